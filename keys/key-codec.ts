@@ -1,0 +1,134 @@
+// Keys are `[tag][fields…][begin_snapshot?]`: u64 fields fixed-width big-endian, names UTF-8 closed by 0x00.
+// Byte order then equals the logical order of the field tuple, so a prefix scan is a range scan and
+// "the newest version at or below S" is a reverse seek.
+import { MAX_ID } from './ids.js';
+import { type FieldKind, Tag, tagSpec } from './tags.js';
+
+export type Field = number | string;
+export type Key = Uint8Array;
+
+const utf8 = new TextEncoder();
+const utf8Decode = new TextDecoder('utf-8', { fatal: true });
+const TWO_32 = 2 ** 32;
+
+export class KeyFormatError extends Error {}
+
+/** A name that can be a key field: non-empty, no NUL (the field terminator), valid UTF-16. */
+export function isKeyableName(name: string): boolean {
+  return name.length > 0 && !name.includes('\0') && name.isWellFormed();
+}
+
+function fieldBytes(kind: FieldKind, value: Field, tag: Tag): Uint8Array {
+  if (kind === 'u64') {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > MAX_ID) {
+      throw new KeyFormatError(`${Tag[tag]} key: expected a u64 field, got ${String(value)}`);
+    }
+    const b = new Uint8Array(8);
+    const view = new DataView(b.buffer);
+    view.setUint32(0, Math.floor(value / TWO_32));
+    view.setUint32(4, value >>> 0);
+    return b;
+  }
+  if (typeof value !== 'string' || !isKeyableName(value)) {
+    throw new KeyFormatError(`${Tag[tag]} key: expected a non-empty name without NUL, got ${JSON.stringify(value)}`);
+  }
+  const encoded = utf8.encode(value);
+  const b = new Uint8Array(encoded.length + 1);
+  b.set(encoded);
+  return b; // last byte stays 0x00: the terminator
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/**
+ * The key prefix made of the tag and the first `fields.length` identifying fields (all of them, or fewer for a
+ * wider range). It never includes begin_snapshot.
+ */
+export function keyPrefix(tag: Tag, fields: readonly Field[] = []): Key {
+  const spec = tagSpec(tag);
+  if (fields.length > spec.fields.length) {
+    throw new KeyFormatError(`${spec.name} key: ${fields.length} fields given, it has ${spec.fields.length}`);
+  }
+  return concat([Uint8Array.of(tag), ...fields.map((f, i) => fieldBytes(spec.fields[i]!, f, tag))]);
+}
+
+/** A full key: every identifying field, then begin_snapshot for the tags whose key carries it. */
+export function encodeKey(tag: Tag, fields: readonly Field[], begin?: number): Key {
+  const spec = tagSpec(tag);
+  if (fields.length !== spec.fields.length) {
+    throw new KeyFormatError(`${spec.name} key: ${fields.length} fields given, it needs ${spec.fields.length}`);
+  }
+  if (spec.hasBegin !== (begin !== undefined)) {
+    throw new KeyFormatError(`${spec.name} key: begin_snapshot is ${spec.hasBegin ? 'required' : 'not part of it'}`);
+  }
+  const prefix = keyPrefix(tag, fields);
+  return begin === undefined ? prefix : concat([prefix, fieldBytes('u64', begin, tag)]);
+}
+
+export interface DecodedKey {
+  tag: Tag;
+  fields: Field[];
+  begin: number | undefined;
+}
+
+export function decodeKey(key: Key): DecodedKey {
+  const tag = key[0] as Tag;
+  const spec = tagSpec(tag);
+  const view = new DataView(key.buffer, key.byteOffset, key.byteLength);
+  let at = 1;
+  const readU64 = (): number => {
+    if (at + 8 > key.length) throw new KeyFormatError(`${spec.name} key truncated at byte ${at}`);
+    const v = view.getUint32(at) * TWO_32 + view.getUint32(at + 4);
+    at += 8;
+    return v;
+  };
+  const fields: Field[] = spec.fields.map((kind) => {
+    if (kind === 'u64') return readU64();
+    const end = key.indexOf(0, at);
+    if (end < 0) throw new KeyFormatError(`${spec.name} key: unterminated name at byte ${at}`);
+    const name = utf8Decode.decode(key.subarray(at, end));
+    at = end + 1;
+    return name;
+  });
+  const begin = spec.hasBegin ? readU64() : undefined;
+  if (at !== key.length) throw new KeyFormatError(`${spec.name} key: ${key.length - at} trailing bytes`);
+  return { tag, fields, begin };
+}
+
+/** The smallest key greater than every key that starts with `prefix` (the exclusive end of a prefix range). */
+export function prefixEnd(prefix: Key): Key {
+  const out = Uint8Array.from(prefix);
+  for (let i = out.length - 1; i >= 0; i--) {
+    if (out[i]! < 0xff) {
+      out[i]!++;
+      return out.subarray(0, i + 1);
+    }
+  }
+  throw new KeyFormatError('a prefix of only 0xff bytes has no end');
+}
+
+/** Key bytes in hex, for error messages. */
+export function keyToString(key: Key): string {
+  try {
+    const d = decodeKey(key);
+    const parts = d.fields.map((f) => (typeof f === 'string' ? JSON.stringify(f) : String(f)));
+    if (d.begin !== undefined) parts.push(`@${d.begin}`);
+    return `${Tag[d.tag]}[${parts.join(',')}]`;
+  } catch {
+    return `0x${Buffer.from(key).toString('hex')}`;
+  }
+}
+
+export function compareKeys(a: Key, b: Key): number {
+  return Buffer.compare(a, b);
+}

@@ -1,0 +1,279 @@
+// The public entry point. A Catalog owns one local index (LevelDB) and one object store; it writes through
+// the commit log and reads through read views, and nothing else in the process touches either.
+import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
+import { type KvSeq, kvSeq, type SnapshotId, snapshotId } from '../../keys/ids.js';
+import { SystemKey } from '../../keys/tags.js';
+import { StrataError } from '../errors.js';
+import { KvStore, systemKey } from '../kv/kv-store.js';
+import { CommitLog } from '../log/commit-log.js';
+import { assertValidObjectKey, type ObjectStore } from '../store/object-store.js';
+import { DirectoryStore } from '../store/directory-store.js';
+import * as q from '../read/catalog-queries.js';
+import { Reader } from '../read/reader.js';
+import type { SnapshotInfo } from '../read/records.js';
+import { type CommitMeta, planCommit } from '../txn/plan.js';
+import { Transaction } from '../txn/transaction.js';
+import { checkOptionalText } from '../txn/validate.js';
+import { type CatalogIdentity, DATA_PATH_OPTION, decodeIdentity, identityOf, initEntry } from './init-entry.js';
+import { Mutex } from './mutex.js';
+
+export interface OpenOptions {
+  /** Local directory: the index lives in `<dir>/index`, and the default store in `<dir>/store`. */
+  dir: string;
+  /** Where the shared store is: another directory (several processes may share it), or a store instance. */
+  store?: { path: string } | ObjectStore;
+  /** ms since epoch; the only clock the catalog reads. Defaults to Date.now. */
+  clock?: () => number;
+  /** Never write to the shared store (the local index is still maintained). */
+  readOnly?: boolean;
+  /** Key prefix of data files in the store, fixed when the catalog is created. Default `data/`. */
+  dataPath?: string;
+}
+
+export interface ReaderOptions {
+  /** Read the catalog as of this snapshot id. Default: the newest snapshot in the reader's own view. */
+  snapshot?: number;
+}
+
+export type TransactionFn = (tx: Transaction) => Promise<void> | void;
+
+const FIRST_SEQ = kvSeq(1);
+
+function openStore(opts: OpenOptions): ObjectStore {
+  const s = opts.store;
+  if (s === undefined) return new DirectoryStore(path.join(opts.dir, 'store'));
+  if ('path' in s && typeof s.path === 'string') return new DirectoryStore(s.path);
+  if (typeof (s as ObjectStore).putIfAbsent === 'function') return s as ObjectStore;
+  throw new StrataError('INVALID_ARGUMENT', 'store must be { path } or an ObjectStore instance');
+}
+
+function normaliseDataPath(p: string | undefined): string {
+  if (p === undefined) return 'data/';
+  const trimmed = p.replace(/\/+$/, '');
+  assertValidObjectKey(trimmed);
+  return `${trimmed}/`;
+}
+
+function checkMeta(meta: CommitMeta): CommitMeta {
+  if (meta === null || typeof meta !== 'object') throw new StrataError('INVALID_ARGUMENT', 'commit metadata must be an object');
+  checkOptionalText('author', meta.author);
+  checkOptionalText('message', meta.message);
+  checkOptionalText('extraInfo', meta.extraInfo);
+  if (meta.maintenance !== undefined && typeof meta.maintenance !== 'boolean') {
+    throw new StrataError('INVALID_ARGUMENT', 'maintenance must be a boolean');
+  }
+  return meta;
+}
+
+/** Applies log entries that are in the store but not yet in the local index; replay is idempotent. */
+async function applyLog(kv: KvStore, log: CommitLog): Promise<void> {
+  for await (const entry of log.readAfter(await kv.appliedSeq())) {
+    await kv.apply(entry.seq, entry.mutations);
+  }
+}
+
+export class Catalog {
+  private readonly writer = new Mutex();
+  private readonly readers = new Set<Reader>();
+  private closed = false;
+
+  private constructor(
+    private readonly kv: KvStore,
+    private readonly log: CommitLog,
+    private readonly clock: () => number,
+    private readonly readOnly: boolean,
+    /** Key prefix of data files in the store, e.g. `data/`. */
+    readonly dataPath: string,
+  ) {}
+
+  static async open(opts: OpenOptions): Promise<Catalog> {
+    if (opts === null || typeof opts !== 'object' || typeof opts.dir !== 'string' || opts.dir === '') {
+      throw new StrataError('INVALID_ARGUMENT', 'Catalog.open needs { dir }: the local directory for the index');
+    }
+    const store = openStore(opts);
+    const log = new CommitLog(store);
+    const clock = opts.clock ?? Date.now;
+    const requestedDataPath = opts.dataPath === undefined ? undefined : normaliseDataPath(opts.dataPath);
+    const kv = await KvStore.open(path.join(opts.dir, 'index'));
+    try {
+      const first = await Catalog.firstEntry(log, store, opts.readOnly === true, clock, requestedDataPath ?? 'data/');
+      await Catalog.checkIdentity(kv, identityOf(first)!, opts.dir, store);
+      await applyLog(kv, log);
+      const view = await kv.readView();
+      const dataPath = (await q.option(view, DATA_PATH_OPTION).finally(() => view.close())) ?? 'data/';
+      if (requestedDataPath !== undefined && requestedDataPath !== dataPath) {
+        throw new StrataError(
+          'INVALID_ARGUMENT',
+          `dataPath ${JSON.stringify(requestedDataPath)} was asked for, but this catalog keeps its data under ` +
+            `${JSON.stringify(dataPath)} (fixed at creation); open it without dataPath`,
+        );
+      }
+      return new Catalog(kv, log, clock, opts.readOnly === true, dataPath);
+    } catch (e) {
+      await kv.close();
+      throw e;
+    }
+  }
+
+  /** Log entry 1, creating the catalog if the store has none (and we may write). */
+  private static async firstEntry(log: CommitLog, store: ObjectStore, readOnly: boolean, clock: () => number, dataPath: string) {
+    const existing = await log.read(FIRST_SEQ);
+    if (existing) return existing;
+    if (readOnly) {
+      throw new StrataError('NOT_FOUND', `there is no catalog in ${store.description}; open it once without readOnly to create one`);
+    }
+    const entry = initEntry(FIRST_SEQ, { uuid: randomUUID(), createdAt: clock() }, dataPath);
+    // Two processes creating the same catalog at once: one wins, the other adopts the winner's entry.
+    if (await log.append(entry)) return entry;
+    return (await log.read(FIRST_SEQ))!;
+  }
+
+  private static async checkIdentity(kv: KvStore, storeIdentity: CatalogIdentity, dir: string, store: ObjectStore) {
+    const view = await kv.readView();
+    try {
+      const bytes = await view.get(systemKey(SystemKey.CatalogIdentity));
+      if (bytes !== undefined && decodeIdentity(bytes).uuid !== storeIdentity.uuid) {
+        throw new StrataError(
+          'INVALID_ARGUMENT',
+          `the index in ${dir} belongs to catalog ${decodeIdentity(bytes).uuid}, but ${store.description} holds catalog ` +
+            `${storeIdentity.uuid}; give this store a fresh dir`,
+        );
+      }
+    } finally {
+      await view.close();
+    }
+  }
+
+  private catchUp(): Promise<void> {
+    return applyLog(this.kv, this.log);
+  }
+
+  /** Applies entries that other writers committed to the shared store since this process last looked. */
+  async refresh(): Promise<void> {
+    this.assertOpen();
+    await this.writer.run(() => this.catchUp());
+  }
+
+  /**
+   * Runs `fn` against the newest committed state and commits what it did as one snapshot. Returns the new
+   * snapshot id, or null when the net effect on the catalog is empty.
+   */
+  async transaction(fn: TransactionFn, meta: CommitMeta = {}): Promise<{ snapshot: SnapshotId | null }> {
+    this.assertOpen();
+    if (this.readOnly) throw new StrataError('READ_ONLY', 'this catalog was opened with readOnly: true; open it without readOnly to write');
+    if (typeof fn !== 'function') throw new StrataError('INVALID_ARGUMENT', 'transaction() takes a function (tx) => …');
+    checkMeta(meta);
+    return this.writer.run(async () => {
+      await this.catchUp();
+      const view = await this.kv.readView();
+      try {
+        const head = await q.headSnapshot(view);
+        const tx = new Transaction(view, head.begin, head.row);
+        let state;
+        try {
+          await fn(tx);
+        } finally {
+          state = await tx.seal();
+        }
+        const plan = await planCommit(view, state, head.row, meta, this.clock());
+        if (plan.mutations.length === 0) return { snapshot: null };
+        const seq = kvSeq(view.seq + 1);
+        const snapshot = plan.snapshot?.id ?? null;
+        if (!(await this.log.append({ seq, kind: 'commit', snapshot, mutations: plan.mutations }))) {
+          throw await this.lostRace(seq);
+        }
+        await this.kv.apply(seq, plan.mutations);
+        return { snapshot };
+      } finally {
+        await view.close();
+      }
+    });
+  }
+
+  private async lostRace(seq: KvSeq): Promise<StrataError> {
+    const other = await this.log.read(seq);
+    const what = other?.snapshot == null ? `log entry ${seq}` : `snapshot ${other.snapshot} (log entry ${seq})`;
+    return new StrataError(
+      'CONFLICT',
+      `another writer committed ${what} while this transaction was being prepared; nothing was written — run the transaction again`,
+      other?.snapshot == null ? {} : { snapshot: other.snapshot },
+    );
+  }
+
+  /** A reader pinned to one snapshot; close it when done. */
+  async reader(opts: ReaderOptions = {}): Promise<Reader> {
+    this.assertOpen();
+    if (opts === null || typeof opts !== 'object') throw new StrataError('INVALID_ARGUMENT', 'reader() takes { snapshot }');
+    const unknown = Object.keys(opts).filter((k) => k !== 'snapshot');
+    if (unknown.length > 0) {
+      throw new StrataError('INVALID_ARGUMENT', `reader() does not take ${unknown.join(', ')}; it takes { snapshot }`);
+    }
+    const view = await this.kv.readView();
+    try {
+      let id: SnapshotId;
+      let row;
+      if (opts.snapshot === undefined) {
+        // "Latest" comes from inside this reader's own view, never from a counter kept elsewhere.
+        const head = await q.headSnapshot(view);
+        id = head.begin;
+        row = head.row;
+      } else {
+        if (!Number.isSafeInteger(opts.snapshot) || opts.snapshot < 0) {
+          throw new StrataError('INVALID_ARGUMENT', `snapshot must be a snapshot id (an integer >= 0), got ${JSON.stringify(opts.snapshot)}`);
+        }
+        id = snapshotId(opts.snapshot);
+        row = await q.snapshotRow(view, id);
+        if (row === undefined) {
+          const nearest = await q.nearestSnapshots(view, id);
+          throw new StrataError(
+            'SNAPSHOT_NOT_FOUND',
+            `snapshot ${id} does not exist; the nearest that do: ${nearest.join(', ') || 'none'}`,
+            { snapshot: id, nearest },
+          );
+        }
+      }
+      const reader = new Reader(view, await q.snapshotInfo(view, id, row), (r) => this.readers.delete(r));
+      this.readers.add(reader);
+      return reader;
+    } catch (e) {
+      await view.close();
+      throw e;
+    }
+  }
+
+  /** The retained history, oldest first, streamed. */
+  async *iterateSnapshots(): AsyncGenerator<SnapshotInfo> {
+    this.assertOpen();
+    const view = await this.kv.readView();
+    try {
+      yield* q.snapshots(view);
+    } finally {
+      await view.close();
+    }
+  }
+
+  async snapshots(): Promise<SnapshotInfo[]> {
+    const out: SnapshotInfo[] = [];
+    for await (const s of this.iterateSnapshots()) out.push(s);
+    return out;
+  }
+
+  /** Where the engine should write (and read) a data file registered under `relativePath`. */
+  dataFileLocation(relativePath: string): string {
+    return this.log.store.url(`${this.dataPath}${relativePath}`);
+  }
+
+  /** Closes open readers and the index. Commits already acknowledged are durable in the store. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.readers].map((r) => r.close()));
+    await this.writer.run(async () => undefined);
+    await this.kv.close();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new StrataError('INVALID_ARGUMENT', 'this catalog is closed; open it again with Catalog.open');
+  }
+}

@@ -1,0 +1,19 @@
+// The public API of strata.
+export { Catalog, type OpenOptions, type ReaderOptions, type TransactionFn } from './catalog/catalog.js';
+export { StrataError, type ErrorCode, isStrataError } from './errors.js';
+export type { Reader } from './read/reader.js';
+export type {
+  ColumnInfo,
+  DataFileInfo,
+  DeleteFileInfo,
+  SchemaInfo,
+  SnapshotInfo,
+  TableInfo,
+  TableSummary,
+  ViewInfo,
+} from './read/records.js';
+export type { Transaction, ColumnSpec, DataFileSpec, DeleteFileSpec } from './txn/transaction.js';
+export type { CommitMeta } from './txn/plan.js';
+export type { ObjectStore } from './store/object-store.js';
+export { DirectoryStore } from './store/directory-store.js';
+export type { SnapshotId, KvSeq, CatalogId, FileId, ColumnId } from '../keys/ids.js';

@@ -1,0 +1,44 @@
+// The commit log on the object store is the source of truth (docs/decisions/0001-log-is-source-of-truth.md):
+// entry N is the object `log/<N, 20 digits>`, written create-if-absent, so two writers can never both own N.
+import { type KvSeq, kvSeq } from '../../keys/ids.js';
+import { StrataError } from '../errors.js';
+import type { ObjectStore } from '../store/object-store.js';
+import { decodeEntry, encodeEntry, type LogEntry } from './log-entry.js';
+
+const LOG_PREFIX = 'log/';
+
+export function logObjectKey(seq: KvSeq): string {
+  return `${LOG_PREFIX}${String(seq).padStart(20, '0')}`;
+}
+
+export class CommitLog {
+  constructor(readonly store: ObjectStore) {}
+
+  /** Writes entry `entry.seq`; false if another writer already owns that sequence number. */
+  async append(entry: LogEntry): Promise<boolean> {
+    return this.store.putIfAbsent(logObjectKey(entry.seq), encodeEntry(entry));
+  }
+
+  async read(seq: KvSeq): Promise<LogEntry | undefined> {
+    const key = logObjectKey(seq);
+    const bytes = await this.store.get(key);
+    if (bytes === undefined) return undefined;
+    const entry = decodeEntry(key, bytes);
+    if (entry.seq !== seq) {
+      throw new StrataError('CORRUPT', `log object ${key} holds entry ${entry.seq}; the store's log is damaged`);
+    }
+    return entry;
+  }
+
+  /**
+   * Entries after `seq`, in order, until the first missing one. Sequence numbers are gap-free because a
+   * writer only claims N+1 after it has seen N.
+   */
+  async *readAfter(seq: KvSeq): AsyncGenerator<LogEntry> {
+    for (let next = kvSeq(seq + 1); ; next = kvSeq(next + 1)) {
+      const entry = await this.read(next);
+      if (entry === undefined) return;
+      yield entry;
+    }
+  }
+}

@@ -1,0 +1,67 @@
+// One log entry = one object in the store = one atomic batch in the index. An entry carries the physical
+// key/value mutations it makes, so replay is a plain batch: idempotent given the applied-sequence check, and
+// independent of the code version that planned it.
+import { Packr } from 'msgpackr';
+import { type KvSeq, kvSeq, type SnapshotId } from '../../keys/ids.js';
+import { StrataError } from '../errors.js';
+import type { Mutation } from '../kv/kv-store.js';
+
+const ENTRY_FORMAT_V1 = 1;
+const packr = new Packr({ useRecords: false, mapsAsObjects: true });
+
+export type EntryKind =
+  /** Creates the catalog: snapshot 0, schema `main`, the catalog's identity. */
+  | 'init'
+  /** A catalog transaction: exactly one new snapshot. */
+  | 'commit';
+
+export interface LogEntry {
+  seq: KvSeq;
+  kind: EntryKind;
+  /** The catalog snapshot this entry creates; null for entries that create none. */
+  snapshot: SnapshotId | null;
+  mutations: Mutation[];
+}
+
+interface WireEntry {
+  seq: number;
+  kind: EntryKind;
+  snapshot: number | null;
+  /** [key, value] for a put, [key, null] for a delete. */
+  mutations: [Uint8Array, Uint8Array | null][];
+}
+
+export function encodeEntry(entry: LogEntry): Uint8Array {
+  const wire: WireEntry = {
+    seq: entry.seq,
+    kind: entry.kind,
+    snapshot: entry.snapshot,
+    mutations: entry.mutations.map((m) => [m.key, m.type === 'put' ? m.value : null]),
+  };
+  const body = packr.pack(wire);
+  const out = new Uint8Array(body.length + 1);
+  out[0] = ENTRY_FORMAT_V1;
+  out.set(body, 1);
+  return out;
+}
+
+export function decodeEntry(objectKey: string, bytes: Uint8Array): LogEntry {
+  const corrupt = (why: string) =>
+    new StrataError('CORRUPT', `log object ${objectKey} cannot be read: ${why}. The store's log is damaged; restore it from a backup.`);
+  if (bytes[0] !== ENTRY_FORMAT_V1) throw corrupt(`unknown entry format ${bytes[0]}`);
+  let wire: WireEntry;
+  try {
+    wire = packr.unpack(bytes.subarray(1)) as WireEntry;
+  } catch (e) {
+    throw corrupt((e as Error).message);
+  }
+  if (typeof wire?.seq !== 'number' || !Array.isArray(wire.mutations)) throw corrupt('missing fields');
+  return {
+    seq: kvSeq(wire.seq),
+    kind: wire.kind,
+    snapshot: wire.snapshot as SnapshotId | null,
+    mutations: wire.mutations.map(([key, value]) =>
+      value === null ? { type: 'del', key } : { type: 'put', key, value },
+    ),
+  };
+}

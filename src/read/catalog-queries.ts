@@ -1,0 +1,240 @@
+// The one place that knows how each catalog table is laid out in the keyspace and how to read it at a
+// snapshot. Readers and transactions both go through these functions; neither touches keys directly.
+import { type CatalogId, type ColumnId, type FileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
+import { decodeKey, encodeKey, type Field, type Key, keyPrefix, prefixEnd } from '../../keys/key-codec.js';
+import type {
+  ColumnRow,
+  DataFileRow,
+  DeleteFileRow,
+  FileTableIndexRow,
+  MetadataRow,
+  RelationKind,
+  RelationNameIndexRow,
+  SchemaNameIndexRow,
+  SchemaRow,
+  SnapshotChangesRow,
+  SnapshotRow,
+  TableRow,
+  TableStatsRow,
+  ViewRow,
+} from '../../keys/rows.js';
+import { Tag } from '../../keys/tags.js';
+import { decodeValue, ValueDecodeError } from '../../keys/value-codec.js';
+import { isVisible } from '../../keys/visibility.js';
+import { StrataError } from '../errors.js';
+import type { ReadView } from '../kv/read-view.js';
+import type { SnapshotInfo } from './records.js';
+
+/** A row together with the snapshot that wrote it (the key's begin_snapshot). */
+export interface Version<T> {
+  begin: SnapshotId;
+  row: T;
+}
+
+export function decodeRow<T>(key: Key, bytes: Uint8Array): T {
+  try {
+    return decodeValue<T>(key, bytes);
+  } catch (e) {
+    if (e instanceof ValueDecodeError) throw new StrataError('CORRUPT', `${e.message}; rebuild the index from the store`, { cause: e });
+    throw e;
+  }
+}
+
+function beginOf(key: Key): SnapshotId {
+  const v = new DataView(key.buffer, key.byteOffset + key.length - 8, 8);
+  return snapshotId(v.getUint32(0) * 2 ** 32 + v.getUint32(4));
+}
+
+/** The version of one entity visible at `at`: one reverse seek, whatever the depth of its history. */
+export async function versionAt<T extends { end: SnapshotId | null }>(
+  view: ReadView,
+  tag: Tag,
+  fields: readonly Field[],
+  at: SnapshotId,
+): Promise<Version<T> | undefined> {
+  const hit = await view.last(keyPrefix(tag, fields), encodeKey(tag, fields, at));
+  if (hit === undefined) return undefined;
+  const row = decodeRow<T>(hit[0], hit[1]);
+  const begin = beginOf(hit[0]);
+  return isVisible(begin, row.end, at) ? { begin, row } : undefined;
+}
+
+/** Every version under a key prefix, visible at `at` or (with `at` undefined) all of them. */
+async function* versionsUnder<T extends { end: SnapshotId | null }>(
+  view: ReadView,
+  tag: Tag,
+  fields: readonly Field[],
+  at: SnapshotId | undefined,
+): AsyncGenerator<Version<T> & { key: Key }> {
+  const prefix = keyPrefix(tag, fields);
+  for await (const [key, bytes] of view.scan({ gte: prefix, lt: prefixEnd(prefix) })) {
+    const row = decodeRow<T>(key, bytes);
+    const begin = beginOf(key);
+    if (at === undefined || isVisible(begin, row.end, at)) yield { key, begin, row };
+  }
+}
+
+// ---- snapshots
+
+export async function headSnapshot(view: ReadView): Promise<Version<SnapshotRow>> {
+  const prefix = keyPrefix(Tag.Snapshot);
+  const hit = await view.last(prefix, prefixEnd(prefix));
+  if (hit === undefined) {
+    throw new StrataError('CORRUPT', 'the index holds no snapshot; rebuild it from the store');
+  }
+  return { begin: beginOf(hit[0]), row: decodeRow<SnapshotRow>(hit[0], hit[1]) };
+}
+
+export async function snapshotRow(view: ReadView, id: SnapshotId): Promise<SnapshotRow | undefined> {
+  const key = encodeKey(Tag.Snapshot, [], id);
+  const bytes = await view.get(key);
+  return bytes === undefined ? undefined : decodeRow<SnapshotRow>(key, bytes);
+}
+
+export async function snapshotInfo(view: ReadView, id: SnapshotId, row: SnapshotRow): Promise<SnapshotInfo> {
+  const key = encodeKey(Tag.SnapshotChanges, [], id);
+  const bytes = await view.get(key);
+  const changes = bytes === undefined ? undefined : decodeRow<SnapshotChangesRow>(key, bytes);
+  return {
+    id,
+    time: new Date(row.time),
+    schemaVersion: row.schemaVersion,
+    author: changes?.author ?? null,
+    message: changes?.message ?? null,
+    extraInfo: changes?.extraInfo ?? null,
+    changes: changes?.changes ?? [],
+    maintenance: changes?.maintenance ?? false,
+  };
+}
+
+/** Every snapshot in the view, oldest first. */
+export async function* snapshots(view: ReadView): AsyncGenerator<SnapshotInfo> {
+  const prefix = keyPrefix(Tag.Snapshot);
+  for await (const [key, bytes] of view.scan({ gte: prefix, lt: prefixEnd(prefix) })) {
+    yield snapshotInfo(view, beginOf(key), decodeRow<SnapshotRow>(key, bytes));
+  }
+}
+
+/** The existing snapshot ids just below and just above `id`, for "did you mean" messages. */
+export async function nearestSnapshots(view: ReadView, id: SnapshotId): Promise<SnapshotId[]> {
+  const prefix = keyPrefix(Tag.Snapshot);
+  const probe = encodeKey(Tag.Snapshot, [], id);
+  const below = await view.last(prefix, probe);
+  const out: SnapshotId[] = below ? [beginOf(below[0])] : [];
+  for await (const [key] of view.scan({ gte: probe, lt: prefixEnd(prefix), limit: 1 })) out.push(beginOf(key));
+  return out;
+}
+
+// ---- schemas
+
+export async function schemaIdByName(view: ReadView, at: SnapshotId, name: string): Promise<CatalogId | undefined> {
+  return (await versionAt<SchemaNameIndexRow>(view, Tag.SchemaNameIndex, [name], at))?.row.schemaId;
+}
+
+export function schemaAt(view: ReadView, at: SnapshotId, id: CatalogId): Promise<Version<SchemaRow> | undefined> {
+  return versionAt<SchemaRow>(view, Tag.Schema, [id], at);
+}
+
+export async function* schemasAt(view: ReadView, at: SnapshotId): AsyncGenerator<{ id: CatalogId } & Version<SchemaRow>> {
+  for await (const v of versionsUnder<SchemaRow>(view, Tag.Schema, [], at)) {
+    yield { id: keyField<CatalogId>(v.key, 0), begin: v.begin, row: v.row };
+  }
+}
+
+// ---- tables and views (one namespace per schema, as in DuckDB)
+
+export async function relationByName(
+  view: ReadView,
+  at: SnapshotId,
+  schemaId: CatalogId,
+  name: string,
+): Promise<{ kind: RelationKind; id: CatalogId } | undefined> {
+  const v = await versionAt<RelationNameIndexRow>(view, Tag.RelationNameIndex, [schemaId, name], at);
+  return v && { kind: v.row.kind, id: v.row.id };
+}
+
+export async function* relationsAt(
+  view: ReadView,
+  at: SnapshotId,
+  schemaId: CatalogId,
+): AsyncGenerator<{ kind: RelationKind; id: CatalogId; name: string }> {
+  for await (const v of versionsUnder<RelationNameIndexRow>(view, Tag.RelationNameIndex, [schemaId], at)) {
+    yield { kind: v.row.kind, id: v.row.id, name: keyField<string>(v.key, 1) };
+  }
+}
+
+export function tableAt(view: ReadView, at: SnapshotId, id: CatalogId): Promise<Version<TableRow> | undefined> {
+  return versionAt<TableRow>(view, Tag.Table, [id], at);
+}
+
+export function viewAt(view: ReadView, at: SnapshotId, id: CatalogId): Promise<Version<ViewRow> | undefined> {
+  return versionAt<ViewRow>(view, Tag.View, [id], at);
+}
+
+// ---- columns
+
+export type ColumnVersion = { id: ColumnId } & Version<ColumnRow>;
+
+/** The table's columns visible at `at`, in column order; with `at` undefined, every version ever written. */
+export async function columnsOf(view: ReadView, tableId: CatalogId, at: SnapshotId | undefined): Promise<ColumnVersion[]> {
+  const out: ColumnVersion[] = [];
+  for await (const v of versionsUnder<ColumnRow>(view, Tag.Column, [tableId], at)) {
+    out.push({ id: keyField<ColumnId>(v.key, 1), begin: v.begin, row: v.row });
+  }
+  return at === undefined ? out : out.sort((a, b) => a.row.order - b.row.order);
+}
+
+// ---- files
+
+export type DataFileVersion = { id: FileId } & Version<DataFileRow>;
+export type DeleteFileVersion = { id: FileId } & Version<DeleteFileRow>;
+
+export async function* dataFilesAt(view: ReadView, at: SnapshotId, tableId: CatalogId): AsyncGenerator<DataFileVersion> {
+  for await (const v of versionsUnder<DataFileRow>(view, Tag.DataFile, [tableId], at)) {
+    yield { id: keyField<FileId>(v.key, 1), begin: v.begin, row: v.row };
+  }
+}
+
+export async function* deleteFilesAt(view: ReadView, at: SnapshotId, tableId: CatalogId): AsyncGenerator<DeleteFileVersion> {
+  for await (const v of versionsUnder<DeleteFileRow>(view, Tag.DeleteFile, [tableId], at)) {
+    yield { id: keyField<FileId>(v.key, 1), begin: v.begin, row: v.row };
+  }
+}
+
+/** A data file by id, whatever its visibility (a file has exactly one version). */
+export async function dataFile(view: ReadView, tableId: CatalogId, id: FileId): Promise<DataFileVersion | undefined> {
+  for await (const v of versionsUnder<DataFileRow>(view, Tag.DataFile, [tableId, id], undefined)) {
+    return { id, begin: v.begin, row: v.row };
+  }
+  return undefined;
+}
+
+/** The table a data file was registered in, if the file exists. */
+export async function tableOfDataFile(view: ReadView, id: FileId): Promise<CatalogId | undefined> {
+  const prefix = keyPrefix(Tag.FileTableIndex, [id]);
+  for await (const [key, bytes] of view.scan({ gte: prefix, lt: prefixEnd(prefix), limit: 1 })) {
+    return decodeRow<FileTableIndexRow>(key, bytes).tableId;
+  }
+  return undefined;
+}
+
+// ---- singletons
+
+export async function tableStats(view: ReadView, tableId: CatalogId): Promise<TableStatsRow | undefined> {
+  const key = encodeKey(Tag.TableStats, [tableId]);
+  const bytes = await view.get(key);
+  return bytes === undefined ? undefined : decodeRow<TableStatsRow>(key, bytes);
+}
+
+export async function option(view: ReadView, name: string): Promise<string | undefined> {
+  const key = encodeKey(Tag.Metadata, [name]);
+  const bytes = await view.get(key);
+  return bytes === undefined ? undefined : decodeRow<MetadataRow>(key, bytes).value;
+}
+
+// ---- key fields
+
+/** The identifying field at `index` of a key read back from the index. */
+function keyField<T extends Field>(key: Key, index: number): T {
+  return decodeKey(key).fields[index] as T;
+}

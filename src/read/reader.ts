@@ -1,0 +1,163 @@
+// A reader is one catalog snapshot seen through one read view: every table it touches is read at the same
+// snapshot (statement-wide consistency), and commits made after it opened never show, because the view's
+// bytes are frozen. `reader.snapshot` never moves.
+import type { CatalogId, SnapshotId } from '../../keys/ids.js';
+import { StrataError } from '../errors.js';
+import { listed, quote } from '../messages.js';
+import type { ReadView } from '../kv/read-view.js';
+import * as q from './catalog-queries.js';
+import type {
+  DataFileInfo,
+  DeleteFileInfo,
+  SchemaInfo,
+  SnapshotInfo,
+  TableInfo,
+  TableSummary,
+  ViewInfo,
+} from './records.js';
+
+
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+export class Reader {
+  private closed = false;
+
+  constructor(
+    private readonly view: ReadView,
+    readonly snapshot: SnapshotInfo,
+    private readonly onClose: (r: Reader) => void,
+  ) {}
+
+  private get at(): SnapshotId {
+    return this.snapshot.id;
+  }
+
+  async schemas(): Promise<SchemaInfo[]> {
+    this.assertOpen();
+    const out: SchemaInfo[] = [];
+    for await (const s of q.schemasAt(this.view, this.at)) out.push({ id: s.id, name: s.row.name });
+    return out.sort((a, b) => (a.name < b.name ? -1 : 1));
+  }
+
+  async tables(schema: string): Promise<TableSummary[]> {
+    return (await this.relations(schema, 'table')).map(({ id, name }) => ({ id, name }));
+  }
+
+  async views(schema: string): Promise<ViewInfo[]> {
+    const out: ViewInfo[] = [];
+    for (const { id } of await this.relations(schema, 'view')) {
+      const v = (await q.viewAt(this.view, this.at, id))!;
+      out.push({ id, name: v.row.name, schemaId: v.row.schemaId, dialect: v.row.dialect, sql: v.row.sql });
+    }
+    return out;
+  }
+
+  async table(schema: string, name: string): Promise<TableInfo> {
+    const { id } = await this.requireTable(schema, name);
+    const t = (await q.tableAt(this.view, this.at, id))!;
+    const columns = await q.columnsOf(this.view, id, this.at);
+    return {
+      id,
+      name: t.row.name,
+      schemaId: t.row.schemaId,
+      uuid: t.row.uuid,
+      beginSnapshot: t.begin,
+      columns: columns.map((c) => ({
+        id: c.id,
+        name: c.row.name,
+        type: c.row.type,
+        order: c.row.order,
+        nullsAllowed: c.row.nullsAllowed,
+        defaultValue: c.row.defaultValue,
+      })),
+    };
+  }
+
+  /** The table's data files at this reader's snapshot, streamed: memory stays flat however many there are. */
+  async *iterateDataFiles(schema: string, table: string): AsyncGenerator<DataFileInfo> {
+    const { id } = await this.requireTable(schema, table);
+    for await (const f of q.dataFilesAt(this.view, this.at, id)) {
+      yield {
+        id: f.id,
+        path: f.row.path,
+        format: f.row.format,
+        recordCount: f.row.recordCount,
+        fileSizeBytes: f.row.fileSizeBytes,
+        footerSize: f.row.footerSize,
+        rowIdStart: f.row.rowIdStart,
+        beginSnapshot: f.begin,
+        endSnapshot: f.row.end,
+      };
+    }
+  }
+
+  dataFiles(schema: string, table: string): Promise<DataFileInfo[]> {
+    return collect(this.iterateDataFiles(schema, table));
+  }
+
+  async *iterateDeleteFiles(schema: string, table: string): AsyncGenerator<DeleteFileInfo> {
+    const { id } = await this.requireTable(schema, table);
+    for await (const f of q.deleteFilesAt(this.view, this.at, id)) {
+      yield {
+        id: f.id,
+        dataFileId: f.row.dataFileId,
+        path: f.row.path,
+        format: f.row.format,
+        deleteCount: f.row.deleteCount,
+        fileSizeBytes: f.row.fileSizeBytes,
+        beginSnapshot: f.begin,
+        endSnapshot: f.row.end,
+      };
+    }
+  }
+
+  deleteFiles(schema: string, table: string): Promise<DeleteFileInfo[]> {
+    return collect(this.iterateDeleteFiles(schema, table));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.view.close();
+    this.onClose(this);
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new StrataError('INVALID_ARGUMENT', `reader at snapshot ${this.at} is closed; open a new reader`);
+  }
+
+  private async schemaId(schema: string): Promise<CatalogId> {
+    this.assertOpen();
+    const id = await q.schemaIdByName(this.view, this.at, schema);
+    if (id !== undefined) return id;
+    const names = (await this.schemas()).map((s) => s.name);
+    throw new StrataError(
+      'NOT_FOUND',
+      `schema ${quote(schema)} does not exist at snapshot ${this.at}; schemas there: ${listed(names)}`,
+      { snapshot: this.at },
+    );
+  }
+
+  private async relations(schema: string, kind: 'table' | 'view'): Promise<{ id: CatalogId; name: string }[]> {
+    const schemaId = await this.schemaId(schema);
+    const out: { id: CatalogId; name: string }[] = [];
+    for await (const r of q.relationsAt(this.view, this.at, schemaId)) if (r.kind === kind) out.push(r);
+    return out;
+  }
+
+  private async requireTable(schema: string, name: string): Promise<{ id: CatalogId }> {
+    const schemaId = await this.schemaId(schema);
+    const rel = await q.relationByName(this.view, this.at, schemaId, name);
+    if (rel?.kind === 'table') return rel;
+    const what = rel?.kind === 'view' ? `${quote(schema, name)} is a view, not a table` : `table ${quote(schema, name)} does not exist`;
+    const names = (await this.relations(schema, 'table')).map((t) => t.name);
+    throw new StrataError('NOT_FOUND', `${what} at snapshot ${this.at}; tables in ${quote(schema)} there: ${listed(names)}`, {
+      snapshot: this.at,
+    });
+  }
+}

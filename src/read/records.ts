@@ -1,0 +1,75 @@
+// The records the public API returns. They are plain data, detached from the index.
+import type { CatalogId, ColumnId, FileId, SnapshotId } from '../../keys/ids.js';
+
+export interface SnapshotInfo {
+  id: SnapshotId;
+  time: Date;
+  schemaVersion: number;
+  author: string | null;
+  message: string | null;
+  extraInfo: string | null;
+  /** DuckLake changes_made entries, e.g. `created_table:"sales"."orders"`, `inserted_into_table:3`. */
+  changes: string[];
+  maintenance: boolean;
+}
+
+export interface SchemaInfo {
+  id: CatalogId;
+  name: string;
+}
+
+export interface TableSummary {
+  id: CatalogId;
+  name: string;
+}
+
+export interface ColumnInfo {
+  id: ColumnId;
+  name: string;
+  type: string;
+  /** 1-based position. */
+  order: number;
+  nullsAllowed: boolean;
+  defaultValue: string | null;
+}
+
+export interface TableInfo {
+  id: CatalogId;
+  name: string;
+  schemaId: CatalogId;
+  uuid: string;
+  /** The snapshot that wrote this version of the table (its creation, or its last rename). */
+  beginSnapshot: SnapshotId;
+  columns: ColumnInfo[];
+}
+
+export interface ViewInfo {
+  id: CatalogId;
+  name: string;
+  schemaId: CatalogId;
+  dialect: string;
+  sql: string;
+}
+
+export interface DataFileInfo {
+  id: FileId;
+  path: string;
+  format: string;
+  recordCount: number;
+  fileSizeBytes: number;
+  footerSize: number | null;
+  rowIdStart: number;
+  beginSnapshot: SnapshotId;
+  endSnapshot: SnapshotId | null;
+}
+
+export interface DeleteFileInfo {
+  id: FileId;
+  dataFileId: FileId;
+  path: string;
+  format: string;
+  deleteCount: number;
+  fileSizeBytes: number;
+  beginSnapshot: SnapshotId;
+  endSnapshot: SnapshotId | null;
+}

@@ -1,0 +1,127 @@
+// The embedded default store: a local (or shared, e.g. NFS) directory. Create-if-absent is a hard link from
+// a fully written, fsync'd temporary file to the final name: link(2) fails with EEXIST if the name exists,
+// so exactly one racer wins, and the final name never points at a partial object.
+import { randomBytes } from 'node:crypto';
+import { constants as fsc } from 'node:fs';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { StrataError } from '../errors.js';
+import { assertValidObjectKey, type ObjectStore } from './object-store.js';
+
+const TMP_PREFIX = '.tmp-';
+
+function unavailable(op: string, key: string, e: unknown): StrataError {
+  return new StrataError('STORE_UNAVAILABLE', `directory store: ${op} ${JSON.stringify(key)} failed: ${(e as Error).message}`, {
+    cause: e,
+  });
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  const h = await fs.open(dir, fsc.O_RDONLY);
+  try {
+    await h.sync();
+  } finally {
+    await h.close();
+  }
+}
+
+export class DirectoryStore implements ObjectStore {
+  readonly description: string;
+
+  constructor(readonly root: string) {
+    this.root = path.resolve(root);
+    this.description = `directory ${this.root}`;
+  }
+
+  private file(key: string): string {
+    assertValidObjectKey(key);
+    return path.join(this.root, ...key.split('/'));
+  }
+
+  url(key: string): string {
+    return this.file(key);
+  }
+
+  async get(key: string): Promise<Uint8Array | undefined> {
+    const file = this.file(key);
+    try {
+      return await fs.readFile(file);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw unavailable('get', key, e);
+    }
+  }
+
+  async putIfAbsent(key: string, body: Uint8Array): Promise<boolean> {
+    const file = this.file(key);
+    const dir = path.dirname(file);
+    const tmp = path.join(dir, `${TMP_PREFIX}${randomBytes(8).toString('hex')}`);
+    try {
+      await fs.mkdir(dir, { recursive: true });
+      const h = await fs.open(tmp, 'wx');
+      try {
+        await h.writeFile(body);
+        await h.sync();
+      } finally {
+        await h.close();
+      }
+      let created = true;
+      try {
+        await fs.link(tmp, file);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        created = false;
+      }
+      await fs.rm(tmp, { force: true });
+      // The link is durable only once its directory entry is.
+      if (created) await fsyncDir(dir);
+      return created;
+    } catch (e) {
+      await fs.rm(tmp, { force: true }).catch(() => undefined);
+      throw unavailable('create', key, e);
+    }
+  }
+
+  async *list(prefix: string, options: { startAfter?: string } = {}): AsyncIterable<string> {
+    // Walk only the directory that can hold the prefix; sort each level so keys come out in byte order.
+    const slash = prefix.lastIndexOf('/');
+    const base = slash < 0 ? '' : prefix.slice(0, slash);
+    const startDir = base === '' ? this.root : this.file(base);
+    for await (const key of this.walk(startDir, base)) {
+      if (!key.startsWith(prefix)) continue;
+      if (options.startAfter !== undefined && key <= options.startAfter) continue;
+      yield key;
+    }
+  }
+
+  private async *walk(dir: string, keyPrefix: string): AsyncGenerator<string> {
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = await fs.readdir(dir, { withFileTypes: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ENOTDIR') return;
+      throw unavailable('list', keyPrefix, e);
+    }
+    // A directory `a` holds keys `a/…`, which sort after a sibling file `a` but must interleave with siblings
+    // like `a-b` by byte order: sort by the name each entry contributes to keys ("a/" for a directory).
+    const named = entries
+      .filter((d) => !d.name.startsWith('.'))
+      .map((d) => ({ d, sortName: Buffer.from(d.isDirectory() ? `${d.name}/` : d.name) }))
+      .sort((x, y) => Buffer.compare(x.sortName, y.sortName));
+    for (const { d } of named) {
+      const key = keyPrefix === '' ? d.name : `${keyPrefix}/${d.name}`;
+      if (d.isDirectory()) yield* this.walk(path.join(dir, d.name), key);
+      else if (d.isFile()) yield key;
+    }
+  }
+
+  async delete(keys: readonly string[]): Promise<void> {
+    for (const key of keys) {
+      try {
+        await fs.rm(this.file(key), { force: true });
+      } catch (e) {
+        throw unavailable('delete', key, e);
+      }
+    }
+  }
+}

@@ -1,0 +1,47 @@
+// A store wrapper that injects faults on demand: tests use it to fail or kill a process at an exact point of
+// a commit (after the log write, before the index write, …) with the real store underneath.
+import type { ObjectStore } from './object-store.js';
+
+export interface Faults {
+  /** Called before a create; throwing fails the create with nothing written. */
+  beforeCreate?: (key: string) => void | Promise<void>;
+  /** Called after a create attempt, with its outcome; e.g. kill the process here. */
+  afterCreate?: (key: string, created: boolean) => void | Promise<void>;
+  /** Called before a get; throwing fails the get. */
+  beforeGet?: (key: string) => void | Promise<void>;
+}
+
+export class FaultyStore implements ObjectStore {
+  readonly description: string;
+
+  constructor(
+    private readonly inner: ObjectStore,
+    private readonly faults: Faults,
+  ) {
+    this.description = `${inner.description} (fault-injecting)`;
+  }
+
+  url(key: string): string {
+    return this.inner.url(key);
+  }
+
+  async get(key: string): Promise<Uint8Array | undefined> {
+    await this.faults.beforeGet?.(key);
+    return this.inner.get(key);
+  }
+
+  async putIfAbsent(key: string, body: Uint8Array): Promise<boolean> {
+    await this.faults.beforeCreate?.(key);
+    const created = await this.inner.putIfAbsent(key, body);
+    await this.faults.afterCreate?.(key, created);
+    return created;
+  }
+
+  list(prefix: string, options?: { startAfter?: string }): AsyncIterable<string> {
+    return this.inner.list(prefix, options);
+  }
+
+  delete(keys: readonly string[]): Promise<void> {
+    return this.inner.delete(keys);
+  }
+}

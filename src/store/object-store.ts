@@ -1,0 +1,37 @@
+// The object store is the durable, shared half of Strata: the commit log (and later checkpoints) live here,
+// and the data files the engine writes live under its data path. Create-if-absent is the only coordination
+// primitive between machines, so every implementation must make it atomic.
+import { StrataError } from '../errors.js';
+
+export interface ObjectStore {
+  /** Where the store is, for messages (never contains credentials). */
+  readonly description: string;
+  /** Where an engine finds the object: a file path, or a URL such as s3://bucket/prefix/key. */
+  url(key: string): string;
+  /** The object's bytes, or undefined if there is no object under `key`. */
+  get(key: string): Promise<Uint8Array | undefined>;
+  /**
+   * Creates `key` with `body` only if no object has that name: true if this call created it, false if it
+   * existed. A reader never sees a partly written object under its final name.
+   */
+  putIfAbsent(key: string, body: Uint8Array): Promise<boolean>;
+  /** Keys that start with `prefix`, in byte order, after `startAfter` when given. Pages internally. */
+  list(prefix: string, options?: { startAfter?: string }): AsyncIterable<string>;
+  /** Deletes the objects; a key that does not exist is not an error. */
+  delete(keys: readonly string[]): Promise<void>;
+}
+
+/** Keys are `/`-separated relative names: no empty, `.` or `..` segments, no segment starting with `.`. */
+export function assertValidObjectKey(key: string): void {
+  const ok =
+    key.length > 0 &&
+    key.length <= 1024 &&
+    !key.includes('\0') &&
+    key.split('/').every((seg) => seg.length > 0 && !seg.startsWith('.'));
+  if (!ok) {
+    throw new StrataError(
+      'INVALID_ARGUMENT',
+      `object key ${JSON.stringify(key)} is not valid: use non-empty '/'-separated segments that do not start with '.'`,
+    );
+  }
+}

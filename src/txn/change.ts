@@ -1,0 +1,34 @@
+// A transaction's pending state is a set of Changes: for each entity it touched, the version visible at the
+// snapshot it builds on (`base`) and what the entity should be after it (`next`, null = gone). The net
+// effect is derived from the pair, so objects created and dropped inside one transaction cancel out.
+import type { Version } from '../read/catalog-queries.js';
+
+export type Row<T> = Omit<T, 'end'>;
+
+export interface Change<T> {
+  base: Version<T> | undefined;
+  next: Row<T> | null;
+}
+
+export type ChangeKind = 'none' | 'created' | 'dropped' | 'altered';
+
+function sameRow(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const keys = Object.keys(b).filter((k) => k !== 'end');
+  return (
+    keys.length === Object.keys(a).filter((k) => k !== 'end').length &&
+    keys.every((k) => JSON.stringify(a[k]) === JSON.stringify(b[k]))
+  );
+}
+
+export function classify<T>(c: Change<T>): ChangeKind {
+  if (c.base === undefined) return c.next === null ? 'none' : 'created';
+  if (c.next === null) return 'dropped';
+  return sameRow(c.base.row as Record<string, unknown>, c.next as Record<string, unknown>) ? 'none' : 'altered';
+}
+
+/** A change that leaves the entity as it was at the base snapshot. */
+export function unchanged<T extends { end: unknown }>(base: Version<T> | undefined): Change<T> {
+  if (base === undefined) return { base, next: null };
+  const { end: _end, ...row } = base.row;
+  return { base, next: row as Row<T> };
+}
