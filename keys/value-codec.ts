@@ -34,8 +34,10 @@ export function decodeValue<T>(key: Key, bytes: Uint8Array): T {
   } catch (e) {
     throw new ValueDecodeError(key, (e as Error).message);
   }
-  if (value === null || typeof value !== 'object') {
-    throw new ValueDecodeError(key, `expected a record, found ${value === null ? 'null' : typeof value}`);
+  // Every stored value is a plain record; anything else (a number, msgpackr's placeholder for the reserved
+  // 0xc1 byte, …) means the bytes are not ours.
+  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) {
+    throw new ValueDecodeError(key, `expected a record, found ${value === null ? 'null' : (value as object).constructor?.name ?? typeof value}`);
   }
   return value as T;
 }

@@ -259,6 +259,20 @@ export class Catalog {
     return out;
   }
 
+  /**
+   * The catalog's options (DuckLake's ducklake_metadata: data_path and what transactions set with
+   * setOption). Options are not versioned: this is their current value.
+   */
+  async options(): Promise<Record<string, string>> {
+    this.assertOpen();
+    const view = await this.kv.readView();
+    try {
+      return Object.fromEntries(await q.options(view));
+    } finally {
+      await view.close();
+    }
+  }
+
   /** Where the engine should write (and read) a data file registered under `relativePath`. */
   dataFileLocation(relativePath: string): string {
     return this.log.store.url(`${this.dataPath}${relativePath}`);

@@ -232,6 +232,16 @@ export async function option(view: ReadView, name: string): Promise<string | und
   return bytes === undefined ? undefined : decodeRow<MetadataRow>(key, bytes).value;
 }
 
+/** Every catalog option (ducklake_metadata, global scope), by key. */
+export async function options(view: ReadView): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const prefix = keyPrefix(Tag.Metadata);
+  for await (const [key, bytes] of view.scan({ gte: prefix, lt: prefixEnd(prefix) })) {
+    out.set(keyField<string>(key, 0), decodeRow<MetadataRow>(key, bytes).value);
+  }
+  return out;
+}
+
 // ---- key fields
 
 /** The identifying field at `index` of a key read back from the index. */

@@ -21,7 +21,10 @@ export interface ObjectStore {
   delete(keys: readonly string[]): Promise<void>;
 }
 
-/** Keys are `/`-separated relative names: no empty, `.` or `..` segments, no segment starting with `.`. */
+/**
+ * Keys are `/`-separated relative names: no empty, `.` or `..` segments, no segment starting with `.`.
+ * Strata never uses one key as a folder of another (`a` and `a/b`), which a directory cannot hold.
+ */
 export function assertValidObjectKey(key: string): void {
   const ok =
     key.length > 0 &&

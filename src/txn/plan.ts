@@ -62,6 +62,7 @@ export async function planCommit(
   const mutations: Mutation[] = [];
   const created: string[] = [];
   const dropped: string[] = [];
+  const droppedSchemas: string[] = [];
   const altered = new Set<CatalogId>();
   let schemaChanged = false;
 
@@ -86,7 +87,7 @@ export async function planCommit(
       if (c.next) startIndexEntry(Tag.SchemaNameIndex, [c.next.name], { schemaId: id, end: null });
     }
     if (kind === 'created') created.push(`created_schema:${quote(c.next!.name)}`);
-    if (kind === 'dropped') dropped.push(`dropped_schema:${id}`);
+    if (kind === 'dropped') droppedSchemas.push(`dropped_schema:${id}`);
   }
 
   const relations: [RelationKind, Tag, ReadonlyMap<CatalogId, Change<TableRow | ViewRow>>][] = [
@@ -175,14 +176,15 @@ export async function planCommit(
     mutations.push(put(Tag.TableStats, [tableId], undefined, stats));
   }
 
-  // DuckLake's changes_made vocabulary, in a stable order.
+  // DuckLake's changes_made vocabulary, in a stable order: creations, data, drops (contents before their
+  // schema), alterations.
   const dataChanges: string[] = [];
   for (const t of inserted) {
     if (meta.maintenance && deleted.has(t)) dataChanges.push(`compacted_table:${t}`);
     else dataChanges.push(`inserted_into_table:${t}`);
   }
   for (const t of deleted) if (!(meta.maintenance && inserted.has(t))) dataChanges.push(`deleted_from_table:${t}`);
-  const changes = [...created, ...dataChanges, ...dropped, ...[...altered].map((t) => `altered_table:${t}`)];
+  const changes = [...created, ...dataChanges, ...dropped, ...droppedSchemas, ...[...altered].map((t) => `altered_table:${t}`)];
 
   const optionMutations = [...state.options].map(([key, value]) => put(Tag.Metadata, [key], undefined, { value }));
 

@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { isStrataError } from '../../src/index.js';
+import { openCatalog } from '../helpers.js';
+
+const cols5 = ['a', 'b', 'c', 'd', 'e'].map((name) => ({ name, type: 'int32' }));
+
+describe('time travel', () => {
+  it('MVCC lifecycle: create with 5 columns, rename, add a 6th; readers between commits see each state', async () => {
+    const c = await openCatalog();
+    const s1 = (await c.transaction((tx) => tx.createTable('main', 'events', cols5).then(() => undefined))).snapshot!;
+    const s2 = (await c.transaction((tx) => tx.renameTable('main', 'events', 'clicks'))).snapshot!;
+    const s3 = (await c.transaction((tx) => tx.addColumn('main', 'clicks', { name: 'f', type: 'varchar' }).then(() => undefined))).snapshot!;
+    expect([s1, s2, s3]).toEqual([1, 2, 3]);
+
+    const at = async (s: number) => {
+      const r = await c.reader({ snapshot: s });
+      try {
+        const tables = await r.tables('main');
+        const t = await r.table('main', tables[0]!.name);
+        return { names: tables.map((x) => x.name), columns: t.columns.map((col) => col.name), id: t.id };
+      } finally {
+        await r.close();
+      }
+    };
+    const v1 = await at(s1);
+    const v2 = await at(s2);
+    const v3 = await at(s3);
+    expect(v1).toMatchObject({ names: ['events'], columns: ['a', 'b', 'c', 'd', 'e'] });
+    expect(v2).toMatchObject({ names: ['clicks'], columns: ['a', 'b', 'c', 'd', 'e'] });
+    expect(v3).toMatchObject({ names: ['clicks'], columns: ['a', 'b', 'c', 'd', 'e', 'f'] });
+    // A rename keeps the table's identity.
+    expect(new Set([v1.id, v2.id, v3.id]).size).toBe(1);
+    // The old name is gone at s2 and s3, and the new one did not exist at s1.
+    const r1 = await c.reader({ snapshot: s1 });
+    await expect(r1.table('main', 'clicks')).rejects.toSatisfy((e) => isStrataError(e, 'NOT_FOUND'));
+    await r1.close();
+    const r3 = await c.reader({ snapshot: s3 });
+    await expect(r3.table('main', 'events')).rejects.toSatisfy((e) => isStrataError(e, 'NOT_FOUND'));
+    await r3.close();
+  });
+
+  it("DuckLake's basic time travel: files by snapshot, unknown snapshots, dropped tables stay readable", async () => {
+    const c = await openCatalog();
+    await c.transaction(async (tx) => {
+      await tx.createTable('main', 'test', [{ name: 'i', type: 'int32' }]);
+    });
+    await c.transaction(async (tx) => {
+      await tx.addDataFile('main', 'test', { path: 'main/test/f1.parquet', recordCount: 3, fileSizeBytes: 400 });
+    });
+
+    await expect(c.reader({ snapshot: 10 })).rejects.toSatisfy(
+      (e) => isStrataError(e, 'SNAPSHOT_NOT_FOUND') && e.snapshot === 10 && (e.nearest ?? []).includes(2) && /nearest.*2/.test(e.message),
+    );
+    const r0 = await c.reader({ snapshot: 0 });
+    await expect(r0.table('main', 'test')).rejects.toSatisfy((e) => isStrataError(e, 'NOT_FOUND'));
+    await r0.close();
+    const r1 = await c.reader({ snapshot: 1 });
+    expect(await r1.dataFiles('main', 'test')).toEqual([]);
+    await r1.close();
+    const r2 = await c.reader({ snapshot: 2 });
+    expect((await r2.dataFiles('main', 'test')).map((f) => [f.path, f.recordCount])).toEqual([['main/test/f1.parquet', 3]]);
+    await r2.close();
+
+    await c.transaction((tx) => tx.dropTable('main', 'test'));
+    const latest = await c.reader();
+    await expect(latest.table('main', 'test')).rejects.toSatisfy((e) => isStrataError(e, 'NOT_FOUND'));
+    await latest.close();
+    const again = await c.reader({ snapshot: 2 });
+    expect(await again.dataFiles('main', 'test')).toHaveLength(1);
+    await again.close();
+
+    // A cascading schema drop: the older snapshot still shows its schema and table.
+    await c.transaction(async (tx) => {
+      await tx.createSchema('s');
+      await tx.createTable('s', 't', [{ name: 'x', type: 'varchar' }]);
+      await tx.addDataFile('s', 't', { path: 's/t/1.parquet', recordCount: 1, fileSizeBytes: 10 });
+    });
+    const before = (await c.snapshots()).at(-1)!.id;
+    await c.transaction((tx) => tx.dropSchema('s', { cascade: true }));
+    const old = await c.reader({ snapshot: before });
+    expect((await old.table('s', 't')).columns.map((x) => x.name)).toEqual(['x']);
+    expect(await old.dataFiles('s', 't')).toHaveLength(1);
+    await old.close();
+    const now = await c.reader();
+    expect((await now.schemas()).map((s) => s.name)).toEqual(['main']);
+    await expect(now.tables('s')).rejects.toSatisfy((e) => isStrataError(e, 'NOT_FOUND'));
+    await now.close();
+  });
+
+  it('a reader opened before later commits answers as of its own snapshot, and its snapshot id does not move', async () => {
+    const c = await openCatalog();
+    await c.transaction(async (tx) => {
+      await tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]);
+      await tx.addDataFile('main', 't', { path: 'f0.parquet', recordCount: 1, fileSizeBytes: 1 });
+    });
+    const pinned = await c.reader();
+    const latestBefore = await c.reader();
+    const id = pinned.snapshot.id;
+    const before = { table: await pinned.table('main', 't'), files: await pinned.dataFiles('main', 't') };
+    for (let i = 1; i <= 10; i++) {
+      await c.transaction(async (tx) => {
+        await tx.addDataFile('main', 't', { path: `f${i}.parquet`, recordCount: 1, fileSizeBytes: 1 });
+        if (i === 5) await tx.addColumn('main', 't', { name: 'y', type: 'varchar' });
+        if (i === 7) await tx.createTable('main', 'later', [{ name: 'z', type: 'int64' }]);
+      });
+    }
+    expect(pinned.snapshot.id).toBe(id);
+    expect({ table: await pinned.table('main', 't'), files: await pinned.dataFiles('main', 't') }).toEqual(before);
+    expect((await pinned.tables('main')).map((t) => t.name)).toEqual(['t']);
+    // "Latest" was fixed when the reader opened, inside its own view.
+    expect(latestBefore.snapshot.id).toBe(id);
+    expect(await latestBefore.dataFiles('main', 't')).toHaveLength(1);
+    const fresh = await c.reader();
+    expect(fresh.snapshot.id).toBe(id + 10);
+    expect(await fresh.dataFiles('main', 't')).toHaveLength(11);
+    await Promise.all([pinned.close(), latestBefore.close(), fresh.close()]);
+  });
+});

@@ -1,0 +1,22 @@
+import { readdir } from 'node:fs/promises';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DirectoryStore } from '../../src/store/directory-store.js';
+import { tempDir } from '../helpers.js';
+import { objectStoreConformance } from './conformance.js';
+
+objectStoreConformance('directory', async () => new DirectoryStore(await tempDir()));
+
+describe('DirectoryStore', () => {
+  it('leaves no temporary file behind, whether the create won or lost', async () => {
+    const root = await tempDir();
+    const s = new DirectoryStore(root);
+    await Promise.all(Array.from({ length: 8 }, () => s.putIfAbsent('log/00001', new Uint8Array([1]))));
+    expect(await readdir(path.join(root, 'log'))).toEqual(['00001']);
+  });
+
+  it('maps keys to files under its root', async () => {
+    const root = await tempDir();
+    expect(new DirectoryStore(root).url('data/a/b.parquet')).toBe(path.join(root, 'data', 'a', 'b.parquet'));
+  });
+});
