@@ -36,7 +36,8 @@ export interface ReaderOptions {
   snapshot?: number;
 }
 
-export type TransactionFn = (tx: Transaction) => Promise<void> | void;
+// The return value is ignored, so a one-liner like `(tx) => tx.createSchema('s')` needs no wrapping.
+export type TransactionFn = (tx: Transaction) => unknown;
 
 const FIRST_SEQ = kvSeq(1);
 

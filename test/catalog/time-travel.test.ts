@@ -7,9 +7,9 @@ const cols5 = ['a', 'b', 'c', 'd', 'e'].map((name) => ({ name, type: 'int32' }))
 describe('time travel', () => {
   it('MVCC lifecycle: create with 5 columns, rename, add a 6th; readers between commits see each state', async () => {
     const c = await openCatalog();
-    const s1 = (await c.transaction((tx) => tx.createTable('main', 'events', cols5).then(() => undefined))).snapshot!;
+    const s1 = (await c.transaction((tx) => tx.createTable('main', 'events', cols5))).snapshot!;
     const s2 = (await c.transaction((tx) => tx.renameTable('main', 'events', 'clicks'))).snapshot!;
-    const s3 = (await c.transaction((tx) => tx.addColumn('main', 'clicks', { name: 'f', type: 'varchar' }).then(() => undefined))).snapshot!;
+    const s3 = (await c.transaction((tx) => tx.addColumn('main', 'clicks', { name: 'f', type: 'varchar' }))).snapshot!;
     expect([s1, s2, s3]).toEqual([1, 2, 3]);
 
     const at = async (s: number) => {

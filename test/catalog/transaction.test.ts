@@ -10,7 +10,7 @@ describe('transactions', () => {
   it('a transaction whose net effect is empty writes no snapshot and no log entry', async () => {
     const dir = await tempDir();
     const c = await openCatalog({ dir });
-    await c.transaction((tx) => tx.createTable('main', 'keep', [{ name: 'x', type: 'int64' }]).then(() => undefined));
+    await c.transaction((tx) => tx.createTable('main', 'keep', [{ name: 'x', type: 'int64' }]));
     const entries = await logObjects(dir);
     const dump = await dumpCatalog(c);
 
@@ -137,7 +137,7 @@ describe('transactions', () => {
     expect((await r.deleteFiles('main', 't')).map((f) => f.endSnapshot)).toEqual([dropAt]);
     await r.close();
     // The name is free again, for a new table with a new id.
-    const { snapshot } = await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'b', type: 'varchar' }]).then(() => undefined));
+    const { snapshot } = await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'b', type: 'varchar' }]));
     const r2 = await c.reader({ snapshot: snapshot! });
     const t = await r2.table('main', 't');
     expect(t.columns.map((col) => col.name)).toEqual(['b']);
