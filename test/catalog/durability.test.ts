@@ -1,0 +1,136 @@
+import { spawn } from 'node:child_process';
+import { readdir, rm } from 'node:fs/promises';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { Catalog } from '../../src/index.js';
+import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
+
+const child = fileURLToPath(new URL('../fixtures/commit-child.ts', import.meta.url));
+
+function runChild(args: string[], killAfterMs?: number): Promise<{ signal: NodeJS.Signals | null; code: number | null; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, ['--import', 'tsx', child, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => (stdout += d));
+    p.stderr.on('data', (d) => (stderr += d));
+    const timer = killAfterMs === undefined ? undefined : setTimeout(() => p.kill('SIGKILL'), killAfterMs);
+    p.on('error', reject);
+    p.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (code !== 0 && signal === null) reject(new Error(`child failed (${code}): ${stderr}`));
+      else resolve({ signal, code, stdout });
+    });
+  });
+}
+
+async function seed(dir: string): Promise<void> {
+  const c = await Catalog.open({ dir });
+  await c.transaction(async (tx) => {
+    await tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]);
+  });
+  await c.close();
+}
+
+const logCount = async (dir: string) => (await readdir(path.join(dir, 'store', 'log'))).length;
+
+async function state(dir: string) {
+  const c = await Catalog.open({ dir });
+  try {
+    const r = await c.reader();
+    const files = (await r.dataFiles('main', 't')).map((f) => f.path);
+    await r.close();
+    return { snapshots: (await c.snapshots()).map((s) => s.id), files };
+  } finally {
+    await c.close();
+  }
+}
+
+describe('durability', () => {
+  it('close and reopen: the whole history is intact', async () => {
+    const dir = await tempDir();
+    const c = await openCatalog({ dir });
+    for (let i = 0; i < 4; i++) {
+      await c.transaction(async (tx) => {
+        if (i === 0) await tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]);
+        await tx.addDataFile('main', 't', { path: `f${i}.parquet`, recordCount: i + 1, fileSizeBytes: 10 });
+        if (i === 3) await tx.renameTable('main', 't', 'u');
+      });
+    }
+    const before = await dumpCatalog(c);
+    await c.close();
+    const again = await openCatalog({ dir });
+    expect(await dumpCatalog(again)).toEqual(before);
+  });
+
+  it('the local index is rebuildable: a fresh index replays the store to identical answers', async () => {
+    const dir = await tempDir();
+    const c = await openCatalog({ dir });
+    await c.transaction(async (tx) => {
+      await tx.createSchema('s');
+      await tx.createTable('s', 't', [{ name: 'x', type: 'int64' }]);
+      await tx.addDataFile('s', 't', { path: 'a.parquet', recordCount: 2, fileSizeBytes: 10 });
+    });
+    await c.transaction((tx) => tx.addColumn('s', 't', { name: 'y', type: 'varchar' }));
+    await c.transaction((tx) => tx.dropTable('s', 't'));
+    const before = await dumpCatalog(c);
+    await c.close();
+    // Another process with its own index over the same store…
+    const other = await openCatalog({ dir: await tempDir(), store: { path: path.join(dir, 'store') } });
+    expect(await dumpCatalog(other)).toEqual(before);
+    // …and this one after losing its index.
+    await rm(path.join(dir, 'index'), { recursive: true });
+    const rebuilt = await openCatalog({ dir });
+    expect(await dumpCatalog(rebuilt)).toEqual(before);
+  });
+
+  it('refuses to serve an index built from another catalog', async () => {
+    const a = await tempDir();
+    const b = await tempDir();
+    await (await Catalog.open({ dir: a })).close();
+    await (await Catalog.open({ dir: b })).close();
+    await expect(Catalog.open({ dir: a, store: { path: path.join(b, 'store') } })).rejects.toThrow(/belongs to catalog/);
+  });
+
+  it('a process killed after its log write and before its index write comes back with the commit applied exactly once', async () => {
+    const dir = await tempDir();
+    await seed(dir);
+    const entries = await logCount(dir);
+    const run = await runChild([dir, 'kill-after-log']);
+    expect(run.signal).toBe('SIGKILL');
+    expect(run.stdout).toBe(''); // never acknowledged…
+    expect(await logCount(dir)).toBe(entries + 1); // …but durable in the log
+    const first = await state(dir);
+    expect(first.snapshots).toEqual([0, 1, 2]);
+    expect(first.files).toHaveLength(1);
+    // Reopening again replays nothing twice.
+    expect(await state(dir)).toEqual(first);
+    expect(await logCount(dir)).toBe(entries + 1);
+  });
+
+  it('a process killed before its log write leaves no trace', async () => {
+    const dir = await tempDir();
+    await seed(dir);
+    const run = await runChild([dir, 'kill-before-log']);
+    expect(run.signal).toBe('SIGKILL');
+    expect(await state(dir)).toEqual({ snapshots: [0, 1], files: [] });
+  });
+
+  it('kills at random points: every acknowledged commit survives, snapshot ids stay gap-free', async () => {
+    const dir = await tempDir();
+    await seed(dir);
+    const acked: string[] = [];
+    for (let trial = 0; trial < 4; trial++) {
+      const run = await runChild([dir, 'loop', '1000'], 900 + Math.floor(Math.random() * 600));
+      acked.push(...run.stdout.split('\n').filter((l) => l.startsWith('ack ')).map((l) => l.split(' ')[2]!));
+    }
+    const { snapshots, files } = await state(dir);
+    expect(acked.length).toBeGreaterThan(0);
+    for (const f of acked) expect(files).toContain(f);
+    expect(new Set(files).size).toBe(files.length);
+    expect(snapshots).toEqual(snapshots.map((_, i) => i));
+    // Every snapshot after the seed added exactly one file: nothing torn, nothing doubled.
+    expect(files.length).toBe(snapshots.length - 2);
+  });
+});
