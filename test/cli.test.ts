@@ -1,0 +1,58 @@
+import { execFile } from 'node:child_process';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from './helpers.js';
+
+const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+const run = async (...args: string[]) => {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', main, ...args]);
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+};
+
+describe('strata CLI', () => {
+  it('demo builds a history that snapshots and show read back, as text and JSON', async () => {
+    const dir = path.join(await tempDir(), 'lake');
+    const demo = await run('demo', '--dir', dir);
+    expect(demo.code).toBe(0);
+    expect(demo.stdout).toContain('sales.order_history');
+    expect(demo.stdout).toContain('NOT_FOUND');
+
+    const snapshots = JSON.parse((await run('snapshots', '--dir', dir, '--json')).stdout);
+    expect(snapshots.map((s: { id: number }) => s.id)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(snapshots[4].changes).toEqual(['altered_table:2']);
+
+    const old = JSON.parse((await run('show', '--dir', dir, '--at', '2', 'sales.orders', '--json')).stdout);
+    expect(old.table.name).toBe('orders');
+    expect(old.dataFiles.map((f: { path: string }) => f.path)).toEqual(['sales/orders/2026-01.parquet', 'sales/orders/2026-02.parquet']);
+
+    const now = JSON.parse((await run('show', '--dir', dir, '--json')).stdout);
+    expect(now.schemas.find((s: { name: string }) => s.name === 'sales').tables.map((t: { name: string }) => t.name)).toEqual(['order_history']);
+
+    const text = await run('show', '--dir', dir, '--at', '1');
+    expect(text.stdout).toMatch(/sales\.orders\s+table/);
+
+    // A second demo into the same directory refuses instead of mixing histories.
+    const again = await run('demo', '--dir', dir);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('ALREADY_EXISTS');
+  });
+
+  it('reports errors with their code and a non-zero exit', async () => {
+    const dir = path.join(await tempDir(), 'lake');
+    expect((await run('init', '--dir', dir)).stdout).toContain('1 snapshot');
+    const missing = await run('show', '--dir', dir, '--at', '5');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('SNAPSHOT_NOT_FOUND');
+    const badTable = await run('show', '--dir', dir, 'main.nope');
+    expect(badTable.stderr).toContain('NOT_FOUND');
+    expect((await run('frobnicate')).code).toBe(2);
+    expect((await run('show', '--bogus')).code).toBe(1);
+  });
+});
