@@ -13,7 +13,7 @@ import * as q from '../read/catalog-queries.js';
 import { Reader } from '../read/reader.js';
 import type { SnapshotInfo } from '../read/records.js';
 import { type CommitMeta, planCommit } from '../txn/plan.js';
-import { Transaction } from '../txn/transaction.js';
+import { type PendingState, Transaction } from '../txn/transaction.js';
 import { checkOptionalText } from '../txn/validate.js';
 import { type CatalogIdentity, DATA_PATH_OPTION, decodeIdentity, identityOf, initEntry } from './init-entry.js';
 import { Mutex } from './mutex.js';
@@ -99,7 +99,11 @@ export class Catalog {
     const kv = await KvStore.open(path.join(opts.dir, 'index'));
     try {
       const first = await Catalog.firstEntry(log, store, opts.readOnly === true, clock, requestedDataPath ?? 'data/');
-      await Catalog.checkIdentity(kv, identityOf(first)!, opts.dir, store);
+      const identity = identityOf(first);
+      if (identity === undefined) {
+        throw new StrataError('CORRUPT', `the first log entry in ${store.description} carries no catalog identity; this is not a Strata store`);
+      }
+      await Catalog.checkIdentity(kv, identity, opts.dir, store);
       await applyLog(kv, log);
       const view = await kv.readView();
       const dataPath = (await q.option(view, DATA_PATH_OPTION).finally(() => view.close())) ?? 'data/';
@@ -171,7 +175,7 @@ export class Catalog {
       try {
         const head = await q.headSnapshot(view);
         const tx = new Transaction(view, head.begin, head.row);
-        let state;
+        let state: PendingState;
         try {
           await fn(tx);
         } finally {

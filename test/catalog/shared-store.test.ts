@@ -1,0 +1,83 @@
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Catalog, isStrataError } from '../../src/index.js';
+import { DirectoryStore } from '../../src/store/directory-store.js';
+import { FaultyStore } from '../../src/store/faulty-store.js';
+import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
+
+describe('several processes on one store', () => {
+  it('refresh() applies what another index committed; transactions catch up by themselves', async () => {
+    const store = { path: path.join(await tempDir(), 'store') };
+    const a = await openCatalog({ dir: await tempDir(), store });
+    const b = await openCatalog({ dir: await tempDir(), store });
+    await a.transaction((tx) => tx.createTable('main', 'from_a', [{ name: 'x', type: 'int64' }]));
+
+    const stale = await b.reader();
+    expect(stale.snapshot.id).toBe(0);
+    await b.refresh();
+    const fresh = await b.reader();
+    expect((await fresh.tables('main')).map((t) => t.name)).toEqual(['from_a']);
+    expect((await stale.tables('main')).map((t) => t.name)).toEqual([]);
+    await Promise.all([stale.close(), fresh.close()]);
+
+    // b's transaction builds on a's commit without an explicit refresh.
+    await a.transaction((tx) => tx.createTable('main', 'also_from_a', [{ name: 'x', type: 'int64' }]));
+    const { snapshot } = await b.transaction((tx) => tx.dropTable('main', 'also_from_a'));
+    expect(snapshot).toBe(3);
+    await a.refresh();
+    expect(await dumpCatalog(a)).toEqual(await dumpCatalog(b));
+  });
+
+  it('a writer that loses the log race gets CONFLICT, writes nothing, and can commit after', async () => {
+    const root = await tempDir();
+    const storePath = path.join(root, 'store');
+    const a = await openCatalog({ dir: path.join(root, 'a'), store: { path: storePath } });
+    let interfere = true;
+    const racing = new FaultyStore(new DirectoryStore(storePath), {
+      beforeCreate: async (key) => {
+        if (key.startsWith('log/') && interfere) {
+          interfere = false;
+          await a.transaction((tx) => tx.createSchema('winner'));
+        }
+      },
+    });
+    const b = await openCatalog({ dir: path.join(root, 'b'), store: racing });
+    const err = await b.transaction((tx) => tx.createSchema('loser')).catch((e: unknown) => e);
+    expect(isStrataError(err, 'CONFLICT')).toBe(true);
+    expect((err as { snapshot?: number }).snapshot).toBe(1);
+    expect((err as Error).message).toMatch(/snapshot 1/);
+
+    const { snapshot } = await b.transaction((tx) => tx.createSchema('loser'));
+    expect(snapshot).toBe(2);
+    await a.refresh();
+    const r = await a.reader();
+    expect((await r.schemas()).map((s) => s.name)).toEqual(['loser', 'main', 'winner']);
+    await r.close();
+  });
+
+  it('a read-only process bootstraps its own index from the store and never writes to it', async () => {
+    const dir = await tempDir();
+    const writer = await openCatalog({ dir });
+    await writer.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
+    let writes = 0;
+    const watched = new FaultyStore(new DirectoryStore(path.join(dir, 'store')), { beforeCreate: () => void writes++ });
+    const follower = await openCatalog({ dir: await tempDir(), store: watched, readOnly: true });
+    expect(await dumpCatalog(follower)).toEqual(await dumpCatalog(writer));
+    await writer.transaction((tx) => tx.dropTable('main', 't'));
+    await follower.refresh();
+    expect(await dumpCatalog(follower)).toEqual(await dumpCatalog(writer));
+    expect(writes).toBe(0);
+  });
+
+  it('two processes creating one catalog at once end up with one catalog', async () => {
+    const store = { path: path.join(await tempDir(), 'store') };
+    const [a, b] = await Promise.all([
+      Catalog.open({ dir: await tempDir(), store }),
+      Catalog.open({ dir: await tempDir(), store }),
+    ]);
+    await a.transaction((tx) => tx.createSchema('s'));
+    await b.refresh();
+    expect(await dumpCatalog(b)).toEqual(await dumpCatalog(a));
+    await Promise.all([a.close(), b.close()]);
+  });
+});
