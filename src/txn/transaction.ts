@@ -416,32 +416,23 @@ export class Transaction {
     throw notFound(`schema ${quote(name)} does not exist; schemas: ${listed(live)}`);
   }
 
-  private async loadSchema(id: CatalogId): Promise<Change<SchemaRow>> {
-    let c = this.schemas.get(id);
+  /** The entity's pending change, starting from its version at the base snapshot on first touch. */
+  private async load<T extends { end: SnapshotId | null }>(
+    map: Map<CatalogId, Change<T>>,
+    id: CatalogId,
+    fetch: (view: ReadView, at: SnapshotId, id: CatalogId) => Promise<q.Version<T> | undefined>,
+  ): Promise<Change<T>> {
+    let c = map.get(id);
     if (!c) {
-      c = unchanged(await q.schemaAt(this.view, this.base, id));
-      this.schemas.set(id, c);
+      c = unchanged(await fetch(this.view, this.base, id));
+      map.set(id, c);
     }
     return c;
   }
 
-  private async loadTable(id: CatalogId): Promise<Change<TableRow>> {
-    let c = this.tables.get(id);
-    if (!c) {
-      c = unchanged(await q.tableAt(this.view, this.base, id));
-      this.tables.set(id, c);
-    }
-    return c;
-  }
-
-  private async loadView(id: CatalogId): Promise<Change<ViewRow>> {
-    let c = this.views.get(id);
-    if (!c) {
-      c = unchanged(await q.viewAt(this.view, this.base, id));
-      this.views.set(id, c);
-    }
-    return c;
-  }
+  private loadSchema = (id: CatalogId) => this.load(this.schemas, id, q.schemaAt);
+  private loadTable = (id: CatalogId) => this.load(this.tables, id, q.tableAt);
+  private loadView = (id: CatalogId) => this.load(this.views, id, q.viewAt);
 
   /** The tables and views in a schema after the pending changes, by name. */
   private async relations(schemaId: CatalogId): Promise<Map<string, { kind: RelationKind; id: CatalogId }>> {
