@@ -29,6 +29,12 @@ export interface OpenOptions {
   readOnly?: boolean;
   /** Key prefix of data files in the store, fixed when the catalog is created. Default `data/`. */
   dataPath?: string;
+  /**
+   * 'durable' (default): a commit is acknowledged once its log object is on disk. 'relaxed' (opt-in, for
+   * directory stores): commits are still atomic and survive a process crash, but a machine crash may lose
+   * the newest ones.
+   */
+  durability?: 'durable' | 'relaxed';
 }
 
 export interface ReaderOptions {
@@ -42,9 +48,13 @@ export type TransactionFn = (tx: Transaction) => unknown;
 const FIRST_SEQ = kvSeq(1);
 
 function openStore(opts: OpenOptions): ObjectStore {
+  if (opts.durability !== undefined && opts.durability !== 'durable' && opts.durability !== 'relaxed') {
+    throw new StrataError('INVALID_ARGUMENT', `durability is 'durable' or 'relaxed', got ${JSON.stringify(opts.durability)}`);
+  }
+  const sync = opts.durability !== 'relaxed';
   const s = opts.store;
-  if (s === undefined) return new DirectoryStore(path.join(opts.dir, 'store'));
-  if ('path' in s && typeof s.path === 'string') return new DirectoryStore(s.path);
+  if (s === undefined) return new DirectoryStore(path.join(opts.dir, 'store'), { sync });
+  if ('path' in s && typeof s.path === 'string') return new DirectoryStore(s.path, { sync });
   if (typeof (s as ObjectStore).putIfAbsent === 'function') return s as ObjectStore;
   throw new StrataError('INVALID_ARGUMENT', 'store must be { path } or an ObjectStore instance');
 }

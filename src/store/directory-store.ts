@@ -25,12 +25,26 @@ async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
+export interface DirectoryStoreOptions {
+  /**
+   * true (default): a created object is on disk (file and directory entry fsync'd) before putIfAbsent
+   * returns. false is the opt-in relaxed mode: still atomic, but a machine crash (not a process crash) may
+   * lose the newest objects.
+   */
+  sync?: boolean;
+}
+
 export class DirectoryStore implements ObjectStore {
   readonly description: string;
+  private readonly sync: boolean;
 
-  constructor(readonly root: string) {
+  constructor(
+    readonly root: string,
+    options: DirectoryStoreOptions = {},
+  ) {
     this.root = path.resolve(root);
-    this.description = `directory ${this.root}`;
+    this.sync = options.sync ?? true;
+    this.description = `directory ${this.root}${this.sync ? '' : ' (relaxed durability)'}`;
   }
 
   private file(key: string): string {
@@ -61,7 +75,7 @@ export class DirectoryStore implements ObjectStore {
       const h = await fs.open(tmp, 'wx');
       try {
         await h.writeFile(body);
-        await h.sync();
+        if (this.sync) await h.datasync();
       } finally {
         await h.close();
       }
@@ -74,7 +88,7 @@ export class DirectoryStore implements ObjectStore {
       }
       await fs.rm(tmp, { force: true });
       // The link is durable only once its directory entry is.
-      if (created) await fsyncDir(dir);
+      if (created && this.sync) await fsyncDir(dir);
       return created;
     } catch (e) {
       await fs.rm(tmp, { force: true }).catch(() => undefined);

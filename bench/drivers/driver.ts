@@ -1,0 +1,38 @@
+// The operations every side of a benchmark implements: Strata through its public API, the peer (DuckLake's
+// catalog tables in SQLite) through SQL, and the raw limit (the same keys and values through classic-level,
+// with no catalog logic). Workloads only speak this interface, so every side does the same work.
+export interface FileSpec {
+  path: string;
+  rows: number;
+  bytes: number;
+}
+
+export type Side = 'strata' | 'peer' | 'raw';
+
+export interface Driver {
+  readonly side: Side;
+  /** What one durable commit costs this side, for the report. */
+  readonly durability: string;
+  /** Creates tables (columns id int64, payload varchar) in schema main, in one commit; returns its snapshot. */
+  createTables(names: string[]): Promise<number>;
+  renameTables(pairs: [from: string, to: string][]): Promise<number>;
+  addFiles(table: string, files: FileSpec[]): Promise<number>;
+  /** table(main, name) with its columns at the snapshot; returns the number of columns. */
+  resolve(snapshot: number, table: string): Promise<number>;
+  /** Streams the table's data files at the snapshot; returns how many there are. */
+  listFiles(snapshot: number, table: string): Promise<number>;
+  /** A query planner's call: open a consistent read at the snapshot, resolve the table, list its files, close. */
+  plan(snapshot: number, table: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface DriverOptions {
+  dir: string;
+  /** true: each commit is durable before it returns, as the side promises; false: each side's relaxed mode. */
+  durable: boolean;
+}
+
+export const COLUMNS = [
+  { name: 'id', type: 'int64' },
+  { name: 'payload', type: 'varchar' },
+];

@@ -1,0 +1,170 @@
+// The peer: DuckLake's catalog tables in SQLite (better-sqlite3), laid out as DuckLake's specification gives
+// them, queried with DuckLake's visibility filter, in WAL mode, with the indexes a competent operator would
+// add for these queries. Commits follow DuckLake's steps: read the latest snapshot, check for conflicting
+// snapshots since, write the new rows, the snapshot and its changes, all in one transaction.
+import Database from 'better-sqlite3';
+import * as path from 'node:path';
+import { COLUMNS, type Driver, type DriverOptions, type FileSpec } from './driver.js';
+
+const DDL = `
+CREATE TABLE ducklake_snapshot(snapshot_id INTEGER PRIMARY KEY, snapshot_time TEXT, schema_version BIGINT,
+  next_catalog_id BIGINT, next_file_id BIGINT);
+CREATE TABLE ducklake_snapshot_changes(snapshot_id INTEGER PRIMARY KEY, changes_made TEXT, author TEXT,
+  commit_message TEXT, commit_extra_info TEXT);
+CREATE TABLE ducklake_schema_versions(begin_snapshot BIGINT, schema_version BIGINT);
+CREATE TABLE ducklake_schema(schema_id BIGINT, schema_uuid TEXT, begin_snapshot BIGINT, end_snapshot BIGINT,
+  schema_name TEXT, path TEXT, path_is_relative BOOLEAN);
+CREATE TABLE ducklake_table(table_id BIGINT, table_uuid TEXT, begin_snapshot BIGINT, end_snapshot BIGINT,
+  schema_id BIGINT, table_name TEXT, path TEXT, path_is_relative BOOLEAN);
+CREATE TABLE ducklake_column(column_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, table_id BIGINT,
+  column_order BIGINT, column_name TEXT, column_type TEXT, initial_default TEXT, default_value TEXT,
+  nulls_allowed BOOLEAN, parent_column BIGINT);
+CREATE TABLE ducklake_data_file(data_file_id INTEGER PRIMARY KEY, table_id BIGINT, begin_snapshot BIGINT,
+  end_snapshot BIGINT, file_order BIGINT, path TEXT, path_is_relative BOOLEAN, file_format TEXT,
+  record_count BIGINT, file_size_bytes BIGINT, footer_size BIGINT, row_id_start BIGINT, partition_id BIGINT,
+  encryption_key TEXT, partial_file_info TEXT, mapping_id BIGINT);
+CREATE TABLE ducklake_table_stats(table_id INTEGER PRIMARY KEY, record_count BIGINT, next_row_id BIGINT,
+  file_size_bytes BIGINT);
+-- The indexes a competent operator adds for DuckLake's lookups by name, by id and by table.
+CREATE INDEX schema_by_name ON ducklake_schema(schema_name, begin_snapshot);
+CREATE INDEX table_by_name ON ducklake_table(schema_id, table_name, begin_snapshot);
+CREATE INDEX table_by_id ON ducklake_table(table_id, end_snapshot);
+CREATE INDEX column_by_table ON ducklake_column(table_id, begin_snapshot);
+CREATE INDEX data_file_by_table ON ducklake_data_file(table_id, begin_snapshot);
+CREATE INDEX snapshot_by_time ON ducklake_snapshot(snapshot_time);
+`;
+
+const VISIBLE = (t: string) => `@s >= ${t}.begin_snapshot AND (@s < ${t}.end_snapshot OR ${t}.end_snapshot IS NULL)`;
+
+export async function openPeer(opts: DriverOptions): Promise<Driver> {
+  const db = new Database(path.join(opts.dir, 'ducklake.sqlite'));
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${opts.durable ? 'FULL' : 'NORMAL'}`);
+  db.pragma('cache_size = -65536');
+  db.exec(DDL);
+  db.exec(`INSERT INTO ducklake_snapshot VALUES (0, datetime('now'), 0, 1, 0);
+    INSERT INTO ducklake_snapshot_changes VALUES (0, 'created_schema:"main"', NULL, NULL, NULL);
+    INSERT INTO ducklake_schema_versions VALUES (0, 0);
+    INSERT INTO ducklake_schema VALUES (0, 'uuid-main', 0, NULL, 'main', 'main/', 1);`);
+
+  const q = {
+    latest: db.prepare(
+      'SELECT snapshot_id, schema_version, next_catalog_id, next_file_id FROM ducklake_snapshot WHERE snapshot_id = (SELECT MAX(snapshot_id) FROM ducklake_snapshot)',
+    ),
+    changesSince: db.prepare('SELECT changes_made FROM ducklake_snapshot_changes WHERE snapshot_id > ?'),
+    insertSnapshot: db.prepare("INSERT INTO ducklake_snapshot VALUES (?, datetime('now'), ?, ?, ?)"),
+    insertChanges: db.prepare('INSERT INTO ducklake_snapshot_changes VALUES (?, ?, NULL, NULL, NULL)'),
+    insertSchemaVersion: db.prepare('INSERT INTO ducklake_schema_versions VALUES (?, ?)'),
+    tableAt: db.prepare(
+      `SELECT t.table_id, t.table_uuid, t.table_name FROM ducklake_schema s JOIN ducklake_table t ON t.schema_id = s.schema_id
+       WHERE s.schema_name = @schema AND ${VISIBLE('s')} AND t.table_name = @name AND ${VISIBLE('t')}`,
+    ),
+    columnsAt: db.prepare(
+      `SELECT column_id, column_name, column_type, column_order, nulls_allowed FROM ducklake_column c
+       WHERE table_id = @table AND ${VISIBLE('c')} ORDER BY column_order`,
+    ),
+    filesAt: db.prepare(
+      `SELECT data_file_id, path, file_format, record_count, file_size_bytes, footer_size, row_id_start, begin_snapshot, end_snapshot
+       FROM ducklake_data_file f WHERE table_id = @table AND ${VISIBLE('f')}`,
+    ),
+    insertTable: db.prepare("INSERT INTO ducklake_table VALUES (?, ?, ?, NULL, 0, ?, ?, 1)"),
+    endTable: db.prepare('UPDATE ducklake_table SET end_snapshot = ? WHERE table_id = ? AND end_snapshot IS NULL'),
+    insertColumn: db.prepare('INSERT INTO ducklake_column VALUES (?, ?, NULL, ?, ?, ?, ?, NULL, NULL, 1, NULL)'),
+    insertStats: db.prepare('INSERT INTO ducklake_table_stats VALUES (?, 0, 0, 0)'),
+    stats: db.prepare('SELECT record_count, next_row_id, file_size_bytes FROM ducklake_table_stats WHERE table_id = ?'),
+    updateStats: db.prepare('UPDATE ducklake_table_stats SET record_count = ?, next_row_id = ?, file_size_bytes = ? WHERE table_id = ?'),
+    insertFile: db.prepare(
+      "INSERT INTO ducklake_data_file VALUES (?, ?, ?, NULL, NULL, ?, 1, 'parquet', ?, ?, NULL, ?, NULL, NULL, NULL, NULL)",
+    ),
+  };
+
+  interface Latest {
+    snapshot_id: number;
+    schema_version: number;
+    next_catalog_id: number;
+    next_file_id: number;
+  }
+  /** DuckLake's commit: new snapshot from the latest, conflict check, the caller's rows, snapshot + changes. */
+  const commit = (schemaChange: boolean, write: (s: number, latest: Latest) => { changes: string[]; nextCatalogId: number; nextFileId: number }) =>
+    db
+      .transaction(() => {
+        const latest = q.latest.get() as Latest;
+        q.changesSince.all(latest.snapshot_id);
+        const s = latest.snapshot_id + 1;
+        const out = write(s, latest);
+        const schemaVersion = latest.schema_version + (schemaChange ? 1 : 0);
+        q.insertSnapshot.run(s, schemaVersion, out.nextCatalogId, out.nextFileId);
+        q.insertChanges.run(s, out.changes.join(','));
+        if (schemaChange) q.insertSchemaVersion.run(s, schemaVersion);
+        return s;
+      })
+      .immediate();
+
+  const tableAt = (s: number, name: string) => q.tableAt.get({ schema: 'main', name, s }) as { table_id: number } | undefined;
+  const resolve = (snapshot: number, table: string) => {
+    const t = tableAt(snapshot, table);
+    if (!t) throw new Error(`peer: no table ${table} at ${snapshot}`);
+    return { id: t.table_id, columns: q.columnsAt.all({ table: t.table_id, s: snapshot }).length };
+  };
+  const list = (snapshot: number, tableId: number) => {
+    let n = 0;
+    for (const _ of q.filesAt.iterate({ table: tableId, s: snapshot })) n++;
+    return n;
+  };
+
+  return {
+    side: 'peer',
+    durability: opts.durable ? 'SQLite WAL, synchronous=FULL: WAL fsync per commit' : 'SQLite WAL, synchronous=NORMAL: no fsync per commit',
+    createTables: async (names) =>
+      commit(true, (s, latest) => {
+        let id = latest.next_catalog_id;
+        const changes: string[] = [];
+        for (const name of names) {
+          q.insertTable.run(id, `uuid-${id}`, s, name, `${name}/`);
+          COLUMNS.forEach((c, i) => q.insertColumn.run(i + 1, s, id, i + 1, c.name, c.type));
+          q.insertStats.run(id);
+          changes.push(`created_table:"main"."${name}"`);
+          id++;
+        }
+        return { changes, nextCatalogId: id, nextFileId: latest.next_file_id };
+      }),
+    renameTables: async (pairs) =>
+      commit(true, (s, latest) => {
+        const changes: string[] = [];
+        for (const [from, to] of pairs) {
+          const t = tableAt(latest.snapshot_id, from)!;
+          q.endTable.run(s, t.table_id);
+          q.insertTable.run(t.table_id, `uuid-${t.table_id}`, s, to, `${to}/`);
+          changes.push(`altered_table:${t.table_id}`);
+        }
+        return { changes, nextCatalogId: latest.next_catalog_id, nextFileId: latest.next_file_id };
+      }),
+    addFiles: async (table, files: FileSpec[]) =>
+      commit(false, (s, latest) => {
+        const t = tableAt(latest.snapshot_id, table)!;
+        const stats = q.stats.get(t.table_id) as { record_count: number; next_row_id: number; file_size_bytes: number };
+        let fileId = latest.next_file_id;
+        let rowId = stats.next_row_id;
+        let rows = 0;
+        let bytes = 0;
+        for (const f of files) {
+          q.insertFile.run(fileId++, t.table_id, s, f.path, f.rows, f.bytes, rowId);
+          rowId += f.rows;
+          rows += f.rows;
+          bytes += f.bytes;
+        }
+        q.updateStats.run(stats.record_count + rows, rowId, stats.file_size_bytes + bytes, t.table_id);
+        return { changes: [`inserted_into_table:${t.table_id}`], nextCatalogId: latest.next_catalog_id, nextFileId: fileId };
+      }),
+    resolve: async (snapshot, table) => resolve(snapshot, table).columns,
+    listFiles: async (snapshot, table) => list(snapshot, resolve(snapshot, table).id),
+    plan: async (snapshot, table) =>
+      db.transaction(() => {
+        const t = resolve(snapshot, table);
+        return list(snapshot, t.id);
+      })(),
+    close: async () => {
+      db.close();
+    },
+  };
+}

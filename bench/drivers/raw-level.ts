@@ -1,0 +1,143 @@
+// The raw limit: the keys and values Strata writes, put and read through classic-level directly. No
+// validation, no planning, no log, no read-view bookkeeping: only what any catalog on this keyspace must do
+// (write the rows of a commit in one batch; seek the newest version at or below S; scan a prefix; decode).
+import * as path from 'node:path';
+import { Level } from 'level';
+import { encodeKey, type Field, keyPrefix, prefixEnd } from '../../keys/key-codec.js';
+import { Tag } from '../../keys/tags.js';
+import { decodeValue, encodeValue } from '../../keys/value-codec.js';
+import { isVisible } from '../../keys/visibility.js';
+import { COLUMNS, type Driver, type DriverOptions, type FileSpec } from './driver.js';
+
+type Db = Level<Uint8Array, Uint8Array>;
+type Put = { type: 'put'; key: Uint8Array; value: Uint8Array };
+const put = (tag: Tag, fields: Field[], begin: number | undefined, value: unknown): Put => ({
+  type: 'put',
+  key: encodeKey(tag, fields, begin),
+  value: encodeValue(value),
+});
+
+async function last(db: Db, snapshot: ReturnType<Db['snapshot']>, tag: Tag, fields: Field[], s: number) {
+  const it = db.iterator({ gte: keyPrefix(tag, fields), lte: encodeKey(tag, fields, s), reverse: true, limit: 1, snapshot });
+  try {
+    return await it.next();
+  } finally {
+    await it.close();
+  }
+}
+
+async function* scan(db: Db, snapshot: ReturnType<Db['snapshot']>, prefix: Uint8Array) {
+  const it = db.iterator({ gte: prefix, lt: prefixEnd(prefix), snapshot });
+  try {
+    for (let batch = await it.nextv(256); batch.length > 0; batch = await it.nextv(256)) yield* batch;
+  } finally {
+    await it.close();
+  }
+}
+
+const beginOf = (key: Uint8Array) => Number(Buffer.from(key).readBigUInt64BE(key.length - 8));
+
+export async function openRaw(opts: DriverOptions): Promise<Driver> {
+  const db: Db = new Level<Uint8Array, Uint8Array>(path.join(opts.dir, 'raw'), { keyEncoding: 'view', valueEncoding: 'view' });
+  await db.open();
+  // The only state kept in memory: counters and where each live table's current rows are.
+  let snapshotId = 0;
+  let nextId = 1;
+  let nextFileId = 0;
+  const live = new Map<string, { id: number; begin: number; nextRowId: number }>();
+  const write = (s: number, puts: Put[]) =>
+    db.batch([...puts, put(Tag.Snapshot, [], s, { time: Date.now() }), put(Tag.SnapshotChanges, [], s, { changes: [] })], {
+      sync: opts.durable,
+    });
+
+  const resolveIn = async (snap: ReturnType<Db['snapshot']>, s: number, table: string) => {
+    const schema = await last(db, snap, Tag.SchemaNameIndex, ['main'], s);
+    const schemaId = (decodeValue<{ schemaId: number; end: number | null }>(schema![0], schema![1])).schemaId;
+    const rel = await last(db, snap, Tag.RelationNameIndex, [schemaId, table], s);
+    const { id } = decodeValue<{ id: number }>(rel![0], rel![1]);
+    const row = await last(db, snap, Tag.Table, [id], s);
+    decodeValue(row![0], row![1]);
+    let columns = 0;
+    for await (const [k, v] of scan(db, snap, keyPrefix(Tag.Column, [id]))) {
+      if (isVisible(beginOf(k), decodeValue<{ end: number | null }>(k, v).end, s)) columns++;
+    }
+    return { id, columns };
+  };
+  const listIn = async (snap: ReturnType<Db['snapshot']>, s: number, id: number) => {
+    let n = 0;
+    for await (const [k, v] of scan(db, snap, keyPrefix(Tag.DataFile, [id]))) {
+      if (isVisible(beginOf(k), decodeValue<{ end: number | null }>(k, v).end, s)) n++;
+    }
+    return n;
+  };
+
+  await db.batch([
+    put(Tag.Schema, [0], 0, { name: 'main', end: null }),
+    put(Tag.SchemaNameIndex, ['main'], 0, { schemaId: 0, end: null }),
+    put(Tag.Snapshot, [], 0, { time: Date.now() }),
+  ]);
+  let reading: ReturnType<Db['snapshot']> | undefined;
+  const readSnapshot = () => (reading ??= db.snapshot());
+
+  return {
+    side: 'raw',
+    durability: opts.durable ? 'LevelDB batch, sync: true (WAL fsync)' : 'LevelDB batch, sync: false',
+    createTables: async (names) => {
+      const s = ++snapshotId;
+      const puts: Put[] = [];
+      for (const name of names) {
+        const id = nextId++;
+        live.set(name, { id, begin: s, nextRowId: 0 });
+        puts.push(put(Tag.Table, [id], s, { schemaId: 0, name, end: null }));
+        puts.push(put(Tag.RelationNameIndex, [0, name], s, { kind: 'table', id, end: null }));
+        COLUMNS.forEach((c, i) => puts.push(put(Tag.Column, [id, i + 1], s, { name: c.name, type: c.type, order: i + 1, end: null })));
+        puts.push(put(Tag.TableStats, [id], undefined, { recordCount: 0, nextRowId: 0 }));
+      }
+      await write(s, puts);
+      return s;
+    },
+    renameTables: async (pairs) => {
+      const s = ++snapshotId;
+      const puts: Put[] = [];
+      for (const [from, to] of pairs) {
+        const t = live.get(from)!;
+        puts.push(put(Tag.Table, [t.id], t.begin, { schemaId: 0, name: from, end: s }));
+        puts.push(put(Tag.RelationNameIndex, [0, from], t.begin, { kind: 'table', id: t.id, end: s }));
+        puts.push(put(Tag.Table, [t.id], s, { schemaId: 0, name: to, end: null }));
+        puts.push(put(Tag.RelationNameIndex, [0, to], s, { kind: 'table', id: t.id, end: null }));
+        live.delete(from);
+        live.set(to, { ...t, begin: s });
+      }
+      await write(s, puts);
+      return s;
+    },
+    addFiles: async (table, files: FileSpec[]) => {
+      const s = ++snapshotId;
+      const t = live.get(table)!;
+      const puts: Put[] = [];
+      for (const f of files) {
+        const id = nextFileId++;
+        puts.push(put(Tag.DataFile, [t.id, id], s, { path: f.path, format: 'parquet', recordCount: f.rows, fileSizeBytes: f.bytes, footerSize: null, rowIdStart: t.nextRowId, end: null }));
+        puts.push(put(Tag.FileTableIndex, [id], s, { tableId: t.id }));
+        t.nextRowId += f.rows;
+      }
+      puts.push(put(Tag.TableStats, [t.id], undefined, { recordCount: t.nextRowId, nextRowId: t.nextRowId }));
+      await write(s, puts);
+      return s;
+    },
+    resolve: async (s, table) => (await resolveIn(readSnapshot(), s, table)).columns,
+    listFiles: async (s, table) => listIn(readSnapshot(), s, (await resolveIn(readSnapshot(), s, table)).id),
+    plan: async (s, table) => {
+      const snap = db.snapshot();
+      try {
+        return await listIn(snap, s, (await resolveIn(snap, s, table)).id);
+      } finally {
+        await snap.close();
+      }
+    },
+    close: async () => {
+      await reading?.close();
+      await db.close();
+    },
+  };
+}

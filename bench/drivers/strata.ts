@@ -1,0 +1,49 @@
+import { Catalog, type Reader } from '../../src/index.js';
+import { COLUMNS, type Driver, type DriverOptions, type FileSpec } from './driver.js';
+
+export async function openStrata(opts: DriverOptions): Promise<Driver> {
+  const catalog = await Catalog.open({ dir: opts.dir, durability: opts.durable ? 'durable' : 'relaxed' });
+  // Readers are pinned to a snapshot; a planner keeps one per query, so the benchmark keeps one per snapshot.
+  const readers = new Map<number, Reader>();
+  const readerAt = async (snapshot: number) => {
+    let r = readers.get(snapshot);
+    if (!r) readers.set(snapshot, (r = await catalog.reader({ snapshot })));
+    return r;
+  };
+  const commit = async (fn: Parameters<Catalog['transaction']>[0]) => (await catalog.transaction(fn)).snapshot!;
+  const count = async (files: AsyncIterable<unknown>) => {
+    let n = 0;
+    for await (const _ of files) n++;
+    return n;
+  };
+  return {
+    side: 'strata',
+    durability: opts.durable ? 'log object: fdatasync + link + directory fsync' : 'relaxed: no fsync (atomic link only)',
+    createTables: (names) =>
+      commit(async (tx) => {
+        for (const n of names) await tx.createTable('main', n, COLUMNS);
+      }),
+    renameTables: (pairs) =>
+      commit(async (tx) => {
+        for (const [from, to] of pairs) await tx.renameTable('main', from, to);
+      }),
+    addFiles: (table, files: FileSpec[]) =>
+      commit(async (tx) => {
+        for (const f of files) await tx.addDataFile('main', table, { path: f.path, recordCount: f.rows, fileSizeBytes: f.bytes });
+      }),
+    resolve: async (snapshot, table) => (await (await readerAt(snapshot)).table('main', table)).columns.length,
+    listFiles: async (snapshot, table) => count((await readerAt(snapshot)).iterateDataFiles('main', table)),
+    plan: async (snapshot, table) => {
+      const r = await catalog.reader({ snapshot });
+      try {
+        await r.table('main', table);
+        return await count(r.iterateDataFiles('main', table));
+      } finally {
+        await r.close();
+      }
+    },
+    close: async () => {
+      await catalog.close();
+    },
+  };
+}

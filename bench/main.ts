@@ -1,0 +1,105 @@
+// npm run bench [-- --quick] [--runs N] [--only substring] [--write] [--tables N --versions N --commits N
+//                --lookups N --depth N --files N]
+// Runs every workload against Strata, the peer (DuckLake's catalog on SQLite) and the raw LevelDB limit, in
+// this one process, each run on fresh directories; reports the median run of each side.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Driver, DriverOptions, Side } from './drivers/driver.js';
+import { openPeer } from './drivers/peer-sqlite.js';
+import { openRaw } from './drivers/raw-level.js';
+import { openStrata } from './drivers/strata.js';
+import { median, type Stats, stats } from './harness.js';
+import { type Sizes, WORKLOADS } from './workloads.js';
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    runs: { type: 'string' },
+    only: { type: 'string' },
+    write: { type: 'boolean', default: false },
+    tables: { type: 'string' },
+    versions: { type: 'string' },
+    commits: { type: 'string' },
+    lookups: { type: 'string' },
+    depth: { type: 'string' },
+    files: { type: 'string' },
+  },
+});
+
+const defaults: Sizes = values.quick
+  ? { tables: 200, versions: 5, commits: 100, lookups: 2000, depth: 200, files: 20_000 }
+  : { tables: 1000, versions: 10, commits: 300, lookups: 10_000, depth: 1000, files: 100_000 };
+const sizes: Sizes = Object.fromEntries(
+  Object.entries(defaults).map(([k, v]) => [k, values[k as keyof Sizes] === undefined ? v : Number(values[k as keyof Sizes])]),
+) as unknown as Sizes;
+const runs = Number(values.runs ?? (values.quick ? 1 : 3));
+
+const SIDES: [Side, (o: DriverOptions) => Promise<Driver>][] = [
+  ['strata', openStrata],
+  ['peer', openPeer],
+  ['raw', openRaw],
+];
+
+const fmt = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(n >= 10 ? 1 : 2));
+const command = `npm run bench --${process.argv.slice(2).length ? ` ${process.argv.slice(2).join(' ')}` : ''}`.replace(/ --$/, '');
+const lines: string[] = [];
+const out = (s = '') => {
+  lines.push(s);
+  console.log(s);
+};
+
+out(`Command: \`${command}\` — ${runs} run(s) per side, median run shown.`);
+out(`Machine: ${cpus().length} cores (${cpus()[0]?.model.trim()}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`);
+out(`Sizes: ${Object.entries(sizes).map(([k, v]) => `${k}=${v}`).join(', ')}.`);
+
+const started = Date.now();
+for (const w of WORKLOADS.filter((x) => values.only === undefined || x.name.includes(values.only))) {
+  const results = new Map<string, Map<Side, Stats[]>>();
+  let durability: Partial<Record<Side, string>> = {};
+  for (let run = 0; run < runs; run++) {
+    for (const [side, open] of SIDES) {
+      const dir = await mkdtemp(path.join(tmpdir(), `strata-bench-${side}-`));
+      const driver = await open({ dir, durable: w.durable });
+      durability = { ...durability, [side]: driver.durability };
+      try {
+        for (const [label, sample] of Object.entries(await w.run(driver, sizes))) {
+          if (!results.has(label)) results.set(label, new Map());
+          const bySide = results.get(label)!;
+          bySide.set(side, [...(bySide.get(side) ?? []), stats(sample)]);
+        }
+      } finally {
+        await driver.close();
+        await rm(dir, { recursive: true, force: true });
+      }
+    }
+  }
+  out(`\n### ${w.name}\n`);
+  out(`${w.describe(sizes)}.${w.durable ? ` Durability: ${SIDES.map(([s]) => `${s}: ${durability[s]}`).join('; ')}.` : ''}\n`);
+  out(`| case | side | ${w.unit} | p50 µs | p99 µs | peak RSS MiB | strata / side |`);
+  out('| --- | --- | ---: | ---: | ---: | ---: | ---: |');
+  for (const [label, bySide] of results) {
+    const strata = median(bySide.get('strata')!);
+    for (const [side] of SIDES) {
+      const m = median(bySide.get(side)!);
+      const ratio = side === 'strata' ? '' : `${(strata.perSec / m.perSec).toFixed(2)}x`;
+      out(`| ${label || '—'} | ${side} | ${fmt(m.perSec)} | ${fmt(m.p50us)} | ${fmt(m.p99us)} | ${fmt(m.peakRssMiB)} | ${ratio} |`);
+    }
+  }
+  if (results.size === 2) {
+    const [a, b] = [...results.values()];
+    const ratios = SIDES.map(([s]) => `${s} ${(median(a!.get(s)!).perSec / median(b!.get(s)!).perSec).toFixed(2)}x`);
+    out(`\nSlowdown of "${[...results.keys()][1]}" against "${[...results.keys()][0]}": ${ratios.join(', ')}.`);
+  }
+}
+out(`\nTotal time: ${((Date.now() - started) / 1000).toFixed(0)} s.`);
+
+if (values.write) {
+  const file = new URL('../BENCHMARKS.md', import.meta.url);
+  const doc = await readFile(file, 'utf8');
+  const begin = '<!-- bench:begin -->';
+  const end = '<!-- bench:end -->';
+  if (!doc.includes(begin) || !doc.includes(end)) throw new Error(`BENCHMARKS.md needs ${begin} and ${end} markers`);
+  await writeFile(file, `${doc.slice(0, doc.indexOf(begin) + begin.length)}\n${lines.join('\n')}\n${doc.slice(doc.indexOf(end))}`);
+}

@@ -1,0 +1,153 @@
+// The workloads of the suite. Each builds its catalog (untimed) through a Driver, then times one kind of
+// operation; every side gets the same operations in the same order (a seeded generator picks them).
+import type { Driver, FileSpec } from './drivers/driver.js';
+import { measure, rng, type Sample } from './harness.js';
+
+export interface Sizes {
+  tables: number;
+  versions: number;
+  commits: number;
+  lookups: number;
+  depth: number;
+  files: number;
+}
+
+export interface Workload {
+  name: string;
+  /** What the rate counts. */
+  unit: string;
+  /** Whether commits must be durable (read workloads build their catalog in each side's relaxed mode). */
+  durable: boolean;
+  describe(z: Sizes): string;
+  /** Builds the catalog and times the operation; several named results where a workload compares two cases. */
+  run(d: Driver, z: Sizes): Promise<Record<string, Sample>>;
+}
+
+const file = (i: number): FileSpec => ({ path: `data/f${i}.parquet`, rows: 1000, bytes: 1 << 20 });
+const files = (from: number, n: number) => Array.from({ length: n }, (_, i) => file(from + i));
+
+async function createTables(d: Driver, n: number, prefix = 't'): Promise<number> {
+  let s = 0;
+  for (let start = 0; start < n; start += 100) {
+    s = await d.createTables(Array.from({ length: Math.min(100, n - start) }, (_, i) => `${prefix}${start + i}`));
+  }
+  return s;
+}
+
+const commitOne = (durable: boolean): Workload => ({
+  name: `commit 1 data file (${durable ? 'durable' : 'relaxed'})`,
+  unit: 'commits/s',
+  durable,
+  describe: (z) => `${z.commits} sequential commits, each adding one data file to a random one of ${z.tables} tables`,
+  run: async (d, z) => {
+    await createTables(d, z.tables);
+    const pick = rng(1);
+    return { '': await measure(z.commits, 1, (i) => d.addFiles(`t${pick(z.tables)}`, [file(i)])) };
+  },
+});
+
+const commitHundred: Workload = {
+  name: 'commit 100 data files in one snapshot (durable)',
+  unit: 'files/s',
+  durable: true,
+  describe: (z) => `${Math.max(10, z.commits / 5)} commits of 100 data files each into a random one of ${z.tables} tables`,
+  run: async (d, z) => {
+    await createTables(d, z.tables);
+    const pick = rng(2);
+    return { '': await measure(Math.max(10, z.commits / 5), 100, (i) => d.addFiles(`t${pick(z.tables)}`, files(i * 100, 100))) };
+  },
+};
+
+const resolveOld: Workload = {
+  name: 'resolve table(schema, name) with columns at a random old snapshot',
+  unit: 'lookups/s',
+  durable: false,
+  describe: (z) => `${z.tables} tables x ${z.versions} versions (renames, 100 tables per commit); ${z.lookups} lookups of a random (table, version) at that version's snapshot`,
+  run: async (d, z) => {
+    const versions: { snapshot: number; name: string }[][] = Array.from({ length: z.tables }, () => []);
+    for (let v = 0; v < z.versions; v++) {
+      for (let start = 0; start < z.tables; start += 100) {
+        const ids = Array.from({ length: Math.min(100, z.tables - start) }, (_, i) => start + i);
+        const s =
+          v === 0
+            ? await d.createTables(ids.map((i) => `t${i}_v0`))
+            : await d.renameTables(ids.map((i) => [`t${i}_v${v - 1}`, `t${i}_v${v}`]));
+        for (const i of ids) versions[i]!.push({ snapshot: s, name: `t${i}_v${v}` });
+      }
+    }
+    const pick = rng(3);
+    const lookups = Array.from({ length: z.lookups }, () => {
+      const vs = versions[pick(z.tables)]!;
+      return vs[pick(vs.length)]!;
+    });
+    return {
+      '': await measure(z.lookups, 1, async (i) => {
+        if ((await d.resolve(lookups[i]!.snapshot, lookups[i]!.name)) !== 2) throw new Error(`${d.side}: wrong column count`);
+      }),
+    };
+  },
+};
+
+const historyDepth: Workload = {
+  name: 'history depth: resolve a table with many versions vs one with a single version',
+  unit: 'lookups/s',
+  durable: false,
+  describe: (z) => `table "deep" renamed ${z.depth} times (one commit each) beside table "shallow"; ${z.lookups} lookups of each at random snapshots`,
+  run: async (d, z) => {
+    await d.createTables(['shallow', 'deep_0']);
+    const snapshots: { snapshot: number; name: string }[] = [];
+    for (let v = 1; v <= z.depth; v++) snapshots.push({ snapshot: await d.renameTables([[`deep_${v - 1}`, `deep_${v}`]]), name: `deep_${v}` });
+    const pick = rng(4);
+    const order = Array.from({ length: z.lookups }, () => snapshots[pick(snapshots.length)]!);
+    const shallow = await measure(z.lookups, 1, (i) => d.resolve(order[i]!.snapshot, 'shallow'));
+    const deep = await measure(z.lookups, 1, (i) => d.resolve(order[i]!.snapshot, order[i]!.name));
+    return { '1 version': shallow, [`${z.depth + 1} versions`]: deep };
+  },
+};
+
+const listFiles: Workload = {
+  name: 'list the data files of a table at a snapshot',
+  unit: 'files/s',
+  durable: false,
+  describe: (z) => `one table with ${z.files} data files added 1,000 per commit; full listings at the newest snapshot and at the middle one`,
+  run: async (d, z) => {
+    await d.createTables(['big']);
+    const marks: number[] = [];
+    for (let i = 0; i < z.files; i += 1000) marks.push(await d.addFiles('big', files(i, Math.min(1000, z.files - i))));
+    const newest = marks.at(-1)!;
+    const middle = marks[Math.floor(marks.length / 2) - 1] ?? newest;
+    const middleCount = Math.min(z.files, (Math.floor(marks.length / 2) || marks.length) * 1000);
+    const check = (want: number) => (n: number) => {
+      if (n !== want) throw new Error(`${d.side}: listed ${n}, expected ${want}`);
+    };
+    return {
+      newest: await measure(5, z.files, async () => check(z.files)(await d.listFiles(newest, 'big'))),
+      middle: await measure(5, middleCount, async () => check(middleCount)(await d.listFiles(middle, 'big'))),
+    };
+  },
+};
+
+const planner: Workload = {
+  name: "a planner's catalog call: open a read at a snapshot, resolve the table, list its files, close",
+  unit: 'calls/s',
+  durable: false,
+  describe: (z) => `${Math.max(10, z.tables / 10)} tables with 100 files each (10 per commit); ${z.lookups / 4} calls at random snapshots`,
+  run: async (d, z) => {
+    const tables = Math.max(10, z.tables / 10);
+    await createTables(d, tables);
+    const at: { snapshot: number; table: string; files: number }[] = [];
+    for (let round = 0; round < 10; round++) {
+      for (let t = 0; t < tables; t++) at.push({ snapshot: await d.addFiles(`t${t}`, files((round * tables + t) * 10, 10)), table: `t${t}`, files: (round + 1) * 10 });
+    }
+    const pick = rng(5);
+    const calls = Array.from({ length: z.lookups / 4 }, () => at[pick(at.length)]!);
+    return {
+      '': await measure(calls.length, 1, async (i) => {
+        const c = calls[i]!;
+        if ((await d.plan(c.snapshot, c.table)) !== c.files) throw new Error(`${d.side}: wrong file count`);
+      }),
+    };
+  },
+};
+
+export const WORKLOADS: Workload[] = [commitOne(true), commitOne(false), commitHundred, resolveOld, historyDepth, listFiles, planner];
