@@ -7,6 +7,7 @@ import { encodeKey, type Key } from '../../keys/key-codec.js';
 import { SystemKey, Tag } from '../../keys/tags.js';
 import { StrataError } from '../errors.js';
 import { type Db, ReadView } from './read-view.js';
+import { VersionCache } from './version-cache.js';
 
 export type Mutation = { type: 'put'; key: Key; value: Uint8Array } | { type: 'del'; key: Key };
 
@@ -28,7 +29,10 @@ function decodeSeq(bytes: Uint8Array | undefined): KvSeq {
 }
 
 export class KvStore {
-  private constructor(private readonly db: Db) {}
+  private constructor(
+    private readonly db: Db,
+    private readonly cache: VersionCache,
+  ) {}
 
   static async open(path: string): Promise<KvStore> {
     const db: Db = new Level<Uint8Array, Uint8Array>(path, { keyEncoding: 'view', valueEncoding: 'view' });
@@ -43,11 +47,11 @@ export class KvStore {
         { cause: e },
       );
     }
-    return new KvStore(db);
+    return new KvStore(db, new VersionCache(decodeSeq(db.getSync(APPLIED_SEQ_KEY) ?? undefined)));
   }
 
   async appliedSeq(): Promise<KvSeq> {
-    return decodeSeq((await this.db.get(APPLIED_SEQ_KEY)) ?? undefined);
+    return decodeSeq(this.db.getSync(APPLIED_SEQ_KEY) ?? undefined);
   }
 
   /**
@@ -59,14 +63,21 @@ export class KvStore {
     if (seq !== applied + 1) {
       throw new StrataError('CORRUPT', `log entry ${seq} cannot follow applied entry ${applied}; rebuild the index from the store`);
     }
-    await this.db.batch([...mutations, { type: 'put', key: APPLIED_SEQ_KEY, value: encodeSeq(seq) }], { sync: false });
+    this.cache.beginApply(mutations);
+    let done: KvSeq | undefined;
+    try {
+      await this.db.batch([...mutations, { type: 'put', key: APPLIED_SEQ_KEY, value: encodeSeq(seq) }], { sync: false });
+      done = seq;
+    } finally {
+      this.cache.endApply(done);
+    }
   }
 
   async readView(): Promise<ReadView> {
     const snapshot = this.db.snapshot();
     try {
-      const seq = decodeSeq((await this.db.get(APPLIED_SEQ_KEY, { snapshot })) ?? undefined);
-      return new ReadView(this.db, snapshot, seq);
+      const seq = decodeSeq(this.db.getSync(APPLIED_SEQ_KEY, { snapshot }) ?? undefined);
+      return new ReadView(this.db, snapshot, seq, this.cache);
     } catch (e) {
       await snapshot.close();
       throw e;

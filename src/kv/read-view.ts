@@ -3,7 +3,10 @@
 // of one view can never straddle a write.
 import type { Level } from 'level';
 import type { KvSeq } from '../../keys/ids.js';
-import type { Key } from '../../keys/key-codec.js';
+import { decodeKey, type Field, type Key, keyPrefix, prefixEnd } from '../../keys/key-codec.js';
+import type { Tag } from '../../keys/tags.js';
+import { beginOf, decodeRow } from './decode.js';
+import { type CachedVersion, groupId, isCachedGroup, type VersionCache } from './version-cache.js';
 
 export type Db = Level<Uint8Array, Uint8Array>;
 type DbSnapshot = ReturnType<Db['snapshot']>;
@@ -27,11 +30,33 @@ export class ReadView {
     private readonly snapshot: DbSnapshot,
     /** The last log entry whose effects this view contains. */
     readonly seq: KvSeq,
+    private readonly cache: VersionCache,
   ) {}
 
+  /**
+   * Every version under `keyPrefix(tag, fields)`, decoded, in key order. Metadata groups (see
+   * version-cache.ts) come from memory when they can; the caller must not modify what it gets.
+   */
+  async group(tag: Tag, fields: readonly Field[]): Promise<readonly CachedVersion[]> {
+    const prefix = keyPrefix(tag, fields);
+    const id = isCachedGroup(tag, fields.length) ? groupId(prefix) : undefined;
+    const hit = id === undefined ? undefined : this.cache.get(id);
+    if (hit !== undefined) return hit;
+    const versions: CachedVersion[] = [];
+    for await (const [key, bytes] of this.scan({ gte: prefix, lt: prefixEnd(prefix) })) {
+      versions.push(Object.freeze({ key, fields: decodeKey(key).fields, begin: beginOf(key), row: Object.freeze(decodeRow(key, bytes)) }));
+    }
+    if (id !== undefined) this.cache.offer(id, versions, this.seq);
+    return versions;
+  }
+
+  /**
+   * A point read. Synchronous on purpose: a LevelDB get is microseconds from its cache, while a trip through
+   * the thread pool costs tens of microseconds; callers stay async so this may change.
+   */
   async get(key: Key): Promise<Uint8Array | undefined> {
     this.assertOpen();
-    return (await this.db.get(key, { snapshot: this.snapshot })) ?? undefined;
+    return this.db.getSync(key, { snapshot: this.snapshot }) ?? undefined;
   }
 
   /** Entries in key order (or reverse), fetched in batches: memory stays bounded however long the range. */

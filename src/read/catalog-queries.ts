@@ -19,10 +19,15 @@ import type {
   ViewRow,
 } from '../../keys/rows.js';
 import { Tag } from '../../keys/tags.js';
-import { decodeValue, ValueDecodeError } from '../../keys/value-codec.js';
 import { isVisible } from '../../keys/visibility.js';
 import { StrataError } from '../errors.js';
+import { beginOf as keyBegin, decodeRow } from '../kv/decode.js';
 import type { ReadView } from '../kv/read-view.js';
+import { isCachedGroup } from '../kv/version-cache.js';
+
+export { decodeRow };
+
+const beginOf = (key: Key): SnapshotId => snapshotId(keyBegin(key));
 import type { SnapshotInfo } from './records.js';
 
 /** A row together with the snapshot that wrote it (the key's begin_snapshot). */
@@ -31,31 +36,35 @@ export interface Version<T> {
   row: T;
 }
 
-export function decodeRow<T>(key: Key, bytes: Uint8Array): T {
-  try {
-    return decodeValue<T>(key, bytes);
-  } catch (e) {
-    if (e instanceof ValueDecodeError) throw new StrataError('CORRUPT', `${e.message}; rebuild the index from the store`, { cause: e });
-    throw e;
-  }
-}
-
-function beginOf(key: Key): SnapshotId {
-  const v = new DataView(key.buffer, key.byteOffset + key.length - 8, 8);
-  return snapshotId(v.getUint32(0) * 2 ** 32 + v.getUint32(4));
-}
-
-/** The version of one entity visible at `at`: one reverse seek, whatever the depth of its history. */
+/** The version of one entity visible at `at`: the newest version that begins at or before it, if not ended. */
 export async function versionAt<T extends { end: SnapshotId | null }>(
   view: ReadView,
   tag: Tag,
   fields: readonly Field[],
   at: SnapshotId,
 ): Promise<Version<T> | undefined> {
-  const hit = await view.last(keyPrefix(tag, fields), encodeKey(tag, fields, at));
-  if (hit === undefined) return undefined;
-  const row = decodeRow<T>(hit[0], hit[1]);
-  const begin = beginOf(hit[0]);
+  let begin: SnapshotId;
+  let row: T;
+  if (isCachedGroup(tag, fields.length)) {
+    const versions = await view.group(tag, fields);
+    // Binary search for the last version with begin <= at.
+    let lo = 0;
+    let hi = versions.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (versions[mid]!.begin <= at) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo === 0) return undefined;
+    begin = versions[lo - 1]!.begin as SnapshotId;
+    row = versions[lo - 1]!.row as T;
+  } else {
+    // One reverse seek, whatever the depth of the entity's history.
+    const hit = await view.last(keyPrefix(tag, fields), encodeKey(tag, fields, at));
+    if (hit === undefined) return undefined;
+    begin = beginOf(hit[0]);
+    row = decodeRow<T>(hit[0], hit[1]);
+  }
   return isVisible(begin, row.end, at) ? { begin, row } : undefined;
 }
 
@@ -65,12 +74,19 @@ async function* versionsUnder<T extends { end: SnapshotId | null }>(
   tag: Tag,
   fields: readonly Field[],
   at: SnapshotId | undefined,
-): AsyncGenerator<Version<T> & { key: Key }> {
+): AsyncGenerator<Version<T> & { fields: readonly Field[] }> {
+  if (isCachedGroup(tag, fields.length)) {
+    for (const v of await view.group(tag, fields)) {
+      const row = v.row as T;
+      if (at === undefined || isVisible(v.begin, row.end, at)) yield { fields: v.fields, begin: v.begin as SnapshotId, row };
+    }
+    return;
+  }
   const prefix = keyPrefix(tag, fields);
   for await (const [key, bytes] of view.scan({ gte: prefix, lt: prefixEnd(prefix) })) {
     const row = decodeRow<T>(key, bytes);
     const begin = beginOf(key);
-    if (at === undefined || isVisible(begin, row.end, at)) yield { key, begin, row };
+    if (at === undefined || isVisible(begin, row.end, at)) yield { fields: decodeKey(key).fields, begin, row };
   }
 }
 
@@ -137,7 +153,7 @@ export function schemaAt(view: ReadView, at: SnapshotId, id: CatalogId): Promise
 
 export async function* schemasAt(view: ReadView, at: SnapshotId): AsyncGenerator<{ id: CatalogId } & Version<SchemaRow>> {
   for await (const v of versionsUnder<SchemaRow>(view, Tag.Schema, [], at)) {
-    yield { id: keyField<CatalogId>(v.key, 0), begin: v.begin, row: v.row };
+    yield { id: v.fields[0] as CatalogId, begin: v.begin, row: v.row };
   }
 }
 
@@ -159,7 +175,7 @@ export async function* relationsAt(
   schemaId: CatalogId,
 ): AsyncGenerator<{ kind: RelationKind; id: CatalogId; name: string }> {
   for await (const v of versionsUnder<RelationNameIndexRow>(view, Tag.RelationNameIndex, [schemaId], at)) {
-    yield { kind: v.row.kind, id: v.row.id, name: keyField<string>(v.key, 1) };
+    yield { kind: v.row.kind, id: v.row.id, name: v.fields[1] as string };
   }
 }
 
@@ -179,7 +195,7 @@ export type ColumnVersion = { id: ColumnId } & Version<ColumnRow>;
 export async function columnsOf(view: ReadView, tableId: CatalogId, at: SnapshotId | undefined): Promise<ColumnVersion[]> {
   const out: ColumnVersion[] = [];
   for await (const v of versionsUnder<ColumnRow>(view, Tag.Column, [tableId], at)) {
-    out.push({ id: keyField<ColumnId>(v.key, 1), begin: v.begin, row: v.row });
+    out.push({ id: v.fields[1] as ColumnId, begin: v.begin, row: v.row });
   }
   return at === undefined ? out : out.sort((a, b) => a.row.order - b.row.order);
 }
@@ -191,13 +207,13 @@ export type DeleteFileVersion = { id: FileId } & Version<DeleteFileRow>;
 
 export async function* dataFilesAt(view: ReadView, at: SnapshotId, tableId: CatalogId): AsyncGenerator<DataFileVersion> {
   for await (const v of versionsUnder<DataFileRow>(view, Tag.DataFile, [tableId], at)) {
-    yield { id: keyField<FileId>(v.key, 1), begin: v.begin, row: v.row };
+    yield { id: v.fields[1] as FileId, begin: v.begin, row: v.row };
   }
 }
 
 export async function* deleteFilesAt(view: ReadView, at: SnapshotId, tableId: CatalogId): AsyncGenerator<DeleteFileVersion> {
   for await (const v of versionsUnder<DeleteFileRow>(view, Tag.DeleteFile, [tableId], at)) {
-    yield { id: keyField<FileId>(v.key, 1), begin: v.begin, row: v.row };
+    yield { id: v.fields[1] as FileId, begin: v.begin, row: v.row };
   }
 }
 
@@ -237,14 +253,7 @@ export async function options(view: ReadView): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   const prefix = keyPrefix(Tag.Metadata);
   for await (const [key, bytes] of view.scan({ gte: prefix, lt: prefixEnd(prefix) })) {
-    out.set(keyField<string>(key, 0), decodeRow<MetadataRow>(key, bytes).value);
+    out.set(decodeKey(key).fields[0] as string, decodeRow<MetadataRow>(key, bytes).value);
   }
   return out;
-}
-
-// ---- key fields
-
-/** The identifying field at `index` of a key read back from the index. */
-function keyField<T extends Field>(key: Key, index: number): T {
-  return decodeKey(key).fields[index] as T;
 }

@@ -1,0 +1,96 @@
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { kvSeq } from '../../keys/ids.js';
+import { encodeKey, keyPrefix } from '../../keys/key-codec.js';
+import { Tag } from '../../keys/tags.js';
+import { encodeValue } from '../../keys/value-codec.js';
+import { isStrataError } from '../../src/index.js';
+import { groupId, VersionCache } from '../../src/kv/version-cache.js';
+import { openCatalog, tempDir } from '../helpers.js';
+
+const tableGroup = (id: number) => groupId(keyPrefix(Tag.Table, [id]));
+const version = (id: number, begin: number) => ({ key: encodeKey(Tag.Table, [id], begin), fields: [id], begin, row: { end: null } });
+const put = (id: number, begin: number) => ({ type: 'put' as const, key: encodeKey(Tag.Table, [id], begin), value: encodeValue({ end: null }) });
+
+describe('VersionCache', () => {
+  it('stores only groups read from the newest state, never while an apply is in flight', () => {
+    const cache = new VersionCache(kvSeq(5));
+    cache.offer(tableGroup(1), [version(1, 1)], kvSeq(4));
+    expect(cache.get(tableGroup(1))).toBeUndefined();
+    cache.beginApply([put(2, 6)]);
+    cache.offer(tableGroup(1), [version(1, 1)], kvSeq(5));
+    expect(cache.get(tableGroup(1))).toBeUndefined();
+    cache.endApply(kvSeq(6));
+    cache.offer(tableGroup(1), [version(1, 1)], kvSeq(5));
+    expect(cache.get(tableGroup(1))).toBeUndefined();
+    cache.offer(tableGroup(1), [version(1, 1)], kvSeq(6));
+    expect(cache.get(tableGroup(1))).toHaveLength(1);
+  });
+
+  it('forgets the groups an entry touches before its batch is written, and only those', () => {
+    const cache = new VersionCache(kvSeq(1));
+    cache.offer(tableGroup(1), [version(1, 1)], kvSeq(1));
+    cache.offer(tableGroup(2), [version(2, 1)], kvSeq(1));
+    cache.beginApply([put(1, 2)]);
+    expect(cache.get(tableGroup(1))).toBeUndefined();
+    expect(cache.get(tableGroup(2))).toHaveLength(1);
+    cache.endApply(undefined); // a failed batch: nothing advances, nothing is trusted that was touched
+    cache.offer(tableGroup(1), [version(1, 1)], kvSeq(2));
+    expect(cache.get(tableGroup(1))).toBeUndefined();
+  });
+
+  it('evicts the least recently used group past its capacity', () => {
+    const cache = new VersionCache(kvSeq(1), 2);
+    cache.offer(tableGroup(1), [], kvSeq(1));
+    cache.offer(tableGroup(2), [], kvSeq(1));
+    cache.get(tableGroup(1));
+    cache.offer(tableGroup(3), [], kvSeq(1));
+    expect(cache.get(tableGroup(2))).toBeUndefined();
+    expect(cache.get(tableGroup(1))).toBeDefined();
+    expect(cache.get(tableGroup(3))).toBeDefined();
+  });
+});
+
+describe('cached metadata through the catalog', () => {
+  it('an old reader resolving after newer commits neither sees them nor hides them from new readers', async () => {
+    const c = await openCatalog();
+    await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'a', type: 'int64' }]));
+    const old = await c.reader();
+    await c.transaction(async (tx) => {
+      await tx.renameTable('main', 't', 'u');
+      await tx.addColumn('main', 'u', { name: 'b', type: 'varchar' });
+    });
+    // The old reader reads its groups from its old view…
+    expect((await old.table('main', 't')).columns.map((x) => x.name)).toEqual(['a']);
+    await expect(old.table('main', 'u')).rejects.toSatisfy((e) => isStrataError(e, 'NOT_FOUND'));
+    // …and a new reader still gets the new state.
+    const fresh = await c.reader();
+    expect((await fresh.table('main', 'u')).columns.map((x) => x.name)).toEqual(['a', 'b']);
+    await expect(fresh.table('main', 't')).rejects.toSatisfy((e) => isStrataError(e, 'NOT_FOUND'));
+    // Both readers again, now that the groups are warm.
+    expect((await old.table('main', 't')).columns.map((x) => x.name)).toEqual(['a']);
+    expect((await fresh.table('main', 'u')).columns.map((x) => x.name)).toEqual(['a', 'b']);
+    await Promise.all([old.close(), fresh.close()]);
+  });
+
+  it('entries applied from another process invalidate what this process cached', async () => {
+    const store = { path: path.join(await tempDir(), 'store') };
+    const a = await openCatalog({ dir: await tempDir(), store });
+    const b = await openCatalog({ dir: await tempDir(), store });
+    await a.transaction((tx) => tx.createTable('main', 't', [{ name: 'a', type: 'int64' }]));
+    await b.refresh();
+    const warm = await b.reader();
+    expect((await warm.table('main', 't')).columns).toHaveLength(1);
+    await warm.close();
+    await a.transaction(async (tx) => {
+      await tx.dropColumn('main', 't', 'a').catch(() => undefined); // the only column: refused, tx goes on
+      await tx.addColumn('main', 't', { name: 'b', type: 'int64' });
+      await tx.renameTable('main', 't', 'v');
+    });
+    await b.refresh();
+    const r = await b.reader();
+    expect((await r.table('main', 'v')).columns.map((x) => x.name)).toEqual(['a', 'b']);
+    await expect(r.table('main', 't')).rejects.toSatisfy((e) => isStrataError(e, 'NOT_FOUND'));
+    await r.close();
+  });
+});
