@@ -6,7 +6,7 @@ import type { KvSeq } from '../../keys/ids.js';
 import { decodeKey, type Field, type Key, keyPrefix, prefixEnd } from '../../keys/key-codec.js';
 import type { Tag } from '../../keys/tags.js';
 import { beginOf, decodeRow } from './decode.js';
-import { type CachedVersion, groupId, isCachedGroup, type VersionCache } from './version-cache.js';
+import { type CachedVersion, cachedGroup, groupId, MAX_CACHED_GROUP, type VersionCache } from './version-cache.js';
 
 export type Db = Level<Uint8Array, Uint8Array>;
 type DbSnapshot = ReturnType<Db['snapshot']>;
@@ -19,8 +19,15 @@ export interface Range {
   limit?: number;
 }
 
+/** Versions read per metadata cache miss: the missing group's whole parent, when it is no larger than this. */
+const READ_AHEAD = 16_384;
+
 /** Entries fetched per native call; large enough to amortise the crossing, small enough to bound memory. */
 const SCAN_BATCH = 256;
+
+function version(key: Key, bytes: Uint8Array, fields = decodeKey(key).fields): CachedVersion {
+  return Object.freeze({ key, fields, begin: beginOf(key), row: Object.freeze(decodeRow(key, bytes)) });
+}
 
 export class ReadView {
   private closed = false;
@@ -34,20 +41,77 @@ export class ReadView {
   ) {}
 
   /**
-   * Every version under `keyPrefix(tag, fields)`, decoded, in key order. Metadata groups (see
-   * version-cache.ts) come from memory when they can; the caller must not modify what it gets.
+   * Every version under `keyPrefix(tag, fields)`, decoded, in key order, as one array: for metadata groups,
+   * which are small and read at random. They come from memory when they can (see version-cache.ts); the
+   * caller must not modify what it gets.
    */
   async group(tag: Tag, fields: readonly Field[]): Promise<readonly CachedVersion[]> {
-    const prefix = keyPrefix(tag, fields);
-    const id = isCachedGroup(tag, fields.length) ? groupId(prefix) : undefined;
-    const hit = id === undefined ? undefined : this.cache.get(id);
+    const own = keyPrefix(tag, fields);
+    const spec = cachedGroup(tag, fields.length);
+    if (spec === undefined) return (await this.readGroups(tag, fields, own, Infinity)).versions;
+    const id = groupId(tag, fields);
+    const hit = this.cache.get(id);
     if (hit !== undefined) return hit;
-    const versions: CachedVersion[] = [];
-    for await (const [key, bytes] of this.scan({ gte: prefix, lt: prefixEnd(prefix) })) {
-      versions.push(Object.freeze({ key, fields: decodeKey(key).fields, begin: beginOf(key), row: Object.freeze(decodeRow(key, bytes)) }));
+    if (!spec.readAhead) {
+      const versions = (await this.readGroups(tag, fields, own, Infinity)).versions;
+      this.cache.offer(id, versions, this.seq);
+      return versions;
     }
-    if (id !== undefined) this.cache.offer(id, versions, this.seq);
+    // A miss reads its whole parent (every table, every name in the schema, …) up to READ_AHEAD versions:
+    // the neighbours are usually wanted next, and one scan costs far less than one per group.
+    const parent = await this.readGroups(tag, fields, keyPrefix(tag, fields.slice(0, -1)), READ_AHEAD);
+    for (const [groupIdRead, versions] of parent.groups) this.cache.offer(groupIdRead, versions, this.seq);
+    const versions = parent.complete ? parent.versions : (await this.readGroups(tag, fields, own, Infinity)).versions;
+    this.cache.offer(id, versions, this.seq);
     return versions;
+  }
+
+  /**
+   * Every version under `keyPrefix(tag, fields)`, decoded, in key order, streamed in batches: memory stays
+   * bounded however large the group. Versions at or past `end` may be skipped (a caller's hint that nothing
+   * there can interest it). A cached group is served from memory; a small group read whole is cached.
+   */
+  async *versionBatches(tag: Tag, fields: readonly Field[], end?: Key): AsyncGenerator<readonly CachedVersion[]> {
+    const id = cachedGroup(tag, fields.length) === undefined ? undefined : groupId(tag, fields);
+    const hit = id === undefined ? undefined : this.cache.get(id);
+    if (hit !== undefined) {
+      yield hit;
+      return;
+    }
+    const prefix = keyPrefix(tag, fields);
+    // Small groups are read whole (past `end`) so they can be cached; once a group proves too large to
+    // keep, reading stops at `end`.
+    let kept: CachedVersion[] | undefined = id === undefined ? undefined : [];
+    for await (const entries of this.scanBatches({ gte: prefix, lt: prefixEnd(prefix) })) {
+      const batch = entries.map(([key, bytes]) => version(key, bytes));
+      if (kept !== undefined) kept = kept.length + batch.length <= MAX_CACHED_GROUP ? kept.concat(batch) : undefined;
+      const wanted = end === undefined ? batch : batch.filter((v) => Buffer.compare(v.key, end) < 0);
+      if (wanted.length > 0) yield wanted;
+      if (kept === undefined && wanted.length < batch.length) return;
+    }
+    if (kept !== undefined) this.cache.offer(id!, kept, this.seq);
+  }
+
+  /**
+   * Reads every group under `prefix` (at most `limit` versions) and picks out the group `(tag, fields)`:
+   * its versions, whether they are surely complete, and every group read completely.
+   */
+  private async readGroups(tag: Tag, fields: readonly Field[], prefix: Key, limit: number) {
+    const groups: [string, CachedVersion[]][] = [];
+    let read = 0;
+    for await (const [key, bytes] of this.scan({ gte: prefix, lt: prefixEnd(prefix), ...(limit === Infinity ? {} : { limit }) })) {
+      const keyFields = decodeKey(key).fields;
+      const id = groupId(tag, keyFields.slice(0, fields.length));
+      if (groups.at(-1)?.[0] !== id) groups.push([id, []]);
+      groups.at(-1)![1].push(version(key, bytes, keyFields));
+      read++;
+    }
+    const truncated = read >= limit;
+    // Hitting the limit may have cut the last group short.
+    if (truncated) groups.pop();
+    const wanted = groupId(tag, fields);
+    const own = groups.find(([id]) => id === wanted)?.[1];
+    return { versions: own ?? [], complete: own !== undefined || !truncated, groups };
   }
 
   /**
@@ -61,13 +125,18 @@ export class ReadView {
 
   /** Entries in key order (or reverse), fetched in batches: memory stays bounded however long the range. */
   async *scan(range: Range): AsyncGenerator<[Key, Uint8Array]> {
+    for await (const batch of this.scanBatches(range)) yield* batch;
+  }
+
+  /** The same entries in the batches the index hands them over in: one async step per batch, not per entry. */
+  async *scanBatches(range: Range): AsyncGenerator<[Key, Uint8Array][]> {
     this.assertOpen();
     const it = this.db.iterator({ ...range, limit: range.limit ?? -1, snapshot: this.snapshot });
     try {
       for (;;) {
         const batch = await it.nextv(SCAN_BATCH);
         if (batch.length === 0) return;
-        for (const entry of batch) yield entry as [Key, Uint8Array];
+        yield batch as [Key, Uint8Array][];
       }
     } finally {
       await it.close();

@@ -1,5 +1,6 @@
-// Decoded versions of catalog metadata (schemas, tables, views, columns and their name indexes), kept in
-// memory by group: a group is every version under one key prefix that a read resolves together.
+// Decoded versions of catalog metadata (schemas, tables, views, columns and their name indexes) and of the
+// files of small tables, kept in memory by group: a group is every version under one key prefix that a read
+// resolves together.
 //
 // Why a cache that is shared by readers at different snapshots is correct: history is immutable. What is
 // visible at a committed snapshot S never changes — later commits only add versions that begin after S and
@@ -9,19 +10,30 @@
 //   - a group is stored only when it was read from the newest applied state with no apply in flight.
 // Excision (which removes versions) goes through the same apply path, and reads below retain-from are refused.
 import type { KvSeq } from '../../keys/ids.js';
-import { decodeKey, type Key, keyPrefix } from '../../keys/key-codec.js';
+import { decodeKey, type Key } from '../../keys/key-codec.js';
 import { Tag } from '../../keys/tags.js';
 import type { Mutation } from './kv-store.js';
 
-/** For each cached tag, how many identifying fields make up a group's prefix. */
-const GROUP_FIELDS: ReadonlyMap<Tag, number> = new Map([
-  [Tag.Schema, 1],
-  [Tag.Table, 1],
-  [Tag.View, 1],
-  [Tag.Column, 1], // all columns of one table
-  [Tag.SchemaNameIndex, 1],
-  [Tag.RelationNameIndex, 2],
+export interface GroupSpec {
+  /** How many identifying fields make up a group's prefix. */
+  fields: number;
+  /** Whether a miss also reads the neighbouring groups (metadata), or only its own (files). */
+  readAhead: boolean;
+}
+
+const GROUPS: ReadonlyMap<Tag, GroupSpec> = new Map([
+  [Tag.Schema, { fields: 1, readAhead: true }],
+  [Tag.Table, { fields: 1, readAhead: true }],
+  [Tag.View, { fields: 1, readAhead: true }],
+  [Tag.Column, { fields: 1, readAhead: true }], // all columns of one table
+  [Tag.SchemaNameIndex, { fields: 1, readAhead: true }],
+  [Tag.RelationNameIndex, { fields: 2, readAhead: true }],
+  [Tag.DataFile, { fields: 1, readAhead: false }], // all data files of one table
+  [Tag.DeleteFile, { fields: 1, readAhead: false }],
 ]);
+
+/** The largest group kept: the files of bigger tables are streamed from the index every time. */
+export const MAX_CACHED_GROUP = 4096;
 
 export interface CachedVersion {
   readonly key: Key;
@@ -31,14 +43,23 @@ export interface CachedVersion {
   readonly row: unknown;
 }
 
-export const groupId = (prefix: Key): string => Buffer.from(prefix.buffer, prefix.byteOffset, prefix.length).toString('latin1');
+/** A group's name in the cache; built from the fields, so a hit never encodes a key. Names hold no NUL. */
+export const groupId = (tag: Tag, fields: readonly (number | string)[]): string => `${tag}\0${fields.join('\0')}`;
 
-export function isCachedGroup(tag: Tag, fieldCount: number): boolean {
-  return GROUP_FIELDS.get(tag) === fieldCount;
+/** How `(tag, fieldCount)` groups are cached, or undefined if they are not. */
+export function cachedGroup(tag: Tag, fieldCount: number): GroupSpec | undefined {
+  const spec = GROUPS.get(tag);
+  return spec?.fields === fieldCount ? spec : undefined;
 }
 
+/**
+ * Approximately least-recently-used, at the cost of a Map lookup per hit: groups live in a young and an old
+ * generation; a hit in the old one moves the group to the young one; when the young one fills half the
+ * capacity it becomes the old one and the previous old one is dropped.
+ */
 export class VersionCache {
-  private readonly groups = new Map<string, readonly CachedVersion[]>();
+  private young = new Map<string, readonly CachedVersion[]>();
+  private old = new Map<string, readonly CachedVersion[]>();
   private applying = 0;
 
   constructor(
@@ -48,28 +69,35 @@ export class VersionCache {
   ) {}
 
   get(id: string): readonly CachedVersion[] | undefined {
-    const hit = this.groups.get(id);
-    if (hit !== undefined) {
-      // Least recently used goes first: re-inserting moves a hit to the end.
-      this.groups.delete(id);
-      this.groups.set(id, hit);
-    }
-    return hit;
+    const young = this.young.get(id);
+    if (young !== undefined) return young;
+    const old = this.old.get(id);
+    if (old !== undefined) this.store(id, old);
+    return old;
   }
 
   offer(id: string, versions: readonly CachedVersion[], viewSeq: KvSeq): void {
-    if (this.applying > 0 || viewSeq !== this.latest) return;
-    this.groups.set(id, versions);
-    if (this.groups.size > this.capacity) this.groups.delete(this.groups.keys().next().value!);
+    if (this.applying > 0 || viewSeq !== this.latest || versions.length > MAX_CACHED_GROUP) return;
+    this.store(id, versions);
+  }
+
+  private store(id: string, versions: readonly CachedVersion[]): void {
+    this.young.set(id, versions);
+    if (this.young.size >= this.capacity / 2) {
+      this.old = this.young;
+      this.young = new Map();
+    }
   }
 
   /** Before an entry's batch is written: forget every group it touches, and store nothing until it is done. */
   beginApply(mutations: readonly Mutation[]): void {
     this.applying++;
     for (const m of mutations) {
-      const n = GROUP_FIELDS.get(m.key[0] as Tag);
-      if (n === undefined) continue;
-      this.groups.delete(groupId(keyPrefix(m.key[0] as Tag, decodeKey(m.key).fields.slice(0, n))));
+      const spec = GROUPS.get(m.key[0] as Tag);
+      if (spec === undefined) continue;
+      const id = groupId(m.key[0] as Tag, decodeKey(m.key).fields.slice(0, spec.fields));
+      this.young.delete(id);
+      this.old.delete(id);
     }
   }
 

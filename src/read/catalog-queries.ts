@@ -23,7 +23,7 @@ import { isVisible } from '../../keys/visibility.js';
 import { StrataError } from '../errors.js';
 import { beginOf as keyBegin, decodeRow } from '../kv/decode.js';
 import type { ReadView } from '../kv/read-view.js';
-import { isCachedGroup } from '../kv/version-cache.js';
+import { cachedGroup } from '../kv/version-cache.js';
 
 export { decodeRow };
 
@@ -45,7 +45,7 @@ export async function versionAt<T extends { end: SnapshotId | null }>(
 ): Promise<Version<T> | undefined> {
   let begin: SnapshotId;
   let row: T;
-  if (isCachedGroup(tag, fields.length)) {
+  if (cachedGroup(tag, fields.length)?.readAhead) {
     const versions = await view.group(tag, fields);
     // Binary search for the last version with begin <= at.
     let lo = 0;
@@ -68,26 +68,31 @@ export async function versionAt<T extends { end: SnapshotId | null }>(
   return isVisible(begin, row.end, at) ? { begin, row } : undefined;
 }
 
-/** Every version under a key prefix, visible at `at` or (with `at` undefined) all of them. */
+/** Every version under a key prefix, visible at `at` or (with `at` undefined) all of them, in batches. */
+async function* versionBatches<T extends { end: SnapshotId | null }>(
+  view: ReadView,
+  tag: Tag,
+  fields: readonly Field[],
+  at: SnapshotId | undefined,
+  end?: Key,
+): AsyncGenerator<(Version<T> & { fields: readonly Field[] })[]> {
+  for await (const batch of view.versionBatches(tag, fields, end)) {
+    const out: (Version<T> & { fields: readonly Field[] })[] = [];
+    for (const v of batch) {
+      const row = v.row as T;
+      if (at === undefined || isVisible(v.begin, row.end, at)) out.push({ fields: v.fields, begin: v.begin as SnapshotId, row });
+    }
+    if (out.length > 0) yield out;
+  }
+}
+
 async function* versionsUnder<T extends { end: SnapshotId | null }>(
   view: ReadView,
   tag: Tag,
   fields: readonly Field[],
   at: SnapshotId | undefined,
 ): AsyncGenerator<Version<T> & { fields: readonly Field[] }> {
-  if (isCachedGroup(tag, fields.length)) {
-    for (const v of await view.group(tag, fields)) {
-      const row = v.row as T;
-      if (at === undefined || isVisible(v.begin, row.end, at)) yield { fields: v.fields, begin: v.begin as SnapshotId, row };
-    }
-    return;
-  }
-  const prefix = keyPrefix(tag, fields);
-  for await (const [key, bytes] of view.scan({ gte: prefix, lt: prefixEnd(prefix) })) {
-    const row = decodeRow<T>(key, bytes);
-    const begin = beginOf(key);
-    if (at === undefined || isVisible(begin, row.end, at)) yield { fields: decodeKey(key).fields, begin, row };
-  }
+  for await (const batch of versionBatches<T>(view, tag, fields, at)) yield* batch;
 }
 
 // ---- snapshots
@@ -205,15 +210,30 @@ export async function columnsOf(view: ReadView, tableId: CatalogId, at: Snapshot
 export type DataFileVersion = { id: FileId } & Version<DataFileRow>;
 export type DeleteFileVersion = { id: FileId } & Version<DeleteFileRow>;
 
-export async function* dataFilesAt(view: ReadView, at: SnapshotId, tableId: CatalogId): AsyncGenerator<DataFileVersion> {
-  for await (const v of versionsUnder<DataFileRow>(view, Tag.DataFile, [tableId], at)) {
-    yield { id: v.fields[1] as FileId, begin: v.begin, row: v.row };
+/**
+ * File ids grow with snapshots (each commit allocates from the previous snapshot's next_file_id), so no file
+ * visible at an old snapshot S has an id at or above S's next_file_id: a listing at S stops there instead of
+ * reading the files added after it. At the newest snapshot there is nothing to skip.
+ */
+async function fileScanEnd(view: ReadView, tag: Tag, tableId: CatalogId, at: SnapshotId): Promise<Key | undefined> {
+  if ((await snapshotRow(view, snapshotId(at + 1))) === undefined) return undefined;
+  const row = await snapshotRow(view, at);
+  return row && keyPrefix(tag, [tableId, row.nextFileId]);
+}
+
+/** The table's data files visible at `at`, in batches. */
+export async function* dataFilesAt(view: ReadView, at: SnapshotId, tableId: CatalogId): AsyncGenerator<DataFileVersion[]> {
+  const end = await fileScanEnd(view, Tag.DataFile, tableId, at);
+  for await (const batch of versionBatches<DataFileRow>(view, Tag.DataFile, [tableId], at, end)) {
+    yield batch.map((v) => ({ id: v.fields[1] as FileId, begin: v.begin, row: v.row }));
   }
 }
 
-export async function* deleteFilesAt(view: ReadView, at: SnapshotId, tableId: CatalogId): AsyncGenerator<DeleteFileVersion> {
-  for await (const v of versionsUnder<DeleteFileRow>(view, Tag.DeleteFile, [tableId], at)) {
-    yield { id: v.fields[1] as FileId, begin: v.begin, row: v.row };
+/** The table's delete files visible at `at`, in batches. */
+export async function* deleteFilesAt(view: ReadView, at: SnapshotId, tableId: CatalogId): AsyncGenerator<DeleteFileVersion[]> {
+  const end = await fileScanEnd(view, Tag.DeleteFile, tableId, at);
+  for await (const batch of versionBatches<DeleteFileRow>(view, Tag.DeleteFile, [tableId], at, end)) {
+    yield batch.map((v) => ({ id: v.fields[1] as FileId, begin: v.begin, row: v.row }));
   }
 }
 

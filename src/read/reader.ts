@@ -80,9 +80,26 @@ export class Reader {
 
   /** The table's data files at this reader's snapshot, streamed: memory stays flat however many there are. */
   async *iterateDataFiles(schema: string, table: string): AsyncGenerator<DataFileInfo> {
+    for await (const batch of this.dataFileBatches(schema, table)) yield* batch;
+  }
+
+  async dataFiles(schema: string, table: string): Promise<DataFileInfo[]> {
+    return (await collect(this.dataFileBatches(schema, table))).flat();
+  }
+
+  async *iterateDeleteFiles(schema: string, table: string): AsyncGenerator<DeleteFileInfo> {
+    for await (const batch of this.deleteFileBatches(schema, table)) yield* batch;
+  }
+
+  async deleteFiles(schema: string, table: string): Promise<DeleteFileInfo[]> {
+    return (await collect(this.deleteFileBatches(schema, table))).flat();
+  }
+
+  // Files travel in the index's batches up to here: one async step per batch, not per file.
+  private async *dataFileBatches(schema: string, table: string): AsyncGenerator<DataFileInfo[]> {
     const { id } = await this.requireTable(schema, table);
-    for await (const f of q.dataFilesAt(this.view, this.at, id)) {
-      yield {
+    for await (const batch of q.dataFilesAt(this.view, this.at, id)) {
+      yield batch.map((f) => ({
         id: f.id,
         path: f.row.path,
         format: f.row.format,
@@ -92,18 +109,14 @@ export class Reader {
         rowIdStart: f.row.rowIdStart,
         beginSnapshot: f.begin,
         endSnapshot: f.row.end,
-      };
+      }));
     }
   }
 
-  dataFiles(schema: string, table: string): Promise<DataFileInfo[]> {
-    return collect(this.iterateDataFiles(schema, table));
-  }
-
-  async *iterateDeleteFiles(schema: string, table: string): AsyncGenerator<DeleteFileInfo> {
+  private async *deleteFileBatches(schema: string, table: string): AsyncGenerator<DeleteFileInfo[]> {
     const { id } = await this.requireTable(schema, table);
-    for await (const f of q.deleteFilesAt(this.view, this.at, id)) {
-      yield {
+    for await (const batch of q.deleteFilesAt(this.view, this.at, id)) {
+      yield batch.map((f) => ({
         id: f.id,
         dataFileId: f.row.dataFileId,
         path: f.row.path,
@@ -112,12 +125,8 @@ export class Reader {
         fileSizeBytes: f.row.fileSizeBytes,
         beginSnapshot: f.begin,
         endSnapshot: f.row.end,
-      };
+      }));
     }
-  }
-
-  deleteFiles(schema: string, table: string): Promise<DeleteFileInfo[]> {
-    return collect(this.iterateDeleteFiles(schema, table));
   }
 
   async close(): Promise<void> {

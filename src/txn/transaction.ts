@@ -554,16 +554,16 @@ export class Transaction {
 
   private async loadDataFiles(tableId: CatalogId): Promise<void> {
     if (this.dataFilesLoaded.has(tableId)) return;
-    for await (const v of q.dataFilesAt(this.view, this.base, tableId)) {
-      if (!this.dataFiles.has(v.id)) this.dataFiles.set(v.id, { tableId, ...unchanged(v) });
+    for await (const batch of q.dataFilesAt(this.view, this.base, tableId)) {
+      for (const v of batch) if (!this.dataFiles.has(v.id)) this.dataFiles.set(v.id, { tableId, ...unchanged(v) });
     }
     this.dataFilesLoaded.add(tableId);
   }
 
   private async loadDeleteFiles(tableId: CatalogId): Promise<void> {
     if (this.deleteFilesLoaded.has(tableId)) return;
-    for await (const v of q.deleteFilesAt(this.view, this.base, tableId)) {
-      if (!this.deleteFiles.has(v.id)) this.deleteFiles.set(v.id, { tableId, ...unchanged(v) });
+    for await (const batch of q.deleteFilesAt(this.view, this.base, tableId)) {
+      for (const v of batch) if (!this.deleteFiles.has(v.id)) this.deleteFiles.set(v.id, { tableId, ...unchanged(v) });
     }
     this.deleteFilesLoaded.add(tableId);
   }

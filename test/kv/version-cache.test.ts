@@ -1,14 +1,14 @@
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { kvSeq } from '../../keys/ids.js';
-import { encodeKey, keyPrefix } from '../../keys/key-codec.js';
+import { encodeKey } from '../../keys/key-codec.js';
 import { Tag } from '../../keys/tags.js';
 import { encodeValue } from '../../keys/value-codec.js';
 import { isStrataError } from '../../src/index.js';
 import { groupId, VersionCache } from '../../src/kv/version-cache.js';
 import { openCatalog, tempDir } from '../helpers.js';
 
-const tableGroup = (id: number) => groupId(keyPrefix(Tag.Table, [id]));
+const tableGroup = (id: number) => groupId(Tag.Table, [id]);
 const version = (id: number, begin: number) => ({ key: encodeKey(Tag.Table, [id], begin), fields: [id], begin, row: { end: null } });
 const put = (id: number, begin: number) => ({ type: 'put' as const, key: encodeKey(Tag.Table, [id], begin), value: encodeValue({ end: null }) });
 
@@ -39,15 +39,15 @@ describe('VersionCache', () => {
     expect(cache.get(tableGroup(1))).toBeUndefined();
   });
 
-  it('evicts the least recently used group past its capacity', () => {
-    const cache = new VersionCache(kvSeq(1), 2);
-    cache.offer(tableGroup(1), [], kvSeq(1));
-    cache.offer(tableGroup(2), [], kvSeq(1));
-    cache.get(tableGroup(1));
-    cache.offer(tableGroup(3), [], kvSeq(1));
+  it('keeps at most its capacity, dropping groups not used since the generation before', () => {
+    const cache = new VersionCache(kvSeq(1), 6);
+    for (const id of [1, 2, 3]) cache.offer(tableGroup(id), [], kvSeq(1)); // half full: 1-3 become the old generation
+    cache.offer(tableGroup(4), [], kvSeq(1));
+    expect(cache.get(tableGroup(1))).toBeDefined(); // used again: back in the young generation
+    cache.offer(tableGroup(5), [], kvSeq(1)); // the young generation turns old; 2 and 3 were not used: gone
     expect(cache.get(tableGroup(2))).toBeUndefined();
-    expect(cache.get(tableGroup(1))).toBeDefined();
-    expect(cache.get(tableGroup(3))).toBeDefined();
+    expect(cache.get(tableGroup(3))).toBeUndefined();
+    for (const kept of [1, 4, 5]) expect(cache.get(tableGroup(kept)), `group ${kept}`).toBeDefined();
   });
 });
 
