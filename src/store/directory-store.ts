@@ -37,6 +37,8 @@ export interface DirectoryStoreOptions {
 export class DirectoryStore implements ObjectStore {
   readonly description: string;
   private readonly sync: boolean;
+  /** Directories known to exist: creating objects in them needs no mkdir (a round trip each). */
+  private readonly made = new Set<string>();
 
   constructor(
     readonly root: string,
@@ -71,8 +73,7 @@ export class DirectoryStore implements ObjectStore {
     const dir = path.dirname(file);
     const tmp = path.join(dir, `${TMP_PREFIX}${randomBytes(8).toString('hex')}`);
     try {
-      await fs.mkdir(dir, { recursive: true });
-      const h = await fs.open(tmp, 'wx');
+      const h = await this.createTemp(dir, tmp);
       try {
         await h.writeFile(body);
         if (this.sync) await h.datasync();
@@ -86,7 +87,7 @@ export class DirectoryStore implements ObjectStore {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
         created = false;
       }
-      await fs.rm(tmp, { force: true });
+      await fs.unlink(tmp);
       // The link is durable only once its directory entry is.
       if (created && this.sync) await fsyncDir(dir);
       return created;
@@ -94,6 +95,21 @@ export class DirectoryStore implements ObjectStore {
       await fs.rm(tmp, { force: true }).catch(() => undefined);
       throw unavailable('create', key, e);
     }
+  }
+
+  /** Opens a new temporary file in `dir`, creating the directory the first time (or if it was removed). */
+  private async createTemp(dir: string, tmp: string): Promise<fs.FileHandle> {
+    if (this.made.has(dir)) {
+      try {
+        return await fs.open(tmp, 'wx');
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        this.made.delete(dir);
+      }
+    }
+    await fs.mkdir(dir, { recursive: true });
+    this.made.add(dir);
+    return fs.open(tmp, 'wx');
   }
 
   async *list(prefix: string, options: { startAfter?: string } = {}): AsyncIterable<string> {

@@ -20,3 +20,15 @@ describe('DirectoryStore', () => {
     expect(new DirectoryStore(root).url('data/a/b.parquet')).toBe(path.join(root, 'data', 'a', 'b.parquet'));
   });
 });
+
+describe('DirectoryStore directories', () => {
+  it('creates objects again after their directory was removed behind its back', async () => {
+    const { rm } = await import('node:fs/promises');
+    const root = await tempDir();
+    const s = new DirectoryStore(root);
+    expect(await s.putIfAbsent('log/1', new Uint8Array([1]))).toBe(true);
+    await rm(path.join(root, 'log'), { recursive: true });
+    expect(await s.putIfAbsent('log/2', new Uint8Array([2]))).toBe(true);
+    expect(await s.get('log/2')).toEqual(Buffer.from([2]));
+  });
+});
