@@ -107,4 +107,6 @@ export enum SystemKey {
   AppliedSeq = 1,
   /** The catalog's identity, copied from the first log entry; an index never serves another store. */
   CatalogIdentity = 2,
+  /** The newest snapshot id, written in the batch that creates it: "latest" is one point read of a view. */
+  HeadSnapshot = 3,
 }

@@ -36,6 +36,7 @@ export function initEntry(seq: KvSeq, identity: CatalogIdentity, dataPath: strin
     snapshot: s0,
     mutations: [
       put(systemKey(SystemKey.CatalogIdentity), identity),
+      put(systemKey(SystemKey.HeadSnapshot), { id: s0 }),
       put(encodeKey(Tag.Metadata, [DATA_PATH_OPTION]), { value: dataPath }),
       put(encodeKey(Tag.Schema, [main], s0), schema),
       put(encodeKey(Tag.SchemaNameIndex, [MAIN_SCHEMA], s0), { schemaId: main, end: null }),

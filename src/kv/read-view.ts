@@ -52,13 +52,14 @@ export class ReadView {
     const id = groupId(tag, fields);
     const hit = this.cache.get(id);
     if (hit !== undefined) return hit;
-    if (!spec.readAhead) {
+    if (!spec.readAhead || !this.cache.shouldReadAhead(groupId(tag, fields.slice(0, -1)))) {
       const versions = (await this.readGroups(tag, fields, own, Infinity)).versions;
       this.cache.offer(id, versions, this.seq);
       return versions;
     }
-    // A miss reads its whole parent (every table, every name in the schema, …) up to READ_AHEAD versions:
-    // the neighbours are usually wanted next, and one scan costs far less than one per group.
+    // The first miss under a parent reads the whole parent (every table, every name in the schema, …) up to
+    // READ_AHEAD versions: the neighbours are usually wanted next, and one scan costs far less than one per
+    // group. Later misses there (a name being created, a group evicted) read only their own group.
     const parent = await this.readGroups(tag, fields, keyPrefix(tag, fields.slice(0, -1)), READ_AHEAD);
     for (const [groupIdRead, versions] of parent.groups) this.cache.offer(groupIdRead, versions, this.seq);
     const versions = parent.complete ? parent.versions : (await this.readGroups(tag, fields, own, Infinity)).versions;

@@ -60,6 +60,12 @@ export function cachedGroup(tag: Tag, fieldCount: number): GroupSpec | undefined
 export class VersionCache {
   private young = new Map<string, readonly CachedVersion[]>();
   private old = new Map<string, readonly CachedVersion[]>();
+  /**
+   * Parents read whole since they last changed: later misses under them (a name being created, a group
+   * evicted) read only their own group, so a transaction creating many names does not re-read the parent
+   * for each one.
+   */
+  private readonly warmed = new Set<string>();
   private applying = 0;
 
   constructor(
@@ -89,15 +95,26 @@ export class VersionCache {
     }
   }
 
+  /** Whether a miss under this parent should read the whole parent: once after each change to it. */
+  shouldReadAhead(parentId: string): boolean {
+    if (this.warmed.has(parentId)) return false;
+    if (this.warmed.size >= this.capacity) this.warmed.clear();
+    this.warmed.add(parentId);
+    return true;
+  }
+
   /** Before an entry's batch is written: forget every group it touches, and store nothing until it is done. */
   beginApply(mutations: readonly Mutation[]): void {
     this.applying++;
     for (const m of mutations) {
       const spec = GROUPS.get(m.key[0] as Tag);
       if (spec === undefined) continue;
-      const id = groupId(m.key[0] as Tag, decodeKey(m.key).fields.slice(0, spec.fields));
+      const fields = decodeKey(m.key).fields;
+      const id = groupId(m.key[0] as Tag, fields.slice(0, spec.fields));
       this.young.delete(id);
       this.old.delete(id);
+      // The parent has changed too: its next miss may read it whole again.
+      this.warmed.delete(groupId(m.key[0] as Tag, fields.slice(0, spec.fields - 1)));
     }
   }
 

@@ -18,7 +18,7 @@ import type {
   TableStatsRow,
   ViewRow,
 } from '../../keys/rows.js';
-import { Tag } from '../../keys/tags.js';
+import { SystemKey, Tag } from '../../keys/tags.js';
 import { isVisible } from '../../keys/visibility.js';
 import { StrataError } from '../errors.js';
 import { beginOf as keyBegin, decodeRow } from '../kv/decode.js';
@@ -98,12 +98,12 @@ async function* versionsUnder<T extends { end: SnapshotId | null }>(
 // ---- snapshots
 
 export async function headSnapshot(view: ReadView): Promise<Version<SnapshotRow>> {
-  const prefix = keyPrefix(Tag.Snapshot);
-  const hit = await view.last(prefix, prefixEnd(prefix));
-  if (hit === undefined) {
-    throw new StrataError('CORRUPT', 'the index holds no snapshot; rebuild it from the store');
-  }
-  return { begin: beginOf(hit[0]), row: decodeRow<SnapshotRow>(hit[0], hit[1]) };
+  const key = encodeKey(Tag.System, [SystemKey.HeadSnapshot]);
+  const bytes = await view.get(key);
+  const id = bytes === undefined ? undefined : snapshotId(decodeRow<{ id: number }>(key, bytes).id);
+  const row = id === undefined ? undefined : await snapshotRow(view, id);
+  if (row === undefined) throw new StrataError('CORRUPT', 'the index holds no newest snapshot; rebuild it from the store');
+  return { begin: id!, row };
 }
 
 export async function snapshotRow(view: ReadView, id: SnapshotId): Promise<SnapshotRow | undefined> {

@@ -14,7 +14,7 @@ import type {
   TableStatsRow,
   ViewRow,
 } from '../../keys/rows.js';
-import { Tag } from '../../keys/tags.js';
+import { SystemKey, Tag } from '../../keys/tags.js';
 import { encodeValue } from '../../keys/value-codec.js';
 import type { Mutation } from '../kv/kv-store.js';
 import { quote } from '../messages.js';
@@ -204,7 +204,11 @@ export async function planCommit(
     extraInfo: meta.extraInfo ?? null,
     maintenance: meta.maintenance ?? false,
   };
-  mutations.push(put(Tag.Snapshot, [], at, row), put(Tag.SnapshotChanges, [], at, changesRow));
+  mutations.push(
+    put(Tag.Snapshot, [], at, row),
+    put(Tag.SnapshotChanges, [], at, changesRow),
+    put(Tag.System, [SystemKey.HeadSnapshot], undefined, { id: at }),
+  );
   if (schemaChanged) mutations.push(put(Tag.SchemaVersions, [], at, { schemaVersion: row.schemaVersion }));
   mutations.push(...optionMutations);
   return { mutations, snapshot: { id: at, row, changes } };
