@@ -81,26 +81,36 @@ export interface DecodedKey {
   begin: number | undefined;
 }
 
+/** A big-endian u64 (within the safe-integer range) at `at`; plain byte arithmetic, no DataView per call. */
+export function readU64(b: Uint8Array, at: number): number {
+  const hi = b[at]! * 0x1000000 + ((b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!);
+  const lo = b[at + 4]! * 0x1000000 + ((b[at + 5]! << 16) | (b[at + 6]! << 8) | b[at + 7]!);
+  return hi * TWO_32 + lo;
+}
+
 export function decodeKey(key: Key): DecodedKey {
   const tag = key[0] as Tag;
   const spec = tagSpec(tag);
-  const view = new DataView(key.buffer, key.byteOffset, key.byteLength);
   let at = 1;
-  const readU64 = (): number => {
+  const fields: Field[] = [];
+  for (const kind of spec.fields) {
+    if (kind === 'u64') {
+      if (at + 8 > key.length) throw new KeyFormatError(`${spec.name} key truncated at byte ${at}`);
+      fields.push(readU64(key, at));
+      at += 8;
+    } else {
+      const end = key.indexOf(0, at);
+      if (end < 0) throw new KeyFormatError(`${spec.name} key: unterminated name at byte ${at}`);
+      fields.push(utf8Decode.decode(key.subarray(at, end)));
+      at = end + 1;
+    }
+  }
+  let begin: number | undefined;
+  if (spec.hasBegin) {
     if (at + 8 > key.length) throw new KeyFormatError(`${spec.name} key truncated at byte ${at}`);
-    const v = view.getUint32(at) * TWO_32 + view.getUint32(at + 4);
+    begin = readU64(key, at);
     at += 8;
-    return v;
-  };
-  const fields: Field[] = spec.fields.map((kind) => {
-    if (kind === 'u64') return readU64();
-    const end = key.indexOf(0, at);
-    if (end < 0) throw new KeyFormatError(`${spec.name} key: unterminated name at byte ${at}`);
-    const name = utf8Decode.decode(key.subarray(at, end));
-    at = end + 1;
-    return name;
-  });
-  const begin = spec.hasBegin ? readU64() : undefined;
+  }
   if (at !== key.length) throw new KeyFormatError(`${spec.name} key: ${key.length - at} trailing bytes`);
   return { tag, fields, begin };
 }

@@ -1,4 +1,4 @@
-import type { Key } from '../../keys/key-codec.js';
+import { type Key, readU64 } from '../../keys/key-codec.js';
 import { decodeValue, ValueDecodeError } from '../../keys/value-codec.js';
 import { StrataError } from '../errors.js';
 
@@ -14,6 +14,5 @@ export function decodeRow<T>(key: Key, bytes: Uint8Array): T {
 
 /** The begin_snapshot of a versioned or append-only key: its last 8 bytes. */
 export function beginOf(key: Key): number {
-  const v = new DataView(key.buffer, key.byteOffset + key.length - 8, 8);
-  return v.getUint32(0) * 2 ** 32 + v.getUint32(4);
+  return readU64(key, key.length - 8);
 }

@@ -75,13 +75,12 @@ async function* versionBatches<T extends { end: SnapshotId | null }>(
   fields: readonly Field[],
   at: SnapshotId | undefined,
   end?: Key,
-): AsyncGenerator<(Version<T> & { fields: readonly Field[] })[]> {
+): AsyncGenerator<readonly (Version<T> & { fields: readonly Field[] })[]> {
+  // Cached versions already have this shape; they are filtered, not copied.
   for await (const batch of view.versionBatches(tag, fields, end)) {
-    const out: (Version<T> & { fields: readonly Field[] })[] = [];
-    for (const v of batch) {
-      const row = v.row as T;
-      if (at === undefined || isVisible(v.begin, row.end, at)) out.push({ fields: v.fields, begin: v.begin as SnapshotId, row });
-    }
+    const out = (at === undefined ? batch : batch.filter((v) => isVisible(v.begin, (v.row as T).end, at))) as unknown as readonly (Version<T> & {
+      fields: readonly Field[];
+    })[];
     if (out.length > 0) yield out;
   }
 }
