@@ -130,3 +130,12 @@ export interface RelationNameIndexRow extends Versioned {
 export interface FileTableIndexRow {
   tableId: CatalogId;
 }
+
+/** The time index carries everything in its key. */
+export type SnapshotTimeIndexRow = Record<string, never>;
+
+export interface SnapshotTagRow {
+  snapshot: SnapshotId;
+  /** ms since epoch, from the catalog clock. */
+  createdAt: number;
+}

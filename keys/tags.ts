@@ -30,6 +30,7 @@ export enum Tag {
   Snapshot = 0x01,
   SnapshotChanges = 0x02,
   SchemaVersions = 0x03,
+  SnapshotTimeIndex = 0x04,
   Schema = 0x10,
   Table = 0x11,
   Column = 0x12,
@@ -47,6 +48,7 @@ export enum Tag {
   SchemaNameIndex = 0x40,
   RelationNameIndex = 0x41,
   FileTableIndex = 0x42,
+  SnapshotTag = 0x50,
   System = 0xf0,
 }
 
@@ -70,6 +72,9 @@ export const TAG_SPECS: ReadonlyMap<Tag, TagSpec> = new Map(
     spec(Tag.Snapshot, 'append-only', []),
     spec(Tag.SnapshotChanges, 'append-only', []),
     spec(Tag.SchemaVersions, 'append-only', []),
+    // Snapshots by commit time: [time][snapshot id], so "the newest snapshot at or before T" is one reverse
+    // seek, and equal times order by id.
+    spec(Tag.SnapshotTimeIndex, 'append-only', ['u64'], { indexes: [Tag.Snapshot] }), // snapshot_time (ms)
     spec(Tag.Schema, 'versioned', ['u64']), // schema_id
     spec(Tag.Table, 'versioned', ['u64']), // table_id
     spec(Tag.Column, 'versioned', ['u64', 'u64']), // table_id, column_id
@@ -91,6 +96,9 @@ export const TAG_SPECS: ReadonlyMap<Tag, TagSpec> = new Map(
     // Which table a data file belongs to, so a file id alone can be checked (e.g. a delete file aimed at
     // another table's data file).
     spec(Tag.FileTableIndex, 'append-only', ['u64'], { indexes: [Tag.DataFile] }), // data_file_id
+    // Named, immutable pins on snapshots. Written by system entries: a tag advances the kv sequence, not
+    // the snapshot id.
+    spec(Tag.SnapshotTag, 'singleton', ['name']), // tag name
     spec(Tag.System, 'system', ['u64']), // SystemKey
   ].map((s) => [s.byte as Tag, s]),
 );

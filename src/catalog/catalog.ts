@@ -2,7 +2,7 @@
 // the commit log and reads through read views, and nothing else in the process touches either.
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
-import { type KvSeq, kvSeq, type SnapshotId, snapshotId } from '../../keys/ids.js';
+import { type KvSeq, kvSeq, type SnapshotId } from '../../keys/ids.js';
 import { SystemKey } from '../../keys/tags.js';
 import { StrataError } from '../errors.js';
 import { KvStore, systemKey } from '../kv/kv-store.js';
@@ -14,7 +14,15 @@ import { Reader } from '../read/reader.js';
 import type { SnapshotInfo } from '../read/records.js';
 import { type CommitMeta, planCommit } from '../txn/plan.js';
 import { type PendingState, Transaction } from '../txn/transaction.js';
-import { checkOptionalText } from '../txn/validate.js';
+import { encodeKey } from '../../keys/key-codec.js';
+import type { SnapshotTagRow } from '../../keys/rows.js';
+import { Tag } from '../../keys/tags.js';
+import { encodeValue } from '../../keys/value-codec.js';
+import type { Mutation } from '../kv/kv-store.js';
+import type { ReadView } from '../kv/read-view.js';
+import type { LogEntry } from '../log/log-entry.js';
+import { RESERVED_TAGS, resolveSnapshot, type SnapshotSelector } from '../read/resolve-snapshot.js';
+import { checkName, checkOptionalText } from '../txn/validate.js';
 import { type CatalogIdentity, DATA_PATH_OPTION, decodeIdentity, identityOf, initEntry } from './init-entry.js';
 import { Mutex } from './mutex.js';
 
@@ -35,12 +43,31 @@ export interface OpenOptions {
    * the newest ones.
    */
   durability?: 'durable' | 'relaxed';
+  /** At most this many tags (default 1,000). */
+  maxTags?: number;
+  /** How many snapshots `previous` may walk past (maintenance commits) before giving up (default 10,000). */
+  previousWalkLimit?: number;
 }
 
-export interface ReaderOptions {
-  /** Read the catalog as of this snapshot id. Default: the newest snapshot in the reader's own view. */
-  snapshot?: number;
+interface Limits {
+  maxTags: number;
+  previousWalkLimit: number;
 }
+
+function limitsOf(opts: OpenOptions): Limits {
+  const positive = (what: string, v: number | undefined, d: number) => {
+    if (v === undefined) return d;
+    if (!Number.isSafeInteger(v) || v < 1) throw new StrataError('INVALID_ARGUMENT', `${what} must be a positive integer, got ${JSON.stringify(v)}`);
+    return v;
+  };
+  return {
+    maxTags: positive('maxTags', opts.maxTags, 1000),
+    previousWalkLimit: positive('previousWalkLimit', opts.previousWalkLimit, 10_000),
+  };
+}
+
+/** Which snapshot a reader reads: at most one of snapshot, timestamp, tag, previous; none = the newest. */
+export type ReaderOptions = SnapshotSelector;
 
 // The return value is ignored, so a one-liner like `(tx) => tx.createSchema('s')` needs no wrapping.
 export type TransactionFn = (tx: Transaction) => unknown;
@@ -94,6 +121,7 @@ export class Catalog {
     private readonly log: CommitLog,
     private readonly clock: () => number,
     private readonly readOnly: boolean,
+    private readonly limits: Limits,
     /** Key prefix of data files in the store, e.g. `data/`. */
     readonly dataPath: string,
   ) {}
@@ -102,6 +130,7 @@ export class Catalog {
     if (opts === null || typeof opts !== 'object' || typeof opts.dir !== 'string' || opts.dir === '') {
       throw new StrataError('INVALID_ARGUMENT', 'Catalog.open needs { dir }: the local directory for the index');
     }
+    const limits = limitsOf(opts);
     const store = openStore(opts);
     const log = new CommitLog(store);
     const clock = opts.clock ?? Date.now;
@@ -124,7 +153,7 @@ export class Catalog {
             `${JSON.stringify(dataPath)} (fixed at creation); open it without dataPath`,
         );
       }
-      return new Catalog(kv, log, clock, opts.readOnly === true, dataPath);
+      return new Catalog(kv, log, clock, opts.readOnly === true, limits, dataPath);
     } catch (e) {
       await kv.close();
       throw e;
@@ -175,8 +204,7 @@ export class Catalog {
    * snapshot id, or null when the net effect on the catalog is empty.
    */
   async transaction(fn: TransactionFn, meta: CommitMeta = {}): Promise<{ snapshot: SnapshotId | null }> {
-    this.assertOpen();
-    if (this.readOnly) throw new StrataError('READ_ONLY', 'this catalog was opened with readOnly: true; open it without readOnly to write');
+    this.assertWritable();
     if (typeof fn !== 'function') throw new StrataError('INVALID_ARGUMENT', 'transaction() takes a function (tx) => …');
     checkMeta(meta);
     return this.writer.run(async () => {
@@ -193,12 +221,8 @@ export class Catalog {
         }
         const plan = await planCommit(view, state, head.row, meta, this.clock());
         if (plan.mutations.length === 0) return { snapshot: null };
-        const seq = kvSeq(view.seq + 1);
         const snapshot = plan.snapshot?.id ?? null;
-        if (!(await this.log.append({ seq, kind: 'commit', snapshot, mutations: plan.mutations }))) {
-          throw await this.lostRace(seq);
-        }
-        await this.kv.apply(seq, plan.mutations);
+        await this.appendAndApply(view, { kind: 'commit', snapshot, mutations: plan.mutations });
         return { snapshot };
       } finally {
         await view.close();
@@ -216,38 +240,19 @@ export class Catalog {
     );
   }
 
-  /** A reader pinned to one snapshot; close it when done. */
-  async reader(opts: ReaderOptions = {}): Promise<Reader> {
+  /** A reader pinned to one snapshot (the newest, or the one `selector` names); close it when done. */
+  async reader(selector: ReaderOptions = {}): Promise<Reader> {
     this.assertOpen();
-    if (opts === null || typeof opts !== 'object') throw new StrataError('INVALID_ARGUMENT', 'reader() takes { snapshot }');
-    const unknown = Object.keys(opts).filter((k) => k !== 'snapshot');
+    if (selector === null || typeof selector !== 'object') {
+      throw new StrataError('INVALID_ARGUMENT', 'reader() takes { snapshot } | { timestamp } | { tag } | { previous: true }');
+    }
+    const unknown = Object.keys(selector).filter((k) => !['snapshot', 'timestamp', 'tag', 'previous'].includes(k));
     if (unknown.length > 0) {
-      throw new StrataError('INVALID_ARGUMENT', `reader() does not take ${unknown.join(', ')}; it takes { snapshot }`);
+      throw new StrataError('INVALID_ARGUMENT', `reader() does not take ${unknown.join(', ')}; it takes one of snapshot, timestamp, tag, previous`);
     }
     const view = await this.kv.readView();
     try {
-      let id: SnapshotId;
-      let row;
-      if (opts.snapshot === undefined) {
-        // "Latest" comes from inside this reader's own view, never from a counter kept elsewhere.
-        const head = await q.headSnapshot(view);
-        id = head.begin;
-        row = head.row;
-      } else {
-        if (!Number.isSafeInteger(opts.snapshot) || opts.snapshot < 0) {
-          throw new StrataError('INVALID_ARGUMENT', `snapshot must be a snapshot id (an integer >= 0), got ${JSON.stringify(opts.snapshot)}`);
-        }
-        id = snapshotId(opts.snapshot);
-        row = await q.snapshotRow(view, id);
-        if (row === undefined) {
-          const nearest = await q.nearestSnapshots(view, id);
-          throw new StrataError(
-            'SNAPSHOT_NOT_FOUND',
-            `snapshot ${id} does not exist; the nearest that do: ${nearest.join(', ') || 'none'}`,
-            { snapshot: id, nearest },
-          );
-        }
-      }
+      const { id, row } = await resolveSnapshot(view, selector, { previousWalkLimit: this.limits.previousWalkLimit });
       const reader = new Reader(view, await q.snapshotInfo(view, id, row), (r) => this.readers.delete(r));
       this.readers.add(reader);
       return reader;
@@ -255,6 +260,78 @@ export class Catalog {
       await view.close();
       throw e;
     }
+  }
+
+  // ---------------------------------------------------------------- tags
+
+  /** Pins `snapshot` under `name`. Tags are immutable: moving one is dropTag + createTag. */
+  async createTag(name: string, snapshot: number): Promise<void> {
+    checkName('tag name', name);
+    if (RESERVED_TAGS.has(name)) {
+      throw new StrataError('INVALID_ARGUMENT', `${JSON.stringify(name)} is a reserved tag name (it always means the ${name} snapshot); choose another`);
+    }
+    await this.writeSystemEntry(async (view) => {
+      if ((await q.tag(view, name)) !== undefined) {
+        throw new StrataError('ALREADY_EXISTS', `tag ${JSON.stringify(name)} already exists; tags are immutable: drop it first to move it`);
+      }
+      const { id } = await resolveSnapshot(view, { snapshot }, { previousWalkLimit: this.limits.previousWalkLimit });
+      let count = 0;
+      for await (const _ of q.tags(view)) count++;
+      if (count >= this.limits.maxTags) {
+        throw new StrataError(
+          'INVALID_ARGUMENT',
+          `the catalog already has ${count} tags, its limit; drop tags no longer needed, or open it with a higher maxTags`,
+        );
+      }
+      const row: SnapshotTagRow = { snapshot: id, createdAt: this.clock() };
+      return [{ type: 'put', key: encodeKey(Tag.SnapshotTag, [name]), value: encodeValue(row) }];
+    });
+  }
+
+  async dropTag(name: string): Promise<void> {
+    checkName('tag name', name);
+    await this.writeSystemEntry(async (view) => {
+      if ((await q.tag(view, name)) === undefined) {
+        throw new StrataError('TAG_NOT_FOUND', `tag ${JSON.stringify(name)} does not exist; catalog.tags() lists the tags`);
+      }
+      return [{ type: 'del', key: encodeKey(Tag.SnapshotTag, [name]) }];
+    });
+  }
+
+  async tags(): Promise<{ name: string; snapshot: SnapshotId; createdAt: Date }[]> {
+    this.assertOpen();
+    const view = await this.kv.readView();
+    try {
+      const out = [];
+      for await (const t of q.tags(view)) out.push({ name: t.name, snapshot: t.snapshot, createdAt: new Date(t.createdAt) });
+      return out;
+    } finally {
+      await view.close();
+    }
+  }
+
+  /**
+   * Writes a system entry (one that changes no catalog snapshot): `build` sees the newest state and returns
+   * the entry's mutations, or throws to write nothing.
+   */
+  private async writeSystemEntry(build: (view: ReadView) => Promise<Mutation[]>): Promise<void> {
+    this.assertWritable();
+    await this.writer.run(async () => {
+      await this.catchUp();
+      const view = await this.kv.readView();
+      try {
+        await this.appendAndApply(view, { kind: 'system', snapshot: null, mutations: await build(view) });
+      } finally {
+        await view.close();
+      }
+    });
+  }
+
+  /** The commit point: log entry `view.seq + 1` is created in the store, then applied to the index. */
+  private async appendAndApply(view: ReadView, entry: Omit<LogEntry, 'seq'>): Promise<void> {
+    const seq = kvSeq(view.seq + 1);
+    if (!(await this.log.append({ seq, ...entry }))) throw await this.lostRace(seq);
+    await this.kv.apply(seq, entry.mutations);
   }
 
   /** The retained history, oldest first, streamed. */
@@ -300,6 +377,11 @@ export class Catalog {
     await Promise.all([...this.readers].map((r) => r.close()));
     await this.writer.run(async () => undefined);
     await this.kv.close();
+  }
+
+  private assertWritable(): void {
+    this.assertOpen();
+    if (this.readOnly) throw new StrataError('READ_ONLY', 'this catalog was opened with readOnly: true; open it without readOnly to write');
   }
 
   private assertOpen(): void {

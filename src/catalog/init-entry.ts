@@ -42,6 +42,7 @@ export function initEntry(seq: KvSeq, identity: CatalogIdentity, dataPath: strin
       put(encodeKey(Tag.SchemaNameIndex, [MAIN_SCHEMA], s0), { schemaId: main, end: null }),
       put(encodeKey(Tag.Snapshot, [], s0), snapshot),
       put(encodeKey(Tag.SnapshotChanges, [], s0), changes),
+      put(encodeKey(Tag.SnapshotTimeIndex, [snapshot.time], s0), {}),
       put(encodeKey(Tag.SchemaVersions, [], s0), { schemaVersion: 0 }),
     ],
   };

@@ -12,8 +12,10 @@ const packr = new Packr({ useRecords: false, mapsAsObjects: true });
 export type EntryKind =
   /** Creates the catalog: snapshot 0, schema `main`, the catalog's identity. */
   | 'init'
-  /** A catalog transaction: exactly one new snapshot. */
-  | 'commit';
+  /** A catalog transaction: one new snapshot, or none when it only set options. */
+  | 'commit'
+  /** Bookkeeping that creates no snapshot: tags (later: retain-from, leases, excision batches). */
+  | 'system';
 
 export interface LogEntry {
   seq: KvSeq;

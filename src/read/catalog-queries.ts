@@ -1,6 +1,6 @@
 // The one place that knows how each catalog table is laid out in the keyspace and how to read it at a
 // snapshot. Readers and transactions both go through these functions; neither touches keys directly.
-import { type CatalogId, type ColumnId, type FileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
+import { type CatalogId, type ColumnId, type FileId, MAX_ID, type SnapshotId, snapshotId } from '../../keys/ids.js';
 import { decodeKey, encodeKey, type Field, type Key, keyPrefix, prefixEnd } from '../../keys/key-codec.js';
 import type {
   ColumnRow,
@@ -14,6 +14,7 @@ import type {
   SchemaRow,
   SnapshotChangesRow,
   SnapshotRow,
+  SnapshotTagRow,
   TableRow,
   TableStatsRow,
   ViewRow,
@@ -125,6 +126,44 @@ export async function snapshotInfo(view: ReadView, id: SnapshotId, row: Snapshot
     changes: changes?.changes ?? [],
     maintenance: changes?.maintenance ?? false,
   };
+}
+
+/** The newest snapshot committed at or before `time` (ties: the higher id), if any. */
+export async function snapshotAtOrBefore(view: ReadView, time: number): Promise<SnapshotId | undefined> {
+  const hit = await view.last(keyPrefix(Tag.SnapshotTimeIndex), encodeKey(Tag.SnapshotTimeIndex, [time], MAX_ID));
+  return hit && beginOf(hit[0]);
+}
+
+/** The oldest snapshot in the view. */
+export async function firstSnapshot(view: ReadView): Promise<Version<SnapshotRow> | undefined> {
+  const prefix = keyPrefix(Tag.Snapshot);
+  for await (const [key, bytes] of view.scan({ gte: prefix, lt: prefixEnd(prefix), limit: 1 })) {
+    return { begin: beginOf(key), row: decodeRow<SnapshotRow>(key, bytes) };
+  }
+  return undefined;
+}
+
+/** Snapshot ids from `from` downwards with their maintenance flag, newest first, streamed. */
+export async function* snapshotsDownFrom(view: ReadView, from: SnapshotId): AsyncGenerator<{ id: SnapshotId; maintenance: boolean }> {
+  const prefix = keyPrefix(Tag.SnapshotChanges);
+  for await (const [key, bytes] of view.scan({ gte: prefix, lte: encodeKey(Tag.SnapshotChanges, [], from), reverse: true })) {
+    yield { id: beginOf(key), maintenance: decodeRow<SnapshotChangesRow>(key, bytes).maintenance };
+  }
+}
+
+// ---- tags
+
+export async function tag(view: ReadView, name: string): Promise<SnapshotTagRow | undefined> {
+  const key = encodeKey(Tag.SnapshotTag, [name]);
+  const bytes = await view.get(key);
+  return bytes === undefined ? undefined : decodeRow<SnapshotTagRow>(key, bytes);
+}
+
+export async function* tags(view: ReadView): AsyncGenerator<{ name: string } & SnapshotTagRow> {
+  const prefix = keyPrefix(Tag.SnapshotTag);
+  for await (const [key, bytes] of view.scan({ gte: prefix, lt: prefixEnd(prefix) })) {
+    yield { name: decodeKey(key).fields[0] as string, ...decodeRow<SnapshotTagRow>(key, bytes) };
+  }
 }
 
 /** Every snapshot in the view, oldest first. */

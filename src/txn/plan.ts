@@ -207,6 +207,7 @@ export async function planCommit(
   mutations.push(
     put(Tag.Snapshot, [], at, row),
     put(Tag.SnapshotChanges, [], at, changesRow),
+    put(Tag.SnapshotTimeIndex, [row.time], at, {}),
     put(Tag.System, [SystemKey.HeadSnapshot], undefined, { id: at }),
   );
   if (schemaChanged) mutations.push(put(Tag.SchemaVersions, [], at, { schemaVersion: row.schemaVersion }));

@@ -95,7 +95,19 @@ describe('bad input', () => {
   it('refuses bad reader options and commit metadata without touching anything', async () => {
     const { c, dir } = await seeded();
     const log = await logObjects(dir);
-    for (const opts of [{ snapshot: -1 }, { snapshot: 1.5 }, { snapshot: '1' }, { tag: 'x' }]) {
+    for (const opts of [
+      { snapshot: -1 },
+      { snapshot: 1.5 },
+      { snapshot: '1' },
+      { bogus: 1 },
+      { snapshot: 1, tag: 'x' },
+      { timestamp: 'yesterday' },
+      { timestamp: Number.NaN },
+      { timestamp: new Date('nope') },
+      { timestamp: { ms: 5 } },
+      { previous: 1 },
+      { tag: '' },
+    ]) {
       await expect(c.reader(opts as never)).rejects.toSatisfy((e) => isStrataError(e, 'INVALID_ARGUMENT'));
     }
     await expect(c.transaction(async () => undefined, { author: 5 } as never)).rejects.toSatisfy((e) => isStrataError(e, 'INVALID_ARGUMENT'));

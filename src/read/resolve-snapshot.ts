@@ -1,0 +1,131 @@
+// Turns what a reader asks for (an id, a time, a tag, "previous", or nothing = the newest) into one snapshot,
+// always inside the reader's own read view: a fresh answer over a stale view cannot happen.
+import { type SnapshotId, snapshotId } from '../../keys/ids.js';
+import type { SnapshotRow } from '../../keys/rows.js';
+import { StrataError } from '../errors.js';
+import type { ReadView } from '../kv/read-view.js';
+import * as q from './catalog-queries.js';
+
+export interface SnapshotSelector {
+  /** A snapshot id. */
+  snapshot?: number;
+  /** The newest snapshot committed at or before this time: ms since epoch, a Date, or an ISO-8601 string. */
+  timestamp?: number | Date | string;
+  /** A tag name, or the reserved `current` / `previous`. */
+  tag?: string;
+  /** The previous user version: skips maintenance commits. */
+  previous?: true;
+}
+
+export const RESERVED_TAGS = new Set(['current', 'previous']);
+
+const SELECTORS = ['snapshot', 'timestamp', 'tag', 'previous'] as const;
+const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);
+
+// ISO-8601 date or date-time, with optional seconds, fraction and zone.
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** A timestamp argument as ms since epoch; anything that is not a clear point in time is INVALID_ARGUMENT. */
+export function parseTimestamp(what: string, t: unknown): number {
+  let ms = Number.NaN;
+  if (typeof t === 'number') ms = t;
+  else if (t instanceof Date) ms = t.getTime();
+  else if (typeof t === 'string' && ISO_8601.test(t.trim())) ms = Date.parse(t.trim());
+  if (!Number.isFinite(ms) || ms < 0) {
+    throw invalid(`${what} must be ms since epoch, a Date or an ISO-8601 string such as "2026-03-01T12:00:00Z"; got ${JSON.stringify(t)}`);
+  }
+  return Math.floor(ms);
+}
+
+export interface ResolveOptions {
+  /** How many snapshots "previous" may look at before giving up. */
+  previousWalkLimit: number;
+}
+
+export async function resolveSnapshot(
+  view: ReadView,
+  selector: SnapshotSelector,
+  opts: ResolveOptions,
+): Promise<{ id: SnapshotId; row: SnapshotRow }> {
+  const given = SELECTORS.filter((k) => selector[k] !== undefined);
+  if (given.length > 1) throw invalid(`a reader takes one of { snapshot, timestamp, tag, previous }; got ${given.join(' and ')}`);
+  let id: SnapshotId;
+  if (selector.snapshot !== undefined) id = await byId(view, selector.snapshot);
+  else if (selector.timestamp !== undefined) id = await byTimestamp(view, parseTimestamp('timestamp', selector.timestamp));
+  else if (selector.tag !== undefined) id = await byTag(view, selector.tag, opts);
+  else if (selector.previous !== undefined) {
+    if (selector.previous !== true) throw invalid(`previous takes true, got ${JSON.stringify(selector.previous)}`);
+    id = await previousUserVersion(view, (await q.headSnapshot(view)).begin, opts.previousWalkLimit);
+  } else {
+    const head = await q.headSnapshot(view);
+    return { id: head.begin, row: head.row };
+  }
+  return { id, row: (await q.snapshotRow(view, id))! };
+}
+
+async function byId(view: ReadView, n: unknown): Promise<SnapshotId> {
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
+    throw invalid(`snapshot must be a snapshot id (an integer >= 0), got ${JSON.stringify(n)}`);
+  }
+  const id = snapshotId(n);
+  if ((await q.snapshotRow(view, id)) === undefined) {
+    const nearest = await q.nearestSnapshots(view, id);
+    throw new StrataError('SNAPSHOT_NOT_FOUND', `snapshot ${id} does not exist; the nearest that do: ${nearest.join(', ') || 'none'}`, {
+      snapshot: id,
+      nearest,
+    });
+  }
+  return id;
+}
+
+async function byTimestamp(view: ReadView, time: number): Promise<SnapshotId> {
+  const id = await q.snapshotAtOrBefore(view, time);
+  if (id !== undefined) return id;
+  const first = (await q.firstSnapshot(view))!;
+  throw new StrataError(
+    'BEFORE_FIRST_SNAPSHOT',
+    `no snapshot was committed at or before ${new Date(time).toISOString()}; the first is snapshot ${first.begin}, ` +
+      `committed ${new Date(first.row.time).toISOString()}`,
+    { first: first.begin },
+  );
+}
+
+async function byTag(view: ReadView, name: unknown, opts: ResolveOptions): Promise<SnapshotId> {
+  if (typeof name !== 'string' || name === '') throw invalid(`tag must be a tag name, got ${JSON.stringify(name)}`);
+  if (name === 'current') return (await q.headSnapshot(view)).begin;
+  if (name === 'previous') return previousUserVersion(view, (await q.headSnapshot(view)).begin, opts.previousWalkLimit);
+  const row = await q.tag(view, name);
+  // The message does not list the tags that exist: tag names may be meaningful to people who cannot read them.
+  if (row === undefined) throw new StrataError('TAG_NOT_FOUND', `tag ${JSON.stringify(name)} does not exist; catalog.tags() lists the tags`);
+  return row.snapshot;
+}
+
+/**
+ * The newest user (non-maintenance) snapshot older than the newest user snapshot at or below `head`.
+ * Snapshot 0 is the catalog's creation, not a version of anyone's data, so it never counts.
+ */
+export async function previousUserVersion(view: ReadView, head: SnapshotId, limit: number): Promise<SnapshotId> {
+  let current: SnapshotId | undefined;
+  let looked = 0;
+  for await (const s of q.snapshotsDownFrom(view, head)) {
+    if (s.id === 0) break;
+    if (++looked > limit) {
+      throw new StrataError(
+        'WALK_LIMIT_EXCEEDED',
+        `looked at ${limit} snapshots below ${head} without finding ${current === undefined ? 'a user commit' : 'the user commit before it'} ` +
+          '(all maintenance); read by id or timestamp instead, or raise previousWalkLimit',
+        { snapshot: head },
+      );
+    }
+    if (s.maintenance) continue;
+    if (current === undefined) current = s.id;
+    else return s.id;
+  }
+  throw new StrataError(
+    'NO_PREVIOUS_VERSION',
+    current === undefined
+      ? `there is no user commit at or below snapshot ${head}, so no previous version`
+      : `snapshot ${current} is the first user version; there is no previous one`,
+    { snapshot: current ?? head },
+  );
+}
