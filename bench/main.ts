@@ -25,12 +25,13 @@ const { values } = parseArgs({
     lookups: { type: 'string' },
     depth: { type: 'string' },
     files: { type: 'string' },
+    snapshots: { type: 'string' },
   },
 });
 
 const defaults: Sizes = values.quick
-  ? { tables: 200, versions: 5, commits: 100, lookups: 2000, depth: 200, files: 20_000 }
-  : { tables: 1000, versions: 10, commits: 300, lookups: 10_000, depth: 1000, files: 100_000 };
+  ? { snapshots: 2000, tables: 200, versions: 5, commits: 100, lookups: 2000, depth: 200, files: 20_000 }
+  : { snapshots: 20_000, tables: 1000, versions: 10, commits: 300, lookups: 10_000, depth: 1000, files: 100_000 };
 const sizes: Sizes = Object.fromEntries(
   Object.entries(defaults).map(([k, v]) => [k, values[k as keyof Sizes] === undefined ? v : Number(values[k as keyof Sizes])]),
 ) as unknown as Sizes;
@@ -87,10 +88,12 @@ for (const w of WORKLOADS.filter((x) => values.only === undefined || x.name.incl
       out(`| ${label || '—'} | ${side} | ${fmt(m.perSec)} | ${fmt(m.p50us)} | ${fmt(m.p99us)} | ${fmt(m.peakRssMiB)} | ${ratio} |`);
     }
   }
-  if (results.size === 2) {
-    const [a, b] = [...results.values()];
-    const ratios = SIDES.map(([s]) => `${s} ${(median(a!.get(s)!).perSec / median(b!.get(s)!).perSec).toFixed(2)}x`);
-    out(`\nSlowdown of "${[...results.keys()][1]}" against "${[...results.keys()][0]}": ${ratios.join(', ')}.`);
+  const [baseLabel, ...others] = [...results.keys()];
+  for (const label of others) {
+    const ratios = SIDES.map(
+      ([s]) => `${s} ${(median(results.get(baseLabel!)!.get(s)!).perSec / median(results.get(label)!.get(s)!).perSec).toFixed(2)}x`,
+    );
+    out(`\nSlowdown of "${label}" against "${baseLabel}": ${ratios.join(', ')}.`);
   }
 }
 out(`\nTotal time: ${((Date.now() - started) / 1000).toFixed(0)} s.`);

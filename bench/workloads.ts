@@ -4,6 +4,7 @@ import type { Driver, FileSpec } from './drivers/driver.js';
 import { measure, rng, type Sample } from './harness.js';
 
 export interface Sizes {
+  snapshots: number;
   tables: number;
   versions: number;
   commits: number;
@@ -150,4 +151,34 @@ const planner: Workload = {
   },
 };
 
-export const WORKLOADS: Workload[] = [commitOne(true), commitOne(false), commitHundred, resolveOld, historyDepth, listFiles, planner];
+const snapshotResolution: Workload = {
+  name: 'resolve a snapshot by id, by timestamp and by tag',
+  unit: 'reads/s',
+  durable: false,
+  describe: (z) =>
+    `a history of ${z.snapshots} snapshots (one data file each) and 100 tags; ${z.lookups} reads of each kind, ` +
+    'each opening a consistent read at the snapshot it names (Strata: reader() + close())',
+  run: async (d, z) => {
+    await d.createTables(['t']);
+    const ids: number[] = [];
+    for (let i = 0; i < z.snapshots; i++) ids.push(await d.addFiles('t', [file(i)]));
+    const pick = rng(6);
+    for (let i = 0; i < 100; i++) await d.createTag(`tag${i}`, ids[pick(ids.length)]!);
+    const [first, newest] = await d.timeRange();
+    const byId = await measure(z.lookups, 1, () => d.snapshotBy({ id: ids[pick(ids.length)]! }));
+    const byTime = await measure(z.lookups, 1, () => d.snapshotBy({ time: first + pick(Math.max(1, newest - first + 1)) }));
+    const byTag = await measure(z.lookups, 1, () => d.snapshotBy({ tag: `tag${pick(100)}` }));
+    return { 'by id': byId, 'by timestamp': byTime, 'by tag': byTag };
+  },
+};
+
+export const WORKLOADS: Workload[] = [
+  commitOne(true),
+  commitOne(false),
+  commitHundred,
+  resolveOld,
+  historyDepth,
+  listFiles,
+  planner,
+  snapshotResolution,
+];

@@ -23,8 +23,16 @@ export interface Driver {
   listFiles(snapshot: number, table: string): Promise<number>;
   /** A query planner's call: open a consistent read at the snapshot, resolve the table, list its files, close. */
   plan(snapshot: number, table: string): Promise<number>;
+  /** Pins `snapshot` under `name`. */
+  createTag(name: string, snapshot: number): Promise<void>;
+  /** Opens a read at the snapshot that `selector` names and returns its id. */
+  snapshotBy(selector: SnapshotSelector): Promise<number>;
+  /** Commit times of the first and the newest snapshot, ms. */
+  timeRange(): Promise<[number, number]>;
   close(): Promise<void>;
 }
+
+export type SnapshotSelector = { id: number } | { time: number } | { tag: string };
 
 export interface DriverOptions {
   dir: string;

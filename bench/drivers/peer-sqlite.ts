@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { COLUMNS, type Driver, type DriverOptions, type FileSpec } from './driver.js';
 
 const DDL = `
-CREATE TABLE ducklake_snapshot(snapshot_id INTEGER PRIMARY KEY, snapshot_time TEXT, schema_version BIGINT,
+CREATE TABLE ducklake_snapshot(snapshot_id INTEGER PRIMARY KEY, snapshot_time INTEGER, schema_version BIGINT,
   next_catalog_id BIGINT, next_file_id BIGINT);
 CREATE TABLE ducklake_snapshot_changes(snapshot_id INTEGER PRIMARY KEY, changes_made TEXT, author TEXT,
   commit_message TEXT, commit_extra_info TEXT);
@@ -32,6 +32,8 @@ CREATE INDEX table_by_id ON ducklake_table(table_id, end_snapshot);
 CREATE INDEX column_by_table ON ducklake_column(table_id, begin_snapshot);
 CREATE INDEX data_file_by_table ON ducklake_data_file(table_id, begin_snapshot);
 CREATE INDEX snapshot_by_time ON ducklake_snapshot(snapshot_time);
+-- DuckLake has no snapshot tags; the table an operator would add for them.
+CREATE TABLE strata_snapshot_tag(tag_name TEXT PRIMARY KEY, snapshot_id BIGINT, created_at INTEGER) WITHOUT ROWID;
 `;
 
 const VISIBLE = (t: string) => `@s >= ${t}.begin_snapshot AND (@s < ${t}.end_snapshot OR ${t}.end_snapshot IS NULL)`;
@@ -42,7 +44,7 @@ export async function openPeer(opts: DriverOptions): Promise<Driver> {
   db.pragma(`synchronous = ${opts.durable ? 'FULL' : 'NORMAL'}`);
   db.pragma('cache_size = -65536');
   db.exec(DDL);
-  db.exec(`INSERT INTO ducklake_snapshot VALUES (0, datetime('now'), 0, 1, 0);
+  db.exec(`INSERT INTO ducklake_snapshot VALUES (0, ${Date.now()}, 0, 1, 0);
     INSERT INTO ducklake_snapshot_changes VALUES (0, 'created_schema:"main"', NULL, NULL, NULL);
     INSERT INTO ducklake_schema_versions VALUES (0, 0);
     INSERT INTO ducklake_schema VALUES (0, 'uuid-main', 0, NULL, 'main', 'main/', 1);`);
@@ -52,7 +54,14 @@ export async function openPeer(opts: DriverOptions): Promise<Driver> {
       'SELECT snapshot_id, schema_version, next_catalog_id, next_file_id FROM ducklake_snapshot WHERE snapshot_id = (SELECT MAX(snapshot_id) FROM ducklake_snapshot)',
     ),
     changesSince: db.prepare('SELECT changes_made FROM ducklake_snapshot_changes WHERE snapshot_id > ?'),
-    insertSnapshot: db.prepare("INSERT INTO ducklake_snapshot VALUES (?, datetime('now'), ?, ?, ?)"),
+    insertSnapshot: db.prepare('INSERT INTO ducklake_snapshot VALUES (?, ?, ?, ?, ?)'),
+    snapshotById: db.prepare('SELECT snapshot_id FROM ducklake_snapshot WHERE snapshot_id = ?'),
+    snapshotAtTime: db.prepare(
+      'SELECT snapshot_id FROM ducklake_snapshot WHERE snapshot_time <= ? ORDER BY snapshot_time DESC, snapshot_id DESC LIMIT 1',
+    ),
+    snapshotByTag: db.prepare('SELECT snapshot_id FROM strata_snapshot_tag WHERE tag_name = ?'),
+    insertTag: db.prepare('INSERT INTO strata_snapshot_tag VALUES (?, ?, ?)'),
+    timeRange: db.prepare('SELECT MIN(snapshot_time) AS first, MAX(snapshot_time) AS newest FROM ducklake_snapshot'),
     insertChanges: db.prepare('INSERT INTO ducklake_snapshot_changes VALUES (?, ?, NULL, NULL, NULL)'),
     insertSchemaVersion: db.prepare('INSERT INTO ducklake_schema_versions VALUES (?, ?)'),
     tableAt: db.prepare(
@@ -93,7 +102,7 @@ export async function openPeer(opts: DriverOptions): Promise<Driver> {
         const s = latest.snapshot_id + 1;
         const out = write(s, latest);
         const schemaVersion = latest.schema_version + (schemaChange ? 1 : 0);
-        q.insertSnapshot.run(s, schemaVersion, out.nextCatalogId, out.nextFileId);
+        q.insertSnapshot.run(s, Date.now(), schemaVersion, out.nextCatalogId, out.nextFileId);
         q.insertChanges.run(s, out.changes.join(','));
         if (schemaChange) q.insertSchemaVersion.run(s, schemaVersion);
         return s;
@@ -163,6 +172,22 @@ export async function openPeer(opts: DriverOptions): Promise<Driver> {
         const t = resolve(snapshot, table);
         return list(snapshot, t.id);
       })(),
+    createTag: async (name, snapshot) => {
+      q.insertTag.run(name, snapshot, Date.now());
+    },
+    // In a read transaction, as a reader that goes on to query at that snapshot would.
+    snapshotBy: async (sel) =>
+      db.transaction(() => {
+        const row = ('id' in sel ? q.snapshotById.get(sel.id) : 'time' in sel ? q.snapshotAtTime.get(sel.time) : q.snapshotByTag.get(sel.tag)) as
+          | { snapshot_id: number }
+          | undefined;
+        if (!row) throw new Error('peer: no such snapshot');
+        return row.snapshot_id;
+      })(),
+    timeRange: async () => {
+      const r = q.timeRange.get() as { first: number; newest: number };
+      return [r.first, r.newest];
+    },
     close: async () => {
       db.close();
     },

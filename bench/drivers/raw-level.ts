@@ -45,10 +45,18 @@ export async function openRaw(opts: DriverOptions): Promise<Driver> {
   let nextId = 1;
   let nextFileId = 0;
   const live = new Map<string, { id: number; begin: number; nextRowId: number }>();
-  const write = (s: number, puts: Put[]) =>
-    db.batch([...puts, put(Tag.Snapshot, [], s, { time: Date.now() }), put(Tag.SnapshotChanges, [], s, { changes: [] })], {
-      sync: opts.durable,
-    });
+  const write = (s: number, puts: Put[]) => {
+    const time = Date.now();
+    return db.batch(
+      [
+        ...puts,
+        put(Tag.Snapshot, [], s, { time }),
+        put(Tag.SnapshotChanges, [], s, { changes: [] }),
+        put(Tag.SnapshotTimeIndex, [time], s, {}),
+      ],
+      { sync: opts.durable },
+    );
+  };
 
   const resolveIn = async (snap: ReturnType<Db['snapshot']>, s: number, table: string) => {
     const schema = await last(db, snap, Tag.SchemaNameIndex, ['main'], s);
@@ -75,6 +83,7 @@ export async function openRaw(opts: DriverOptions): Promise<Driver> {
     put(Tag.Schema, [0], 0, { name: 'main', end: null }),
     put(Tag.SchemaNameIndex, ['main'], 0, { schemaId: 0, end: null }),
     put(Tag.Snapshot, [], 0, { time: Date.now() }),
+    put(Tag.SnapshotTimeIndex, [Date.now()], 0, {}),
   ]);
   let reading: ReturnType<Db['snapshot']> | undefined;
   const readSnapshot = () => (reading ??= db.snapshot());
@@ -134,6 +143,44 @@ export async function openRaw(opts: DriverOptions): Promise<Driver> {
       } finally {
         await snap.close();
       }
+    },
+    createTag: async (name, snapshot) => {
+      await db.put(encodeKey(Tag.SnapshotTag, [name]), encodeValue({ snapshot, createdAt: Date.now() }));
+    },
+    // Under a fresh LevelDB snapshot, as a reader that goes on to query at that snapshot would.
+    snapshotBy: async (sel) => {
+      const snap = db.snapshot();
+      try {
+        if ('time' in sel) {
+          const it = db.iterator({
+            gte: keyPrefix(Tag.SnapshotTimeIndex),
+            lte: encodeKey(Tag.SnapshotTimeIndex, [sel.time], Number.MAX_SAFE_INTEGER),
+            reverse: true,
+            limit: 1,
+            snapshot: snap,
+          });
+          const [key] = (await it.next())!;
+          await it.close();
+          return beginOf(key);
+        }
+        const key = 'id' in sel ? encodeKey(Tag.Snapshot, [], sel.id) : encodeKey(Tag.SnapshotTag, [sel.tag]);
+        const bytes = await db.get(key, { snapshot: snap });
+        if (bytes === undefined) throw new Error('raw: no such snapshot');
+        return 'id' in sel ? sel.id : decodeValue<{ snapshot: number }>(key, bytes).snapshot;
+      } finally {
+        await snap.close();
+      }
+    },
+    timeRange: async () => {
+      const snap = readSnapshot();
+      const prefix = keyPrefix(Tag.SnapshotTimeIndex);
+      const end = async (reverse: boolean) => {
+        const it = db.iterator({ gte: prefix, lt: prefixEnd(prefix), reverse, limit: 1, snapshot: snap });
+        const [key] = (await it.next())!;
+        await it.close();
+        return Number(Buffer.from(key).readBigUInt64BE(1));
+      };
+      return [await end(false), await end(true)];
     },
     close: async () => {
       await reading?.close();

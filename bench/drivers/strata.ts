@@ -42,6 +42,17 @@ export async function openStrata(opts: DriverOptions): Promise<Driver> {
         await r.close();
       }
     },
+    createTag: (name, snapshot) => catalog.createTag(name, snapshot),
+    snapshotBy: async (sel) => {
+      const r = await catalog.reader('id' in sel ? { snapshot: sel.id } : 'time' in sel ? { timestamp: sel.time } : { tag: sel.tag });
+      await r.close();
+      return r.snapshot.id;
+    },
+    timeRange: async () => {
+      const [first, newest] = [await catalog.reader({ snapshot: 0 }), await catalog.reader()];
+      await Promise.all([first.close(), newest.close()]);
+      return [first.snapshot.time.getTime(), newest.snapshot.time.getTime()];
+    },
     close: async () => {
       await catalog.close();
     },

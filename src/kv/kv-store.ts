@@ -7,6 +7,7 @@ import { encodeKey, type Key } from '../../keys/key-codec.js';
 import { SystemKey, Tag } from '../../keys/tags.js';
 import { StrataError } from '../errors.js';
 import { type Db, ReadView } from './read-view.js';
+import { SnapshotTimeline } from './snapshot-timeline.js';
 import { VersionCache } from './version-cache.js';
 
 export type Mutation = { type: 'put'; key: Key; value: Uint8Array } | { type: 'del'; key: Key };
@@ -32,6 +33,7 @@ export class KvStore {
   private constructor(
     private readonly db: Db,
     private readonly cache: VersionCache,
+    private readonly timeline: SnapshotTimeline,
   ) {}
 
   static async open(path: string): Promise<KvStore> {
@@ -47,7 +49,8 @@ export class KvStore {
         { cause: e },
       );
     }
-    return new KvStore(db, new VersionCache(decodeSeq(db.getSync(APPLIED_SEQ_KEY) ?? undefined)));
+    const applied = decodeSeq(db.getSync(APPLIED_SEQ_KEY) ?? undefined);
+    return new KvStore(db, new VersionCache(applied), new SnapshotTimeline(applied));
   }
 
   async appliedSeq(): Promise<KvSeq> {
@@ -63,13 +66,16 @@ export class KvStore {
     if (seq !== applied + 1) {
       throw new StrataError('CORRUPT', `log entry ${seq} cannot follow applied entry ${applied}; rebuild the index from the store`);
     }
+    // In-memory mirrors learn of the entry before its batch lands, so no reader can see it without them.
     this.cache.beginApply(mutations);
+    this.timeline.beginApply(mutations);
     let done: KvSeq | undefined;
     try {
       await this.db.batch([...mutations, { type: 'put', key: APPLIED_SEQ_KEY, value: encodeSeq(seq) }], { sync: false });
       done = seq;
     } finally {
       this.cache.endApply(done);
+      this.timeline.endApply(done);
     }
   }
 
@@ -77,7 +83,7 @@ export class KvStore {
     const snapshot = this.db.snapshot();
     try {
       const seq = decodeSeq(this.db.getSync(APPLIED_SEQ_KEY, { snapshot }) ?? undefined);
-      return new ReadView(this.db, snapshot, seq, this.cache);
+      return new ReadView(this.db, snapshot, seq, this.cache, this.timeline);
     } catch (e) {
       await snapshot.close();
       throw e;

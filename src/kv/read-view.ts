@@ -2,10 +2,11 @@
 // inside that snapshot. Everything a reader or a transaction sees comes through one of these, so two reads
 // of one view can never straddle a write.
 import type { Level } from 'level';
-import type { KvSeq } from '../../keys/ids.js';
+import type { KvSeq, SnapshotId } from '../../keys/ids.js';
 import { decodeKey, type Field, type Key, keyPrefix, prefixEnd } from '../../keys/key-codec.js';
-import type { Tag } from '../../keys/tags.js';
+import { Tag } from '../../keys/tags.js';
 import { beginOf, decodeRow } from './decode.js';
+import type { SnapshotTimeline } from './snapshot-timeline.js';
 import { type CachedVersion, cachedGroup, groupId, MAX_CACHED_GROUP, type VersionCache } from './version-cache.js';
 
 export type Db = Level<Uint8Array, Uint8Array>;
@@ -38,7 +39,20 @@ export class ReadView {
     /** The last log entry whose effects this view contains. */
     readonly seq: KvSeq,
     private readonly cache: VersionCache,
+    private readonly timeline: SnapshotTimeline,
   ) {}
+
+  /**
+   * From the in-memory timeline (see snapshot-timeline.ts): the newest snapshot at or before `time` among
+   * ids up to `head` (this view's newest); null when the timeline cannot answer and the index must.
+   */
+  async snapshotAtOrBefore(time: number, head: SnapshotId): Promise<SnapshotId | undefined | null> {
+    const found = this.timeline.find(time, head);
+    if (found !== null) return found;
+    const prefix = keyPrefix(Tag.SnapshotTimeIndex);
+    await this.timeline.load(this.seq, this.scanBatches({ gte: prefix, lt: prefixEnd(prefix) }));
+    return this.timeline.find(time, head);
+  }
 
   /**
    * Every version under `keyPrefix(tag, fields)`, decoded, in key order, as one array: for metadata groups,

@@ -130,6 +130,8 @@ export async function snapshotInfo(view: ReadView, id: SnapshotId, row: Snapshot
 
 /** The newest snapshot committed at or before `time` (ties: the higher id), if any. */
 export async function snapshotAtOrBefore(view: ReadView, time: number): Promise<SnapshotId | undefined> {
+  const fromTimeline = await view.snapshotAtOrBefore(time, (await headSnapshot(view)).begin);
+  if (fromTimeline !== null) return fromTimeline;
   const hit = await view.last(keyPrefix(Tag.SnapshotTimeIndex), encodeKey(Tag.SnapshotTimeIndex, [time], MAX_ID));
   return hit && beginOf(hit[0]);
 }

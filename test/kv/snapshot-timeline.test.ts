@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { kvSeq, type SnapshotId } from '../../keys/ids.js';
+import { encodeKey } from '../../keys/key-codec.js';
+import { Tag } from '../../keys/tags.js';
+import { encodeValue } from '../../keys/value-codec.js';
+import { SnapshotTimeline } from '../../src/kv/snapshot-timeline.js';
+
+const entry = (id: number, time: number): [Uint8Array, Uint8Array] => [encodeKey(Tag.SnapshotTimeIndex, [time], id), encodeValue({})];
+async function* batches(...entries: [Uint8Array, Uint8Array][]) {
+  yield entries;
+}
+const put = (id: number, time: number) => ({ type: 'put' as const, key: entry(id, time)[0], value: entry(id, time)[1] });
+const head = (n: number) => n as SnapshotId;
+
+describe('SnapshotTimeline', () => {
+  it('answers nothing until loaded, and loads only from the newest state with no apply in flight', async () => {
+    const t = new SnapshotTimeline(kvSeq(3));
+    expect(t.find(100, head(2))).toBeNull();
+    await t.load(kvSeq(2), batches(entry(0, 10)));
+    expect(t.find(100, head(2))).toBeNull();
+    t.beginApply([put(3, 40)]);
+    await t.load(kvSeq(3), batches(entry(0, 10)));
+    expect(t.find(100, head(2))).toBeNull();
+    t.endApply(kvSeq(4));
+    await t.load(kvSeq(4), batches(entry(0, 10), entry(1, 20), entry(2, 20), entry(3, 40)));
+    expect(t.find(5, head(3))).toBeUndefined();
+    expect(t.find(10, head(3))).toBe(0);
+    expect(t.find(25, head(3))).toBe(2); // equal times: the higher id
+    expect(t.find(1000, head(3))).toBe(3);
+  });
+
+  it('never answers past the asking view\'s newest snapshot, though it learns of new ones before their batch', async () => {
+    const t = new SnapshotTimeline(kvSeq(1));
+    await t.load(kvSeq(1), batches(entry(0, 10), entry(1, 20)));
+    t.beginApply([put(2, 30)]);
+    expect(t.find(1000, head(1))).toBe(1); // a view taken before entry 2 lands
+    t.endApply(kvSeq(2));
+    expect(t.find(1000, head(2))).toBe(2);
+  });
+
+  it('forgets everything when a time index entry is deleted (excision), and reloads later', async () => {
+    const t = new SnapshotTimeline(kvSeq(1));
+    await t.load(kvSeq(1), batches(entry(0, 10), entry(1, 20)));
+    t.beginApply([{ type: 'del', key: entry(0, 10)[0] }]);
+    t.endApply(kvSeq(2));
+    expect(t.find(1000, head(1))).toBeNull();
+    await t.load(kvSeq(2), batches(entry(1, 20)));
+    expect(t.find(15, head(1))).toBeUndefined();
+  });
+});
