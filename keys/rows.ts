@@ -22,6 +22,8 @@ export interface SnapshotChangesRow {
   extraInfo: string | null;
   /** Compaction, stats refresh and the like: skipped by "previous". */
   maintenance: boolean;
+  /** The table snapshots this commit says it was computed from (lineage); absent when none were given. */
+  readSources?: { schema: string; table: string; snapshot: SnapshotId }[];
 }
 
 export interface SchemaVersionsRow {

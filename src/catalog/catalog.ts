@@ -2,7 +2,7 @@
 // the commit log and reads through read views, and nothing else in the process touches either.
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
-import { type KvSeq, kvSeq, type SnapshotId } from '../../keys/ids.js';
+import { type CatalogId, type KvSeq, kvSeq, type SnapshotId, snapshotId } from '../../keys/ids.js';
 import { SystemKey } from '../../keys/tags.js';
 import { StrataError } from '../errors.js';
 import { KvStore, systemKey } from '../kv/kv-store.js';
@@ -21,7 +21,19 @@ import { encodeValue } from '../../keys/value-codec.js';
 import type { Mutation } from '../kv/kv-store.js';
 import type { ReadView } from '../kv/read-view.js';
 import type { LogEntry } from '../log/log-entry.js';
+import {
+  checkReadSources,
+  history,
+  type HistoryBound,
+  type ReadSource,
+  resolveBound,
+  type TableChanges,
+  tableChanges,
+  tableIdAt,
+  verifyReadSources,
+} from '../read/history.js';
 import { RESERVED_TAGS, resolveSnapshot, type SnapshotSelector } from '../read/resolve-snapshot.js';
+import { quote } from '../messages.js';
 import { checkName, checkOptionalText } from '../txn/validate.js';
 import { type CatalogIdentity, DATA_PATH_OPTION, decodeIdentity, identityOf, initEntry } from './init-entry.js';
 import { Mutex } from './mutex.js';
@@ -66,6 +78,12 @@ function limitsOf(opts: OpenOptions): Limits {
   };
 }
 
+export interface HistoryOptions {
+  from?: HistoryBound;
+  to?: HistoryBound;
+  table?: { schema: string; table: string };
+}
+
 /** Which snapshot a reader reads: at most one of snapshot, timestamp, tag, previous; none = the newest. */
 export type ReaderOptions = SnapshotSelector;
 
@@ -101,7 +119,7 @@ function checkMeta(meta: CommitMeta): CommitMeta {
   if (meta.maintenance !== undefined && typeof meta.maintenance !== 'boolean') {
     throw new StrataError('INVALID_ARGUMENT', 'maintenance must be a boolean');
   }
-  return meta;
+  return { ...meta, readSources: checkReadSources(meta.readSources) };
 }
 
 /** Applies log entries that are in the store but not yet in the local index; replay is idempotent. */
@@ -206,7 +224,7 @@ export class Catalog {
   async transaction(fn: TransactionFn, meta: CommitMeta = {}): Promise<{ snapshot: SnapshotId | null }> {
     this.assertWritable();
     if (typeof fn !== 'function') throw new StrataError('INVALID_ARGUMENT', 'transaction() takes a function (tx) => …');
-    checkMeta(meta);
+    const checked = checkMeta(meta);
     return this.writer.run(async () => {
       await this.catchUp();
       const view = await this.kv.readView();
@@ -219,7 +237,8 @@ export class Catalog {
         } finally {
           state = await tx.seal();
         }
-        const plan = await planCommit(view, state, head.row, meta, this.clock());
+        await verifyReadSources(view, checked.readSources ?? []);
+        const plan = await planCommit(view, state, head.row, checked, this.clock());
         if (plan.mutations.length === 0) return { snapshot: null };
         const snapshot = plan.snapshot?.id ?? null;
         await this.appendAndApply(view, { kind: 'commit', snapshot, mutations: plan.mutations });
@@ -334,21 +353,68 @@ export class Catalog {
     await this.kv.apply(seq, entry.mutations);
   }
 
-  /** The retained history, oldest first, streamed. */
-  async *iterateSnapshots(): AsyncGenerator<SnapshotInfo> {
+  /**
+   * The history, oldest first, streamed: every snapshot, or those in [from, to] (ids or times, inclusive),
+   * or only those that created, changed or dropped one table (named as it is now, or as it was at `to`).
+   */
+  async *iterateSnapshots(opts: HistoryOptions = {}): AsyncGenerator<SnapshotInfo> {
     this.assertOpen();
     const view = await this.kv.readView();
     try {
-      yield* q.snapshots(view);
+      const head = (await q.headSnapshot(view)).begin;
+      const from = opts.from === undefined ? snapshotId(0) : await resolveBound(view, 'from', opts.from);
+      const to = opts.to === undefined ? head : await resolveBound(view, 'to', opts.to);
+      let tableId: CatalogId | undefined;
+      if (opts.table !== undefined) {
+        const { schema, table } = opts.table;
+        tableId = (await tableIdAt(view, head, schema, table)) ?? (await tableIdAt(view, to, schema, table));
+        if (tableId === undefined) throw new StrataError('NOT_FOUND', `table ${quote(schema, table)} exists neither now nor at snapshot ${to}`);
+      }
+      yield* history(view, from, to, tableId);
     } finally {
       await view.close();
     }
   }
 
-  async snapshots(): Promise<SnapshotInfo[]> {
+  async snapshots(opts: HistoryOptions = {}): Promise<SnapshotInfo[]> {
     const out: SnapshotInfo[] = [];
-    for await (const s of this.iterateSnapshots()) out.push(s);
+    for await (const s of this.iterateSnapshots(opts)) out.push(s);
     return out;
+  }
+
+  /**
+   * The data files a table gained and lost, and the delete files it gained, in snapshots [from, to] (ids or
+   * times, both inclusive, as DuckLake's table_changes). The table is named as it was at `to` (or at
+   * `from`) and followed by id, so a rename inside the range does not break the answer.
+   */
+  async changes(schema: string, table: string, range: { from: HistoryBound; to: HistoryBound }): Promise<TableChanges> {
+    this.assertOpen();
+    if (range === null || typeof range !== 'object') throw new StrataError('INVALID_ARGUMENT', 'changes() takes { from, to }');
+    const view = await this.kv.readView();
+    try {
+      const from = await resolveBound(view, 'from', range.from);
+      const to = await resolveBound(view, 'to', range.to);
+      if (from > to) throw new StrataError('INVALID_ARGUMENT', `from (snapshot ${from}) is after to (snapshot ${to}); swap them`);
+      const tableId = (await tableIdAt(view, to, schema, table)) ?? (await tableIdAt(view, from, schema, table));
+      if (tableId === undefined) {
+        throw new StrataError('NOT_FOUND', `table ${quote(schema, table)} exists neither at snapshot ${from} nor at ${to}`);
+      }
+      return await tableChanges(view, tableId, from, to);
+    } finally {
+      await view.close();
+    }
+  }
+
+  /** The table snapshots a commit said it was computed from (`meta.readSources`), the receipt for a replay. */
+  async lineage(snapshot: number): Promise<ReadSource[]> {
+    this.assertOpen();
+    const view = await this.kv.readView();
+    try {
+      const id = await resolveBound(view, 'snapshot', snapshot);
+      return (await q.snapshotChanges(view, id))?.readSources ?? [];
+    } finally {
+      await view.close();
+    }
   }
 
   /**

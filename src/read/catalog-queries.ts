@@ -29,7 +29,8 @@ import { cachedGroup } from '../kv/version-cache.js';
 export { decodeRow };
 
 const beginOf = (key: Key): SnapshotId => snapshotId(keyBegin(key));
-import type { SnapshotInfo } from './records.js';
+export const beginOfKey = beginOf;
+import type { DataFileInfo, DeleteFileInfo, SnapshotInfo } from './records.js';
 
 /** A row together with the snapshot that wrote it (the key's begin_snapshot). */
 export interface Version<T> {
@@ -112,10 +113,14 @@ export async function snapshotRow(view: ReadView, id: SnapshotId): Promise<Snaps
   return bytes === undefined ? undefined : decodeRow<SnapshotRow>(key, bytes);
 }
 
-export async function snapshotInfo(view: ReadView, id: SnapshotId, row: SnapshotRow): Promise<SnapshotInfo> {
+export async function snapshotChanges(view: ReadView, id: SnapshotId): Promise<SnapshotChangesRow | undefined> {
   const key = encodeKey(Tag.SnapshotChanges, [], id);
   const bytes = await view.get(key);
-  const changes = bytes === undefined ? undefined : decodeRow<SnapshotChangesRow>(key, bytes);
+  return bytes === undefined ? undefined : decodeRow<SnapshotChangesRow>(key, bytes);
+}
+
+export async function snapshotInfo(view: ReadView, id: SnapshotId, row: SnapshotRow): Promise<SnapshotInfo> {
+  const changes = await snapshotChanges(view, id);
   return {
     id,
     time: new Date(row.time),
@@ -292,6 +297,33 @@ export async function tableOfDataFile(view: ReadView, id: FileId): Promise<Catal
     return decodeRow<FileTableIndexRow>(key, bytes).tableId;
   }
   return undefined;
+}
+
+export function dataFileInfo(id: FileId, begin: SnapshotId, row: DataFileRow): DataFileInfo {
+  return {
+    id,
+    path: row.path,
+    format: row.format,
+    recordCount: row.recordCount,
+    fileSizeBytes: row.fileSizeBytes,
+    footerSize: row.footerSize,
+    rowIdStart: row.rowIdStart,
+    beginSnapshot: begin,
+    endSnapshot: row.end,
+  };
+}
+
+export function deleteFileInfo(id: FileId, begin: SnapshotId, row: DeleteFileRow): DeleteFileInfo {
+  return {
+    id,
+    dataFileId: row.dataFileId,
+    path: row.path,
+    format: row.format,
+    deleteCount: row.deleteCount,
+    fileSizeBytes: row.fileSizeBytes,
+    beginSnapshot: begin,
+    endSnapshot: row.end,
+  };
 }
 
 // ---- singletons

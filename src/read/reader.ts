@@ -99,33 +99,14 @@ export class Reader {
   private async *dataFileBatches(schema: string, table: string): AsyncGenerator<DataFileInfo[]> {
     const { id } = await this.requireTable(schema, table);
     for await (const batch of q.dataFilesAt(this.view, this.at, id)) {
-      yield batch.map((f) => ({
-        id: f.id,
-        path: f.row.path,
-        format: f.row.format,
-        recordCount: f.row.recordCount,
-        fileSizeBytes: f.row.fileSizeBytes,
-        footerSize: f.row.footerSize,
-        rowIdStart: f.row.rowIdStart,
-        beginSnapshot: f.begin,
-        endSnapshot: f.row.end,
-      }));
+      yield batch.map((f) => q.dataFileInfo(f.id, f.begin, f.row));
     }
   }
 
   private async *deleteFileBatches(schema: string, table: string): AsyncGenerator<DeleteFileInfo[]> {
     const { id } = await this.requireTable(schema, table);
     for await (const batch of q.deleteFilesAt(this.view, this.at, id)) {
-      yield batch.map((f) => ({
-        id: f.id,
-        dataFileId: f.row.dataFileId,
-        path: f.row.path,
-        format: f.row.format,
-        deleteCount: f.row.deleteCount,
-        fileSizeBytes: f.row.fileSizeBytes,
-        beginSnapshot: f.begin,
-        endSnapshot: f.row.end,
-      }));
+      yield batch.map((f) => q.deleteFileInfo(f.id, f.begin, f.row));
     }
   }
 

@@ -17,6 +17,7 @@ import type {
 import { SystemKey, Tag } from '../../keys/tags.js';
 import { encodeValue } from '../../keys/value-codec.js';
 import type { Mutation } from '../kv/kv-store.js';
+import type { ReadSource } from '../read/history.js';
 import { quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
@@ -29,6 +30,8 @@ export interface CommitMeta {
   extraInfo?: string;
   /** Compaction, stats refresh and the like: "previous" skips these commits. */
   maintenance?: boolean;
+  /** The table snapshots the commit was computed from: `catalog.lineage(snapshot)` returns them. */
+  readSources?: ReadSource[];
 }
 
 export interface Plan {
@@ -203,6 +206,7 @@ export async function planCommit(
     message: meta.message ?? null,
     extraInfo: meta.extraInfo ?? null,
     maintenance: meta.maintenance ?? false,
+    ...(meta.readSources?.length ? { readSources: meta.readSources.map((r) => ({ ...r, snapshot: snapshotId(r.snapshot) })) } : {}),
   };
   mutations.push(
     put(Tag.Snapshot, [], at, row),

@@ -1,0 +1,121 @@
+// Questions about history rather than about one snapshot: the snapshots that touched a table, the files a
+// table gained and lost between two snapshots, what a commit said it read.
+import { type CatalogId, type FileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
+import { encodeKey, keyPrefix } from '../../keys/key-codec.js';
+import type { DataFileRow, DeleteFileRow, SnapshotChangesRow } from '../../keys/rows.js';
+import { Tag } from '../../keys/tags.js';
+import { StrataError } from '../errors.js';
+import { decodeRow } from '../kv/decode.js';
+import type { ReadView } from '../kv/read-view.js';
+import { quote } from '../messages.js';
+import * as q from './catalog-queries.js';
+import type { DataFileInfo, DeleteFileInfo, SnapshotInfo } from './records.js';
+import { parseTimestamp, resolveSnapshot } from './resolve-snapshot.js';
+
+/** A bound of a history range: a snapshot id (number), or a point in time (Date or ISO-8601 string). */
+export type HistoryBound = number | Date | string;
+
+export interface ReadSource {
+  schema: string;
+  table: string;
+  snapshot: number;
+}
+
+export interface TableChanges {
+  addedFiles: (DataFileInfo & { snapshot: SnapshotId })[];
+  removedFiles: (DataFileInfo & { snapshot: SnapshotId })[];
+  addedDeleteFiles: (DeleteFileInfo & { snapshot: SnapshotId })[];
+}
+
+/** A bound as a snapshot id: ids must exist; times resolve as reader({ timestamp }) does. */
+export async function resolveBound(view: ReadView, what: string, bound: unknown): Promise<SnapshotId> {
+  if (typeof bound === 'number') return (await resolveSnapshot(view, { snapshot: bound }, { previousWalkLimit: 1 })).id;
+  if (bound instanceof Date || typeof bound === 'string') {
+    return (await resolveSnapshot(view, { timestamp: parseTimestamp(what, bound) }, { previousWalkLimit: 1 })).id;
+  }
+  throw new StrataError('INVALID_ARGUMENT', `${what} must be a snapshot id, a Date or an ISO-8601 string; got ${JSON.stringify(bound)}`);
+}
+
+/** The table's id, by its name at `at`; undefined if no table had that name then. */
+export async function tableIdAt(view: ReadView, at: SnapshotId, schema: string, table: string): Promise<CatalogId | undefined> {
+  const schemaId = await q.schemaIdByName(view, at, schema);
+  const rel = schemaId === undefined ? undefined : await q.relationByName(view, at, schemaId, table);
+  return rel?.kind === 'table' ? rel.id : undefined;
+}
+
+/** Snapshots in [from, to], oldest first; with `tableId`, only those that created, changed or dropped it. */
+export async function* history(
+  view: ReadView,
+  from: SnapshotId,
+  to: SnapshotId,
+  tableId?: CatalogId,
+): AsyncGenerator<SnapshotInfo> {
+  const created = tableId === undefined ? undefined : await tableCreation(view, tableId);
+  const mentions = (changes: string[]) => changes.some((c) => c.endsWith(`_table:${tableId}`));
+  const range = { gte: encodeKey(Tag.SnapshotChanges, [], from), lte: encodeKey(Tag.SnapshotChanges, [], to) };
+  for await (const [key, bytes] of view.scan(range)) {
+    const id = snapshotId(q.beginOfKey(key));
+    const changes = decodeRow<SnapshotChangesRow>(key, bytes).changes;
+    if (tableId !== undefined && id !== created && !mentions(changes)) continue;
+    const row = await q.snapshotRow(view, id);
+    if (row !== undefined) yield q.snapshotInfo(view, id, row);
+  }
+}
+
+/** The snapshot that created a table: the begin of its first version. */
+async function tableCreation(view: ReadView, tableId: CatalogId): Promise<SnapshotId | undefined> {
+  const versions = await view.group(Tag.Table, [tableId]);
+  return versions[0]?.begin as SnapshotId | undefined;
+}
+
+/**
+ * What a table gained and lost in snapshots [from, to], as DuckLake's table_changes counts them (both ends
+ * inclusive): data files whose begin is in the range, data files whose end is, delete files whose begin is.
+ * A delete file retired in the commit that wrote it (a delete of every row) is not listed: that commit
+ * removed the data file instead.
+ */
+export async function tableChanges(view: ReadView, tableId: CatalogId, from: SnapshotId, to: SnapshotId): Promise<TableChanges> {
+  const out: TableChanges = { addedFiles: [], removedFiles: [], addedDeleteFiles: [] };
+  const inRange = (s: number | null) => s !== null && s >= from && s <= to;
+  // No file an old snapshot can have touched has an id at or above its next_file_id.
+  const idEnd = (await q.snapshotRow(view, to))!.nextFileId;
+  const scan = async (tag: Tag, visit: (id: FileId, begin: SnapshotId, row: DataFileRow & DeleteFileRow) => void) => {
+    for await (const batch of view.versionBatches(tag, [tableId], keyPrefix(tag, [tableId, idEnd]))) {
+      for (const v of batch) visit(v.fields[1] as FileId, v.begin as SnapshotId, v.row as DataFileRow & DeleteFileRow);
+    }
+  };
+  await scan(Tag.DataFile, (id, begin, row) => {
+    const info = q.dataFileInfo(id, begin, row);
+    if (inRange(begin)) out.addedFiles.push({ ...info, snapshot: begin });
+    if (inRange(row.end)) out.removedFiles.push({ ...info, snapshot: row.end! });
+  });
+  await scan(Tag.DeleteFile, (id, begin, row) => {
+    if (inRange(begin) && row.end !== begin) out.addedDeleteFiles.push({ ...q.deleteFileInfo(id, begin, row), snapshot: begin });
+  });
+  return out;
+}
+
+export function checkReadSources(sources: unknown): ReadSource[] {
+  if (sources === undefined) return [];
+  const invalid = () =>
+    new StrataError('INVALID_ARGUMENT', `readSources must be a list of { schema, table, snapshot }; got ${JSON.stringify(sources)}`);
+  if (!Array.isArray(sources)) throw invalid();
+  return sources.map((s: unknown) => {
+    const r = s as ReadSource;
+    if (r === null || typeof r !== 'object' || typeof r.schema !== 'string' || typeof r.table !== 'string') throw invalid();
+    if (!Number.isSafeInteger(r.snapshot) || r.snapshot < 0) throw invalid();
+    return { schema: r.schema, table: r.table, snapshot: r.snapshot };
+  });
+}
+
+/** Read sources must name a table that existed at the snapshot they say was read. */
+export async function verifyReadSources(view: ReadView, sources: ReadSource[]): Promise<void> {
+  for (const s of sources) {
+    const at = await resolveBound(view, 'readSources snapshot', s.snapshot);
+    if ((await tableIdAt(view, at, s.schema, s.table)) === undefined) {
+      throw new StrataError('NOT_FOUND', `readSources names table ${quote(s.schema, s.table)} at snapshot ${at}, where it does not exist`, {
+        snapshot: at,
+      });
+    }
+  }
+}

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { type Catalog, isStrataError } from '../../src/index.js';
+import { openCatalog } from '../helpers.js';
+
+const paths = (files: { path: string; snapshot: number }[]) => files.map((f) => `${f.path}@${f.snapshot}`).sort();
+
+/** DuckLake's table_changes scenario on files: create (s1), insert (s2), rewrite (s3, s4), delete (s5). */
+async function scenario(c: Catalog) {
+  await c.transaction((tx) => tx.createTable('main', 'tbl', [{ name: 'id', type: 'int32' }, { name: 'val', type: 'varchar' }]));
+  let f1 = 0;
+  await c.transaction(async (tx) => {
+    f1 = await tx.addDataFile('main', 'tbl', { path: 'f1.parquet', recordCount: 2, fileSizeBytes: 10 });
+  });
+  let f2 = 0;
+  await c.transaction(async (tx) => {
+    await tx.removeDataFile('main', 'tbl', f1);
+    f2 = await tx.addDataFile('main', 'tbl', { path: 'f2.parquet', recordCount: 2, fileSizeBytes: 10 });
+  });
+  let f3 = 0;
+  await c.transaction(async (tx) => {
+    await tx.removeDataFile('main', 'tbl', f2);
+    f3 = await tx.addDataFile('main', 'tbl', { path: 'f3.parquet', recordCount: 2, fileSizeBytes: 10 });
+  });
+  await c.transaction((tx) => tx.addDeleteFile('main', 'tbl', { dataFileId: f3, path: 'f3-del.parquet', deleteCount: 1, fileSizeBytes: 5 }));
+}
+
+describe('changes between snapshots', () => {
+  it("returns exactly the files each range added and removed, bounds inclusive like DuckLake's table_changes", async () => {
+    const c = await openCatalog();
+    await scenario(c);
+    const range = async (from: number, to: number) => {
+      const ch = await c.changes('main', 'tbl', { from, to });
+      return { added: paths(ch.addedFiles), removed: paths(ch.removedFiles), deletes: paths(ch.addedDeleteFiles) };
+    };
+    expect(await range(2, 2)).toEqual({ added: ['f1.parquet@2'], removed: [], deletes: [] });
+    expect(await range(3, 3)).toEqual({ added: ['f2.parquet@3'], removed: ['f1.parquet@3'], deletes: [] });
+    expect(await range(3, 4)).toEqual({ added: ['f2.parquet@3', 'f3.parquet@4'], removed: ['f1.parquet@3', 'f2.parquet@4'], deletes: [] });
+    expect(await range(5, 5)).toEqual({ added: [], removed: [], deletes: ['f3-del.parquet@5'] });
+    expect(await range(1, 5)).toEqual({
+      added: ['f1.parquet@2', 'f2.parquet@3', 'f3.parquet@4'],
+      removed: ['f1.parquet@3', 'f2.parquet@4'],
+      deletes: ['f3-del.parquet@5'],
+    });
+    expect(await range(1, 1)).toEqual({ added: [], removed: [], deletes: [] });
+    // The records are the ones dataFiles() returns, plus their snapshot.
+    const { addedFiles } = await c.changes('main', 'tbl', { from: 2, to: 2 });
+    expect(addedFiles[0]).toMatchObject({ path: 'f1.parquet', recordCount: 2, beginSnapshot: 2, endSnapshot: 3, snapshot: 2 });
+  });
+
+  it('follows the table through a rename inside the range, and takes times as bounds', async () => {
+    let now = Date.UTC(2026, 5, 1);
+    const c = await openCatalog({ clock: () => (now += 60_000) });
+    await c.transaction((tx) => tx.createTable('main', 'a', [{ name: 'x', type: 'int64' }]));
+    await c.transaction((tx) => tx.addDataFile('main', 'a', { path: 'one.parquet', recordCount: 1, fileSizeBytes: 1 }));
+    await c.transaction((tx) => tx.renameTable('main', 'a', 'b'));
+    await c.transaction((tx) => tx.addDataFile('main', 'b', { path: 'two.parquet', recordCount: 1, fileSizeBytes: 1 }));
+    expect(paths((await c.changes('main', 'b', { from: 1, to: 4 })).addedFiles)).toEqual(['one.parquet@2', 'two.parquet@4']);
+    expect(paths((await c.changes('main', 'a', { from: 1, to: 2 })).addedFiles)).toEqual(['one.parquet@2']);
+    const [s2, s4] = (await c.snapshots()).filter((s) => s.id === 2 || s.id === 4);
+    const byTime = await c.changes('main', 'b', { from: s2!.time.toISOString(), to: s4!.time });
+    expect(paths(byTime.addedFiles)).toEqual(['one.parquet@2', 'two.parquet@4']);
+  });
+
+  it('refuses reversed ranges, unknown snapshots and unknown tables', async () => {
+    const c = await openCatalog();
+    await scenario(c);
+    await expect(c.changes('main', 'tbl', { from: 4, to: 2 })).rejects.toSatisfy((e) => isStrataError(e, 'INVALID_ARGUMENT'));
+    await expect(c.changes('main', 'tbl', { from: 1, to: 99 })).rejects.toSatisfy((e) => isStrataError(e, 'SNAPSHOT_NOT_FOUND'));
+    await expect(c.changes('main', 'nope', { from: 1, to: 5 })).rejects.toSatisfy((e) => isStrataError(e, 'NOT_FOUND'));
+    await expect(c.changes('main', 'tbl', { from: {} as never, to: 5 })).rejects.toSatisfy((e) => isStrataError(e, 'INVALID_ARGUMENT'));
+  });
+});
+
+describe('history filters and lineage', () => {
+  it('lists the snapshots of a range, or of one table (creation, changes, drop), oldest first', async () => {
+    const c = await openCatalog();
+    await scenario(c); // s1..s5 on table tbl (id 1)
+    await c.transaction((tx) => tx.createTable('main', 'other', [{ name: 'x', type: 'int64' }])); // s6
+    await c.transaction((tx) => tx.renameTable('main', 'tbl', 'renamed')); // s7
+    await c.transaction((tx) => tx.addDataFile('main', 'other', { path: 'o.parquet', recordCount: 1, fileSizeBytes: 1 })); // s8
+    expect((await c.snapshots({ from: 2, to: 4 })).map((s) => s.id)).toEqual([2, 3, 4]);
+    expect((await c.snapshots({ table: { schema: 'main', table: 'renamed' } })).map((s) => s.id)).toEqual([1, 2, 3, 4, 5, 7]);
+    expect((await c.snapshots({ table: { schema: 'main', table: 'other' }, from: 7 })).map((s) => s.id)).toEqual([8]);
+    const streamed = [];
+    for await (const s of c.iterateSnapshots({ from: 5 })) streamed.push(s.id);
+    expect(streamed).toEqual([5, 6, 7, 8]);
+  });
+
+  it('records the snapshots a commit read and returns them as its lineage; refuses sources that did not exist', async () => {
+    const c = await openCatalog();
+    await scenario(c);
+    const { snapshot } = await c.transaction((tx) => tx.createTable('main', 'report', [{ name: 'total', type: 'int64' }]), {
+      message: 'monthly report',
+      readSources: [{ schema: 'main', table: 'tbl', snapshot: 4 }],
+    });
+    expect(await c.lineage(snapshot!)).toEqual([{ schema: 'main', table: 'tbl', snapshot: 4 }]);
+    expect(await c.lineage(1)).toEqual([]);
+    await expect(
+      c.transaction((tx) => tx.createSchema('x'), { readSources: [{ schema: 'main', table: 'tbl', snapshot: 0 }] }),
+    ).rejects.toSatisfy((e) => isStrataError(e, 'NOT_FOUND'));
+    await expect(c.transaction((tx) => tx.createSchema('x'), { readSources: 'tbl' as never })).rejects.toSatisfy((e) =>
+      isStrataError(e, 'INVALID_ARGUMENT'),
+    );
+  });
+
+  it('a reader at one snapshot sees every table as of that snapshot', async () => {
+    const c = await openCatalog();
+    await c.transaction(async (tx) => {
+      await tx.createTable('main', 'orders', [{ name: 'id', type: 'int64' }]);
+      await tx.createTable('main', 'customers', [{ name: 'id', type: 'int64' }]);
+    });
+    const { snapshot: s2 } = await c.transaction((tx) => tx.addDataFile('main', 'orders', { path: 'o1', recordCount: 1, fileSizeBytes: 1 }));
+    await c.transaction((tx) => tx.addDataFile('main', 'customers', { path: 'c1', recordCount: 1, fileSizeBytes: 1 }));
+    await c.transaction((tx) => tx.addDataFile('main', 'orders', { path: 'o2', recordCount: 1, fileSizeBytes: 1 }));
+    const r = await c.reader({ snapshot: s2! });
+    expect((await r.dataFiles('main', 'orders')).map((f) => f.path)).toEqual(['o1']);
+    expect(await r.dataFiles('main', 'customers')).toEqual([]);
+    await r.close();
+  });
+});
