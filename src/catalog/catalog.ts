@@ -259,6 +259,23 @@ export class Catalog {
     );
   }
 
+  /**
+   * Restores a table's columns and files to what they were at `snapshot`, as a new commit (history only
+   * moves forward; the restored-from snapshot stays readable). Returns the new snapshot, or null if the
+   * table already is as it was.
+   */
+  restoreTable(schema: string, table: string, snapshot: number, meta: CommitMeta = {}): Promise<{ snapshot: SnapshotId | null }> {
+    return this.transaction((tx) => tx.restoreTable(schema, table, snapshot), {
+      message: `restore ${quote(schema, table)} to snapshot ${snapshot}`,
+      ...meta,
+    });
+  }
+
+  /** Restores the whole catalog (schemas, tables, views, columns, files) to `snapshot`, as a new commit. */
+  restoreCatalog(snapshot: number, meta: CommitMeta = {}): Promise<{ snapshot: SnapshotId | null }> {
+    return this.transaction((tx) => tx.restoreCatalog(snapshot), { message: `restore the catalog to snapshot ${snapshot}`, ...meta });
+  }
+
   /** A reader pinned to one snapshot (the newest, or the one `selector` names); close it when done. */
   async reader(selector: ReaderOptions = {}): Promise<Reader> {
     this.assertOpen();

@@ -237,6 +237,14 @@ export function viewAt(view: ReadView, at: SnapshotId, id: CatalogId): Promise<V
   return versionAt<ViewRow>(view, Tag.View, [id], at);
 }
 
+/** Every version of every schema, table or view, in batches (for whole-catalog operations such as restore). */
+export async function* entityVersions(
+  view: ReadView,
+  tag: Tag.Schema | Tag.Table | Tag.View,
+): AsyncGenerator<readonly (Version<{ end: SnapshotId | null }> & { fields: readonly Field[] })[]> {
+  yield* versionBatches<{ end: SnapshotId | null }>(view, tag, [], undefined);
+}
+
 // ---- columns
 
 export type ColumnVersion = { id: ColumnId } & Version<ColumnRow>;

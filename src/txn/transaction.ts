@@ -7,6 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { type CatalogId, type ColumnId, catalogId, columnId, type FileId, fileId, type SnapshotId } from '../../keys/ids.js';
 import type { ColumnRow, DataFileRow, DeleteFileRow, RelationKind, SchemaRow, TableRow, ViewRow } from '../../keys/rows.js';
+import { Tag } from '../../keys/tags.js';
+import { isVisible } from '../../keys/visibility.js';
 import { StrataError } from '../errors.js';
 import { listed, quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
@@ -324,6 +326,133 @@ export class Transaction {
       if (deletesAll) this.retireDataFile(dataFileId, dataFile);
       return id;
     });
+  }
+
+  // ---------------------------------------------------------------- restore
+
+  /**
+   * Makes the table's columns and files what they were at snapshot `at`, as part of this transaction: history
+   * only moves forward, so the old state comes back as new versions. The table keeps its current name.
+   */
+  restoreTable(schema: string, table: string, at: number): Promise<void> {
+    return this.op(async () => {
+      const snapshot = await this.requireOlderSnapshot(at);
+      const t = await this.requireTable(schema, table);
+      if ((await q.tableAt(this.view, snapshot, t.id)) === undefined) {
+        throw notFound(`table ${quote(schema, table)} (id ${t.id}) did not exist at snapshot ${snapshot}; nothing to restore`);
+      }
+      (await this.prepareRestoreContents(t.id, snapshot))();
+    });
+  }
+
+  /**
+   * Makes the whole catalog what it was at snapshot `at`: schemas, tables and views that existed then come
+   * back (with their ids), those created since are dropped, and every table's columns and files are restored.
+   */
+  restoreCatalog(at: number): Promise<void> {
+    return this.op(async () => {
+      const snapshot = await this.requireOlderSnapshot(at);
+      const steps: (() => void)[] = [];
+      const restoreAll = async <T extends { end: SnapshotId | null }>(
+        map: Map<CatalogId, Change<T>>,
+        tag: 'schema' | 'table' | 'view',
+        ids: Set<CatalogId>,
+        fetch: (view: ReadView, s: SnapshotId, id: CatalogId) => Promise<q.Version<T> | undefined>,
+      ) => {
+        for (const id of ids) {
+          const c = await this.load(map, id, fetch);
+          const old = unchanged(await fetch(this.view, snapshot, id));
+          if (tag === 'table') {
+            steps.push(old.next === null ? await this.prepareDropTable(id) : await this.prepareRestoreContents(id, snapshot));
+          }
+          steps.push(() => {
+            c.next = old.next;
+          });
+        }
+      };
+      await restoreAll(this.schemas, 'schema', await this.idsAtEither(Tag.Schema, snapshot), q.schemaAt);
+      await restoreAll(this.tables, 'table', await this.idsAtEither(Tag.Table, snapshot), q.tableAt);
+      await restoreAll(this.views, 'view', await this.idsAtEither(Tag.View, snapshot), q.viewAt);
+      for (const apply of steps) apply();
+    });
+  }
+
+  private async requireOlderSnapshot(at: unknown): Promise<SnapshotId> {
+    const id = checkCount('snapshot', at) as SnapshotId;
+    if (id > this.base || (await q.snapshotRow(this.view, id)) === undefined) {
+      throw new StrataError('SNAPSHOT_NOT_FOUND', `snapshot ${id} does not exist (the newest is ${this.base}); restore from an existing one`, {
+        snapshot: id,
+      });
+    }
+    return id;
+  }
+
+  /** Ids of the entities of one kind visible at `at` or now (the base), plus those created in this transaction. */
+  private async idsAtEither(tag: Tag.Schema | Tag.Table | Tag.View, at: SnapshotId): Promise<Set<CatalogId>> {
+    const ids = new Set<CatalogId>();
+    for await (const batch of q.entityVersions(this.view, tag)) {
+      for (const v of batch) if (isVisible(v.begin, v.row.end, at) || isVisible(v.begin, v.row.end, this.base)) ids.add(v.fields[0] as CatalogId);
+    }
+    const pending = tag === Tag.Schema ? this.schemas : tag === Tag.Table ? this.tables : this.views;
+    for (const [id, c] of pending as Map<CatalogId, Change<unknown>>) if (c.base === undefined) ids.add(id);
+    return ids;
+  }
+
+  /** Loads what restoring a table's columns and files to `at` needs; returns the change to apply. */
+  private async prepareRestoreContents(tableId: CatalogId, at: SnapshotId): Promise<() => void> {
+    const cols = await this.loadColumns(tableId);
+    const oldCols = await q.columnsOf(this.view, tableId, at);
+    await this.loadDataFiles(tableId);
+    await this.loadDeleteFiles(tableId);
+    const oldFiles: q.DataFileVersion[] = [];
+    for await (const batch of q.dataFilesAt(this.view, at, tableId)) oldFiles.push(...batch);
+    const oldDeletes: q.DeleteFileVersion[] = [];
+    for await (const batch of q.deleteFilesAt(this.view, at, tableId)) oldDeletes.push(...batch);
+    const rowIdNext = await this.nextRowId(tableId);
+    return () => {
+      const wanted = new Map(oldCols.map((v) => [v.id, unchanged<ColumnRow>(v).next!]));
+      for (const [id, c] of cols.changes) if (!wanted.has(id)) c.next = null;
+      for (const [id, row] of wanted) {
+        const c = cols.changes.get(id);
+        if (c) c.next = row;
+        else cols.changes.set(id, { base: undefined, next: row });
+      }
+      // Files: retire what was not there at `at`; bring back what was, under new file ids (a file row is
+      // written once) pointing at the same objects and keeping their row ids. A file counts as "there" by
+      // what it is (path and rows), so restoring twice changes nothing the second time.
+      const dataKey = (r: DataFileRow | Row<DataFileRow>) => `${r.path}\0${r.rowIdStart}\0${r.recordCount}`;
+      const deleteKey = (r: DeleteFileRow | Row<DeleteFileRow>, dataPath: string) => `${r.path}\0${r.deleteCount}\0${dataPath}`;
+      const liveNow = <T>(m: Map<FileId, FileChange<T>>) => [...m].filter(([, c]) => c.tableId === tableId && c.next !== null);
+      const dataNow = new Map(liveNow(this.dataFiles).map(([id, c]) => [dataKey(c.next!), id]));
+      const pathOfNow = new Map(liveNow(this.dataFiles).map(([id, c]) => [id, c.next!.path]));
+      const pathOfOld = new Map(oldFiles.map((f) => [f.id, f.row.path]));
+      const deletesNow = new Map(liveNow(this.deleteFiles).map(([id, c]) => [deleteKey(c.next!, pathOfNow.get(c.next!.dataFileId) ?? ''), id]));
+      const fileIds = new Map<FileId, FileId>(); // id at `at` → id now
+      for (const f of oldFiles) {
+        const now = dataNow.get(dataKey(f.row));
+        if (now !== undefined) {
+          fileIds.set(f.id, now);
+          dataNow.delete(dataKey(f.row));
+        } else {
+          const id = this.allocateFileId();
+          fileIds.set(f.id, id);
+          this.dataFiles.set(id, { tableId, base: undefined, next: unchanged<DataFileRow>(f).next! });
+        }
+      }
+      for (const d of oldDeletes) {
+        const k = deleteKey(d.row, pathOfOld.get(d.row.dataFileId) ?? '');
+        if (deletesNow.delete(k)) continue;
+        const row = unchanged<DeleteFileRow>(d).next!;
+        this.deleteFiles.set(this.allocateFileId(), {
+          tableId,
+          base: undefined,
+          next: { ...row, dataFileId: fileIds.get(row.dataFileId) ?? row.dataFileId },
+        });
+      }
+      for (const id of dataNow.values()) this.dataFiles.get(id)!.next = null;
+      for (const id of deletesNow.values()) this.deleteFiles.get(id)!.next = null;
+      this.nextRowIds.set(tableId, rowIdNext);
+    };
   }
 
   // ---------------------------------------------------------------- options

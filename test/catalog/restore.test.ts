@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { type Catalog, isStrataError } from '../../src/index.js';
+import { openCatalog, readAll } from '../helpers.js';
+
+/** What a reader sees, without the ids and snapshots a restore legitimately renumbers. */
+async function contents(c: Catalog, snapshot: number) {
+  const all = await readAll(c, snapshot);
+  return all.schemas.map((s) => ({
+    schema: s.schema,
+    views: s.views.map((v) => [v.name, v.sql]),
+    tables: s.tables.map((t) => ({
+      id: t.table.id,
+      name: t.table.name,
+      columns: t.table.columns.map((col) => [col.id, col.name, col.type, col.order]),
+      files: t.dataFiles.map((f) => [f.path, f.recordCount, f.rowIdStart]).sort(),
+      deletes: t.deleteFiles.map((d) => [d.path, d.deleteCount]).sort(),
+    })),
+  }));
+}
+
+describe('restore', () => {
+  it('restoreTable after a bad write: readers see the good state again; the bad snapshot stays readable', async () => {
+    const c = await openCatalog();
+    await c.transaction(async (tx) => {
+      await tx.createTable('main', 'orders', [{ name: 'id', type: 'int64' }, { name: 'amount', type: 'decimal(12,2)' }]);
+      const f = await tx.addDataFile('main', 'orders', { path: 'good-1.parquet', recordCount: 10, fileSizeBytes: 100 });
+      await tx.addDeleteFile('main', 'orders', { dataFileId: f, path: 'good-1-del.parquet', deleteCount: 2, fileSizeBytes: 10 });
+      await tx.addDataFile('main', 'orders', { path: 'good-2.parquet', recordCount: 5, fileSizeBytes: 50 });
+    });
+    const { snapshot: good } = await c.transaction((tx) => tx.addDataFile('main', 'orders', { path: 'good-3.parquet', recordCount: 1, fileSizeBytes: 9 }));
+    const before = await contents(c, good!);
+    const { snapshot: bad } = await c.transaction(async (tx) => {
+      await tx.removeDataFile('main', 'orders', 0); // takes its delete file with it
+      await tx.addDataFile('main', 'orders', { path: 'bad.parquet', recordCount: 1000, fileSizeBytes: 1 });
+      await tx.dropColumn('main', 'orders', 'amount');
+      await tx.addColumn('main', 'orders', { name: 'oops', type: 'varchar' });
+    });
+    const badContents = await contents(c, bad!);
+
+    const { snapshot: restored } = await c.restoreTable('main', 'orders', good!);
+    expect(restored).toBe(bad! + 1);
+    expect(await contents(c, restored!)).toEqual(before);
+    expect(await contents(c, bad!)).toEqual(badContents);
+    const info = (await c.snapshots()).at(-1)!;
+    expect(info.message).toBe('restore "main"."orders" to snapshot 2');
+    expect(info.changes).toEqual(expect.arrayContaining(['inserted_into_table:1', 'deleted_from_table:1', 'altered_table:1']));
+    // "previous" after a restore is the state before it.
+    const prev = await c.reader({ previous: true });
+    expect(prev.snapshot.id).toBe(bad);
+    await prev.close();
+    // Restoring again changes nothing, so it commits nothing.
+    expect((await c.restoreTable('main', 'orders', good!)).snapshot).toBeNull();
+  });
+
+  it('restoreCatalog brings back dropped schemas and tables with their ids, and drops what came later', async () => {
+    const c = await openCatalog();
+    await c.transaction(async (tx) => {
+      await tx.createSchema('sales');
+      await tx.createTable('sales', 'orders', [{ name: 'id', type: 'int64' }]);
+      await tx.addDataFile('sales', 'orders', { path: 'o.parquet', recordCount: 3, fileSizeBytes: 3 });
+      await tx.createView('sales', 'v', 'SELECT 1');
+      await tx.createTable('main', 'keep', [{ name: 'k', type: 'varchar' }]);
+    });
+    const { snapshot: s1 } = await c.transaction((tx) => tx.renameTable('main', 'keep', 'kept'));
+    const target = await contents(c, s1!);
+    await c.transaction((tx) => tx.dropSchema('sales', { cascade: true }));
+    await c.transaction(async (tx) => {
+      await tx.createTable('main', 'later', [{ name: 'x', type: 'int64' }]);
+      await tx.renameTable('main', 'kept', 'renamed_again');
+      await tx.addColumn('main', 'renamed_again', { name: 'extra', type: 'int64' });
+    });
+    const { snapshot } = await c.restoreCatalog(s1!);
+    expect(await contents(c, snapshot!)).toEqual(target);
+  });
+
+  it('refuses snapshots that do not exist and tables that did not exist then', async () => {
+    const c = await openCatalog();
+    await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
+    await expect(c.restoreTable('main', 't', 99)).rejects.toSatisfy((e) => isStrataError(e, 'SNAPSHOT_NOT_FOUND'));
+    await expect(c.restoreTable('main', 't', 0)).rejects.toSatisfy((e) => isStrataError(e, 'NOT_FOUND'));
+    await expect(c.restoreTable('main', 'nope', 1)).rejects.toSatisfy((e) => isStrataError(e, 'NOT_FOUND'));
+    await expect(c.restoreCatalog(-1)).rejects.toSatisfy((e) => isStrataError(e, 'INVALID_ARGUMENT'));
+  });
+});
