@@ -25,7 +25,7 @@ describe('strata CLI', () => {
     expect(demo.stdout).toContain('NOT_FOUND');
 
     const snapshots = JSON.parse((await run('snapshots', '--dir', dir, '--json')).stdout);
-    expect(snapshots.map((s: { id: number }) => s.id)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(snapshots.map((s: { id: number }) => s.id)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
     expect(snapshots[4].changes).toEqual(['altered_table:2']);
 
     const old = JSON.parse((await run('show', '--dir', dir, '--at', '2', 'sales.orders', '--json')).stdout);
@@ -37,6 +37,27 @@ describe('strata CLI', () => {
 
     const text = await run('show', '--dir', dir, '--at', '1');
     expect(text.stdout).toMatch(/sales\.orders\s+table/);
+
+    // History commands over the demo's history.
+    expect(JSON.parse((await run('tag', 'list', '--dir', dir, '--json')).stdout).map((t: { name: string }) => t.name)).toEqual([
+      'board_report_2026_03',
+    ]);
+    const tagged = JSON.parse((await run('show', '--dir', dir, '--tag', 'board_report_2026_03', 'sales.orders', '--json')).stdout);
+    expect(tagged.snapshot.id).toBe(3);
+    expect(tagged.dataFiles).toHaveLength(3);
+    const diff = JSON.parse((await run('diff', '--dir', dir, 'sales.order_history', '4', '8', '--json')).stdout);
+    expect(diff.removedFiles.map((f: { path: string }) => f.path)).toEqual(['sales/orders/2026-03.parquet']);
+    expect(diff.addedFiles.map((f: { path: string }) => f.path)).toEqual(['sales/order_history/2026-03-restated.parquet']);
+    const tableHistory = JSON.parse((await run('snapshots', '--dir', dir, '--table', 'sales.order_history', '--from', '4', '--json')).stdout);
+    expect(tableHistory.map((s: { author: string }) => s.author)).toEqual(['dba', 'dba', 'gdpr-job', 'finance']);
+    expect(JSON.parse((await run('show', '--dir', dir, '--previous', '--json')).stdout).snapshot.id).toBe(7);
+    const atTime = JSON.parse((await run('show', '--dir', dir, '--timestamp', snapshots[2].time, '--json')).stdout);
+    expect(atTime.snapshot.id).toBeGreaterThanOrEqual(2);
+    expect((await run('restore', '--dir', dir, 'sales.order_history', '3')).stdout).toContain('as snapshot 9');
+    const restored = JSON.parse((await run('show', '--dir', dir, 'sales.order_history', '--json')).stdout);
+    expect(restored.dataFiles.map((f: { path: string }) => f.path)).toContain('sales/orders/2026-03.parquet');
+    expect((await run('tag', 'drop', 'board_report_2026_03', '--dir', dir)).stdout).toContain('dropped');
+    expect((await run('tag', 'bogus', '--dir', dir)).code).toBe(1);
 
     // A second demo into the same directory refuses instead of mixing histories.
     const again = await run('demo', '--dir', dir);

@@ -2,7 +2,7 @@
 // column, delete rows, drop a table) and shows what readers see at several snapshots.
 import { Catalog } from '../catalog/catalog.js';
 import { StrataError } from '../errors.js';
-import { snapshotTable } from './format.js';
+import { renderChanges, snapshotTable } from './format.js';
 import { describeCatalog, describeTable, renderCatalog, renderTable } from './show.js';
 
 export async function runDemo(dir: string, print: (s: string) => void): Promise<void> {
@@ -32,12 +32,15 @@ export async function runDemo(dir: string, print: (s: string) => void): Promise<
       },
       { author: 'etl', message: 'load January and February' },
     );
-    await catalog.transaction(
+    let march = 0;
+    const marchLoad = await catalog.transaction(
       async (tx) => {
-        await tx.addDataFile('sales', 'orders', { path: 'sales/orders/2026-03.parquet', recordCount: 1050, fileSizeBytes: 41_877 });
+        march = await tx.addDataFile('sales', 'orders', { path: 'sales/orders/2026-03.parquet', recordCount: 1050, fileSizeBytes: 41_877 });
       },
       { author: 'etl', message: 'load March' },
     );
+    // The board decides on the March numbers: pin what the report read.
+    await catalog.createTag('board_report_2026_03', marchLoad.snapshot!);
     const renamed = await catalog.transaction((tx) => tx.renameTable('sales', 'orders', 'order_history'), {
       author: 'dba',
       message: 'orders become order_history',
@@ -64,10 +67,18 @@ export async function runDemo(dir: string, print: (s: string) => void): Promise<
       author: 'dba',
       message: 'customers move to the CRM lake',
     });
+    // Later, March turns out to hold duplicated orders: finance restates it.
+    await catalog.transaction(
+      async (tx) => {
+        await tx.removeDataFile('sales', 'order_history', march);
+        await tx.addDataFile('sales', 'order_history', { path: 'sales/order_history/2026-03-restated.parquet', recordCount: 990, fileSizeBytes: 39_410 });
+      },
+      { author: 'finance', message: 'restate March: 60 duplicated orders', extraInfo: '{"ticket":"FIN-2231"}' },
+    );
 
     print(`A catalog with a history, in ${dir}:\n`);
     print(snapshotTable(await catalog.snapshots()));
-    for (const at of [load.snapshot!, firstLoad.snapshot!, renamed.snapshot! + 1, dropped.snapshot!]) {
+    for (const at of [load.snapshot!, firstLoad.snapshot!, renamed.snapshot! + 1, dropped.snapshot!, dropped.snapshot! + 1]) {
       const r = await catalog.reader({ snapshot: at });
       print(`\n${renderCatalog(await describeCatalog(r))}`);
       await r.close();
@@ -89,7 +100,22 @@ export async function runDemo(dir: string, print: (s: string) => void): Promise<
       print(`Asking for snapshot 99: ${(e as StrataError).code}: ${(e as Error).message}`);
     }
     await Promise.all([old.close(), now.close()]);
-    print(`\nExplore it: strata snapshots --dir ${dir}   |   strata show --dir ${dir} --at ${firstLoad.snapshot} sales.orders`);
+
+    print('\nReplaying a decision: the board report was built on the snapshot tagged board_report_2026_03.');
+    const decision = await catalog.reader({ tag: 'board_report_2026_03' });
+    const rows = async (r: typeof decision, name: string) => (await r.dataFiles('sales', name)).reduce((n, f) => n + f.recordCount, 0);
+    print(`  at the decision (snapshot ${decision.snapshot.id}): ${await rows(decision, 'orders')} rows in the data files of sales.orders`);
+    const today = await catalog.reader();
+    print(`  today (snapshot ${today.snapshot.id}): ${await rows(today, 'order_history')} rows in sales.order_history (the same table, renamed)`);
+    const newest = today.snapshot.id;
+    const changed = await catalog.changes('sales', 'order_history', { from: decision.snapshot.id + 1, to: today.snapshot.id });
+    print(`\n${renderChanges('sales.order_history', String(decision.snapshot.id + 1), String(today.snapshot.id), changed)}`);
+    print(`\nWho changed it since:\n${snapshotTable(await catalog.snapshots({ from: decision.snapshot.id + 1, table: { schema: 'sales', table: 'order_history' } }))}`);
+    await Promise.all([decision.close(), today.close()]);
+    print(
+      `\nExplore it: strata snapshots --dir ${dir} --table sales.order_history   |   ` +
+        `strata show --dir ${dir} --tag board_report_2026_03 sales.orders   |   strata diff --dir ${dir} sales.order_history ${marchLoad.snapshot! + 1} ${newest}`,
+    );
   } finally {
     await catalog.close();
   }

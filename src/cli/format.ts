@@ -1,4 +1,5 @@
 // Plain-text rendering for the CLI: aligned columns, no colour, so output pipes cleanly.
+import type { TableChanges } from '../read/history.js';
 import type { SnapshotInfo } from '../read/records.js';
 
 export function table(headers: string[], rows: (string | number)[][]): string {
@@ -20,4 +21,13 @@ export function snapshotTable(snapshots: SnapshotInfo[]): string {
       s.changes.join(', '),
     ]),
   );
+}
+
+export function renderChanges(name: string, from: string, to: string, c: TableChanges): string {
+  const rows = [
+    ...c.addedFiles.map((f) => ['+ data', f.path, f.recordCount, f.snapshot]),
+    ...c.removedFiles.map((f) => ['- data', f.path, f.recordCount, f.snapshot]),
+    ...c.addedDeleteFiles.map((f) => ['+ deletes', f.path, f.deleteCount, f.snapshot]),
+  ].sort((a, b) => (a[3] as number) - (b[3] as number));
+  return `${name}, snapshots ${from}..${to}\n${table(['change', 'file', 'rows', 'snapshot'], rows)}`;
 }

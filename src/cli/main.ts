@@ -4,8 +4,10 @@ import { rm } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { Catalog } from '../catalog/catalog.js';
 import { StrataError } from '../errors.js';
+import type { HistoryBound } from '../read/history.js';
+import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import { runDemo } from './demo.js';
-import { snapshotTable } from './format.js';
+import { renderChanges, snapshotTable, table } from './format.js';
 import { describeCatalog, describeTable, renderCatalog, renderTable } from './show.js';
 
 const USAGE = `strata — a lakehouse catalog that keeps its whole history
@@ -13,19 +15,35 @@ const USAGE = `strata — a lakehouse catalog that keeps its whole history
 usage: strata <command> [options]
 
 commands:
-  init                         create the catalog in --dir (or check an existing one)
-  snapshots [--json]           the retained history, oldest first
-  show [schema.table] [--at N] [--json]
-                               what a reader sees at snapshot N (default: the newest)
-  demo [--force]               build a small history in --dir and show time travel over it
+  init                           create the catalog in --dir (or check an existing one)
+  snapshots [--table s.t] [--from X] [--to Y] [--json]
+                                 the history, oldest first (all of it, a range, or one table's)
+  show [s.t] [--at N | --timestamp T | --tag NAME | --previous] [--json]
+                                 what a reader sees at that snapshot (default: the newest)
+  diff s.t FROM TO [--json]      files the table gained and lost in snapshots FROM..TO (ids or times)
+  tag create NAME SNAPSHOT | tag drop NAME | tag list [--json]
+  restore s.t SNAPSHOT           restore a table's columns and files, as a new commit
+  demo [--force]                 build a small history in --dir and show time travel over it
+
+X, Y, FROM, TO and T are snapshot ids or ISO-8601 times (e.g. 2026-03-01T12:00:00Z).
 
 options:
   --dir DIR      local directory: the index, and the store unless --store is given (default ./lake)
   --store PATH   a shared store directory
   --help         this text`;
 
-const json = (v: unknown) =>
-  JSON.stringify(v, (_k, x) => (x instanceof Date ? x.toISOString() : x), 2);
+const json = (v: unknown) => JSON.stringify(v, (_k, x) => (x instanceof Date ? x.toISOString() : x), 2);
+const usage = (message: string) => new StrataError('INVALID_ARGUMENT', `${message}\n\n${USAGE}`);
+
+/** `schema.table`, or `table` in schema main. */
+function qualified(name: string | undefined): { schema: string; table: string } {
+  if (name === undefined) throw usage('a table is needed, as schema.table');
+  const dot = name.indexOf('.');
+  return dot < 0 ? { schema: 'main', table: name } : { schema: name.slice(0, dot), table: name.slice(dot + 1) };
+}
+
+/** A snapshot id if the argument is all digits, else a time. */
+const bound = (arg: string): HistoryBound => (/^\d+$/.test(arg) ? Number(arg) : arg);
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -35,6 +53,12 @@ async function main(argv: string[]): Promise<number> {
       dir: { type: 'string', default: './lake' },
       store: { type: 'string' },
       at: { type: 'string' },
+      timestamp: { type: 'string' },
+      tag: { type: 'string' },
+      previous: { type: 'boolean', default: false },
+      table: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
       json: { type: 'boolean', default: false },
       force: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
@@ -45,48 +69,96 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return command === undefined && !values.help ? 2 : 0;
   }
-  const open = () => Catalog.open({ dir: values.dir, ...(values.store ? { store: { path: values.store } } : {}) });
-  switch (command) {
-    case 'init': {
-      const c = await open();
-      const n = (await c.snapshots()).length;
+  const print = (human: () => string, data: unknown) => console.log(values.json ? json(data) : human());
+  const withCatalog = async (fn: (c: Catalog) => Promise<void>) => {
+    const c = await Catalog.open({ dir: values.dir, ...(values.store ? { store: { path: values.store } } : {}) });
+    try {
+      await fn(c);
+    } finally {
       await c.close();
-      console.log(`catalog ready in ${values.dir} (${n} snapshot${n === 1 ? '' : 's'})`);
-      return 0;
     }
-    case 'snapshots': {
-      const c = await open();
-      try {
-        const snapshots = await c.snapshots();
-        console.log(values.json ? json(snapshots) : snapshotTable(snapshots));
-      } finally {
-        await c.close();
-      }
+  };
+
+  switch (command) {
+    case 'init':
+      await withCatalog(async (c) => {
+        const n = (await c.snapshots()).length;
+        console.log(`catalog ready in ${values.dir} (${n} snapshot${n === 1 ? '' : 's'})`);
+      });
       return 0;
-    }
-    case 'show': {
-      const c = await open();
-      try {
-        const at = values.at === undefined ? undefined : Number(values.at);
-        if (at !== undefined && !Number.isSafeInteger(at)) throw new StrataError('INVALID_ARGUMENT', `--at takes a snapshot id, got ${values.at}`);
-        const r = await c.reader(at === undefined ? {} : { snapshot: at });
+    case 'snapshots':
+      await withCatalog(async (c) => {
+        const snapshots = await c.snapshots({
+          ...(values.table === undefined ? {} : { table: qualified(values.table) }),
+          ...(values.from === undefined ? {} : { from: bound(values.from) }),
+          ...(values.to === undefined ? {} : { to: bound(values.to) }),
+        });
+        print(() => snapshotTable(snapshots), snapshots);
+      });
+      return 0;
+    case 'show':
+      await withCatalog(async (c) => {
+        const selector: SnapshotSelector = {
+          ...(values.at === undefined ? {} : { snapshot: /^\d+$/.test(values.at) ? Number(values.at) : Number.NaN }),
+          ...(values.timestamp === undefined ? {} : { timestamp: values.timestamp }),
+          ...(values.tag === undefined ? {} : { tag: values.tag }),
+          ...(values.previous ? { previous: true as const } : {}),
+        };
+        const r = await c.reader(selector);
         try {
-          const target = args[0];
-          if (target === undefined) {
+          if (args[0] === undefined) {
             const d = await describeCatalog(r);
-            console.log(values.json ? json(d) : renderCatalog(d));
+            print(() => renderCatalog(d), d);
           } else {
-            const dot = target.indexOf('.');
-            const [schema, name] = dot < 0 ? ['main', target] : [target.slice(0, dot), target.slice(dot + 1)];
+            const { schema, table: name } = qualified(args[0]);
             const d = await describeTable(r, schema, name);
-            console.log(values.json ? json(d) : renderTable(d));
+            print(() => renderTable(d), d);
           }
         } finally {
           await r.close();
         }
-      } finally {
-        await c.close();
-      }
+      });
+      return 0;
+    case 'diff': {
+      const [name, from, to] = args;
+      if (from === undefined || to === undefined) throw usage('diff takes schema.table FROM TO');
+      const { schema, table: t } = qualified(name);
+      await withCatalog(async (c) => {
+        const changes = await c.changes(schema, t, { from: bound(from), to: bound(to) });
+        print(() => renderChanges(`${schema}.${t}`, from, to, changes), changes);
+      });
+      return 0;
+    }
+    case 'tag': {
+      const [action, name, snapshot] = args;
+      await withCatalog(async (c) => {
+        if (action === 'create' && name !== undefined && snapshot !== undefined && /^\d+$/.test(snapshot)) {
+          await c.createTag(name, Number(snapshot));
+          console.log(`tag ${name} → snapshot ${snapshot}`);
+        } else if (action === 'drop' && name !== undefined) {
+          await c.dropTag(name);
+          console.log(`tag ${name} dropped`);
+        } else if (action === 'list') {
+          const tags = await c.tags();
+          print(() => table(['tag', 'snapshot', 'created'], tags.map((x) => [x.name, x.snapshot, x.createdAt.toISOString()])), tags);
+        } else {
+          throw usage('tag takes: create NAME SNAPSHOT | drop NAME | list');
+        }
+      });
+      return 0;
+    }
+    case 'restore': {
+      const [name, snapshot] = args;
+      if (snapshot === undefined || !/^\d+$/.test(snapshot)) throw usage('restore takes schema.table SNAPSHOT');
+      const { schema, table: t } = qualified(name);
+      await withCatalog(async (c) => {
+        const result = await c.restoreTable(schema, t, Number(snapshot));
+        console.log(
+          result.snapshot === null
+            ? `${schema}.${t} already is as it was at snapshot ${snapshot}; nothing committed`
+            : `${schema}.${t} restored to snapshot ${snapshot} as snapshot ${result.snapshot}`,
+        );
+      });
       return 0;
     }
     case 'demo':
