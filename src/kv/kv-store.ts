@@ -6,7 +6,7 @@ import { type KvSeq, kvSeq } from '../../keys/ids.js';
 import { encodeKey, type Key } from '../../keys/key-codec.js';
 import { SystemKey, Tag } from '../../keys/tags.js';
 import { StrataError } from '../errors.js';
-import { type Db, ReadView } from './read-view.js';
+import { type Db, type DbSnapshot, ReadView } from './read-view.js';
 import { SnapshotTimeline } from './snapshot-timeline.js';
 import { VersionCache } from './version-cache.js';
 
@@ -29,11 +29,26 @@ function decodeSeq(bytes: Uint8Array | undefined): KvSeq {
   return kvSeq(Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0)));
 }
 
+/** One LevelDB snapshot, shared by every view opened on the same applied state. */
+interface SharedSnapshot {
+  snapshot: DbSnapshot;
+  seq: KvSeq;
+  views: number;
+  /** No new view may take it: a newer state exists. Closed when its last view is. */
+  retired: boolean;
+}
+
 export class KvStore {
+  /** The snapshot new views share while no entry has been applied since it was taken. */
+  private current: SharedSnapshot | undefined;
+  private applying = 0;
+
   private constructor(
     private readonly db: Db,
     private readonly cache: VersionCache,
     private readonly timeline: SnapshotTimeline,
+    /** The newest applied sequence, as this process knows it. */
+    private latest: KvSeq,
   ) {}
 
   static async open(path: string): Promise<KvStore> {
@@ -50,7 +65,7 @@ export class KvStore {
       );
     }
     const applied = decodeSeq(db.getSync(APPLIED_SEQ_KEY) ?? undefined);
-    return new KvStore(db, new VersionCache(applied), new SnapshotTimeline(applied));
+    return new KvStore(db, new VersionCache(applied), new SnapshotTimeline(applied), applied);
   }
 
   async appliedSeq(): Promise<KvSeq> {
@@ -69,28 +84,61 @@ export class KvStore {
     // In-memory mirrors learn of the entry before its batch lands, so no reader can see it without them.
     this.cache.beginApply(mutations);
     this.timeline.beginApply(mutations);
+    this.applying++;
     let done: KvSeq | undefined;
     try {
       await this.db.batch([...mutations, { type: 'put', key: APPLIED_SEQ_KEY, value: encodeSeq(seq) }], { sync: false });
       done = seq;
+      this.latest = seq;
     } finally {
+      this.applying--;
+      this.retire(this.current);
+      this.current = undefined;
       this.cache.endApply(done);
       this.timeline.endApply(done);
     }
   }
 
+  /**
+   * A frozen view of the newest applied state. Views opened while no entry is applied in between share one
+   * LevelDB snapshot: taking and releasing one costs more than most reads made through it.
+   */
   async readView(): Promise<ReadView> {
-    const snapshot = this.db.snapshot();
-    try {
-      const seq = decodeSeq(this.db.getSync(APPLIED_SEQ_KEY, { snapshot }) ?? undefined);
-      return new ReadView(this.db, snapshot, seq, this.cache, this.timeline);
-    } catch (e) {
-      await snapshot.close();
-      throw e;
+    let shared = this.current;
+    if (shared === undefined || shared.retired || this.applying > 0) {
+      const snapshot = this.db.snapshot();
+      let seq: KvSeq;
+      try {
+        seq = decodeSeq(this.db.getSync(APPLIED_SEQ_KEY, { snapshot }) ?? undefined);
+      } catch (e) {
+        await snapshot.close();
+        throw e;
+      }
+      // Only a snapshot of the newest state, taken with no apply in flight, may be handed to later views.
+      const reusable = this.applying === 0 && seq === this.latest;
+      shared = { snapshot, seq, views: 0, retired: !reusable };
+      if (reusable) {
+        this.retire(this.current);
+        this.current = shared;
+      }
     }
+    const s = shared;
+    s.views++;
+    return new ReadView(this.db, s.snapshot, s.seq, this.cache, this.timeline, async () => {
+      s.views--;
+      if (s.views === 0 && s.retired) await s.snapshot.close();
+    });
+  }
+
+  private retire(s: SharedSnapshot | undefined): void {
+    if (s === undefined || s.retired) return;
+    s.retired = true;
+    if (s.views === 0) void s.snapshot.close().catch(() => undefined);
   }
 
   async close(): Promise<void> {
+    this.retire(this.current);
+    this.current = undefined;
     await this.db.close();
   }
 }

@@ -7,10 +7,10 @@ import { decodeKey, type Field, type Key, keyPrefix, prefixEnd } from '../../key
 import { Tag } from '../../keys/tags.js';
 import { beginOf, decodeRow } from './decode.js';
 import type { SnapshotTimeline } from './snapshot-timeline.js';
-import { type CachedVersion, cachedGroup, groupId, MAX_CACHED_GROUP, type VersionCache } from './version-cache.js';
+import { type CachedVersion, cachedGroup, groupId, isImmutablePoint, MAX_CACHED_GROUP, type VersionCache } from './version-cache.js';
 
 export type Db = Level<Uint8Array, Uint8Array>;
-type DbSnapshot = ReturnType<Db['snapshot']>;
+export type DbSnapshot = ReturnType<Db['snapshot']>;
 
 export interface Range {
   gte: Key;
@@ -40,6 +40,8 @@ export class ReadView {
     readonly seq: KvSeq,
     private readonly cache: VersionCache,
     private readonly timeline: SnapshotTimeline,
+    /** Gives the LevelDB snapshot back: views of one state share one (see KvStore.readView). */
+    private readonly release: () => Promise<void>,
   ) {}
 
   /**
@@ -129,6 +131,17 @@ export class ReadView {
     return { versions: own ?? [], complete: own !== undefined || !truncated, groups };
   }
 
+  /** A decoded value that is written once and never changes (see version-cache.ts), from memory when cached. */
+  async getImmutable<T>(key: Key): Promise<T | undefined> {
+    const hit = this.cache.getPoint(key);
+    if (hit !== undefined) return hit as T;
+    const bytes = await this.get(key);
+    if (bytes === undefined) return undefined;
+    const value = Object.freeze(decodeRow<T>(key, bytes));
+    if (isImmutablePoint(key)) this.cache.offerPoint(key, value, this.seq);
+    return value;
+  }
+
   /**
    * A point read. Synchronous on purpose: a LevelDB get is microseconds from its cache, while a trip through
    * the thread pool costs tens of microseconds; callers stay async so this may change.
@@ -172,7 +185,7 @@ export class ReadView {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.snapshot.close();
+    await this.release();
   }
 
   private assertOpen(): void {

@@ -32,6 +32,17 @@ const GROUPS: ReadonlyMap<Tag, GroupSpec> = new Map([
   [Tag.DeleteFile, { fields: 1, readAhead: false }],
 ]);
 
+/**
+ * Point values that are written once and never rewritten (a snapshot's row and its changes): cached by key
+ * with the same rules as groups, dropped when deleted (excision).
+ */
+const IMMUTABLE_POINTS: ReadonlySet<Tag> = new Set([Tag.Snapshot, Tag.SnapshotChanges]);
+const pointId = (key: Key): string => Buffer.from(key.buffer, key.byteOffset, key.length).toString('latin1');
+
+export function isImmutablePoint(key: Key): boolean {
+  return IMMUTABLE_POINTS.has(key[0] as Tag);
+}
+
 /** The largest group kept: the files of bigger tables are streamed from the index every time. */
 export const MAX_CACHED_GROUP = 4096;
 
@@ -66,6 +77,7 @@ export class VersionCache {
    * for each one.
    */
   private readonly warmed = new Set<string>();
+  private readonly points = new Map<string, unknown>();
   private applying = 0;
 
   constructor(
@@ -95,6 +107,16 @@ export class VersionCache {
     }
   }
 
+  getPoint(key: Key): unknown {
+    return this.points.get(pointId(key));
+  }
+
+  offerPoint(key: Key, value: unknown, viewSeq: KvSeq): void {
+    if (this.applying > 0 || viewSeq !== this.latest) return;
+    if (this.points.size >= this.capacity) this.points.clear();
+    this.points.set(pointId(key), value);
+  }
+
   /** Whether a miss under this parent should read the whole parent: once after each change to it. */
   shouldReadAhead(parentId: string): boolean {
     if (this.warmed.has(parentId)) return false;
@@ -107,6 +129,7 @@ export class VersionCache {
   beginApply(mutations: readonly Mutation[]): void {
     this.applying++;
     for (const m of mutations) {
+      if (IMMUTABLE_POINTS.has(m.key[0] as Tag)) this.points.delete(pointId(m.key));
       const spec = GROUPS.get(m.key[0] as Tag);
       if (spec === undefined) continue;
       const fields = decodeKey(m.key).fields;

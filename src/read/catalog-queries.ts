@@ -107,16 +107,12 @@ export async function headSnapshot(view: ReadView): Promise<Version<SnapshotRow>
   return { begin: id!, row };
 }
 
-export async function snapshotRow(view: ReadView, id: SnapshotId): Promise<SnapshotRow | undefined> {
-  const key = encodeKey(Tag.Snapshot, [], id);
-  const bytes = await view.get(key);
-  return bytes === undefined ? undefined : decodeRow<SnapshotRow>(key, bytes);
+export function snapshotRow(view: ReadView, id: SnapshotId): Promise<SnapshotRow | undefined> {
+  return view.getImmutable<SnapshotRow>(encodeKey(Tag.Snapshot, [], id));
 }
 
-export async function snapshotChanges(view: ReadView, id: SnapshotId): Promise<SnapshotChangesRow | undefined> {
-  const key = encodeKey(Tag.SnapshotChanges, [], id);
-  const bytes = await view.get(key);
-  return bytes === undefined ? undefined : decodeRow<SnapshotChangesRow>(key, bytes);
+export function snapshotChanges(view: ReadView, id: SnapshotId): Promise<SnapshotChangesRow | undefined> {
+  return view.getImmutable<SnapshotChangesRow>(encodeKey(Tag.SnapshotChanges, [], id));
 }
 
 export async function snapshotInfo(view: ReadView, id: SnapshotId, row: SnapshotRow): Promise<SnapshotInfo> {

@@ -50,7 +50,7 @@ export async function resolveSnapshot(
   const given = SELECTORS.filter((k) => selector[k] !== undefined);
   if (given.length > 1) throw invalid(`a reader takes one of { snapshot, timestamp, tag, previous }; got ${given.join(' and ')}`);
   let id: SnapshotId;
-  if (selector.snapshot !== undefined) id = await byId(view, selector.snapshot);
+  if (selector.snapshot !== undefined) return byId(view, selector.snapshot);
   else if (selector.timestamp !== undefined) id = await byTimestamp(view, parseTimestamp('timestamp', selector.timestamp));
   else if (selector.tag !== undefined) id = await byTag(view, selector.tag, opts);
   else if (selector.previous !== undefined) {
@@ -63,19 +63,20 @@ export async function resolveSnapshot(
   return { id, row: (await q.snapshotRow(view, id))! };
 }
 
-async function byId(view: ReadView, n: unknown): Promise<SnapshotId> {
+async function byId(view: ReadView, n: unknown): Promise<{ id: SnapshotId; row: SnapshotRow }> {
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
     throw invalid(`snapshot must be a snapshot id (an integer >= 0), got ${JSON.stringify(n)}`);
   }
   const id = snapshotId(n);
-  if ((await q.snapshotRow(view, id)) === undefined) {
+  const row = await q.snapshotRow(view, id);
+  if (row === undefined) {
     const nearest = await q.nearestSnapshots(view, id);
     throw new StrataError('SNAPSHOT_NOT_FOUND', `snapshot ${id} does not exist; the nearest that do: ${nearest.join(', ') || 'none'}`, {
       snapshot: id,
       nearest,
     });
   }
-  return id;
+  return { id, row };
 }
 
 async function byTimestamp(view: ReadView, time: number): Promise<SnapshotId> {
