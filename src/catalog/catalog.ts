@@ -9,6 +9,7 @@ import { KvStore, systemKey } from '../kv/kv-store.js';
 import { CommitLog } from '../log/commit-log.js';
 import { assertValidObjectKey, type ObjectStore } from '../store/object-store.js';
 import { DirectoryStore } from '../store/directory-store.js';
+import { S3Store, type S3StoreOptions } from '../store/s3-store.js';
 import * as q from '../read/catalog-queries.js';
 import { Reader } from '../read/reader.js';
 import type { SnapshotInfo } from '../read/records.js';
@@ -41,8 +42,8 @@ import { Mutex } from './mutex.js';
 export interface OpenOptions {
   /** Local directory: the index lives in `<dir>/index`, and the default store in `<dir>/store`. */
   dir: string;
-  /** Where the shared store is: another directory (several processes may share it), or a store instance. */
-  store?: { path: string } | ObjectStore;
+  /** Where the shared store is: another directory (several processes may share it), S3, or a store instance. */
+  store?: { path: string } | { s3: S3StoreOptions } | ObjectStore;
   /** ms since epoch; the only clock the catalog reads. Defaults to Date.now. */
   clock?: () => number;
   /** Never write to the shared store (the local index is still maintained). */
@@ -100,8 +101,9 @@ function openStore(opts: OpenOptions): ObjectStore {
   const s = opts.store;
   if (s === undefined) return new DirectoryStore(path.join(opts.dir, 'store'), { sync });
   if ('path' in s && typeof s.path === 'string') return new DirectoryStore(s.path, { sync });
+  if ('s3' in s && s.s3 !== null && typeof s.s3 === 'object') return new S3Store(s.s3);
   if (typeof (s as ObjectStore).putIfAbsent === 'function') return s as ObjectStore;
-  throw new StrataError('INVALID_ARGUMENT', 'store must be { path } or an ObjectStore instance');
+  throw new StrataError('INVALID_ARGUMENT', 'store must be { path }, { s3: { bucket, … } } or an ObjectStore instance');
 }
 
 function normaliseDataPath(p: string | undefined): string {
@@ -150,6 +152,8 @@ export class Catalog {
     }
     const limits = limitsOf(opts);
     const store = openStore(opts);
+    // A service that ignores conditional writes would let two writers own one log entry: refuse it up front.
+    if (store instanceof S3Store && opts.readOnly !== true) await store.assertConditionalWrites();
     const log = new CommitLog(store);
     const clock = opts.clock ?? Date.now;
     const requestedDataPath = opts.dataPath === undefined ? undefined : normaliseDataPath(opts.dataPath);

@@ -1,0 +1,39 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { Catalog } from '../../src/index.js';
+import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
+import { freshS3Store, S3_BUCKET, s3Options } from '../store/s3-env.js';
+
+const opts = s3Options();
+
+if (opts === undefined) {
+  describe.skip('a catalog on S3 (no S3 server)', () => {
+    it('needs a server', () => undefined);
+  });
+} else {
+  describe('a catalog on S3', () => {
+    it('commits through the S3 log; another machine bootstraps from the bucket and reads the same answers', async () => {
+      await freshS3Store(opts); // makes sure the bucket exists
+      const store = { s3: { ...opts, bucket: S3_BUCKET, prefix: `catalogs/${randomUUID()}` } };
+      const a = await openCatalog({ dir: await tempDir(), store });
+      await a.transaction(async (tx) => {
+        await tx.createSchema('sales');
+        await tx.createTable('sales', 'orders', [{ name: 'id', type: 'int64' }]);
+        await tx.addDataFile('sales', 'orders', { path: 'sales/orders/f1.parquet', recordCount: 3, fileSizeBytes: 812 });
+      });
+      await a.transaction((tx) => tx.renameTable('sales', 'orders', 'order_history'));
+      await a.createTag('first', 1);
+      expect(a.dataFileLocation('sales/orders/f1.parquet')).toMatch(/^s3:\/\/strata-test\/catalogs\/.+\/data\/sales\/orders\/f1\.parquet$/);
+
+      const b = await openCatalog({ dir: await tempDir(), store, readOnly: true });
+      expect(await dumpCatalog(b)).toEqual(await dumpCatalog(a));
+      expect((await b.tags()).map((t) => t.name)).toEqual(['first']);
+      await a.transaction((tx) => tx.dropTable('sales', 'order_history'));
+      await b.refresh();
+      expect(await dumpCatalog(b)).toEqual(await dumpCatalog(a));
+      await expect(Catalog.open({ dir: await tempDir(), store: { s3: { ...opts, bucket: 'no-such-bucket-strata', maxAttempts: 1 } } })).rejects.toThrow(
+        /STORE_UNAVAILABLE|failed/,
+      );
+    });
+  });
+}
