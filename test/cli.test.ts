@@ -58,6 +58,7 @@ describe('strata CLI', () => {
     expect(restored.dataFiles.map((f: { path: string }) => f.path)).toContain('sales/orders/2026-03.parquet');
     expect((await run('tag', 'drop', 'board_report_2026_03', '--dir', dir)).stdout).toContain('dropped');
     expect((await run('tag', 'bogus', '--dir', dir)).code).toBe(1);
+    expect((await run('checkpoint', '--dir', dir)).stdout).toMatch(/checkpoint at log entry 12: \d+ keys in 1 chunk/);
 
     // A second demo into the same directory refuses instead of mixing histories.
     const again = await run('demo', '--dir', dir);

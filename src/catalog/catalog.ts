@@ -6,6 +6,7 @@ import { type CatalogId, type KvSeq, kvSeq, type SnapshotId, snapshotId } from '
 import { SystemKey } from '../../keys/tags.js';
 import { StrataError } from '../errors.js';
 import { KvStore, systemKey } from '../kv/kv-store.js';
+import { newestCheckpoint, readCheckpoint, writeCheckpoint } from '../log/checkpoint.js';
 import { CommitLog } from '../log/commit-log.js';
 import { assertValidObjectKey, type ObjectStore } from '../store/object-store.js';
 import { DirectoryStore } from '../store/directory-store.js';
@@ -58,6 +59,11 @@ export interface OpenOptions {
   durability?: 'durable' | 'relaxed';
   /** At most this many tags (default 1,000). */
   maxTags?: number;
+  /**
+   * Write a checkpoint after every this many log entries (default 1,000; 0 turns it off). The process
+   * whose commit reaches the multiple writes it, after the commit is durable and before it returns.
+   */
+  checkpointEvery?: number;
   /** How many snapshots `previous` may walk past (maintenance commits) before giving up (default 10,000). */
   previousWalkLimit?: number;
 }
@@ -65,6 +71,7 @@ export interface OpenOptions {
 interface Limits {
   maxTags: number;
   previousWalkLimit: number;
+  checkpointEvery: number;
 }
 
 function limitsOf(opts: OpenOptions): Limits {
@@ -76,6 +83,7 @@ function limitsOf(opts: OpenOptions): Limits {
   return {
     maxTags: positive('maxTags', opts.maxTags, 1000),
     previousWalkLimit: positive('previousWalkLimit', opts.previousWalkLimit, 10_000),
+    checkpointEvery: opts.checkpointEvery === 0 ? 0 : positive('checkpointEvery', opts.checkpointEvery, 1000),
   };
 }
 
@@ -163,6 +171,11 @@ export class Catalog {
       const identity = identityOf(first);
       if (identity === undefined) {
         throw new StrataError('CORRUPT', `the first log entry in ${store.description} carries no catalog identity; this is not a Strata store`);
+      }
+      // A new index starts from the newest checkpoint, then replays only the log after it.
+      if ((await kv.appliedSeq()) === 0) {
+        const checkpoint = await newestCheckpoint(store);
+        if (checkpoint !== undefined) await kv.restore(checkpoint.seq, readCheckpoint(store, checkpoint));
       }
       await Catalog.checkIdentity(kv, identity, opts.dir, store);
       await applyLog(kv, log);
@@ -372,6 +385,29 @@ export class Catalog {
     const seq = kvSeq(view.seq + 1);
     if (!(await this.log.append({ seq, ...entry }))) throw await this.lostRace(seq);
     await this.kv.apply(seq, entry.mutations);
+    if (this.limits.checkpointEvery > 0 && seq % this.limits.checkpointEvery === 0) await this.checkpointNow();
+  }
+
+  /**
+   * Writes a checkpoint of the newest state to the store (`checkpoints/<seq>/…`), so that new machines
+   * bootstrap from it instead of replaying the whole log. Returns where it stands.
+   */
+  async checkpoint(): Promise<{ seq: KvSeq; chunks: number; keys: number }> {
+    this.assertWritable();
+    return this.writer.run(async () => {
+      await this.catchUp();
+      return this.checkpointNow();
+    });
+  }
+
+  private async checkpointNow(): Promise<{ seq: KvSeq; chunks: number; keys: number }> {
+    const view = await this.kv.readView();
+    try {
+      const m = await writeCheckpoint(this.log.store, view.seq, this.kv.checkpointEntries(view), this.clock());
+      return { seq: m.seq, chunks: m.chunks, keys: m.keys };
+    } finally {
+      await view.close();
+    }
   }
 
   /**

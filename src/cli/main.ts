@@ -23,6 +23,7 @@ commands:
   diff s.t FROM TO [--json]      files the table gained and lost in snapshots FROM..TO (ids or times)
   tag create NAME SNAPSHOT | tag drop NAME | tag list [--json]
   restore s.t SNAPSHOT           restore a table's columns and files, as a new commit
+  checkpoint                     write a checkpoint, so new machines replay only the log after it
   demo [--force]                 build a small history in --dir and show time travel over it
 
 X, Y, FROM, TO and T are snapshot ids or ISO-8601 times (e.g. 2026-03-01T12:00:00Z).
@@ -161,6 +162,12 @@ async function main(argv: string[]): Promise<number> {
       });
       return 0;
     }
+    case 'checkpoint':
+      await withCatalog(async (c) => {
+        const cp = await c.checkpoint();
+        print(() => `checkpoint at log entry ${cp.seq}: ${cp.keys} keys in ${cp.chunks} chunk${cp.chunks === 1 ? '' : 's'}`, cp);
+      });
+      return 0;
     case 'demo':
       if (values.force) await rm(values.dir, { recursive: true, force: true });
       await runDemo(values.dir, (s) => console.log(s));

@@ -100,6 +100,32 @@ export class KvStore {
   }
 
   /**
+   * Fills an empty index from a checkpoint taken at `seq` (its entries in key order), then records `seq` as
+   * applied. A crash part-way leaves the applied sequence at 0, so the next open starts over.
+   */
+  async restore(seq: KvSeq, chunks: AsyncIterable<[Uint8Array, Uint8Array][]>): Promise<void> {
+    if ((await this.appliedSeq()) !== 0) {
+      throw new StrataError('CORRUPT', 'a checkpoint can only be loaded into an empty index');
+    }
+    for await (const chunk of chunks) {
+      await this.db.batch(chunk.map(([key, value]) => ({ type: 'put' as const, key, value })), { sync: false });
+    }
+    await this.db.batch([{ type: 'put', key: APPLIED_SEQ_KEY, value: encodeSeq(seq) }], { sync: false });
+    this.latest = seq;
+    this.retire(this.current);
+    this.current = undefined;
+    this.cache.reset(seq);
+    this.timeline.reset(seq);
+  }
+
+  /** Every key of a view but the applied sequence (which belongs to the index, not the catalog), in order. */
+  async *checkpointEntries(view: ReadView): AsyncGenerator<[Uint8Array, Uint8Array][]> {
+    for await (const batch of view.scanBatches({ gte: Uint8Array.of(0), lt: Uint8Array.of(0xff) })) {
+      yield batch.filter(([key]) => Buffer.compare(key, APPLIED_SEQ_KEY) !== 0);
+    }
+  }
+
+  /**
    * A frozen view of the newest applied state. Views opened while no entry is applied in between share one
    * LevelDB snapshot: taking and releasing one costs more than most reads made through it.
    */

@@ -53,6 +53,12 @@ export class SnapshotTimeline {
     this.loaded = true;
   }
 
+  /** Forgets everything: the index was replaced wholesale (bootstrap from a checkpoint). */
+  reset(latest: KvSeq): void {
+    this.unload();
+    this.latest = latest;
+  }
+
   beginApply(mutations: readonly Mutation[]): void {
     this.applying++;
     for (const m of mutations) {

@@ -107,6 +107,15 @@ export class VersionCache {
     }
   }
 
+  /** Forgets everything: the index was replaced wholesale (bootstrap from a checkpoint). */
+  reset(latest: KvSeq): void {
+    this.young.clear();
+    this.old.clear();
+    this.warmed.clear();
+    this.points.clear();
+    this.latest = latest;
+  }
+
   getPoint(key: Key): unknown {
     return this.points.get(pointId(key));
   }

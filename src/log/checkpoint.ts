@@ -1,0 +1,100 @@
+// A checkpoint is the whole keyspace at one kv sequence, as sorted chunks plus a manifest, so a new machine
+// starts from the newest checkpoint and replays only the log after it. The manifest is written last: a
+// checkpoint without one is incomplete and ignored. Chunks and manifest are created once and never changed.
+//
+//   checkpoints/<seq, 20 digits>/chunk-<n, 6 digits>   MessagePack [[key, value], …], in key order
+//   checkpoints/<seq, 20 digits>/manifest              { seq, chunks, keys, createdAt }
+import { Packr } from 'msgpackr';
+import { type KvSeq, kvSeq } from '../../keys/ids.js';
+import { StrataError } from '../errors.js';
+import type { ObjectStore } from '../store/object-store.js';
+
+const FORMAT_V1 = 1;
+const packr = new Packr({ useRecords: false, mapsAsObjects: true });
+const PREFIX = 'checkpoints/';
+/** Bytes of keys and values per chunk: large enough for few requests, small enough to stream. */
+const CHUNK_BYTES = 4 << 20;
+
+export interface CheckpointManifest {
+  seq: KvSeq;
+  chunks: number;
+  keys: number;
+  createdAt: number;
+}
+
+const dir = (seq: KvSeq) => `${PREFIX}${String(seq).padStart(20, '0')}`;
+const chunkKey = (seq: KvSeq, n: number) => `${dir(seq)}/chunk-${String(n).padStart(6, '0')}`;
+const manifestKey = (seq: KvSeq) => `${dir(seq)}/manifest`;
+
+function encode(value: unknown): Uint8Array {
+  const body = packr.pack(value);
+  const out = new Uint8Array(body.length + 1);
+  out[0] = FORMAT_V1;
+  out.set(body, 1);
+  return out;
+}
+
+function decode<T>(key: string, bytes: Uint8Array): T {
+  if (bytes[0] !== FORMAT_V1) throw new StrataError('CORRUPT', `checkpoint object ${key} has unknown format ${bytes[0]}`);
+  try {
+    return packr.unpack(bytes.subarray(1)) as T;
+  } catch (e) {
+    throw new StrataError('CORRUPT', `checkpoint object ${key} cannot be read: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+/** Writes the entries (in key order) as a checkpoint at `seq`; returns its manifest. */
+export async function writeCheckpoint(
+  store: ObjectStore,
+  seq: KvSeq,
+  entries: AsyncIterable<[Uint8Array, Uint8Array][]>,
+  now: number,
+): Promise<CheckpointManifest> {
+  let chunk: [Uint8Array, Uint8Array][] = [];
+  let bytes = 0;
+  let chunks = 0;
+  let keys = 0;
+  const flush = async () => {
+    if (chunk.length === 0) return;
+    // Create-if-absent: two processes checkpointing the same sequence write the same bytes; either wins.
+    await store.putIfAbsent(chunkKey(seq, ++chunks), encode(chunk));
+    chunk = [];
+    bytes = 0;
+  };
+  for await (const batch of entries) {
+    for (const [k, v] of batch) {
+      chunk.push([k, v]);
+      bytes += k.length + v.length;
+      keys++;
+      if (bytes >= CHUNK_BYTES) await flush();
+    }
+  }
+  await flush();
+  const manifest: CheckpointManifest = { seq, chunks, keys, createdAt: now };
+  await store.putIfAbsent(manifestKey(seq), encode(manifest));
+  return manifest;
+}
+
+/** The newest complete checkpoint, if any. */
+export async function newestCheckpoint(store: ObjectStore): Promise<CheckpointManifest | undefined> {
+  const seqs = new Set<number>();
+  for await (const key of store.list(PREFIX)) {
+    const m = /^checkpoints\/(\d{20})\/manifest$/.exec(key);
+    if (m) seqs.add(Number(m[1]));
+  }
+  const newest = Math.max(-1, ...seqs);
+  if (newest < 0) return undefined;
+  const key = manifestKey(kvSeq(newest));
+  const bytes = await store.get(key);
+  return bytes === undefined ? undefined : { ...decode<CheckpointManifest>(key, bytes), seq: kvSeq(newest) };
+}
+
+/** The checkpoint's entries, one chunk at a time: memory holds one chunk, however large the catalog. */
+export async function* readCheckpoint(store: ObjectStore, m: CheckpointManifest): AsyncGenerator<[Uint8Array, Uint8Array][]> {
+  for (let n = 1; n <= m.chunks; n++) {
+    const key = chunkKey(m.seq, n);
+    const bytes = await store.get(key);
+    if (bytes === undefined) throw new StrataError('CORRUPT', `checkpoint ${m.seq} lacks ${key}; its manifest lists ${m.chunks} chunks`);
+    yield decode<[Uint8Array, Uint8Array][]>(key, bytes);
+  }
+}

@@ -1,0 +1,61 @@
+import { readdir, rm } from 'node:fs/promises';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DirectoryStore } from '../../src/store/directory-store.js';
+import { FaultyStore } from '../../src/store/faulty-store.js';
+import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
+
+async function build(dir: string, commits: number, checkpointEvery = 0) {
+  const c = await openCatalog({ dir, checkpointEvery });
+  await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
+  for (let i = 0; i < commits; i++) {
+    await c.transaction(async (tx) => {
+      await tx.addDataFile('main', 't', { path: `f${i}.parquet`, recordCount: i + 1, fileSizeBytes: 10 });
+      if (i % 4 === 0) await tx.addColumn('main', 't', { name: `c${i}`, type: 'varchar' });
+    });
+  }
+  return c;
+}
+
+describe('checkpoints', () => {
+  it('a new machine bootstraps from the newest checkpoint and replays only the log after it', async () => {
+    const dir = await tempDir();
+    const c = await build(dir, 12);
+    await c.createTag('pinned', 3);
+    const cp = await c.checkpoint();
+    expect(cp.seq).toBe(15); // init + create + 12 commits + tag
+    expect(cp.keys).toBeGreaterThan(30);
+    for (let i = 0; i < 3; i++) await c.transaction((tx) => tx.addDataFile('main', 't', { path: `late${i}`, recordCount: 1, fileSizeBytes: 1 }));
+    const expected = await dumpCatalog(c);
+
+    const logReads: string[] = [];
+    const store = new FaultyStore(new DirectoryStore(path.join(dir, 'store')), {
+      beforeGet: (key) => void (key.startsWith('log/') && logReads.push(key)),
+    });
+    const fresh = await openCatalog({ dir: await tempDir(), store, readOnly: true });
+    expect(await dumpCatalog(fresh)).toEqual(expected);
+    expect((await fresh.tags()).map((t) => t.name)).toEqual(['pinned']);
+    // Entry 1 (the catalog's identity) and the tail after the checkpoint, probing one past the end.
+    expect(logReads.map((k) => Number(k.slice(4)))).toEqual([1, 16, 17, 18, 19]);
+  });
+
+  it('are written automatically every N entries, and an incomplete one (no manifest) is ignored', async () => {
+    const dir = await tempDir();
+    const c = await build(dir, 7, 3);
+    const written = (await readdir(path.join(dir, 'store', 'checkpoints'))).map(Number);
+    expect(written).toEqual([3, 6, 9]);
+    await c.close();
+    // A checkpoint whose writer died before its manifest: the previous one is used.
+    await rm(path.join(dir, 'store', 'checkpoints', String(9).padStart(20, '0'), 'manifest'));
+    const fresh = await openCatalog({ dir: await tempDir(), store: { path: path.join(dir, 'store') }, readOnly: true });
+    const again = await openCatalog({ dir });
+    expect(await dumpCatalog(fresh)).toEqual(await dumpCatalog(again));
+  });
+
+  it('a read-only process cannot write one', async () => {
+    const dir = await tempDir();
+    await (await build(dir, 1)).close();
+    const ro = await openCatalog({ dir: await tempDir(), store: { path: path.join(dir, 'store') }, readOnly: true });
+    await expect(ro.checkpoint()).rejects.toMatchObject({ code: 'READ_ONLY' });
+  });
+});
