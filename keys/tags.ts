@@ -117,4 +117,6 @@ export enum SystemKey {
   CatalogIdentity = 2,
   /** The newest snapshot id, written in the batch that creates it: "latest" is one point read of a view. */
   HeadSnapshot = 3,
+  /** The current exclusive writer's epoch: entries written under an older one are not applied. */
+  WriterEpoch = 4,
 }

@@ -1,6 +1,7 @@
 // The public entry point. A Catalog owns one local index (LevelDB) and one object store; it writes through
 // the commit log and reads through read views, and nothing else in the process touches either.
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import * as path from 'node:path';
 import { type CatalogId, type KvSeq, kvSeq, type SnapshotId, snapshotId } from '../../keys/ids.js';
 import { SystemKey } from '../../keys/tags.js';
@@ -20,6 +21,7 @@ import { encodeKey } from '../../keys/key-codec.js';
 import type { SnapshotTagRow } from '../../keys/rows.js';
 import { Tag } from '../../keys/tags.js';
 import { encodeValue } from '../../keys/value-codec.js';
+import { decodeRow } from '../kv/decode.js';
 import type { Mutation } from '../kv/kv-store.js';
 import type { ReadView } from '../kv/read-view.js';
 import type { LogEntry } from '../log/log-entry.js';
@@ -57,6 +59,13 @@ export interface OpenOptions {
    * the newest ones.
    */
   durability?: 'durable' | 'relaxed';
+  /**
+   * Take a writer epoch: every writer opened before (exclusive or not) gets FENCED on its next commit, and
+   * entries it might still write are never applied.
+   */
+  exclusiveWriter?: boolean;
+  /** Who holds the epoch, for the FENCED message of the writers it supersedes (default host:pid). */
+  writerName?: string;
   /** At most this many tags (default 1,000). */
   maxTags?: number;
   /**
@@ -134,15 +143,38 @@ function checkMeta(meta: CommitMeta): CommitMeta {
 
 /** Applies log entries that are in the store but not yet in the local index; replay is idempotent. */
 async function applyLog(kv: KvStore, log: CommitLog): Promise<void> {
-  for await (const entry of log.readAfter(await kv.appliedSeq())) {
-    await kv.apply(entry.seq, entry.mutations);
-  }
+  for await (const entry of log.readAfter(await kv.appliedSeq())) await applyEntry(kv, entry);
+}
+
+/**
+ * Applies one entry. An entry written under a writer epoch older than the index's current one comes from
+ * a fenced writer: its sequence number is consumed, its mutations are not applied.
+ */
+async function applyEntry(kv: KvStore, entry: LogEntry): Promise<void> {
+  const fenced = entry.epoch < (await writerEpoch(kv)).epoch;
+  await kv.apply(entry.seq, fenced ? [] : entry.mutations);
+}
+
+interface WriterEpochRow {
+  epoch: number;
+  holder: string;
+  since: number;
+}
+
+const WRITER_EPOCH_KEY = systemKey(SystemKey.WriterEpoch);
+
+async function writerEpoch(from: Pick<KvStore, 'get'>): Promise<WriterEpochRow> {
+  const bytes = await from.get(WRITER_EPOCH_KEY);
+  return bytes === undefined ? { epoch: 0, holder: '', since: 0 } : decodeRow<WriterEpochRow>(WRITER_EPOCH_KEY, bytes);
 }
 
 export class Catalog {
   private readonly writer = new Mutex();
   private readonly readers = new Set<Reader>();
   private closed = false;
+
+  /** This process's writer epoch: 0 unless it opened with exclusiveWriter. */
+  private epoch = 0;
 
   private constructor(
     private readonly kv: KvStore,
@@ -188,7 +220,9 @@ export class Catalog {
             `${JSON.stringify(dataPath)} (fixed at creation); open it without dataPath`,
         );
       }
-      return new Catalog(kv, log, clock, opts.readOnly === true, limits, dataPath);
+      const catalog = new Catalog(kv, log, clock, opts.readOnly === true, limits, dataPath);
+      if (opts.exclusiveWriter === true) await catalog.claimWriterEpoch(opts.writerName ?? `${hostname()}:${process.pid}`);
+      return catalog;
     } catch (e) {
       await kv.close();
       throw e;
@@ -221,6 +255,34 @@ export class Catalog {
       }
     } finally {
       await view.close();
+    }
+  }
+
+  /** Takes the next writer epoch: from now on, writers holding an older one (or none) are FENCED. */
+  private async claimWriterEpoch(holder: string): Promise<void> {
+    if (this.readOnly) throw new StrataError('INVALID_ARGUMENT', 'exclusiveWriter and readOnly exclude each other');
+    for (let attempt = 1; ; attempt++) {
+      await this.catchUp();
+      const view = await this.kv.readView();
+      try {
+        const epoch = (await writerEpoch(view)).epoch + 1;
+        const row: WriterEpochRow = { epoch, holder, since: this.clock() };
+        const entry: LogEntry = {
+          seq: kvSeq(view.seq + 1),
+          kind: 'system',
+          epoch,
+          snapshot: null,
+          mutations: [{ type: 'put', key: WRITER_EPOCH_KEY, value: encodeValue(row) }],
+        };
+        if (await this.log.append(entry)) {
+          await applyEntry(this.kv, entry);
+          this.epoch = epoch;
+          return;
+        }
+        if (attempt >= 10) throw await this.lostRace(entry.seq);
+      } finally {
+        await view.close();
+      }
     }
   }
 
@@ -380,11 +442,23 @@ export class Catalog {
     });
   }
 
-  /** The commit point: log entry `view.seq + 1` is created in the store, then applied to the index. */
-  private async appendAndApply(view: ReadView, entry: Omit<LogEntry, 'seq'>): Promise<void> {
+  /**
+   * The commit point: log entry `view.seq + 1` is created in the store, then applied to the index. A writer
+   * whose epoch was superseded writes nothing.
+   */
+  private async appendAndApply(view: ReadView, entry: Omit<LogEntry, 'seq' | 'epoch'>): Promise<void> {
+    const current = await writerEpoch(view);
+    if (current.epoch > this.epoch) {
+      throw new StrataError(
+        'FENCED',
+        `this writer (epoch ${this.epoch}) was superseded by ${current.holder} (epoch ${current.epoch}) at ` +
+          `${new Date(current.since).toISOString()}; nothing was written — reopen the catalog to write again`,
+      );
+    }
     const seq = kvSeq(view.seq + 1);
-    if (!(await this.log.append({ seq, ...entry }))) throw await this.lostRace(seq);
-    await this.kv.apply(seq, entry.mutations);
+    const full: LogEntry = { seq, epoch: this.epoch, ...entry };
+    if (!(await this.log.append(full))) throw await this.lostRace(seq);
+    await applyEntry(this.kv, full);
     if (this.limits.checkpointEvery > 0 && seq % this.limits.checkpointEvery === 0) await this.checkpointNow();
   }
 

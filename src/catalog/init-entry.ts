@@ -33,6 +33,7 @@ export function initEntry(seq: KvSeq, identity: CatalogIdentity, dataPath: strin
   return {
     seq,
     kind: 'init',
+    epoch: 0,
     snapshot: s0,
     mutations: [
       put(systemKey(SystemKey.CatalogIdentity), identity),

@@ -68,6 +68,11 @@ export class KvStore {
     return new KvStore(db, new VersionCache(applied), new SnapshotTimeline(applied), applied);
   }
 
+  /** A point read of the newest applied state. */
+  async get(key: Key): Promise<Uint8Array | undefined> {
+    return this.db.getSync(key) ?? undefined;
+  }
+
   async appliedSeq(): Promise<KvSeq> {
     return decodeSeq(this.db.getSync(APPLIED_SEQ_KEY) ?? undefined);
   }

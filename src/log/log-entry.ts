@@ -14,12 +14,14 @@ export type EntryKind =
   | 'init'
   /** A catalog transaction: one new snapshot, or none when it only set options. */
   | 'commit'
-  /** Bookkeeping that creates no snapshot: tags (later: retain-from, leases, excision batches). */
+  /** Bookkeeping that creates no snapshot: tags, writer epochs (later: retain-from, leases, excision). */
   | 'system';
 
 export interface LogEntry {
   seq: KvSeq;
   kind: EntryKind;
+  /** The writer epoch the entry was written under (0: no exclusive writer). Replay skips stale epochs. */
+  epoch: number;
   /** The catalog snapshot this entry creates; null for entries that create none. */
   snapshot: SnapshotId | null;
   mutations: Mutation[];
@@ -28,6 +30,7 @@ export interface LogEntry {
 interface WireEntry {
   seq: number;
   kind: EntryKind;
+  epoch?: number;
   snapshot: number | null;
   /** [key, value] for a put, [key, null] for a delete. */
   mutations: [Uint8Array, Uint8Array | null][];
@@ -37,6 +40,7 @@ export function encodeEntry(entry: LogEntry): Uint8Array {
   const wire: WireEntry = {
     seq: entry.seq,
     kind: entry.kind,
+    ...(entry.epoch === 0 ? {} : { epoch: entry.epoch }),
     snapshot: entry.snapshot,
     mutations: entry.mutations.map((m) => [m.key, m.type === 'put' ? m.value : null]),
   };
@@ -61,6 +65,7 @@ export function decodeEntry(objectKey: string, bytes: Uint8Array): LogEntry {
   return {
     seq: kvSeq(wire.seq),
     kind: wire.kind,
+    epoch: wire.epoch ?? 0,
     snapshot: wire.snapshot as SnapshotId | null,
     mutations: wire.mutations.map(([key, value]) =>
       value === null ? { type: 'del', key } : { type: 'put', key, value },
