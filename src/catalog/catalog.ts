@@ -66,6 +66,11 @@ export interface OpenOptions {
   exclusiveWriter?: boolean;
   /** Who holds the epoch, for the FENCED message of the writers it supersedes (default host:pid). */
   writerName?: string;
+  /**
+   * Keep up with other writers in the background: refresh() every this many ms. Failures are kept in
+   * followStatus() and retried at the next tick.
+   */
+  followIntervalMs?: number;
   /** At most this many tags (default 1,000). */
   maxTags?: number;
   /**
@@ -175,6 +180,8 @@ export class Catalog {
 
   /** This process's writer epoch: 0 unless it opened with exclusiveWriter. */
   private epoch = 0;
+  private follower: NodeJS.Timeout | undefined;
+  private followed: { lastRefreshAt: Date | null; lastError: StrataError | null } = { lastRefreshAt: null, lastError: null };
 
   private constructor(
     private readonly kv: KvStore,
@@ -222,6 +229,7 @@ export class Catalog {
       }
       const catalog = new Catalog(kv, log, clock, opts.readOnly === true, limits, dataPath);
       if (opts.exclusiveWriter === true) await catalog.claimWriterEpoch(opts.writerName ?? `${hostname()}:${process.pid}`);
+      if (opts.followIntervalMs !== undefined) catalog.follow(opts.followIntervalMs);
       return catalog;
     } catch (e) {
       await kv.close();
@@ -288,6 +296,31 @@ export class Catalog {
 
   private catchUp(): Promise<void> {
     return applyLog(this.kv, this.log);
+  }
+
+  private follow(intervalMs: number): void {
+    if (!Number.isFinite(intervalMs) || intervalMs < 1) {
+      throw new StrataError('INVALID_ARGUMENT', `followIntervalMs must be a positive number of ms, got ${JSON.stringify(intervalMs)}`);
+    }
+    let running = false;
+    this.follower = setInterval(() => {
+      if (running || this.closed) return;
+      running = true;
+      this.refresh().then(
+        () => (this.followed = { lastRefreshAt: new Date(this.clock()), lastError: null }),
+        (e: unknown) => {
+          const error = e instanceof StrataError ? e : new StrataError('STORE_UNAVAILABLE', String(e), { cause: e });
+          this.followed = { ...this.followed, lastError: error };
+        },
+      ).finally(() => (running = false));
+    }, intervalMs);
+    // Following must not keep a process alive on its own.
+    this.follower.unref();
+  }
+
+  /** With followIntervalMs: when the background refresh last succeeded, and the error of the last one if it failed. */
+  followStatus(): { lastRefreshAt: Date | null; lastError: StrataError | null } {
+    return { ...this.followed };
   }
 
   /** Applies entries that other writers committed to the shared store since this process last looked. */
@@ -571,6 +604,7 @@ export class Catalog {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.follower);
     await Promise.all([...this.readers].map((r) => r.close()));
     await this.writer.run(async () => undefined);
     await this.kv.close();

@@ -81,3 +81,23 @@ describe('several processes on one store', () => {
     await Promise.all([a.close(), b.close()]);
   });
 });
+
+describe('followers', () => {
+  it('followIntervalMs keeps a read-only follower current in the background', async () => {
+    const store = { path: path.join(await tempDir(), 'store') };
+    const writer = await openCatalog({ dir: await tempDir(), store });
+    const follower = await openCatalog({ dir: await tempDir(), store, readOnly: true, followIntervalMs: 10 });
+    const { snapshot } = await writer.transaction((tx) => tx.createSchema('fresh'));
+    const deadline = Date.now() + 5000;
+    let seen = -1;
+    while (seen !== snapshot && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      const r = await follower.reader();
+      seen = r.snapshot.id;
+      await r.close();
+    }
+    expect(seen).toBe(snapshot);
+    expect(follower.followStatus().lastError).toBeNull();
+    expect(follower.followStatus().lastRefreshAt).not.toBeNull();
+  });
+});
