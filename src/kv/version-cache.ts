@@ -43,7 +43,11 @@ export function isImmutablePoint(key: Key): boolean {
   return IMMUTABLE_POINTS.has(key[0] as Tag);
 }
 
-/** The largest group kept: the files of bigger tables are streamed from the index every time. */
+/**
+ * The largest file group kept (ReadView.versionBatches stops keeping past it): the files of bigger tables
+ * are streamed from the index every time. Metadata groups are kept whole whatever their size, so a lookup
+ * never re-reads an entity's history.
+ */
 export const MAX_CACHED_GROUP = 4096;
 
 export interface CachedVersion {
@@ -95,7 +99,7 @@ export class VersionCache {
   }
 
   offer(id: string, versions: readonly CachedVersion[], viewSeq: KvSeq): void {
-    if (this.applying > 0 || viewSeq !== this.latest || versions.length > MAX_CACHED_GROUP) return;
+    if (this.applying > 0 || viewSeq !== this.latest) return;
     this.store(id, versions);
   }
 

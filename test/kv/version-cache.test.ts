@@ -39,6 +39,13 @@ describe('VersionCache', () => {
     expect(cache.get(tableGroup(1))).toBeUndefined();
   });
 
+  it('keeps a metadata group however many versions it has', () => {
+    const cache = new VersionCache(kvSeq(1));
+    const history = Array.from({ length: 10_000 }, (_, i) => version(1, i + 1));
+    cache.offer(tableGroup(1), history, kvSeq(1));
+    expect(cache.get(tableGroup(1))).toHaveLength(10_000);
+  });
+
   it('keeps at most its capacity, dropping groups not used since the generation before', () => {
     const cache = new VersionCache(kvSeq(1), 6);
     for (const id of [1, 2, 3]) cache.offer(tableGroup(id), [], kvSeq(1)); // half full: 1-3 become the old generation
