@@ -8,14 +8,26 @@ import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
 
 const child = fileURLToPath(new URL('../fixtures/commit-child.ts', import.meta.url));
 
-function runChild(args: string[], killAfterMs?: number): Promise<{ signal: NodeJS.Signals | null; code: number | null; stdout: string }> {
+/**
+ * Runs the child; with `killAfterFirstAckMs`, SIGKILLs it that long after its first acknowledged commit, so
+ * the kill lands at a random point of a later commit however slowly the child starts.
+ */
+function runChild(
+  args: string[],
+  killAfterFirstAckMs?: number,
+): Promise<{ signal: NodeJS.Signals | null; code: number | null; stdout: string }> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, ['--import', 'tsx', child, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
+    let timer: NodeJS.Timeout | undefined;
+    p.stdout.on('data', (d) => {
+      stdout += d;
+      if (killAfterFirstAckMs !== undefined && timer === undefined && stdout.includes('ack ')) {
+        timer = setTimeout(() => p.kill('SIGKILL'), killAfterFirstAckMs);
+      }
+    });
     p.stderr.on('data', (d) => (stderr += d));
-    const timer = killAfterMs === undefined ? undefined : setTimeout(() => p.kill('SIGKILL'), killAfterMs);
     p.on('error', reject);
     p.on('exit', (code, signal) => {
       clearTimeout(timer);
@@ -122,7 +134,8 @@ describe('durability', () => {
     await seed(dir);
     const acked: string[] = [];
     for (let trial = 0; trial < 4; trial++) {
-      const run = await runChild([dir, 'loop', '1000'], 900 + Math.floor(Math.random() * 600));
+      const run = await runChild([dir, 'loop', '100000'], Math.floor(Math.random() * 300));
+      expect(run.signal).toBe('SIGKILL');
       acked.push(...run.stdout.split('\n').filter((l) => l.startsWith('ack ')).map((l) => l.split(' ')[2]!));
     }
     const { snapshots, files } = await state(dir);

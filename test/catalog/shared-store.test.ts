@@ -97,7 +97,11 @@ describe('followers', () => {
       await r.close();
     }
     expect(seen).toBe(snapshot);
-    expect(follower.followStatus().lastError).toBeNull();
+    // The status is set when the refresh's promise settles, a moment after its entries are readable.
+    while (follower.followStatus().lastRefreshAt === null && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     expect(follower.followStatus().lastRefreshAt).not.toBeNull();
+    expect(follower.followStatus().lastError).toBeNull();
   });
 });
