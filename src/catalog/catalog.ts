@@ -146,6 +146,16 @@ function checkMeta(meta: CommitMeta): CommitMeta {
   return { ...meta, readSources: checkReadSources(meta.readSources) };
 }
 
+/** Runs `fn` over a view of the newest local state and closes the view after, whatever happens. */
+async function withView<T>(kv: KvStore, fn: (view: ReadView) => Promise<T>): Promise<T> {
+  const view = await kv.readView();
+  try {
+    return await fn(view);
+  } finally {
+    await view.close();
+  }
+}
+
 /** Applies log entries that are in the store but not yet in the local index; replay is idempotent. */
 async function applyLog(kv: KvStore, log: CommitLog): Promise<void> {
   for await (const entry of log.readAfter(await kv.appliedSeq())) await applyEntry(kv, entry);
@@ -218,8 +228,7 @@ export class Catalog {
       }
       await Catalog.checkIdentity(kv, identity, opts.dir, store);
       await applyLog(kv, log);
-      const view = await kv.readView();
-      const dataPath = (await q.option(view, DATA_PATH_OPTION).finally(() => view.close())) ?? 'data/';
+      const dataPath = (await withView(kv, (view) => q.option(view, DATA_PATH_OPTION))) ?? 'data/';
       if (requestedDataPath !== undefined && requestedDataPath !== dataPath) {
         throw new StrataError(
           'INVALID_ARGUMENT',
@@ -251,18 +260,13 @@ export class Catalog {
   }
 
   private static async checkIdentity(kv: KvStore, storeIdentity: CatalogIdentity, dir: string, store: ObjectStore) {
-    const view = await kv.readView();
-    try {
-      const bytes = await view.get(systemKey(SystemKey.CatalogIdentity));
-      if (bytes !== undefined && decodeIdentity(bytes).uuid !== storeIdentity.uuid) {
-        throw new StrataError(
-          'INVALID_ARGUMENT',
-          `the index in ${dir} belongs to catalog ${decodeIdentity(bytes).uuid}, but ${store.description} holds catalog ` +
-            `${storeIdentity.uuid}; give this store a fresh dir`,
-        );
-      }
-    } finally {
-      await view.close();
+    const bytes = await kv.get(systemKey(SystemKey.CatalogIdentity));
+    if (bytes !== undefined && decodeIdentity(bytes).uuid !== storeIdentity.uuid) {
+      throw new StrataError(
+        'INVALID_ARGUMENT',
+        `the index in ${dir} belongs to catalog ${decodeIdentity(bytes).uuid}, but ${store.description} holds catalog ` +
+          `${storeIdentity.uuid}; give this store a fresh dir`,
+      );
     }
   }
 
@@ -270,9 +274,7 @@ export class Catalog {
   private async claimWriterEpoch(holder: string): Promise<void> {
     if (this.readOnly) throw new StrataError('INVALID_ARGUMENT', 'exclusiveWriter and readOnly exclude each other');
     for (let attempt = 1; ; attempt++) {
-      await this.catchUp();
-      const view = await this.kv.readView();
-      try {
+      const claimed = await this.asWriter(async (view) => {
         const epoch = (await writerEpoch(view)).epoch + 1;
         const row: WriterEpochRow = { epoch, holder, since: this.clock() };
         const entry: LogEntry = {
@@ -282,16 +284,33 @@ export class Catalog {
           snapshot: null,
           mutations: [{ type: 'put', key: WRITER_EPOCH_KEY, value: encodeValue(row) }],
         };
-        if (await this.log.append(entry)) {
-          await applyEntry(this.kv, entry);
-          this.epoch = epoch;
-          return;
+        if (!(await this.log.append(entry))) {
+          if (attempt >= 10) throw await this.lostRace(entry.seq);
+          return false;
         }
-        if (attempt >= 10) throw await this.lostRace(entry.seq);
-      } finally {
-        await view.close();
-      }
+        await applyEntry(this.kv, entry);
+        this.epoch = epoch;
+        return true;
+      });
+      if (claimed) return;
     }
+  }
+
+  /**
+   * Runs `fn` as this process's only writer, over a view of the newest state in the store (the log is
+   * caught up first).
+   */
+  private asWriter<T>(fn: (view: ReadView) => Promise<T>): Promise<T> {
+    return this.writer.run(async () => {
+      await this.catchUp();
+      return withView(this.kv, fn);
+    });
+  }
+
+  /** Runs `fn` over a view of the newest local state. */
+  private async read<T>(fn: (view: ReadView) => Promise<T>): Promise<T> {
+    this.assertOpen();
+    return withView(this.kv, fn);
   }
 
   private catchUp(): Promise<void> {
@@ -337,27 +356,21 @@ export class Catalog {
     this.assertWritable();
     if (typeof fn !== 'function') throw new StrataError('INVALID_ARGUMENT', 'transaction() takes a function (tx) => …');
     const checked = checkMeta(meta);
-    return this.writer.run(async () => {
-      await this.catchUp();
-      const view = await this.kv.readView();
+    return this.asWriter(async (view) => {
+      const head = await q.headSnapshot(view);
+      const tx = new Transaction(view, head.begin, head.row);
+      let state: PendingState;
       try {
-        const head = await q.headSnapshot(view);
-        const tx = new Transaction(view, head.begin, head.row);
-        let state: PendingState;
-        try {
-          await fn(tx);
-        } finally {
-          state = await tx.seal();
-        }
-        await verifyReadSources(view, checked.readSources ?? []);
-        const plan = await planCommit(view, state, head.row, checked, this.clock());
-        if (plan.mutations.length === 0) return { snapshot: null };
-        const snapshot = plan.snapshot?.id ?? null;
-        await this.appendAndApply(view, { kind: 'commit', snapshot, mutations: plan.mutations });
-        return { snapshot };
+        await fn(tx);
       } finally {
-        await view.close();
+        state = await tx.seal();
       }
+      await verifyReadSources(view, checked.readSources ?? []);
+      const plan = await planCommit(view, state, head.row, checked, this.clock());
+      if (plan.mutations.length === 0) return { snapshot: null };
+      const snapshot = plan.snapshot?.id ?? null;
+      await this.appendAndApply(view, { kind: 'commit', snapshot, mutations: plan.mutations });
+      return { snapshot };
     });
   }
 
@@ -447,15 +460,11 @@ export class Catalog {
   }
 
   async tags(): Promise<{ name: string; snapshot: SnapshotId; createdAt: Date }[]> {
-    this.assertOpen();
-    const view = await this.kv.readView();
-    try {
+    return this.read(async (view) => {
       const out = [];
       for await (const t of q.tags(view)) out.push({ name: t.name, snapshot: t.snapshot, createdAt: new Date(t.createdAt) });
       return out;
-    } finally {
-      await view.close();
-    }
+    });
   }
 
   /**
@@ -464,15 +473,7 @@ export class Catalog {
    */
   private async writeSystemEntry(build: (view: ReadView) => Promise<Mutation[]>): Promise<void> {
     this.assertWritable();
-    await this.writer.run(async () => {
-      await this.catchUp();
-      const view = await this.kv.readView();
-      try {
-        await this.appendAndApply(view, { kind: 'system', snapshot: null, mutations: await build(view) });
-      } finally {
-        await view.close();
-      }
-    });
+    await this.asWriter(async (view) => this.appendAndApply(view, { kind: 'system', snapshot: null, mutations: await build(view) }));
   }
 
   /**
@@ -492,7 +493,9 @@ export class Catalog {
     const full: LogEntry = { seq, epoch: this.epoch, ...entry };
     if (!(await this.log.append(full))) throw await this.lostRace(seq);
     await applyEntry(this.kv, full);
-    if (this.limits.checkpointEvery > 0 && seq % this.limits.checkpointEvery === 0) await this.checkpointNow();
+    if (this.limits.checkpointEvery > 0 && seq % this.limits.checkpointEvery === 0) {
+      await withView(this.kv, (newest) => this.checkpointAt(newest));
+    }
   }
 
   /**
@@ -501,20 +504,12 @@ export class Catalog {
    */
   async checkpoint(): Promise<{ seq: KvSeq; chunks: number; keys: number }> {
     this.assertWritable();
-    return this.writer.run(async () => {
-      await this.catchUp();
-      return this.checkpointNow();
-    });
+    return this.asWriter((view) => this.checkpointAt(view));
   }
 
-  private async checkpointNow(): Promise<{ seq: KvSeq; chunks: number; keys: number }> {
-    const view = await this.kv.readView();
-    try {
-      const m = await writeCheckpoint(this.log.store, view.seq, this.kv.checkpointEntries(view), this.clock());
-      return { seq: m.seq, chunks: m.chunks, keys: m.keys };
-    } finally {
-      await view.close();
-    }
+  private async checkpointAt(view: ReadView): Promise<{ seq: KvSeq; chunks: number; keys: number }> {
+    const m = await writeCheckpoint(this.log.store, view.seq, this.kv.checkpointEntries(view), this.clock());
+    return { seq: m.seq, chunks: m.chunks, keys: m.keys };
   }
 
   /**
@@ -552,10 +547,8 @@ export class Catalog {
    * `from`) and followed by id, so a rename inside the range does not break the answer.
    */
   async changes(schema: string, table: string, range: { from: HistoryBound; to: HistoryBound }): Promise<TableChanges> {
-    this.assertOpen();
     if (range === null || typeof range !== 'object') throw new StrataError('INVALID_ARGUMENT', 'changes() takes { from, to }');
-    const view = await this.kv.readView();
-    try {
+    return this.read(async (view) => {
       const from = await resolveBound(view, 'from', range.from);
       const to = await resolveBound(view, 'to', range.to);
       if (from > to) throw new StrataError('INVALID_ARGUMENT', `from (snapshot ${from}) is after to (snapshot ${to}); swap them`);
@@ -563,22 +556,16 @@ export class Catalog {
       if (tableId === undefined) {
         throw new StrataError('NOT_FOUND', `table ${quote(schema, table)} exists neither at snapshot ${from} nor at ${to}`);
       }
-      return await tableChanges(view, tableId, from, to);
-    } finally {
-      await view.close();
-    }
+      return tableChanges(view, tableId, from, to);
+    });
   }
 
   /** The table snapshots a commit said it was computed from (`meta.readSources`), the receipt for a replay. */
   async lineage(snapshot: number): Promise<ReadSource[]> {
-    this.assertOpen();
-    const view = await this.kv.readView();
-    try {
+    return this.read(async (view) => {
       const id = await resolveBound(view, 'snapshot', snapshot);
       return (await q.snapshotChanges(view, id))?.readSources ?? [];
-    } finally {
-      await view.close();
-    }
+    });
   }
 
   /**
@@ -586,13 +573,7 @@ export class Catalog {
    * setOption). Options are not versioned: this is their current value.
    */
   async options(): Promise<Record<string, string>> {
-    this.assertOpen();
-    const view = await this.kv.readView();
-    try {
-      return Object.fromEntries(await q.options(view));
-    } finally {
-      await view.close();
-    }
+    return this.read(async (view) => Object.fromEntries(await q.options(view)));
   }
 
   /** Where the engine should write (and read) a data file registered under `relativePath`. */
