@@ -41,6 +41,9 @@ import { quote } from '../messages.js';
 import { checkName, checkOptionalText } from '../txn/validate.js';
 import { type CatalogIdentity, DATA_PATH_OPTION, decodeIdentity, identityOf, initEntry } from './init-entry.js';
 import { Mutex } from './mutex.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { findConflict, ownFootprint } from '../txn/conflicts.js';
+import { replayOrConflict } from '../txn/replay.js';
 
 export interface OpenOptions {
   /** Local directory: the index lives in `<dir>/index`, and the default store in `<dir>/store`. */
@@ -78,6 +81,11 @@ export interface OpenOptions {
    * whose commit reaches the multiple writes it, after the commit is durable and before it returns.
    */
   checkpointEvery?: number;
+  /**
+   * How many times one commit is tried when other writers keep committing first (default 50); then it
+   * fails with CONFLICT and writes nothing.
+   */
+  maxCommitAttempts?: number;
   /** How many snapshots `previous` may walk past (maintenance commits) before giving up (default 10,000). */
   previousWalkLimit?: number;
 }
@@ -86,7 +94,16 @@ interface Limits {
   maxTags: number;
   previousWalkLimit: number;
   checkpointEvery: number;
+  maxCommitAttempts: number;
 }
+
+/** Where a commit lost the race: the log entry another writer created first. */
+interface LostRace {
+  lostAt: KvSeq;
+}
+
+/** The longest pause between two attempts of one commit; pauses are drawn uniformly below 2^attempt ms. */
+const MAX_BACKOFF_MS = 250;
 
 function limitsOf(opts: OpenOptions): Limits {
   const positive = (what: string, v: number | undefined, d: number) => {
@@ -98,6 +115,7 @@ function limitsOf(opts: OpenOptions): Limits {
     maxTags: positive('maxTags', opts.maxTags, 1000),
     previousWalkLimit: positive('previousWalkLimit', opts.previousWalkLimit, 10_000),
     checkpointEvery: opts.checkpointEvery === 0 ? 0 : positive('checkpointEvery', opts.checkpointEvery, 1000),
+    maxCommitAttempts: positive('maxCommitAttempts', opts.maxCommitAttempts, 50),
   };
 }
 
@@ -273,37 +291,12 @@ export class Catalog {
   /** Takes the next writer epoch: from now on, writers holding an older one (or none) are FENCED. */
   private async claimWriterEpoch(holder: string): Promise<void> {
     if (this.readOnly) throw new StrataError('INVALID_ARGUMENT', 'exclusiveWriter and readOnly exclude each other');
-    for (let attempt = 1; ; attempt++) {
-      const claimed = await this.asWriter(async (view) => {
-        const epoch = (await writerEpoch(view)).epoch + 1;
-        const row: WriterEpochRow = { epoch, holder, since: this.clock() };
-        const entry: LogEntry = {
-          seq: kvSeq(view.seq + 1),
-          kind: 'system',
-          epoch,
-          snapshot: null,
-          mutations: [{ type: 'put', key: WRITER_EPOCH_KEY, value: encodeValue(row) }],
-        };
-        if (!(await this.log.append(entry))) {
-          if (attempt >= 10) throw await this.lostRace(entry.seq);
-          return false;
-        }
-        await applyEntry(this.kv, entry);
-        this.epoch = epoch;
-        return true;
-      });
-      if (claimed) return;
-    }
-  }
-
-  /**
-   * Runs `fn` as this process's only writer, over a view of the newest state in the store (the log is
-   * caught up first).
-   */
-  private asWriter<T>(fn: (view: ReadView) => Promise<T>): Promise<T> {
-    return this.writer.run(async () => {
-      await this.catchUp();
-      return withView(this.kv, fn);
+    this.epoch = await this.commitLoop(async (view) => {
+      const epoch = (await writerEpoch(view)).epoch + 1;
+      const row: WriterEpochRow = { epoch, holder, since: this.clock() };
+      const mutations: Mutation[] = [{ type: 'put', key: WRITER_EPOCH_KEY, value: encodeValue(row) }];
+      const lost = await this.appendAndApply(view, { kind: 'system', snapshot: null, mutations }, epoch);
+      return lost ?? { value: epoch };
     });
   }
 
@@ -351,35 +344,65 @@ export class Catalog {
   /**
    * Runs `fn` against the newest committed state and commits what it did as one snapshot. Returns the new
    * snapshot id, or null when the net effect on the catalog is empty.
+   *
+   * If another writer commits first, this one checks its changes against theirs with DuckLake's conflict
+   * rules and, when they commute (e.g. inserts into one table), replays its recorded operations on the
+   * newer state under fresh ids; `fn` itself runs once.
    */
   async transaction(fn: TransactionFn, meta: CommitMeta = {}): Promise<{ snapshot: SnapshotId | null }> {
     this.assertWritable();
     if (typeof fn !== 'function') throw new StrataError('INVALID_ARGUMENT', 'transaction() takes a function (tx) => …');
     const checked = checkMeta(meta);
-    return this.asWriter(async (view) => {
+    let lost: { base: SnapshotId; state: PendingState; changes: string[] } | undefined;
+    return this.commitLoop(async (view) => {
       const head = await q.headSnapshot(view);
       const tx = new Transaction(view, head.begin, head.row);
       let state: PendingState;
       try {
-        await fn(tx);
+        if (lost === undefined) {
+          await fn(tx);
+        } else {
+          const found = await findConflict(view, lost.base, head.begin, ownFootprint(lost.state, lost.changes));
+          if (found) throw found;
+          await replayOrConflict(tx, lost.state.ops, lost.base, head.begin);
+        }
       } finally {
         state = await tx.seal();
       }
       await verifyReadSources(view, checked.readSources ?? []);
       const plan = await planCommit(view, state, head.row, checked, this.clock());
-      if (plan.mutations.length === 0) return { snapshot: null };
+      if (plan.mutations.length === 0) return { value: { snapshot: null } };
       const snapshot = plan.snapshot?.id ?? null;
-      await this.appendAndApply(view, { kind: 'commit', snapshot, mutations: plan.mutations });
-      return { snapshot };
+      const race = await this.appendAndApply(view, { kind: 'commit', snapshot, mutations: plan.mutations });
+      if (race === undefined) return { value: { snapshot } };
+      lost = { base: head.begin, state, changes: plan.snapshot?.changes ?? [] };
+      return race;
     });
   }
 
-  private async lostRace(seq: KvSeq): Promise<StrataError> {
+  /**
+   * Runs `attempt` as this process's only writer over the newest state in the store, again (after a
+   * jittered pause) each time another writer took the log entry it tried to write, up to maxCommitAttempts.
+   */
+  private commitLoop<T>(attempt: (view: ReadView) => Promise<{ value: T } | LostRace>): Promise<T> {
+    return this.writer.run(async () => {
+      for (let n = 1; ; n++) {
+        await this.catchUp();
+        const out = await withView(this.kv, attempt);
+        if ('value' in out) return out.value;
+        if (n >= this.limits.maxCommitAttempts) throw await this.gaveUp(out.lostAt, n);
+        await sleep(Math.random() * Math.min(MAX_BACKOFF_MS, 2 ** n));
+      }
+    });
+  }
+
+  private async gaveUp(seq: KvSeq, attempts: number): Promise<StrataError> {
     const other = await this.log.read(seq);
     const what = other?.snapshot == null ? `log entry ${seq}` : `snapshot ${other.snapshot} (log entry ${seq})`;
     return new StrataError(
       'CONFLICT',
-      `another writer committed ${what} while this transaction was being prepared; nothing was written — run the transaction again`,
+      `other writers committed first ${attempts} times in a row (the last: ${what}); nothing was written — ` +
+        'run the transaction again, or open the catalog with a higher maxCommitAttempts',
       other?.snapshot == null ? {} : { snapshot: other.snapshot },
     );
   }
@@ -469,33 +492,42 @@ export class Catalog {
 
   /**
    * Writes a system entry (one that changes no catalog snapshot): `build` sees the newest state and returns
-   * the entry's mutations, or throws to write nothing.
+   * the entry's mutations, or throws to write nothing. A lost race builds again on the newer state.
    */
   private async writeSystemEntry(build: (view: ReadView) => Promise<Mutation[]>): Promise<void> {
     this.assertWritable();
-    await this.asWriter(async (view) => this.appendAndApply(view, { kind: 'system', snapshot: null, mutations: await build(view) }));
+    await this.commitLoop(async (view) => {
+      const lost = await this.appendAndApply(view, { kind: 'system', snapshot: null, mutations: await build(view) });
+      return lost ?? { value: undefined };
+    });
   }
 
   /**
-   * The commit point: log entry `view.seq + 1` is created in the store, then applied to the index. A writer
-   * whose epoch was superseded writes nothing.
+   * The commit point: log entry `view.seq + 1` is created in the store, then applied to the index. Returns
+   * undefined when it was, or where the race was lost when another writer owns that entry. A writer whose
+   * epoch was superseded writes nothing.
    */
-  private async appendAndApply(view: ReadView, entry: Omit<LogEntry, 'seq' | 'epoch'>): Promise<void> {
+  private async appendAndApply(
+    view: ReadView,
+    body: Pick<LogEntry, 'kind' | 'snapshot' | 'mutations'>,
+    epoch = this.epoch,
+  ): Promise<LostRace | undefined> {
     const current = await writerEpoch(view);
-    if (current.epoch > this.epoch) {
+    if (current.epoch > epoch) {
       throw new StrataError(
         'FENCED',
-        `this writer (epoch ${this.epoch}) was superseded by ${current.holder} (epoch ${current.epoch}) at ` +
+        `this writer (epoch ${epoch}) was superseded by ${current.holder} (epoch ${current.epoch}) at ` +
           `${new Date(current.since).toISOString()}; nothing was written — reopen the catalog to write again`,
       );
     }
     const seq = kvSeq(view.seq + 1);
-    const full: LogEntry = { seq, epoch: this.epoch, ...entry };
-    if (!(await this.log.append(full))) throw await this.lostRace(seq);
-    await applyEntry(this.kv, full);
+    const entry: LogEntry = { seq, epoch, txn: randomUUID(), ...body };
+    if (!(await this.log.appendOwn(entry))) return { lostAt: seq };
+    await applyEntry(this.kv, entry);
     if (this.limits.checkpointEvery > 0 && seq % this.limits.checkpointEvery === 0) {
       await withView(this.kv, (newest) => this.checkpointAt(newest));
     }
+    return undefined;
   }
 
   /**
@@ -504,7 +536,10 @@ export class Catalog {
    */
   async checkpoint(): Promise<{ seq: KvSeq; chunks: number; keys: number }> {
     this.assertWritable();
-    return this.asWriter((view) => this.checkpointAt(view));
+    return this.writer.run(async () => {
+      await this.catchUp();
+      return withView(this.kv, (view) => this.checkpointAt(view));
+    });
   }
 
   private async checkpointAt(view: ReadView): Promise<{ seq: KvSeq; chunks: number; keys: number }> {

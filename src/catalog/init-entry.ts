@@ -34,6 +34,7 @@ export function initEntry(seq: KvSeq, identity: CatalogIdentity, dataPath: strin
     seq,
     kind: 'init',
     epoch: 0,
+    txn: identity.uuid,
     snapshot: s0,
     mutations: [
       put(systemKey(SystemKey.CatalogIdentity), identity),

@@ -19,6 +19,33 @@ export class CommitLog {
     return this.store.putIfAbsent(logObjectKey(entry.seq), encodeEntry(entry));
   }
 
+  /**
+   * Writes entry `entry.seq` as its writer: true when the entry in the store is this one. A create with no
+   * clear answer (the store failed, timed out or dropped the response after writing) is settled by
+   * reading the entry back and comparing its `txn`, then by trying again, so a commit lands exactly once.
+   */
+  async appendOwn(entry: LogEntry, attempts = 3): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (await this.append(entry)) return true;
+        // After a failed try, "exists" may be our own earlier create that landed late.
+        return attempt > 1 && (await this.read(entry.seq))?.txn === entry.txn;
+      } catch (e) {
+        const there = await this.read(entry.seq).catch(() => undefined);
+        if (there !== undefined) return there.txn === entry.txn;
+        if (attempt >= attempts) {
+          throw new StrataError(
+            'STORE_UNAVAILABLE',
+            `writing log entry ${entry.seq} failed ${attempts} times and reading it back found nothing, so the commit ` +
+              `may or may not have been written (${(e as Error).message}); once the store answers, refresh() and ` +
+              'look for it in snapshots() before running it again',
+            { cause: e },
+          );
+        }
+      }
+    }
+  }
+
   async read(seq: KvSeq): Promise<LogEntry | undefined> {
     const key = logObjectKey(seq);
     const bytes = await this.store.get(key);

@@ -24,6 +24,11 @@ export interface LogEntry {
   epoch: number;
   /** The catalog snapshot this entry creates; null for entries that create none. */
   snapshot: SnapshotId | null;
+  /**
+   * Unique per written entry: a writer whose create of the entry had no clear answer (timeout, dropped
+   * response) reads the entry back and knows by this whether it is its own.
+   */
+  txn: string;
   mutations: Mutation[];
 }
 
@@ -32,6 +37,7 @@ interface WireEntry {
   kind: EntryKind;
   epoch?: number;
   snapshot: number | null;
+  txn?: string;
   /** [key, value] for a put, [key, null] for a delete. */
   mutations: [Uint8Array, Uint8Array | null][];
 }
@@ -42,6 +48,7 @@ export function encodeEntry(entry: LogEntry): Uint8Array {
     kind: entry.kind,
     ...(entry.epoch === 0 ? {} : { epoch: entry.epoch }),
     snapshot: entry.snapshot,
+    txn: entry.txn,
     mutations: entry.mutations.map((m) => [m.key, m.type === 'put' ? m.value : null]),
   };
   const body = packr.pack(wire);
@@ -67,6 +74,7 @@ export function decodeEntry(objectKey: string, bytes: Uint8Array): LogEntry {
     kind: wire.kind,
     epoch: wire.epoch ?? 0,
     snapshot: wire.snapshot as SnapshotId | null,
+    txn: wire.txn ?? '',
     mutations: wire.mutations.map(([key, value]) =>
       value === null ? { type: 'del', key } : { type: 'put', key, value },
     ),

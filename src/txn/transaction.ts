@@ -74,6 +74,35 @@ export interface PendingState {
   options: ReadonlyMap<string, string>;
   nextCatalogId: CatalogId;
   nextFileId: FileId;
+  /** The operations that made this state, in order: what a rebase replays. */
+  ops: readonly RecordedOp[];
+  restoredTables: ReadonlySet<CatalogId>;
+}
+
+/** The operations a transaction offers, by name. */
+export type OpName =
+  | 'createSchema'
+  | 'dropSchema'
+  | 'createTable'
+  | 'renameTable'
+  | 'dropTable'
+  | 'addColumn'
+  | 'dropColumn'
+  | 'renameColumn'
+  | 'alterColumnType'
+  | 'createView'
+  | 'dropView'
+  | 'addDataFile'
+  | 'removeDataFile'
+  | 'addDeleteFile'
+  | 'restoreTable'
+  | 'restoreCatalog'
+  | 'setOption';
+
+export interface RecordedOp {
+  name: OpName;
+  args: unknown[];
+  result: unknown;
 }
 
 const notFound = (message: string) => new StrataError('NOT_FOUND', message);
@@ -102,6 +131,8 @@ export class Transaction {
   private nextCatalogId: number;
   private nextFileId: number;
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly ops: RecordedOp[] = [];
+  private readonly restoredTables = new Set<CatalogId>();
   private sealed = false;
 
   constructor(
@@ -117,7 +148,7 @@ export class Transaction {
   // ---------------------------------------------------------------- schemas
 
   createSchema(name: string): Promise<CatalogId> {
-    return this.op(async () => {
+    return this.op('createSchema', [name], async () => {
       checkName('schema name', name);
       if ((await this.schemaId(name)) !== undefined) throw alreadyExists(`schema ${quote(name)} already exists`);
       const id = this.allocateCatalogId();
@@ -127,7 +158,7 @@ export class Transaction {
   }
 
   dropSchema(name: string, options: { cascade?: boolean } = {}): Promise<void> {
-    return this.op(async () => {
+    return this.op('dropSchema', [name, options], async () => {
       const schemaId = await this.requireSchema(name);
       const relations = await this.relations(schemaId);
       if (relations.size > 0 && options.cascade !== true) {
@@ -149,7 +180,7 @@ export class Transaction {
   // ---------------------------------------------------------------- tables
 
   createTable(schema: string, name: string, columns: ColumnSpec[]): Promise<CatalogId> {
-    return this.op(async () => {
+    return this.op('createTable', [schema, name, columns], async () => {
       checkName('table name', name);
       if (!Array.isArray(columns) || columns.length === 0) {
         throw invalid(`table ${quote(schema, name)} needs at least one column, got ${JSON.stringify(columns)}`);
@@ -176,7 +207,7 @@ export class Transaction {
   }
 
   renameTable(schema: string, from: string, to: string): Promise<void> {
-    return this.op(async () => {
+    return this.op('renameTable', [schema, from, to], async () => {
       checkName('new table name', to);
       const t = await this.requireTable(schema, from);
       if (from === to) return;
@@ -186,7 +217,7 @@ export class Transaction {
   }
 
   dropTable(schema: string, name: string): Promise<void> {
-    return this.op(async () => {
+    return this.op('dropTable', [schema, name], async () => {
       const t = await this.requireTable(schema, name);
       (await this.prepareDropTable(t.id))();
     });
@@ -195,7 +226,7 @@ export class Transaction {
   // ---------------------------------------------------------------- columns
 
   addColumn(schema: string, table: string, column: ColumnSpec): Promise<ColumnId> {
-    return this.op(async () => {
+    return this.op('addColumn', [schema, table, column], async () => {
       const t = await this.requireTable(schema, table);
       const cols = await this.loadColumns(t.id);
       const live = [...cols.changes.values()].filter((c) => c.next !== null);
@@ -210,7 +241,7 @@ export class Transaction {
   }
 
   dropColumn(schema: string, table: string, column: string): Promise<void> {
-    return this.op(async () => {
+    return this.op('dropColumn', [schema, table, column], async () => {
       const { change, live } = await this.requireColumn(schema, table, column);
       if (live === 1) {
         throw invalid(`column ${quote(column)} is the only column of ${quote(schema, table)}; drop the table instead`);
@@ -220,7 +251,7 @@ export class Transaction {
   }
 
   renameColumn(schema: string, table: string, from: string, to: string): Promise<void> {
-    return this.op(async () => {
+    return this.op('renameColumn', [schema, table, from, to], async () => {
       checkName('new column name', to);
       const { change, cols } = await this.requireColumn(schema, table, from);
       if (from === to) return;
@@ -232,7 +263,7 @@ export class Transaction {
   }
 
   alterColumnType(schema: string, table: string, column: string, type: string): Promise<void> {
-    return this.op(async () => {
+    return this.op('alterColumnType', [schema, table, column, type], async () => {
       const checked = checkColumnType(`type of column ${quote(column)}`, type);
       const { change } = await this.requireColumn(schema, table, column);
       change.next = { ...change.next!, type: checked };
@@ -242,7 +273,7 @@ export class Transaction {
   // ---------------------------------------------------------------- views
 
   createView(schema: string, name: string, sql: string, options: { dialect?: string } = {}): Promise<CatalogId> {
-    return this.op(async () => {
+    return this.op('createView', [schema, name, sql, options], async () => {
       checkName('view name', name);
       if (typeof sql !== 'string' || sql.trim() === '') throw invalid(`view ${quote(schema, name)} needs its SQL text`);
       const dialect = checkOptionalText('view dialect', options.dialect) ?? 'duckdb';
@@ -255,7 +286,7 @@ export class Transaction {
   }
 
   dropView(schema: string, name: string): Promise<void> {
-    return this.op(async () => {
+    return this.op('dropView', [schema, name], async () => {
       const schemaId = await this.requireSchema(schema);
       const rel = (await this.relations(schemaId)).get(name);
       if (rel?.kind !== 'view') {
@@ -268,7 +299,7 @@ export class Transaction {
   // ---------------------------------------------------------------- files
 
   addDataFile(schema: string, table: string, file: DataFileSpec): Promise<FileId> {
-    return this.op(async () => {
+    return this.op('addDataFile', [schema, table, file], async () => {
       const row = {
         path: checkFilePath('data file path', file?.path),
         format: checkOptionalText('data file format', file.format) ?? 'parquet',
@@ -286,7 +317,7 @@ export class Transaction {
   }
 
   removeDataFile(schema: string, table: string, dataFileId: number): Promise<void> {
-    return this.op(async () => {
+    return this.op('removeDataFile', [schema, table, dataFileId], async () => {
       const t = await this.requireTable(schema, table);
       const file = await this.requireLiveDataFile(schema, table, t.id, dataFileId);
       await this.loadDeleteFiles(t.id);
@@ -295,7 +326,7 @@ export class Transaction {
   }
 
   addDeleteFile(schema: string, table: string, spec: DeleteFileSpec): Promise<FileId> {
-    return this.op(async () => {
+    return this.op('addDeleteFile', [schema, table, spec], async () => {
       const row = {
         path: checkFilePath('delete file path', spec?.path),
         format: checkOptionalText('delete file format', spec.format) ?? 'parquet',
@@ -335,13 +366,14 @@ export class Transaction {
    * only moves forward, so the old state comes back as new versions. The table keeps its current name.
    */
   restoreTable(schema: string, table: string, at: number): Promise<void> {
-    return this.op(async () => {
+    return this.op('restoreTable', [schema, table, at], async () => {
       const snapshot = await this.requireOlderSnapshot(at);
       const t = await this.requireTable(schema, table);
       if ((await q.tableAt(this.view, snapshot, t.id)) === undefined) {
         throw notFound(`table ${quote(schema, table)} (id ${t.id}) did not exist at snapshot ${snapshot}; nothing to restore`);
       }
       (await this.prepareRestoreContents(t.id, snapshot))();
+      this.restoredTables.add(t.id);
     });
   }
 
@@ -350,7 +382,7 @@ export class Transaction {
    * back (with their ids), those created since are dropped, and every table's columns and files are restored.
    */
   restoreCatalog(at: number): Promise<void> {
-    return this.op(async () => {
+    return this.op('restoreCatalog', [at], async () => {
       const snapshot = await this.requireOlderSnapshot(at);
       const steps: (() => void)[] = [];
       const restoreAll = async <T extends { end: SnapshotId | null }>(
@@ -458,7 +490,7 @@ export class Transaction {
   // ---------------------------------------------------------------- options
 
   setOption(key: string, value: string): Promise<void> {
-    return this.op(async () => {
+    return this.op('setOption', [key, value], async () => {
       checkName('option key', key);
       if (typeof value !== 'string') throw invalid(`option ${quote(key)} takes a string value, got ${typeof value}`);
       this.options.set(key, value);
@@ -483,17 +515,35 @@ export class Transaction {
       options: this.options,
       nextCatalogId: catalogId(this.nextCatalogId),
       nextFileId: fileId(this.nextFileId),
+      ops: this.ops,
+      restoredTables: this.restoredTables,
     };
   }
 
   // ---------------------------------------------------------------- internals
 
-  /** Runs operations one at a time even if the caller does not await each, so each sees the last one's effects. */
-  private op<T>(fn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs operations one at a time even if the caller does not await each, so each sees the last one's
+   * effects, and records each that succeeds (with a copy of its arguments, taken when it was called) so
+   * that a commit that loses the race to another writer can replay them on the newer state.
+   */
+  private op<T>(name: OpName, args: unknown[], fn: () => Promise<T>): Promise<T> {
     if (this.sealed) {
       return Promise.reject(invalid('this transaction has ended; make changes inside the function passed to transaction()'));
     }
-    const run = this.queue.then(fn, fn);
+    let copy: unknown[];
+    try {
+      copy = structuredClone(args);
+    } catch {
+      // Arguments that cannot be copied (functions, …) fail validation inside fn and are never recorded.
+      copy = args;
+    }
+    const recorded = async () => {
+      const result = await fn();
+      this.ops.push({ name, args: copy, result });
+      return result;
+    };
+    const run = this.queue.then(recorded, recorded);
     this.queue = run.catch(() => undefined);
     return run;
   }

@@ -28,30 +28,35 @@ describe('several processes on one store', () => {
     expect(await dumpCatalog(a)).toEqual(await dumpCatalog(b));
   });
 
-  it('a writer that loses the log race gets CONFLICT, writes nothing, and can commit after', async () => {
+  it('a writer that loses the log race rebases onto the winner; out of attempts it gets CONFLICT and writes nothing', async () => {
     const root = await tempDir();
     const storePath = path.join(root, 'store');
     const a = await openCatalog({ dir: path.join(root, 'a'), store: { path: storePath } });
-    let interfere = true;
+    let interfere = 0;
+    let wins = 0;
     const racing = new FaultyStore(new DirectoryStore(storePath), {
       beforeCreate: async (key) => {
-        if (key.startsWith('log/') && interfere) {
-          interfere = false;
-          await a.transaction((tx) => tx.createSchema('winner'));
+        if (key.startsWith('log/') && interfere > 0) {
+          interfere--;
+          await a.transaction((tx) => tx.createSchema(`winner${++wins}`));
         }
       },
     });
-    const b = await openCatalog({ dir: path.join(root, 'b'), store: racing });
+    const b = await openCatalog({ dir: path.join(root, 'b'), store: racing, maxCommitAttempts: 3 });
+    interfere = 2;
+    expect(await b.transaction((tx) => tx.createSchema('rebased'))).toEqual({ snapshot: 3 });
+
+    interfere = 3;
     const err = await b.transaction((tx) => tx.createSchema('loser')).catch((e: unknown) => e);
     expect(isStrataError(err, 'CONFLICT')).toBe(true);
-    expect((err as { snapshot?: number }).snapshot).toBe(1);
-    expect((err as Error).message).toMatch(/snapshot 1/);
+    expect((err as { snapshot?: number }).snapshot).toBe(6);
+    expect((err as Error).message).toMatch(/3 times in a row .*snapshot 6/);
 
     const { snapshot } = await b.transaction((tx) => tx.createSchema('loser'));
-    expect(snapshot).toBe(2);
+    expect(snapshot).toBe(7);
     await a.refresh();
     const r = await a.reader();
-    expect((await r.schemas()).map((s) => s.name)).toEqual(['loser', 'main', 'winner']);
+    expect((await r.schemas()).map((s) => s.name)).toEqual(['loser', 'main', 'rebased', 'winner1', 'winner2', 'winner3', 'winner4', 'winner5']);
     await r.close();
   });
 

@@ -1,0 +1,200 @@
+// DuckLake's conflict rules between a transaction that lost the race for the next log entry and the commits
+// that won it. Inserts into one table commute; most other pairs that touch one object do not. What each side
+// did is read from DuckLake's `changes_made` vocabulary (plan.ts writes it), plus what only the pending state
+// knows (which schemas we create in, which data files we delete from, restores).
+import { type CatalogId, catalogId, type FileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
+import { StrataError } from '../errors.js';
+import type { ReadView } from '../kv/read-view.js';
+import { quote } from '../messages.js';
+import * as q from '../read/catalog-queries.js';
+import { classify } from './change.js';
+import type { PendingState } from './transaction.js';
+
+/** What one commit did, by kind of change. */
+export interface Footprint {
+  createdSchemas: Set<string>;
+  /** Quoted `"schema"."name"` of created tables and views. */
+  createdRelations: Set<string>;
+  insertedTables: Set<CatalogId>;
+  deletedTables: Set<CatalogId>;
+  compactedTables: Set<CatalogId>;
+  droppedTables: Set<CatalogId>;
+  droppedViews: Set<CatalogId>;
+  droppedSchemas: Set<CatalogId>;
+  alteredTables: Set<CatalogId>;
+}
+
+function emptyFootprint(): Footprint {
+  return {
+    createdSchemas: new Set(),
+    createdRelations: new Set(),
+    insertedTables: new Set(),
+    deletedTables: new Set(),
+    compactedTables: new Set(),
+    droppedTables: new Set(),
+    droppedViews: new Set(),
+    droppedSchemas: new Set(),
+    alteredTables: new Set(),
+  };
+}
+
+/** Reads a `changes_made` list; entries of kinds this version does not know are ignored, as DuckLake does. */
+export function footprintOf(changes: readonly string[]): Footprint {
+  const f = emptyFootprint();
+  for (const change of changes) {
+    const colon = change.indexOf(':');
+    const kind = change.slice(0, colon);
+    const value = change.slice(colon + 1);
+    const id = () => catalogId(Number(value));
+    switch (kind) {
+      case 'created_schema':
+        f.createdSchemas.add(value);
+        break;
+      case 'created_table':
+      case 'created_view':
+        f.createdRelations.add(value);
+        break;
+      case 'inserted_into_table':
+        f.insertedTables.add(id());
+        break;
+      case 'deleted_from_table':
+        f.deletedTables.add(id());
+        break;
+      case 'compacted_table':
+        f.compactedTables.add(id());
+        break;
+      case 'dropped_table':
+        f.droppedTables.add(id());
+        break;
+      case 'dropped_view':
+        f.droppedViews.add(id());
+        break;
+      case 'dropped_schema':
+        f.droppedSchemas.add(id());
+        break;
+      case 'altered_table':
+        f.alteredTables.add(id());
+        break;
+    }
+  }
+  return f;
+}
+
+/** Our side: the changes list of our plan, plus what only the pending state says. */
+export interface OwnFootprint extends Footprint {
+  /** Schemas we create a table or view in. */
+  createdInSchemas: Set<CatalogId>;
+  /** Names of the schemas we drop, by id (a concurrent create in one is matched by name). */
+  droppedSchemaNames: Map<CatalogId, string>;
+  /** Data files (that existed at our base) we remove or add a delete file for, with their table. */
+  deletedDataFiles: Map<FileId, CatalogId>;
+  /** Tables we restore: a restore rewrites the whole table, so any concurrent change to it conflicts. */
+  restoredTables: Set<CatalogId>;
+  /** A catalog restore conflicts with every concurrent commit. */
+  restoresCatalog: boolean;
+}
+
+export function ownFootprint(state: PendingState, changes: readonly string[]): OwnFootprint {
+  const createdInSchemas = new Set<CatalogId>();
+  for (const map of [state.tables, state.views]) {
+    for (const c of map.values()) if (c.base === undefined && c.next !== null) createdInSchemas.add(c.next.schemaId);
+  }
+  const droppedSchemaNames = new Map<CatalogId, string>();
+  for (const [id, c] of state.schemas) if (classify(c) === 'dropped') droppedSchemaNames.set(id, c.base!.row.name);
+  const deletedDataFiles = new Map<FileId, CatalogId>();
+  for (const [id, c] of state.dataFiles) if (c.base !== undefined && c.next === null) deletedDataFiles.set(id, c.tableId);
+  for (const c of state.deleteFiles.values()) {
+    if (c.base !== undefined || c.next === null) continue;
+    // A file this transaction registered has an id no other commit knows.
+    const newFile = state.dataFiles.get(c.next.dataFileId)?.base === undefined && state.dataFiles.has(c.next.dataFileId);
+    if (!newFile) deletedDataFiles.set(c.next.dataFileId, c.tableId);
+  }
+  return {
+    ...footprintOf(changes),
+    createdInSchemas,
+    droppedSchemaNames,
+    deletedDataFiles,
+    restoredTables: new Set(state.restoredTables),
+    restoresCatalog: state.ops.some((op) => op.name === 'restoreCatalog'),
+  };
+}
+
+const conflict = (other: SnapshotId, what: string) =>
+  new StrataError(
+    'CONFLICT',
+    `${what} (snapshot ${other}, committed by another writer while this transaction was being prepared); ` +
+      'nothing was written — read the new state and run the transaction again',
+    { snapshot: other },
+  );
+
+/**
+ * The first conflict between our transaction (built on `base`) and the commits in (base, head] of `view`,
+ * or undefined when ours can be replayed on top of them.
+ */
+export async function findConflict(view: ReadView, base: SnapshotId, head: SnapshotId, ours: OwnFootprint): Promise<StrataError | undefined> {
+  for (let s = snapshotId(base + 1); s <= head; s = snapshotId(s + 1)) {
+    const changes = (await q.snapshotChanges(view, s))?.changes ?? [];
+    const theirs = footprintOf(changes);
+    const found = ruleConflict(s, ours, theirs) ?? (await fileConflict(view, s, ours, theirs));
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function ruleConflict(s: SnapshotId, ours: OwnFootprint, theirs: Footprint): StrataError | undefined {
+  if (ours.restoresCatalog) return conflict(s, 'this transaction restores the whole catalog, but another commit changed it');
+  const both = <T>(a: Set<T>, b: Set<T>) => [...a].find((x) => b.has(x));
+  const checks: [unknown, (x: never) => string][] = [
+    [both(ours.droppedTables, theirs.droppedTables), (t) => `this transaction drops table ${t}, but another transaction dropped it already`],
+    [both(ours.droppedViews, theirs.droppedViews), (v) => `this transaction drops view ${v}, but another transaction dropped it already`],
+    [both(ours.droppedSchemas, theirs.droppedSchemas), (s) => `this transaction drops schema ${s}, but another transaction dropped it already`],
+    [
+      [...ours.droppedSchemaNames].find(([, name]) => [...theirs.createdRelations].some((r) => r.startsWith(`${quote(name)}.`))),
+      ([id, name]: [CatalogId, string]) => `this transaction drops schema ${quote(name)} (id ${id}), but another transaction created an entry in it`,
+    ],
+    [both(ours.createdInSchemas, theirs.droppedSchemas), (s) => `this transaction creates an entry in schema ${s}, but another transaction dropped that schema`],
+    [both(ours.createdSchemas, theirs.createdSchemas), (n) => `this transaction creates schema ${n}, but another transaction created a schema of that name`],
+    [both(ours.createdRelations, theirs.createdRelations), (n) => `this transaction creates ${n}, but another transaction created an entry of that name`],
+    [both(ours.insertedTables, theirs.droppedTables), (t) => `this transaction inserts into table ${t}, but another transaction dropped it`],
+    [both(ours.insertedTables, theirs.alteredTables), (t) => `this transaction inserts into table ${t}, but another transaction altered it`],
+    [both(ours.deletedTables, theirs.droppedTables), (t) => `this transaction deletes from table ${t}, but another transaction dropped it`],
+    [both(ours.deletedTables, theirs.alteredTables), (t) => `this transaction deletes from table ${t}, but another transaction altered it`],
+    [both(ours.deletedTables, theirs.compactedTables), (t) => `this transaction deletes from table ${t}, but another transaction compacted it`],
+    [both(ours.compactedTables, theirs.droppedTables), (t) => `this transaction compacts table ${t}, but another transaction dropped it`],
+    [both(ours.compactedTables, theirs.deletedTables), (t) => `this transaction compacts table ${t}, but another transaction deleted from it`],
+    [both(ours.compactedTables, theirs.compactedTables), (t) => `this transaction compacts table ${t}, but another transaction compacted it`],
+    [both(ours.alteredTables, theirs.droppedTables), (t) => `this transaction alters table ${t}, but another transaction dropped it`],
+    [both(ours.alteredTables, theirs.alteredTables), (t) => `this transaction alters table ${t}, but another transaction altered it`],
+    [
+      [...ours.restoredTables].find((t) =>
+        [theirs.insertedTables, theirs.deletedTables, theirs.compactedTables, theirs.droppedTables, theirs.alteredTables].some((set) => set.has(t)),
+      ),
+      (t) => `this transaction restores table ${t}, but another transaction changed it`,
+    ],
+  ];
+  for (const [hit, message] of checks) if (hit !== undefined) return conflict(s, message(hit as never));
+  return undefined;
+}
+
+/**
+ * Two deletes from one data file conflict (delete files are cumulative: the second would drop the first's
+ * rows), as does a delete from a file another commit removed. Checked on the newest state, and only for
+ * tables the other commit deleted from.
+ */
+async function fileConflict(view: ReadView, s: SnapshotId, ours: OwnFootprint, theirs: Footprint): Promise<StrataError | undefined> {
+  const tables = new Set([...ours.deletedDataFiles.values()].filter((t) => theirs.deletedTables.has(t) || theirs.compactedTables.has(t)));
+  for (const tableId of tables) {
+    const touched = new Set<FileId>();
+    for await (const batch of q.deleteFilesAt(view, s, tableId)) {
+      for (const d of batch) if (d.begin === s) touched.add(d.row.dataFileId);
+    }
+    for (const [fileId, t] of ours.deletedDataFiles) {
+      if (t !== tableId) continue;
+      const file = await q.dataFile(view, tableId, fileId);
+      if (touched.has(fileId) || file?.row.end === s) {
+        return conflict(s, `this transaction deletes from data file ${fileId} of table ${tableId}, but another transaction deleted from it`);
+      }
+    }
+  }
+  return undefined;
+}

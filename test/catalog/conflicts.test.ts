@@ -1,0 +1,180 @@
+// DuckLake's transaction_conflicts cases, as two writers with their own indexes on one store: the second
+// writer builds its transaction on the same snapshot as the first, and the first commits while the second
+// is creating its log entry — the exact interleaving of two machines racing.
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type Catalog, isStrataError, type TransactionFn } from '../../src/index.js';
+import { DirectoryStore } from '../../src/store/directory-store.js';
+import { FaultyStore } from '../../src/store/faulty-store.js';
+import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
+
+const int = [{ name: 'i', type: 'int32' }];
+const file = (p: string, recordCount = 10) => ({ path: p, recordCount, fileSizeBytes: 100 });
+
+interface Race {
+  first: Catalog;
+  second: Catalog;
+  /** `theirs` runs on `first` and commits while `ours` (on `second`, built on the same snapshot) is being written. */
+  race(theirs: TransactionFn, ours: TransactionFn): Promise<{ snapshot: number | null } | Error>;
+}
+
+async function twoWriters(setup: TransactionFn = () => undefined): Promise<Race> {
+  const root = await tempDir();
+  const storePath = path.join(root, 'store');
+  const first = await openCatalog({ dir: path.join(root, 'first'), store: { path: storePath } });
+  await first.transaction(setup);
+  let pending: TransactionFn | undefined;
+  const racing = new FaultyStore(new DirectoryStore(storePath), {
+    beforeCreate: async (key) => {
+      const theirs = pending;
+      if (!key.startsWith('log/') || theirs === undefined) return;
+      pending = undefined;
+      await first.transaction(theirs);
+    },
+  });
+  const second = await openCatalog({ dir: path.join(root, 'second'), store: racing });
+  return {
+    first,
+    second,
+    async race(theirs, ours) {
+      pending = theirs;
+      return second.transaction(ours).catch((e: Error) => e);
+    },
+  };
+}
+
+function expectConflict(result: unknown, pattern: RegExp): void {
+  expect(isStrataError(result, 'CONFLICT'), String(result)).toBe(true);
+  expect((result as Error).message).toMatch(pattern);
+}
+
+describe('concurrent writers: what commutes', () => {
+  it('two creations of tables with different names both land', async () => {
+    const { first, second, race } = await twoWriters();
+    const out = await race((tx) => tx.createTable('main', 'test2', int), (tx) => tx.createTable('main', 'test3', int));
+    expect(out).toEqual({ snapshot: 2 });
+    await first.refresh();
+    const r = await first.reader();
+    expect((await r.tables('main')).map((t) => t.name)).toEqual(['test2', 'test3']);
+    // Ids were re-assigned: the two tables do not share one.
+    const ids = (await r.tables('main')).map((t) => t.id);
+    expect(new Set(ids).size).toBe(2);
+    await r.close();
+    expect(await dumpCatalog(second)).toEqual(await dumpCatalog(first));
+  });
+
+  it('inserts into one table commute: both files visible, file ids and row ids re-assigned', async () => {
+    const { first, second, race } = await twoWriters((tx) => tx.createTable('main', 'test', int));
+    const out = await race(
+      (tx) => tx.addDataFile('main', 'test', file('a.parquet', 5)),
+      async (tx) => {
+        const id = await tx.addDataFile('main', 'test', file('b.parquet', 7));
+        // A later operation naming the file id the first run returned still finds its file after the rebase.
+        await tx.addDeleteFile('main', 'test', { dataFileId: id, path: 'b-del.parquet', deleteCount: 1, fileSizeBytes: 10 });
+      },
+    );
+    expect(out).toEqual({ snapshot: 3 });
+    const r = await second.reader();
+    const files = await r.dataFiles('main', 'test');
+    expect(files.map((f) => [f.path, f.rowIdStart])).toEqual([
+      ['a.parquet', 0],
+      ['b.parquet', 5],
+    ]);
+    expect(new Set(files.map((f) => f.id)).size).toBe(2);
+    const deletes = await r.deleteFiles('main', 'test');
+    expect(deletes.map((d) => [d.path, d.dataFileId])).toEqual([['b-del.parquet', files[1]!.id]]);
+    await r.close();
+    await first.refresh();
+    expect(await dumpCatalog(first)).toEqual(await dumpCatalog(second));
+  });
+
+  it('tables of one name in two schemas both land', async () => {
+    const { race } = await twoWriters(async (tx) => {
+      await tx.createSchema('s1');
+      await tx.createSchema('s2');
+    });
+    expect(await race((tx) => tx.createTable('s1', 'same', int), (tx) => tx.createTable('s2', 'same', int))).toEqual({ snapshot: 3 });
+  });
+
+  it('deletes from different files of one table land', async () => {
+    const { second, race } = await twoWriters(async (tx) => {
+      await tx.createTable('main', 't', int);
+      await tx.addDataFile('main', 't', file('a.parquet'));
+      await tx.addDataFile('main', 't', file('b.parquet'));
+    });
+    const [a, b] = (await (await second.reader()).dataFiles('main', 't')).map((f) => f.id);
+    const out = await race(
+      (tx) => tx.addDeleteFile('main', 't', { dataFileId: a!, path: 'a-del', deleteCount: 1, fileSizeBytes: 1 }),
+      (tx) => tx.addDeleteFile('main', 't', { dataFileId: b!, path: 'b-del', deleteCount: 2, fileSizeBytes: 1 }),
+    );
+    expect(out).toEqual({ snapshot: 3 });
+    const r = await second.reader();
+    expect((await r.deleteFiles('main', 't')).map((d) => d.path).sort()).toEqual(['a-del', 'b-del']);
+    await r.close();
+  });
+});
+
+describe('concurrent writers: DuckLake conflicts', () => {
+  const cases: [string, TransactionFn, TransactionFn, TransactionFn, RegExp][] = [
+    ['two creations of one table name', (tx) => tx.createSchema('base'), (tx) => tx.createTable('main', 'test', int), (tx) => tx.createTable('main', 'test', int), /creates "main"."test"/],
+    ['two drops of one table', (tx) => tx.createTable('main', 'test', int), (tx) => tx.dropTable('main', 'test'), (tx) => tx.dropTable('main', 'test'), /drops table \d+, but another transaction dropped it/],
+    ['two creations of one schema', (tx) => tx.createSchema('base'), (tx) => tx.createSchema('s1'), (tx) => tx.createSchema('s1'), /creates schema "s1"/],
+    ['two drops of one schema', (tx) => tx.createSchema('s1'), (tx) => tx.dropSchema('s1'), (tx) => tx.dropSchema('s1'), /drops schema \d+/],
+    ['a create inside a dropped schema', (tx) => tx.createSchema('s1'), (tx) => tx.dropSchema('s1'), (tx) => tx.createTable('s1', 'tbl', int), /creates an entry in schema \d+, but another transaction dropped/],
+    ['an insert into a dropped table', (tx) => tx.createTable('main', 'test', int), (tx) => tx.dropTable('main', 'test'), (tx) => tx.addDataFile('main', 'test', file('x')), /inserts into table \d+, but another transaction dropped it/],
+    ['a drop of a schema another transaction created a table in', (tx) => tx.createSchema('s1'), (tx) => tx.createTable('s1', 'test', int), (tx) => tx.dropSchema('s1'), /drops schema "s1".*created an entry in it/],
+    ['two alterations of one table', (tx) => tx.createTable('main', 'test', int), (tx) => tx.addColumn('main', 'test', { name: 'a', type: 'int32' }), (tx) => tx.addColumn('main', 'test', { name: 'b', type: 'int32' }), /alters table \d+, but another transaction altered it/],
+    ['an insert into an altered table', (tx) => tx.createTable('main', 'test', int), (tx) => tx.renameTable('main', 'test', 'renamed'), (tx) => tx.addDataFile('main', 'test', file('x')), /inserts into table \d+, but another transaction altered it/],
+    ['an alteration of a dropped table', (tx) => tx.createTable('main', 'test', int), (tx) => tx.dropTable('main', 'test'), (tx) => tx.addColumn('main', 'test', { name: 'b', type: 'int32' }), /alters table \d+, but another transaction dropped it/],
+    ['two drops of one view', (tx) => tx.createView('main', 'v', 'select 1'), (tx) => tx.dropView('main', 'v'), (tx) => tx.dropView('main', 'v'), /drops view \d+/],
+  ];
+  for (const [name, setup, theirs, ours, pattern] of cases) {
+    it(`${name}: CONFLICT naming the other snapshot, nothing written`, async () => {
+      const { first, second, race } = await twoWriters(setup);
+      const out = await race(theirs, ours);
+      expectConflict(out, pattern);
+      expect((out as { snapshot?: number }).snapshot).toBe(2);
+      await first.refresh();
+      expect((await second.snapshots()).map((s) => s.id)).toEqual([0, 1, 2]);
+      expect(await dumpCatalog(second)).toEqual(await dumpCatalog(first));
+    });
+  }
+
+  it('overlapping deletes of one data file: CONFLICT; the first delete stays whole', async () => {
+    const { second, race } = await twoWriters(async (tx) => {
+      await tx.createTable('main', 't', int);
+      await tx.addDataFile('main', 't', file('a.parquet'));
+    });
+    const [a] = (await (await second.reader()).dataFiles('main', 't')).map((f) => f.id);
+    const out = await race(
+      (tx) => tx.addDeleteFile('main', 't', { dataFileId: a!, path: 'first-del', deleteCount: 1, fileSizeBytes: 1 }),
+      (tx) => tx.addDeleteFile('main', 't', { dataFileId: a!, path: 'second-del', deleteCount: 2, fileSizeBytes: 1 }),
+    );
+    expectConflict(out, new RegExp(`deletes from data file ${a}.*another transaction deleted from it`));
+    const r = await second.reader();
+    expect((await r.deleteFiles('main', 't')).map((d) => d.path)).toEqual(['first-del']);
+    await r.close();
+  });
+
+  it('a delete from a file another transaction removed: CONFLICT', async () => {
+    const { second, race } = await twoWriters(async (tx) => {
+      await tx.createTable('main', 't', int);
+      await tx.addDataFile('main', 't', file('a.parquet'));
+    });
+    const [a] = (await (await second.reader()).dataFiles('main', 't')).map((f) => f.id);
+    const out = await race(
+      (tx) => tx.removeDataFile('main', 't', a!),
+      (tx) => tx.addDeleteFile('main', 't', { dataFileId: a!, path: 'late-del', deleteCount: 1, fileSizeBytes: 1 }),
+    );
+    expectConflict(out, /deletes from data file/);
+  });
+
+  it('a restore of a table another transaction inserted into, with something to undo: CONFLICT', async () => {
+    const { first, race } = await twoWriters(async (tx) => {
+      await tx.createTable('main', 't', int);
+    });
+    await first.transaction((tx) => tx.addDataFile('main', 't', file('old')));
+    const out = await race((tx) => tx.addDataFile('main', 't', file('new')), (tx) => tx.restoreTable('main', 't', 1));
+    expectConflict(out, /restores table \d+, but another transaction changed it/);
+  });
+});
