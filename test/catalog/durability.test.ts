@@ -3,7 +3,9 @@ import { readdir, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { Catalog } from '../../src/index.js';
+import { randomUUID } from 'node:crypto';
+import { Catalog, type OpenOptions } from '../../src/index.js';
+import { freshS3Store, S3_BUCKET, s3Options } from '../store/s3-env.js';
 import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
 
 const child = fileURLToPath(new URL('../fixtures/commit-child.ts', import.meta.url));
@@ -37,8 +39,8 @@ function runChild(
   });
 }
 
-async function seed(dir: string): Promise<void> {
-  const c = await Catalog.open({ dir });
+async function seed(dir: string, store?: NonNullable<OpenOptions['store']>): Promise<void> {
+  const c = await Catalog.open({ dir, ...(store ? { store } : {}) });
   await c.transaction(async (tx) => {
     await tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]);
   });
@@ -47,8 +49,8 @@ async function seed(dir: string): Promise<void> {
 
 const logCount = async (dir: string) => (await readdir(path.join(dir, 'store', 'log'))).length;
 
-async function state(dir: string) {
-  const c = await Catalog.open({ dir });
+async function state(dir: string, store?: NonNullable<OpenOptions['store']>) {
+  const c = await Catalog.open({ dir, ...(store ? { store } : {}) });
   try {
     const r = await c.reader();
     const files = (await r.dataFiles('main', 't')).map((f) => f.path);
@@ -129,21 +131,34 @@ describe('durability', () => {
     expect(await state(dir)).toEqual({ snapshots: [0, 1], files: [] });
   });
 
-  it('kills at random points: every acknowledged commit survives, snapshot ids stay gap-free', async () => {
+  it('kills at random points (20 trials): every acknowledged commit survives, snapshot ids stay gap-free', { timeout: 120_000 }, async () => {
     const dir = await tempDir();
     await seed(dir);
-    const acked: string[] = [];
-    for (let trial = 0; trial < 4; trial++) {
-      const run = await runChild([dir, 'loop', '100000'], Math.floor(Math.random() * 300));
-      expect(run.signal).toBe('SIGKILL');
-      acked.push(...run.stdout.split('\n').filter((l) => l.startsWith('ack ')).map((l) => l.split(' ')[2]!));
-    }
-    const { snapshots, files } = await state(dir);
-    expect(acked.length).toBeGreaterThan(0);
-    for (const f of acked) expect(files).toContain(f);
-    expect(new Set(files).size).toBe(files.length);
-    expect(snapshots).toEqual(snapshots.map((_, i) => i));
-    // Every snapshot after the seed added exactly one file: nothing torn, nothing doubled.
-    expect(files.length).toBe(snapshots.length - 2);
+    await killRandomly(dir, [], () => state(dir));
+  });
+
+  const s3 = s3Options();
+  (s3 === undefined ? it.skip : it)('S3: kills at random points (20 trials)', { timeout: 180_000 }, async () => {
+    await freshS3Store(s3!);
+    const store = { ...s3!, bucket: S3_BUCKET, prefix: `kills/${randomUUID()}` };
+    const dir = await tempDir();
+    await seed(dir, { s3: store });
+    await killRandomly(dir, [JSON.stringify(store)], () => state(dir, { s3: store }));
   });
 });
+
+async function killRandomly(dir: string, storeArgs: string[], read: () => ReturnType<typeof state>) {
+  const acked: string[] = [];
+  for (let trial = 0; trial < 20; trial++) {
+    const run = await runChild([dir, 'loop', '100000', ...storeArgs], Math.floor(Math.random() * 300));
+    expect(run.signal).toBe('SIGKILL');
+    acked.push(...run.stdout.split('\n').filter((l) => l.startsWith('ack ')).map((l) => l.split(' ')[2]!));
+  }
+  const { snapshots, files } = await read();
+  expect(acked.length).toBeGreaterThanOrEqual(20);
+  for (const f of acked) expect(files).toContain(f);
+  expect(new Set(files).size).toBe(files.length);
+  expect(snapshots).toEqual(snapshots.map((_, i) => i));
+  // Every snapshot after the seed added exactly one file: nothing torn, nothing doubled.
+  expect(files.length).toBe(snapshots.length - 2);
+}

@@ -19,7 +19,7 @@ interface Ack {
   path: string;
 }
 
-function runWriter(dir: string, store: OpenOptions['store'], commits: number, name: string): Promise<Ack[]> {
+function runWriter(dir: string, store: NonNullable<OpenOptions['store']>, commits: number, name: string): Promise<Ack[]> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, ['--import', 'tsx', child, dir, JSON.stringify(store), String(commits), name], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -43,7 +43,7 @@ function runWriter(dir: string, store: OpenOptions['store'], commits: number, na
   });
 }
 
-async function writersRace(store: OpenOptions['store'], writers: number, commits: number) {
+async function writersRace(store: NonNullable<OpenOptions['store']>, writers: number, commits: number) {
   const setup = await openCatalog({ dir: await tempDir(), store });
   const { snapshot: base } = await setup.transaction(async (tx) => {
     for (const t of TABLES) await tx.createTable('main', t, [{ name: 'x', type: 'int64' }]);
