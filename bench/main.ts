@@ -1,5 +1,6 @@
 // npm run bench [-- --quick] [--runs N] [--only substring] [--write] [--tables N --versions N --commits N
 //                --lookups N --depth N --files N]
+// `--only "shared store"` runs just the shared-store section (directory store, and S3 when its variables are set).
 // Runs every workload against Strata, the peer (DuckLake's catalog on SQLite) and the raw LevelDB limit, in
 // this one process, each run on fresh directories; reports the median run of each side.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import { openRaw } from './drivers/raw-level.js';
 import { openStrata } from './drivers/strata.js';
 import { median, type Stats, stats } from './harness.js';
 import { type Sizes, WORKLOADS } from './workloads.js';
+import { sharedStoreBench } from './shared/suite.js';
 
 const { values } = parseArgs({
   options: {
@@ -95,6 +97,14 @@ for (const w of WORKLOADS.filter((x) => values.only === undefined || x.name.incl
     );
     out(`\nSlowdown of "${label}" against "${baseLabel}": ${ratios.join(', ')}.`);
   }
+}
+if (values.only === undefined || 'shared store'.includes(values.only)) {
+  await sharedStoreBench(
+    values.quick
+      ? { commits: 100, writers: 4, writerCommits: 50, bootstrapKeys: 100_000 }
+      : { commits: 300, writers: 4, writerCommits: 250, bootstrapKeys: 1_000_000 },
+    out,
+  );
 }
 out(`\nTotal time: ${((Date.now() - started) / 1000).toFixed(0)} s.`);
 

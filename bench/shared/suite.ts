@@ -1,0 +1,187 @@
+// The shared-store benchmarks (issue 5): commit latency and throughput on the directory store and on the S3
+// server, one writer and several writer processes; the object-store requests per commit; bootstrap time
+// and memory of a new machine from a checkpoint. Strata-only: the peer has no shared-store mode, and the
+// raw limit here is a bare create-if-absent of a log-sized object on the same store.
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Catalog } from '../../src/index.js';
+import { logObjectKey } from '../../src/log/commit-log.js';
+import { kvSeq } from '../../keys/ids.js';
+import { measure, type Sample, stats } from '../harness.js';
+import { CountingStore } from './counting-store.js';
+import { openStore } from './open-store.js';
+import { freshS3, s3Available, type StoreSpec } from './stores.js';
+
+export interface SharedSizes {
+  /** Commits timed for one writer. */
+  commits: number;
+  /** Writer processes, and commits each makes. */
+  writers: number;
+  writerCommits: number;
+  /** Keys in the catalog a new machine bootstraps from. */
+  bootstrapKeys: number;
+}
+
+const fmt = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(n >= 10 ? 1 : 2));
+
+interface Place {
+  name: string;
+  spec: () => Promise<{ spec: StoreSpec; dir: string }>;
+}
+
+async function tempDir(): Promise<string> {
+  return mkdtemp(path.join(tmpdir(), 'strata-bench-shared-'));
+}
+
+function places(): Place[] {
+  const out: Place[] = [
+    {
+      name: 'directory',
+      spec: async () => {
+        const dir = await tempDir();
+        return { dir, spec: { path: path.join(dir, 'store') } };
+      },
+    },
+  ];
+  if (s3Available()) out.push({ name: 'S3 (Ceph RGW, loopback)', spec: async () => ({ dir: await tempDir(), spec: await freshS3() }) });
+  return out;
+}
+
+function child(script: string, args: string[]): Promise<string> {
+  const file = fileURLToPath(new URL(script, import.meta.url));
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, ['--import', 'tsx', file, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    p.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${script} exited with ${code}: ${err}`))));
+  });
+}
+
+async function setupEvents(dir: string, spec: StoreSpec): Promise<void> {
+  const c = await Catalog.open({ dir, store: spec });
+  await c.transaction((tx) => tx.createTable('main', 'events', [{ name: 'x', type: 'int64' }]));
+  await c.close();
+}
+
+async function oneWriter(place: Place, z: SharedSizes) {
+  const { dir, spec } = await place.spec();
+  try {
+    const store = new CountingStore(openStore(spec));
+    const c = await Catalog.open({ dir: path.join(dir, 'index'), store, checkpointEvery: 0 });
+    await c.transaction((tx) => tx.createTable('main', 'events', [{ name: 'x', type: 'int64' }]));
+    const before = store.total();
+    const sample = await measure(z.commits, 1, (i) =>
+      c.transaction((tx) => tx.addDataFile('main', 'events', { path: `events/one-${i}.parquet`, recordCount: 1000, fileSizeBytes: 1 << 20 })),
+    );
+    const requests = (store.total() - before) / z.commits;
+    const entry = (await store.get(logObjectKey(kvSeq(3))))!;
+    await c.close();
+    const raw = openStore(spec);
+    const rawSample = await measure(z.commits, 1, (i) => raw.putIfAbsent(`raw/${i}`, entry));
+    return { sample, requests, rawSample, entryBytes: entry.length };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function manyWriters(place: Place, z: SharedSizes) {
+  const { dir, spec } = await place.spec();
+  try {
+    await setupEvents(path.join(dir, 'setup'), spec);
+    const outs = await Promise.all(
+      Array.from({ length: z.writers }, (_, i) =>
+        child('./writer.ts', [path.join(dir, `w${i}`), JSON.stringify(spec), String(z.writerCommits), `w${i}`]),
+      ),
+    );
+    const results = outs.map((o) => JSON.parse(o) as { ns: number[]; requests: number });
+    const ns = results.flatMap((r) => r.ns);
+    // The writers run side by side: the commit phase lasts as long as the busiest writer's commits.
+    const wallNs = Math.max(...results.map((r) => r.ns.reduce((a, b) => a + b, 0)));
+    const sample: Sample = { ns, units: 1, peakRss: 0 };
+    return {
+      perSec: ns.length / (wallNs / 1e9),
+      latency: stats(sample),
+      requests: results.reduce((a, r) => a + r.requests, 0) / ns.length,
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function bootstrap(place: Place, z: SharedSizes) {
+  const { dir, spec } = await place.spec();
+  try {
+    const durability = 'path' in spec ? ({ durability: 'relaxed' } as const) : {};
+    const c = await Catalog.open({ dir: path.join(dir, 'builder'), store: spec, checkpointEvery: 0, ...durability });
+    await c.transaction((tx) => tx.createTable('main', 'events', [{ name: 'x', type: 'int64' }]));
+    // About two keys per data file (its row and its file→table index entry).
+    const perCommit = 1000;
+    const commits = Math.ceil(z.bootstrapKeys / 2 / perCommit);
+    let n = 0;
+    const addBatch = () =>
+      c.transaction(async (tx) => {
+        for (let i = 0; i < perCommit; i++) {
+          await tx.addDataFile('main', 'events', { path: `events/b-${n++}.parquet`, recordCount: 1000, fileSizeBytes: 1 << 20 });
+        }
+      });
+    for (let i = 0; i < commits; i++) await addBatch();
+    const t = process.hrtime.bigint();
+    const checkpoint = await c.checkpoint();
+    const checkpointMs = Number(process.hrtime.bigint() - t) / 1e6;
+    // A log tail after the checkpoint, as a new machine usually finds it.
+    for (let i = 0; i < 10; i++) await addBatch();
+    await c.close();
+    const result = JSON.parse(await child('./bootstrap.ts', [path.join(dir, 'fresh'), JSON.stringify(spec)])) as {
+      ms: number;
+      snapshot: number;
+      peakRss: number;
+    };
+    return { keys: checkpoint.keys, chunks: checkpoint.chunks, checkpointMs, tail: 10, ...result };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export async function sharedStoreBench(z: SharedSizes, out: (s?: string) => void): Promise<void> {
+  if (!s3Available()) out('\nS3: no server variables in the environment, so only the directory store is measured (start ../shared/s3/start-s3.sh and export what it prints to include S3).');
+
+  out('\n### commit on a shared store, one writer\n');
+  out(`${z.commits} commits of one data file each, into one table, awaited one by one; raw = a bare create-if-absent of an object the size of one such log entry, on the same store.\n`);
+  out('| store | side | commits/s | p50 µs | p99 µs | store requests / commit | strata / raw |');
+  out('| --- | --- | ---: | ---: | ---: | ---: | ---: |');
+  for (const place of places()) {
+    const r = await oneWriter(place, z);
+    const s = stats(r.sample);
+    const raw = stats(r.rawSample);
+    out(`| ${place.name} | strata | ${fmt(s.perSec)} | ${fmt(s.p50us)} | ${fmt(s.p99us)} | ${r.requests.toFixed(2)} | ${(s.perSec / raw.perSec).toFixed(2)}x |`);
+    out(`| ${place.name} | raw (${r.entryBytes} B create) | ${fmt(raw.perSec)} | ${fmt(raw.p50us)} | ${fmt(raw.p99us)} | 1.00 | |`);
+  }
+
+  out(`\n### commit on a shared store, ${z.writers} writer processes\n`);
+  out(
+    `${z.writers} processes, each with its own index, ${z.writerCommits} commits each into the same table at once; losers of the log race rebase and retry. ` +
+      'Throughput = all commits over the busiest writer\'s commit time; latency per acknowledged commit, retries included.\n',
+  );
+  out('| store | commits/s (all writers) | p50 µs | p99 µs | store requests / commit |');
+  out('| --- | ---: | ---: | ---: | ---: |');
+  for (const place of places()) {
+    const r = await manyWriters(place, z);
+    out(`| ${place.name} | ${fmt(r.perSec)} | ${fmt(r.latency.p50us)} | ${fmt(r.latency.p99us)} | ${r.requests.toFixed(2)} |`);
+  }
+
+  out('\n### bootstrap of a new machine from a checkpoint\n');
+  out(`A catalog of about ${z.bootstrapKeys.toLocaleString('en-US')} keys, checkpointed, then 10 more commits; a new process opens it on an empty directory (checkpoint restore + log tail), read-only.\n`);
+  out('| store | keys in checkpoint | chunks | checkpoint write s | bootstrap s | bootstrap peak RSS MiB |');
+  out('| --- | ---: | ---: | ---: | ---: | ---: |');
+  for (const place of places()) {
+    const r = await bootstrap(place, z);
+    out(
+      `| ${place.name} | ${r.keys.toLocaleString('en-US')} | ${r.chunks} | ${(r.checkpointMs / 1000).toFixed(2)} | ${(r.ms / 1000).toFixed(2)} | ${fmt(r.peakRss / 2 ** 20)} |`,
+    );
+  }
+}
