@@ -48,7 +48,12 @@ export enum Tag {
   SchemaNameIndex = 0x40,
   RelationNameIndex = 0x41,
   FileTableIndex = 0x42,
+  EndIndex = 0x43,
+  FilePathIndex = 0x44,
   SnapshotTag = 0x50,
+  Lease = 0x51,
+  ReclaimSchedule = 0x52,
+  ExcisionJob = 0x53,
   System = 0xf0,
 }
 
@@ -96,9 +101,23 @@ export const TAG_SPECS: ReadonlyMap<Tag, TagSpec> = new Map(
     // Which table a data file belongs to, so a file id alone can be checked (e.g. a delete file aimed at
     // another table's data file).
     spec(Tag.FileTableIndex, 'append-only', ['u64'], { indexes: [Tag.DataFile] }), // data_file_id
+    // Every version that has an end, by end: [end][the version's whole key] (see end-index.ts). Excision
+    // scans it up to retain-from, so its cost follows what it removes, not what the catalog holds.
+    spec(Tag.EndIndex, 'singleton', ['u64'], {
+      indexes: [Tag.Schema, Tag.Table, Tag.Column, Tag.View, Tag.DataFile, Tag.DeleteFile, Tag.SchemaNameIndex, Tag.RelationNameIndex],
+    }), // end_snapshot, then the key
+    // Which file rows name an object path: reclamation deletes an object only when no row is left (a
+    // restore registers the same path under a new file id).
+    spec(Tag.FilePathIndex, 'singleton', ['name', 'u64'], { indexes: [Tag.DataFile, Tag.DeleteFile] }), // path, file_id
     // Named, immutable pins on snapshots. Written by system entries: a tag advances the kv sequence, not
     // the snapshot id.
     spec(Tag.SnapshotTag, 'singleton', ['name']), // tag name
+    // Durable pins of snapshot-pinned readers, honoured by GC in every process.
+    spec(Tag.Lease, 'singleton', ['name']), // lease id
+    // Object paths whose last row was excised, with when: deleted after the grace period.
+    spec(Tag.ReclaimSchedule, 'singleton', ['name']), // path, relative to the data path
+    // One record per excision job: its progress while it runs (so a rerun resumes it), its audit after.
+    spec(Tag.ExcisionJob, 'singleton', ['u64']), // job id
     spec(Tag.System, 'system', ['u64']), // SystemKey
   ].map((s) => [s.byte as Tag, s]),
 );
@@ -119,4 +138,6 @@ export enum SystemKey {
   HeadSnapshot = 3,
   /** The current exclusive writer's epoch: entries written under an older one are not applied. */
   WriterEpoch = 4,
+  /** Retain-from: snapshots below it (untagged) are out of retention. */
+  RetainFrom = 5,
 }

@@ -16,7 +16,7 @@ export type {
 } from './read/records.js';
 export type { Transaction, ColumnSpec, DataFileSpec, DeleteFileSpec } from './txn/transaction.js';
 export type { CommitMeta } from './txn/plan.js';
-export type { ObjectStore } from './store/object-store.js';
+export type { ObjectInfo, ObjectStore } from './store/object-store.js';
 export { DirectoryStore, type DirectoryStoreOptions } from './store/directory-store.js';
 export { S3Store, type S3StoreOptions } from './store/s3-store.js';
 export type { SnapshotId, KvSeq, CatalogId, FileId, ColumnId } from '../keys/ids.js';

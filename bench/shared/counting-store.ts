@@ -1,5 +1,5 @@
 // Counts the requests a catalog makes of its object store: the cost a cloud bill sees per commit.
-import type { ObjectStore } from '../../src/index.js';
+import type { ObjectInfo, ObjectStore } from '../../src/index.js';
 
 export interface RequestCounts {
   get: number;
@@ -30,7 +30,7 @@ export class CountingStore implements ObjectStore {
     return this.inner.putIfAbsent(key, body);
   }
 
-  async *list(prefix: string, options?: { startAfter?: string }): AsyncIterable<string> {
+  async *list(prefix: string, options?: { startAfter?: string }): AsyncIterable<ObjectInfo> {
     // One request per page of up to 1,000 keys, as S3 pages.
     let n = 0;
     for await (const key of this.inner.list(prefix, options)) {

@@ -78,7 +78,7 @@ export async function writeCheckpoint(
 /** The newest complete checkpoint, if any. */
 export async function newestCheckpoint(store: ObjectStore): Promise<CheckpointManifest | undefined> {
   const seqs = new Set<number>();
-  for await (const key of store.list(PREFIX)) {
+  for await (const { key } of store.list(PREFIX)) {
     const m = /^checkpoints\/(\d{20})\/manifest$/.exec(key);
     if (m) seqs.add(Number(m[1]));
   }

@@ -353,3 +353,61 @@ export async function options(view: ReadView): Promise<Map<string, string>> {
   }
   return out;
 }
+
+// ---------------------------------------------------------------- retention (written by gc/)
+
+export interface RetainFromRow {
+  snapshot: SnapshotId;
+  /** When it was last advanced (catalog clock). */
+  since: number;
+}
+
+export interface LeaseRow {
+  holder: string;
+  snapshot: SnapshotId;
+  expiresAt: number;
+  createdAt: number;
+}
+
+const RETAIN_FROM_KEY = encodeKey(Tag.System, [SystemKey.RetainFrom]);
+
+/** Retain-from: untagged snapshots below it are out of retention. 0 until first advanced. */
+export async function retainFrom(view: ReadView): Promise<RetainFromRow> {
+  const bytes = await view.get(RETAIN_FROM_KEY);
+  return bytes === undefined ? { snapshot: snapshotId(0), since: 0 } : decodeRow<RetainFromRow>(RETAIN_FROM_KEY, bytes);
+}
+
+export function retainFromKey(): Key {
+  return RETAIN_FROM_KEY;
+}
+
+export async function* leases(view: ReadView): AsyncGenerator<{ id: string } & LeaseRow> {
+  const prefix = keyPrefix(Tag.Lease);
+  for await (const [key, bytes] of view.scan({ gte: prefix, lt: prefixEnd(prefix) })) {
+    yield { id: decodeKey(key).fields[0] as string, ...decodeRow<LeaseRow>(key, bytes) };
+  }
+}
+
+export async function lease(view: ReadView, id: string): Promise<LeaseRow | undefined> {
+  const key = encodeKey(Tag.Lease, [id]);
+  const bytes = await view.get(key);
+  return bytes === undefined ? undefined : decodeRow<LeaseRow>(key, bytes);
+}
+
+/** Whether a tag pins `id`. Tags are few (maxTags), so a scan is cheap; it runs only below retain-from. */
+export async function isTagged(view: ReadView, id: SnapshotId): Promise<boolean> {
+  for await (const t of tags(view)) if (t.snapshot === id) return true;
+  return false;
+}
+
+/** Refuses an untagged snapshot below retain-from, whether or not its records were excised yet. */
+export async function assertRetained(view: ReadView, id: SnapshotId): Promise<void> {
+  const r = await retainFrom(view);
+  if (id >= r.snapshot || (await isTagged(view, id))) return;
+  throw new StrataError(
+    'OUT_OF_RETENTION',
+    `snapshot ${id} is below retain-from (${r.snapshot}) and untagged, so it is no longer readable; ` +
+      `the oldest readable snapshot is ${r.snapshot} (tagged snapshots below it stay readable by tag)`,
+    { snapshot: id, first: r.snapshot },
+  );
+}

@@ -53,8 +53,13 @@ export async function* history(
   const created = tableId === undefined ? undefined : await tableCreation(view, tableId);
   const mentions = (changes: string[]) => changes.some((c) => c.endsWith(`_table:${tableId}`));
   const range = { gte: encodeKey(Tag.SnapshotChanges, [], from), lte: encodeKey(Tag.SnapshotChanges, [], to) };
+  // The retained history: below retain-from, only tagged snapshots.
+  const retainFrom = (await q.retainFrom(view)).snapshot;
+  const tagged = new Set<number>();
+  if (from < retainFrom) for await (const t of q.tags(view)) tagged.add(t.snapshot);
   for await (const [key, bytes] of view.scan(range)) {
     const id = snapshotId(q.beginOfKey(key));
+    if (id < retainFrom && !tagged.has(id)) continue;
     const changes = decodeRow<SnapshotChangesRow>(key, bytes).changes;
     if (tableId !== undefined && id !== created && !mentions(changes)) continue;
     const row = await q.snapshotRow(view, id);

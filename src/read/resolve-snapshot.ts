@@ -51,11 +51,11 @@ export async function resolveSnapshot(
   if (given.length > 1) throw invalid(`a reader takes one of { snapshot, timestamp, tag, previous }; got ${given.join(' and ')}`);
   let id: SnapshotId;
   if (selector.snapshot !== undefined) return byId(view, selector.snapshot);
-  else if (selector.timestamp !== undefined) id = await byTimestamp(view, parseTimestamp('timestamp', selector.timestamp));
+  else if (selector.timestamp !== undefined) id = await inRetention(view, 'timestamp', await byTimestamp(view, parseTimestamp('timestamp', selector.timestamp)));
   else if (selector.tag !== undefined) id = await byTag(view, selector.tag, opts);
   else if (selector.previous !== undefined) {
     if (selector.previous !== true) throw invalid(`previous takes true, got ${JSON.stringify(selector.previous)}`);
-    id = await previousUserVersion(view, (await q.headSnapshot(view)).begin, opts.previousWalkLimit);
+    id = await inRetention(view, 'previous', await previousUserVersion(view, (await q.headSnapshot(view)).begin, opts.previousWalkLimit));
   } else {
     const head = await q.headSnapshot(view);
     return { id: head.begin, row: head.row };
@@ -63,11 +63,28 @@ export async function resolveSnapshot(
   return { id, row: (await q.snapshotRow(view, id))! };
 }
 
+/**
+ * A snapshot found by time or by walking back must be at or above retain-from, tagged or not: below it,
+ * excision removes the snapshots in between, so the same question would get another answer later.
+ * Tagged snapshots below retain-from are read by tag or id.
+ */
+async function inRetention(view: ReadView, how: string, id: SnapshotId): Promise<SnapshotId> {
+  const r = (await q.retainFrom(view)).snapshot;
+  if (id >= r) return id;
+  throw new StrataError(
+    'OUT_OF_RETENTION',
+    `the snapshot that ${how} selects (${id}) is below retain-from (${r}); the oldest readable snapshot is ${r} ` +
+      '(tagged snapshots below it are read by tag or id)',
+    { snapshot: id, first: r },
+  );
+}
+
 async function byId(view: ReadView, n: unknown): Promise<{ id: SnapshotId; row: SnapshotRow }> {
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
     throw invalid(`snapshot must be a snapshot id (an integer >= 0), got ${JSON.stringify(n)}`);
   }
   const id = snapshotId(n);
+  await q.assertRetained(view, id);
   const row = await q.snapshotRow(view, id);
   if (row === undefined) {
     const nearest = await q.nearestSnapshots(view, id);
@@ -82,6 +99,8 @@ async function byId(view: ReadView, n: unknown): Promise<{ id: SnapshotId; row: 
 async function byTimestamp(view: ReadView, time: number): Promise<SnapshotId> {
   const id = await q.snapshotAtOrBefore(view, time);
   if (id !== undefined) return id;
+  // Snapshots before the first one left may have been excised: that is retention, not an empty past.
+  if ((await q.retainFrom(view)).snapshot > 0) return inRetention(view, 'timestamp', snapshotId(0));
   const first = (await q.firstSnapshot(view))!;
   throw new StrataError(
     'BEFORE_FIRST_SNAPSHOT',

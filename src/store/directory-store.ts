@@ -8,7 +8,7 @@ import * as fs from 'node:fs/promises';
 import { promisify } from 'node:util';
 import * as path from 'node:path';
 import { StrataError } from '../errors.js';
-import { assertValidObjectKey, type ObjectStore } from './object-store.js';
+import { assertValidObjectKey, type ObjectInfo, type ObjectStore } from './object-store.js';
 
 const TMP_PREFIX = '.tmp-';
 
@@ -127,7 +127,7 @@ export class DirectoryStore implements ObjectStore {
     return fsSync.openSync(tmp, 'wx');
   }
 
-  async *list(prefix: string, options: { startAfter?: string } = {}): AsyncIterable<string> {
+  async *list(prefix: string, options: { startAfter?: string } = {}): AsyncIterable<ObjectInfo> {
     // Walk only the directory that can hold the prefix; sort each level so keys come out in byte order.
     const slash = prefix.lastIndexOf('/');
     const base = slash < 0 ? '' : prefix.slice(0, slash);
@@ -135,7 +135,14 @@ export class DirectoryStore implements ObjectStore {
     for await (const key of this.walk(startDir, base)) {
       if (!key.startsWith(prefix)) continue;
       if (options.startAfter !== undefined && key <= options.startAfter) continue;
-      yield key;
+      let stat: import('node:fs').Stats;
+      try {
+        stat = await fs.stat(this.file(key));
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // deleted while listing
+        throw unavailable('list', key, e);
+      }
+      yield { key, lastModified: stat.mtimeMs };
     }
   }
 

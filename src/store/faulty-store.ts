@@ -1,6 +1,6 @@
 // A store wrapper that injects faults on demand: tests use it to fail or kill a process at an exact point of
 // a commit (after the log write, before the index write, …) with the real store underneath.
-import type { ObjectStore } from './object-store.js';
+import type { ObjectInfo, ObjectStore } from './object-store.js';
 
 export interface Faults {
   /** Called before a create; throwing fails the create with nothing written. */
@@ -37,7 +37,7 @@ export class FaultyStore implements ObjectStore {
     return created;
   }
 
-  list(prefix: string, options?: { startAfter?: string }): AsyncIterable<string> {
+  list(prefix: string, options?: { startAfter?: string }): AsyncIterable<ObjectInfo> {
     return this.inner.list(prefix, options);
   }
 

@@ -3,6 +3,12 @@
 // primitive between machines, so every implementation must make it atomic.
 import { StrataError } from '../errors.js';
 
+/** A listed object: its key, and when it was last written (ms since epoch, the store's clock). */
+export interface ObjectInfo {
+  key: string;
+  lastModified: number;
+}
+
 export interface ObjectStore {
   /** Where the store is, for messages (never contains credentials). */
   readonly description: string;
@@ -15,8 +21,8 @@ export interface ObjectStore {
    * existed. A reader never sees a partly written object under its final name.
    */
   putIfAbsent(key: string, body: Uint8Array): Promise<boolean>;
-  /** Keys that start with `prefix`, in byte order, after `startAfter` when given. Pages internally. */
-  list(prefix: string, options?: { startAfter?: string }): AsyncIterable<string>;
+  /** Objects whose keys start with `prefix`, in key byte order, after `startAfter` when given. Pages internally. */
+  list(prefix: string, options?: { startAfter?: string }): AsyncIterable<ObjectInfo>;
   /** Deletes the objects; a key that does not exist is not an error. */
   delete(keys: readonly string[]): Promise<void>;
 }

@@ -12,7 +12,7 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { StrataError } from '../errors.js';
-import { assertValidObjectKey, type ObjectStore } from './object-store.js';
+import { assertValidObjectKey, type ObjectInfo, type ObjectStore } from './object-store.js';
 
 export interface S3StoreOptions {
   bucket: string;
@@ -138,7 +138,7 @@ export class S3Store implements ObjectStore {
     }
   }
 
-  async *list(prefix: string, options: { startAfter?: string } = {}): AsyncIterable<string> {
+  async *list(prefix: string, options: { startAfter?: string } = {}): AsyncIterable<ObjectInfo> {
     const full = this.prefix === '' ? prefix : `${this.prefix}/${prefix}`;
     const strip = this.prefix === '' ? 0 : this.prefix.length + 1;
     let token: string | undefined;
@@ -153,7 +153,9 @@ export class S3Store implements ObjectStore {
           }),
         ),
       );
-      for (const o of page.Contents ?? []) if (o.Key !== undefined) yield o.Key.slice(strip);
+      for (const o of page.Contents ?? []) {
+        if (o.Key !== undefined) yield { key: o.Key.slice(strip), lastModified: o.LastModified?.getTime() ?? 0 };
+      }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token !== undefined);
   }

@@ -4,6 +4,7 @@
 import { type CatalogId, type SnapshotId, snapshotId } from '../../keys/ids.js';
 import { encodeKey, type Field } from '../../keys/key-codec.js';
 import type {
+  DeleteFileRow,
   RelationKind,
   RelationNameIndexRow,
   SchemaNameIndexRow,
@@ -16,6 +17,7 @@ import type {
 } from '../../keys/rows.js';
 import { SystemKey, Tag } from '../../keys/tags.js';
 import { encodeValue } from '../../keys/value-codec.js';
+import { endIndexKey } from '../../keys/end-index.js';
 import type { Mutation } from '../kv/kv-store.js';
 import type { ReadSource } from '../read/history.js';
 import { quote } from '../messages.js';
@@ -46,10 +48,21 @@ const put = (tag: Tag, fields: readonly Field[], begin: number | undefined, valu
   value: encodeValue(value),
 });
 
+/** A version's end: its row gets `end`, and the end index learns of it in the same batch. */
+function ended(tag: Tag, fields: readonly Field[], begin: number, row: object, at: SnapshotId): Mutation[] {
+  const key = encodeKey(tag, fields, begin);
+  return [
+    { type: 'put', key, value: encodeValue({ ...row, end: at }) },
+    { type: 'put', key: endIndexKey(at, key), value: EMPTY },
+  ];
+}
+
+const EMPTY = encodeValue({});
+
 /** The mutations that take one entity from its base version to its next one. */
 function versionMutations<T>(tag: Tag, fields: readonly Field[], c: Change<T>, at: SnapshotId, kind: ChangeKind): Mutation[] {
   const out: Mutation[] = [];
-  if (c.base && (kind === 'dropped' || kind === 'altered')) out.push(put(tag, fields, c.base.begin, { ...c.base.row, end: at }));
+  if (c.base && (kind === 'dropped' || kind === 'altered')) out.push(...ended(tag, fields, c.base.begin, c.base.row as object, at));
   if (c.next && (kind === 'created' || kind === 'altered')) out.push(put(tag, fields, at, { ...c.next, end: null }));
   return out;
 }
@@ -72,7 +85,7 @@ export async function planCommit(
   // Name index entries follow the (parent, name) of the rows they index.
   const endIndexEntry = async (tag: Tag, fields: readonly Field[]) => {
     const old = await q.versionAt<SchemaNameIndexRow | RelationNameIndexRow>(view, tag, fields, state.base);
-    if (old) mutations.push(put(tag, fields, old.begin, { ...old.row, end: at }));
+    if (old) mutations.push(...ended(tag, fields, old.begin, old.row, at));
   };
   const startIndexEntry = (tag: Tag, fields: readonly Field[], value: SchemaNameIndexRow | RelationNameIndexRow) =>
     mutations.push(put(tag, fields, at, value));
@@ -149,6 +162,7 @@ export async function planCommit(
     const d = delta(c.tableId);
     if (kind === 'created') {
       mutations.push(put(Tag.FileTableIndex, [id], at, { tableId: c.tableId }));
+      mutations.push(put(Tag.FilePathIndex, [c.next!.path, id], undefined, { tableId: c.tableId }));
       inserted.add(c.tableId);
       d.records += c.next!.recordCount;
       d.bytes += c.next!.fileSizeBytes;
@@ -161,9 +175,12 @@ export async function planCommit(
   for (const [id, c] of state.deleteFiles as ReadonlyMap<number, FileChange<unknown>>) {
     const kind = classify(c);
     if (c.endsAtCommit) {
-      mutations.push(put(Tag.DeleteFile, [c.tableId, id], at, { ...(c.next as object), end: at }));
+      mutations.push(...ended(Tag.DeleteFile, [c.tableId, id], at, c.next as object, at));
     } else if (kind !== 'none') {
       mutations.push(...versionMutations(Tag.DeleteFile, [c.tableId, id], c, at, kind));
+    }
+    if (c.base === undefined && c.next !== null) {
+      mutations.push(put(Tag.FilePathIndex, [(c.next as DeleteFileRow).path, id], undefined, { tableId: c.tableId }));
     }
     if (kind === 'created' && !tableGone(c.tableId)) deleted.add(c.tableId);
   }

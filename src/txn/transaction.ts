@@ -411,6 +411,7 @@ export class Transaction {
 
   private async requireOlderSnapshot(at: unknown): Promise<SnapshotId> {
     const id = checkCount('snapshot', at) as SnapshotId;
+    if (id <= this.base) await q.assertRetained(this.view, id);
     if (id > this.base || (await q.snapshotRow(this.view, id)) === undefined) {
       throw new StrataError('SNAPSHOT_NOT_FOUND', `snapshot ${id} does not exist (the newest is ${this.base}); restore from an existing one`, {
         snapshot: id,

@@ -2,14 +2,14 @@
 // A store passes it or is not a store Strata can stand on.
 import { describe, expect, it } from 'vitest';
 import { isStrataError } from '../../src/errors.js';
-import type { ObjectStore } from '../../src/store/object-store.js';
+import type { ObjectInfo, ObjectStore } from '../../src/store/object-store.js';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const text = (b: Uint8Array | undefined) => (b === undefined ? undefined : new TextDecoder().decode(b));
 
-async function collect(it: AsyncIterable<string>): Promise<string[]> {
+async function collect(it: AsyncIterable<ObjectInfo>): Promise<string[]> {
   const out: string[] = [];
-  for await (const k of it) out.push(k);
+  for await (const o of it) out.push(o.key);
   return out;
 }
 
@@ -63,6 +63,19 @@ export function objectStoreConformance(name: string, make: () => Promise<ObjectS
       expect(await collect(s.list('log/0011'))).toEqual(keys.filter((k) => k.startsWith('log/0011')));
       expect(await collect(s.list('log'))).toEqual([...keys, 'logs-other/x']);
       expect(await collect(s.list('nope/'))).toEqual([]);
+    });
+
+    it('lists when each object was written (orphan sweeps go by age)', async () => {
+      const s = await make();
+      const before = Date.now();
+      await s.putIfAbsent('data/aged', bytes('x'));
+      const after = Date.now();
+      const listed: ObjectInfo[] = [];
+      for await (const o of s.list('data/')) listed.push(o);
+      expect(listed.map((o) => o.key)).toEqual(['data/aged']);
+      // Store clocks have second resolution (S3) and may differ a little from this one.
+      expect(listed[0]!.lastModified).toBeGreaterThanOrEqual(before - 5000);
+      expect(listed[0]!.lastModified).toBeLessThanOrEqual(after + 5000);
     });
 
     it('orders nested keys by bytes, as S3 does', async () => {
