@@ -20,3 +20,7 @@ export type { ObjectInfo, ObjectStore } from './store/object-store.js';
 export { DirectoryStore, type DirectoryStoreOptions } from './store/directory-store.js';
 export { S3Store, type S3StoreOptions } from './store/s3-store.js';
 export type { SnapshotId, KvSeq, CatalogId, FileId, ColumnId } from '../keys/ids.js';
+export type { AdvanceResult, AdvanceTarget } from '../gc/retain-from.js';
+export type { LeaseInfo, LeaseOptions } from '../gc/leases.js';
+export type { ExciseCounts, ExciseOptions, ExciseReport, ExcisionJobRow } from '../gc/excise.js';
+export type { ReclaimOptions, ReclaimReport } from '../gc/reclaim.js';

@@ -41,6 +41,20 @@ import { quote } from '../messages.js';
 import { checkName, checkOptionalText } from '../txn/validate.js';
 import { type CatalogIdentity, DATA_PATH_OPTION, decodeIdentity, identityOf, initEntry } from './init-entry.js';
 import { Mutex } from './mutex.js';
+import { type AdvanceResult, type AdvanceTarget, planAdvance } from '../../gc/retain-from.js';
+import { checkLeaseOptions, type LeaseInfo, type LeaseOptions, listLeases, newLeaseId, planLease, planRenew, releaseLease } from '../../gc/leases.js';
+import {
+  checkExciseOptions,
+  type ExciseOptions,
+  type ExciseReport,
+  type ExcisionJobRow,
+  jobs,
+  nextStep,
+  openJob,
+  planExcision,
+} from '../../gc/excise.js';
+import { checkReclaimOptions, planReclaim, type ReclaimOptions, type ReclaimReport, unschedule } from '../../gc/reclaim.js';
+import type { LeaseHandle } from '../read/reader.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findConflict, ownFootprint } from '../txn/conflicts.js';
 import { replayOrConflict } from '../txn/replay.js';
@@ -67,7 +81,10 @@ export interface OpenOptions {
    * entries it might still write are never applied.
    */
   exclusiveWriter?: boolean;
-  /** Who holds the epoch, for the FENCED message of the writers it supersedes (default host:pid). */
+  /**
+   * Who this process is: named in the FENCED message of writers its epoch supersedes, as the default lease
+   * holder, and in excision records (default host:pid).
+   */
   writerName?: string;
   /**
    * Keep up with other writers in the background: refresh() every this many ms. Failures are kept in
@@ -125,8 +142,12 @@ export interface HistoryOptions {
   table?: { schema: string; table: string };
 }
 
-/** Which snapshot a reader reads: at most one of snapshot, timestamp, tag, previous; none = the newest. */
-export type ReaderOptions = SnapshotSelector;
+/**
+ * Which snapshot a reader reads: at most one of snapshot, timestamp, tag, previous; none = the newest. With
+ * `lease`, the reader also takes a durable pin that GC in every process honours until it expires or the
+ * reader closes.
+ */
+export type ReaderOptions = SnapshotSelector & { lease?: LeaseOptions };
 
 // The return value is ignored, so a one-liner like `(tx) => tx.createSchema('s')` needs no wrapping.
 export type TransactionFn = (tx: Transaction) => unknown;
@@ -188,6 +209,10 @@ async function applyEntry(kv: KvStore, entry: LogEntry): Promise<void> {
   await kv.apply(entry.seq, fenced ? [] : entry.mutations);
 }
 
+function asStrataError(e: unknown): StrataError {
+  return e instanceof StrataError ? e : new StrataError('STORE_UNAVAILABLE', String(e), { cause: e });
+}
+
 interface WriterEpochRow {
   epoch: number;
   holder: string;
@@ -219,6 +244,8 @@ export class Catalog {
     private readonly limits: Limits,
     /** Key prefix of data files in the store, e.g. `data/`. */
     readonly dataPath: string,
+    /** Who this process is, in writer epochs, leases and excision records (default host:pid). */
+    private readonly writerName: string,
   ) {}
 
   static async open(opts: OpenOptions): Promise<Catalog> {
@@ -254,8 +281,9 @@ export class Catalog {
             `${JSON.stringify(dataPath)} (fixed at creation); open it without dataPath`,
         );
       }
-      const catalog = new Catalog(kv, log, clock, opts.readOnly === true, limits, dataPath);
-      if (opts.exclusiveWriter === true) await catalog.claimWriterEpoch(opts.writerName ?? `${hostname()}:${process.pid}`);
+      const writerName = opts.writerName ?? `${hostname()}:${process.pid}`;
+      const catalog = new Catalog(kv, log, clock, opts.readOnly === true, limits, dataPath, writerName);
+      if (opts.exclusiveWriter === true) await catalog.claimWriterEpoch(writerName);
       if (opts.followIntervalMs !== undefined) catalog.follow(opts.followIntervalMs);
       return catalog;
     } catch (e) {
@@ -320,10 +348,7 @@ export class Catalog {
       running = true;
       this.refresh().then(
         () => (this.followed = { lastRefreshAt: new Date(this.clock()), lastError: null }),
-        (e: unknown) => {
-          const error = e instanceof StrataError ? e : new StrataError('STORE_UNAVAILABLE', String(e), { cause: e });
-          this.followed = { ...this.followed, lastError: error };
-        },
+        (e: unknown) => (this.followed = { ...this.followed, lastError: asStrataError(e) }),
       ).finally(() => (running = false));
     }, intervalMs);
     // Following must not keep a process alive on its own.
@@ -425,25 +450,152 @@ export class Catalog {
   }
 
   /** A reader pinned to one snapshot (the newest, or the one `selector` names); close it when done. */
-  async reader(selector: ReaderOptions = {}): Promise<Reader> {
+  async reader(options: ReaderOptions = {}): Promise<Reader> {
     this.assertOpen();
-    if (selector === null || typeof selector !== 'object') {
-      throw new StrataError('INVALID_ARGUMENT', 'reader() takes { snapshot } | { timestamp } | { tag } | { previous: true }');
+    if (options === null || typeof options !== 'object') {
+      throw new StrataError('INVALID_ARGUMENT', 'reader() takes { snapshot } | { timestamp } | { tag } | { previous: true }, and { lease }');
     }
-    const unknown = Object.keys(selector).filter((k) => !['snapshot', 'timestamp', 'tag', 'previous'].includes(k));
+    const unknown = Object.keys(options).filter((k) => !['snapshot', 'timestamp', 'tag', 'previous', 'lease'].includes(k));
     if (unknown.length > 0) {
-      throw new StrataError('INVALID_ARGUMENT', `reader() does not take ${unknown.join(', ')}; it takes one of snapshot, timestamp, tag, previous`);
+      throw new StrataError('INVALID_ARGUMENT', `reader() does not take ${unknown.join(', ')}; it takes one of snapshot, timestamp, tag, previous, and lease`);
     }
+    const { lease, ...selector } = options;
+    const leaseOptions = lease === undefined ? undefined : checkLeaseOptions(lease);
+    if (leaseOptions) this.assertWritable();
+    // Retain-from, tags and the newest snapshot as the store has them now, not as this index last saw them.
+    await this.freshen();
     const view = await this.kv.readView();
     try {
       const { id, row } = await resolveSnapshot(view, selector, { previousWalkLimit: this.limits.previousWalkLimit });
-      const reader = new Reader(view, await q.snapshotInfo(view, id, row), (r) => this.readers.delete(r));
+      const pin = leaseOptions && (await this.takeLease(id, leaseOptions.holder ?? this.writerName, leaseOptions.ttlMs));
+      const reader = new Reader(view, await q.snapshotInfo(view, id, row), (r) => this.readers.delete(r), pin);
       this.readers.add(reader);
       return reader;
     } catch (e) {
       await view.close();
       throw e;
     }
+  }
+
+  /**
+   * Catches up with the store before a read. A store that cannot be reached leaves the local state in use
+   * (and the error in followStatus()): reads stay available; GC's grace period covers the gap.
+   */
+  private async freshen(): Promise<void> {
+    try {
+      await this.writer.run(() => this.catchUp());
+    } catch (e) {
+      this.followed = { ...this.followed, lastError: asStrataError(e) };
+    }
+  }
+
+  private async takeLease(snapshot: SnapshotId, holder: string, ttlMs: number): Promise<LeaseHandle> {
+    const id = newLeaseId();
+    const now = this.clock();
+    await this.writeSystem(async (view) => ({ mutations: await planLease(view, id, snapshot, holder, now, ttlMs), value: undefined }));
+    const handle: LeaseHandle = {
+      id,
+      holder,
+      expiresAt: new Date(now + ttlMs),
+      renew: async (ms: number) => {
+        const { ttlMs: checked } = checkLeaseOptions({ ttlMs: ms });
+        const at = this.clock();
+        await this.writeSystem(async (view) => ({ mutations: await planRenew(view, id, at, checked), value: undefined }));
+        handle.expiresAt = new Date(at + checked);
+        return handle.expiresAt;
+      },
+      release: () => this.writeSystem(async (view) => ({ mutations: (await q.lease(view, id)) ? releaseLease(id) : [], value: undefined })),
+    };
+    return handle;
+  }
+
+  /** The leases readers hold (expired ones included until their reader closes; they protect nothing). */
+  async leases(): Promise<LeaseInfo[]> {
+    await this.freshen();
+    return this.read((view) => listLeases(view, this.clock()));
+  }
+
+  // ---------------------------------------------------------------- retention and GC
+
+  /** Retain-from: untagged snapshots below it are OUT_OF_RETENTION. 0 until first advanced. */
+  async retainFrom(): Promise<SnapshotId> {
+    await this.freshen();
+    return this.read(async (view) => (await q.retainFrom(view)).snapshot);
+  }
+
+  /**
+   * Moves retain-from forward: to `{ snapshot }`, or past the snapshots committed before `{ olderThan }`.
+   * Never backwards, never past the newest snapshot, never past an unexpired lease (the result says which).
+   */
+  async advanceRetainFrom(target: AdvanceTarget): Promise<AdvanceResult> {
+    this.assertWritable();
+    const now = this.clock();
+    return this.writeSystem(async (view) => {
+      const { result, mutations } = await planAdvance(view, target, now);
+      return { mutations, value: result };
+    });
+  }
+
+  /**
+   * Physically deletes what retain-from made unreadable (see gc/excise.ts), in logged batches; a job a crash
+   * interrupted is resumed. Open readers keep their views.
+   */
+  async excise(options: ExciseOptions = {}): Promise<ExciseReport> {
+    this.assertOpen();
+    const opts = checkExciseOptions(options);
+    const now = this.clock();
+    if (opts.dryRun) {
+      await this.freshen();
+      return this.read(async (view) => ({
+        dryRun: true,
+        retainFrom: (await q.retainFrom(view)).snapshot,
+        job: null,
+        ...(await planExcision(view, now, opts.batchSize)),
+      }));
+    }
+    this.assertWritable();
+    let job = await this.writer.run(async () => {
+      await this.catchUp();
+      return withView(this.kv, openJob);
+    });
+    for (;;) {
+      const current = job;
+      job = await this.writeSystem(async (view) => {
+        const step = await nextStep(view, current, this.writerName, now, opts.batchSize);
+        return { mutations: step.mutations, value: step.job };
+      });
+      const { versions, snapshots, files, finishedAt, retainFrom } = job.row;
+      opts.onProgress?.({ versions, snapshots, files });
+      if (finishedAt !== null) return { dryRun: false, retainFrom, job: job.id, versions, snapshots, files };
+    }
+  }
+
+  /** The records of excision jobs, oldest first: when, who, retain-from, what each removed. */
+  async excisionJobs(): Promise<({ id: number } & ExcisionJobRow)[]> {
+    return this.read(async (view) => {
+      const out = [];
+      for await (const j of jobs(view)) out.push({ id: j.id, ...j.row });
+      return out;
+    });
+  }
+
+  /**
+   * Deletes from the store the files excision scheduled, once their grace period is over (and with
+   * `orphans`, unnamed objects under the data path older than minAgeMs). Only under the data path.
+   */
+  async reclaimFiles(options: ReclaimOptions = {}): Promise<ReclaimReport> {
+    this.assertOpen();
+    const opts = checkReclaimOptions(options);
+    if (!opts.dryRun) this.assertWritable();
+    const now = this.clock();
+    await this.writer.run(() => this.catchUp());
+    const plan = await this.read((view) => planReclaim(view, this.log.store, this.dataPath, now, opts));
+    const report = { dryRun: opts.dryRun, scheduled: plan.waiting, deleted: plan.due, orphans: plan.orphans };
+    if (opts.dryRun) return report;
+    await this.log.store.delete([...plan.due, ...plan.orphans].map((p) => `${this.dataPath}${p}`));
+    const gone = [...plan.due, ...plan.named];
+    if (gone.length > 0) await this.writeSystem(async () => ({ mutations: unschedule(gone), value: undefined }));
+    return report;
   }
 
   // ---------------------------------------------------------------- tags
@@ -496,9 +648,16 @@ export class Catalog {
    */
   private async writeSystemEntry(build: (view: ReadView) => Promise<Mutation[]>): Promise<void> {
     this.assertWritable();
-    await this.commitLoop(async (view) => {
-      const lost = await this.appendAndApply(view, { kind: 'system', snapshot: null, mutations: await build(view) });
-      return lost ?? { value: undefined };
+    await this.writeSystem(async (view) => ({ mutations: await build(view), value: undefined }));
+  }
+
+  /** As writeSystemEntry, for builders that also compute a result; no mutations = nothing written. */
+  private writeSystem<T>(build: (view: ReadView) => Promise<{ mutations: Mutation[]; value: T }>): Promise<T> {
+    return this.commitLoop(async (view) => {
+      const { mutations, value } = await build(view);
+      if (mutations.length === 0) return { value };
+      const lost = await this.appendAndApply(view, { kind: 'system', snapshot: null, mutations });
+      return lost ?? { value };
     });
   }
 
@@ -619,9 +778,11 @@ export class Catalog {
   /** Closes open readers and the index. Commits already acknowledged are durable in the store. */
   async close(): Promise<void> {
     if (this.closed) return;
-    this.closed = true;
     clearInterval(this.follower);
-    await Promise.all([...this.readers].map((r) => r.close()));
+    // Readers release their leases through the log, so they close while the catalog is still open; a
+    // release that fails leaves the lease to expire.
+    await Promise.all([...this.readers].map((r) => r.close().catch(() => undefined)));
+    this.closed = true;
     await this.writer.run(async () => undefined);
     await this.kv.close();
   }

@@ -24,6 +24,15 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
+/** A reader's durable pin (see gc/leases.ts), kept and released by the catalog that wrote it. */
+export interface LeaseHandle {
+  readonly id: string;
+  readonly holder: string;
+  expiresAt: Date;
+  renew(ttlMs: number): Promise<Date>;
+  release(): Promise<void>;
+}
+
 export class Reader {
   private closed = false;
 
@@ -31,7 +40,20 @@ export class Reader {
     private readonly view: ReadView,
     readonly snapshot: SnapshotInfo,
     private readonly onClose: (r: Reader) => void,
+    private readonly pin?: LeaseHandle,
   ) {}
+
+  /** The lease this reader holds (opened with { lease }), or undefined. */
+  get lease(): { id: string; holder: string; expiresAt: Date } | undefined {
+    return this.pin && { id: this.pin.id, holder: this.pin.holder, expiresAt: this.pin.expiresAt };
+  }
+
+  /** Extends the reader's lease to ttlMs from now (catalog clock); returns the new expiry. */
+  async renew(ttlMs: number): Promise<Date> {
+    this.assertOpen();
+    if (!this.pin) throw new StrataError('INVALID_ARGUMENT', 'this reader holds no lease; open it with { lease: { ttlMs } } to renew one');
+    return this.pin.renew(ttlMs);
+  }
 
   private get at(): SnapshotId {
     return this.snapshot.id;
@@ -110,11 +132,13 @@ export class Reader {
     }
   }
 
+  /** Closes the read view and releases the lease, if any (a release that fails leaves it to expire). */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await this.view.close();
     this.onClose(this);
+    await this.pin?.release();
   }
 
   private assertOpen(): void {

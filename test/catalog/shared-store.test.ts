@@ -10,11 +10,12 @@ describe('several processes on one store', () => {
     const store = { path: path.join(await tempDir(), 'store') };
     const a = await openCatalog({ dir: await tempDir(), store });
     const b = await openCatalog({ dir: await tempDir(), store });
+    const stale = await b.reader();
     await a.transaction((tx) => tx.createTable('main', 'from_a', [{ name: 'x', type: 'int64' }]));
 
-    const stale = await b.reader();
     expect(stale.snapshot.id).toBe(0);
     await b.refresh();
+    // A new reader also catches up by itself; one opened before keeps its snapshot.
     const fresh = await b.reader();
     expect((await fresh.tables('main')).map((t) => t.name)).toEqual(['from_a']);
     expect((await stale.tables('main')).map((t) => t.name)).toEqual([]);

@@ -1,0 +1,229 @@
+// Excision: physically deletes what retain-from made unreadable. A version is excisable when it ended at or
+// before retain-from and no protected snapshot (a tag, an unexpired lease) falls in [begin, end); snapshot
+// records below retain-from go too unless protected. Versions are found through the end index, so the
+// cost follows what is removed. Each batch is one logged entry (atomic, replayed by every index) that also
+// carries the job's running record, so a crashed job is resumed by the next run and never counted twice.
+import { decodeEndIndexKey } from '../keys/end-index.js';
+import type { SnapshotId } from '../keys/ids.js';
+import { decodeKey, encodeKey, type Key, keyPrefix, prefixEnd } from '../keys/key-codec.js';
+import type { DataFileRow, DeleteFileRow, SnapshotRow } from '../keys/rows.js';
+import { Tag } from '../keys/tags.js';
+import { encodeValue } from '../keys/value-codec.js';
+import { StrataError } from '../src/errors.js';
+import { beginOf, decodeRow } from '../src/kv/decode.js';
+import type { Mutation } from '../src/kv/kv-store.js';
+import type { ReadView } from '../src/kv/read-view.js';
+import * as q from '../src/read/catalog-queries.js';
+
+export interface ExciseCounts {
+  /** Versions of catalog rows (and index entries of names) removed. */
+  versions: number;
+  /** Snapshot records removed. */
+  snapshots: number;
+  /** Object paths no row names any more, scheduled for reclamation. */
+  files: number;
+}
+
+export interface ExciseOptions {
+  /** Plan only: count what would go, change nothing (default false). */
+  dryRun?: boolean;
+  /** Versions and snapshots per logged batch (default 1,000). */
+  batchSize?: number;
+  /** Called after each batch with the job's running counts. */
+  onProgress?: (counts: ExciseCounts) => void;
+}
+
+export interface ExciseReport extends ExciseCounts {
+  dryRun: boolean;
+  retainFrom: SnapshotId;
+  /** The job's id (its record under catalog.excisionJobs()); null for a dry run. */
+  job: number | null;
+}
+
+export interface ExcisionJobRow extends ExciseCounts {
+  startedAt: number;
+  finishedAt: number | null;
+  who: string;
+  retainFrom: SnapshotId;
+}
+
+const ZERO: ExciseCounts = { versions: 0, snapshots: 0, files: 0 };
+const add = (a: ExciseCounts, b: ExciseCounts): ExciseCounts => ({
+  versions: a.versions + b.versions,
+  snapshots: a.snapshots + b.snapshots,
+  files: a.files + b.files,
+});
+const hex = (k: Key) => Buffer.from(k).toString('hex');
+
+/** Snapshots that keep what they can see: tagged ones, and those of unexpired leases. Sorted. */
+export async function protectedSnapshots(view: ReadView, now: number): Promise<number[]> {
+  const out = new Set<number>();
+  for await (const t of q.tags(view)) out.add(t.snapshot);
+  for await (const l of q.leases(view)) if (l.expiresAt > now) out.add(l.snapshot);
+  return [...out].sort((a, b) => a - b);
+}
+
+/** Whether a protected snapshot p has begin <= p < end. */
+function covered(sorted: readonly number[], begin: number, end: number): boolean {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < begin) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < sorted.length && sorted[lo]! < end;
+}
+
+interface Batch {
+  mutations: Mutation[];
+  counts: ExciseCounts;
+}
+
+/**
+ * The excision of one view, as batches of at most `batchSize` removed versions and snapshots. A real run
+ * writes the first batch and plans again on the newer state; a dry run walks them all on one view.
+ */
+export async function* excisionBatches(view: ReadView, now: number, batchSize: number): AsyncGenerator<Batch> {
+  const retainFrom = (await q.retainFrom(view)).snapshot;
+  if (retainFrom === 0) return;
+  const protect = await protectedSnapshots(view, now);
+  // Rows removed by earlier batches of this plan: reference checks must not count them.
+  const removed = new Set<string>();
+  let mutations: Mutation[] = [];
+  let counts = { ...ZERO };
+  let paths = new Set<string>();
+  let tables = new Set<number>();
+  const del = (key: Key) => mutations.push({ type: 'del', key });
+
+  const finish = async (): Promise<Batch> => {
+    for (const path of paths) {
+      if (await referenced(view, path, removed)) continue;
+      const key = encodeKey(Tag.ReclaimSchedule, [path]);
+      if ((await view.get(key)) !== undefined) continue;
+      mutations.push({ type: 'put', key, value: encodeValue({ scheduledAt: now }) });
+      counts.files++;
+    }
+    // A table whose last version is gone leaves nothing behind, its stats included.
+    for (const table of tables) {
+      if (!(await hasVersions(view, table, removed))) del(encodeKey(Tag.TableStats, [table]));
+    }
+    const batch = { mutations, counts };
+    mutations = [];
+    counts = { ...ZERO };
+    paths = new Set();
+    tables = new Set();
+    return batch;
+  };
+  const full = () => counts.versions + counts.snapshots >= batchSize;
+
+  // Versions that ended at or before retain-from, oldest end first.
+  const ends = { gte: keyPrefix(Tag.EndIndex), lt: keyPrefix(Tag.EndIndex, [retainFrom + 1]) };
+  for await (const [indexKey] of view.scan(ends)) {
+    const { end, key } = decodeEndIndexKey(indexKey);
+    const { tag, fields, begin } = decodeKey(key);
+    if (covered(protect, begin!, end)) continue;
+    del(indexKey);
+    del(key);
+    counts.versions++;
+    if (tag === Tag.DataFile || tag === Tag.DeleteFile) {
+      const bytes = await view.get(key);
+      if (bytes === undefined) throw new StrataError('CORRUPT', `the end index names ${hex(key)}, which is not in the index; rebuild it from the store`);
+      const path = decodeRow<DataFileRow | DeleteFileRow>(key, bytes).path;
+      const pathKey = encodeKey(Tag.FilePathIndex, [path, fields[1]!]);
+      del(pathKey);
+      removed.add(hex(pathKey));
+      paths.add(path);
+      if (tag === Tag.DataFile) del(encodeKey(Tag.FileTableIndex, [fields[1]!], begin));
+    } else if (tag === Tag.Table) {
+      removed.add(hex(key));
+      tables.add(fields[0] as number);
+    }
+    if (full()) yield await finish();
+  }
+
+  // Snapshot records below retain-from, unless protected.
+  const snapshots = { gte: keyPrefix(Tag.Snapshot), lt: encodeKey(Tag.Snapshot, [], retainFrom) };
+  for await (const [key, bytes] of view.scan(snapshots)) {
+    const id = beginOf(key);
+    if (covered(protect, id, id + 1)) continue;
+    const row = decodeRow<SnapshotRow>(key, bytes);
+    del(key);
+    del(encodeKey(Tag.SnapshotChanges, [], id));
+    del(encodeKey(Tag.SchemaVersions, [], id));
+    del(encodeKey(Tag.SnapshotTimeIndex, [row.time], id));
+    counts.snapshots++;
+    if (full()) yield await finish();
+  }
+  if (mutations.length > 0) yield await finish();
+}
+
+async function anyLeft(view: ReadView, prefix: Key, removed: ReadonlySet<string>): Promise<boolean> {
+  for await (const [key] of view.scan({ gte: prefix, lt: prefixEnd(prefix) })) if (!removed.has(hex(key))) return true;
+  return false;
+}
+
+const referenced = (view: ReadView, path: string, removed: ReadonlySet<string>) => anyLeft(view, keyPrefix(Tag.FilePathIndex, [path]), removed);
+const hasVersions = (view: ReadView, table: number, removed: ReadonlySet<string>) => anyLeft(view, keyPrefix(Tag.Table, [table]), removed);
+
+/** What a dry run reports: every batch of one view, summed. */
+export async function planExcision(view: ReadView, now: number, batchSize: number): Promise<ExciseCounts> {
+  let total = { ...ZERO };
+  for await (const b of excisionBatches(view, now, batchSize)) total = add(total, b.counts);
+  return total;
+}
+
+/** The job a crashed run left unfinished, if any: the next run continues it. */
+export async function openJob(view: ReadView): Promise<{ id: number; row: ExcisionJobRow } | undefined> {
+  for await (const job of jobs(view)) if (job.row.finishedAt === null) return job;
+  return undefined;
+}
+
+export async function* jobs(view: ReadView): AsyncGenerator<{ id: number; row: ExcisionJobRow }> {
+  const prefix = keyPrefix(Tag.ExcisionJob);
+  for await (const [key, bytes] of view.scan({ gte: prefix, lt: prefixEnd(prefix) })) {
+    yield { id: decodeKey(key).fields[0] as number, row: decodeRow<ExcisionJobRow>(key, bytes) };
+  }
+}
+
+export interface ExciseStep {
+  mutations: Mutation[];
+  /** The job's record after this step; finishedAt is set on the last. */
+  job: { id: number; row: ExcisionJobRow };
+}
+
+/**
+ * The next logged step of a job over the newest state: one batch plus the job's updated record, or, when
+ * nothing is left, the record marked finished.
+ */
+export async function nextStep(
+  view: ReadView,
+  job: { id: number; row: ExcisionJobRow } | undefined,
+  who: string,
+  now: number,
+  batchSize: number,
+): Promise<ExciseStep> {
+  const retainFrom = (await q.retainFrom(view)).snapshot;
+  const current = job ?? { id: view.seq + 1, row: { ...ZERO, startedAt: now, finishedAt: null, who, retainFrom } };
+  const batches = excisionBatches(view, now, batchSize);
+  const first = await batches.next();
+  await batches.return(undefined);
+  const row: ExcisionJobRow = first.done
+    ? { ...current.row, retainFrom, finishedAt: now }
+    : { ...current.row, ...add(current.row, first.value.counts), retainFrom };
+  const record: Mutation = { type: 'put', key: encodeKey(Tag.ExcisionJob, [current.id]), value: encodeValue(row) };
+  return { mutations: [...(first.done ? [] : first.value.mutations), record], job: { id: current.id, row } };
+}
+
+export function checkExciseOptions(opts: unknown): Required<Omit<ExciseOptions, 'onProgress'>> & Pick<ExciseOptions, 'onProgress'> {
+  const o = (opts ?? {}) as ExciseOptions;
+  if (typeof o !== 'object') throw new StrataError('INVALID_ARGUMENT', 'excise() takes { dryRun?, batchSize?, onProgress? }');
+  const batchSize = o.batchSize ?? 1000;
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1) {
+    throw new StrataError('INVALID_ARGUMENT', `batchSize must be a positive integer, got ${JSON.stringify(o.batchSize)}`);
+  }
+  if (o.dryRun !== undefined && typeof o.dryRun !== 'boolean') throw new StrataError('INVALID_ARGUMENT', 'dryRun must be a boolean');
+  if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw new StrataError('INVALID_ARGUMENT', 'onProgress must be a function');
+  return { dryRun: o.dryRun ?? false, batchSize, ...(o.onProgress ? { onProgress: o.onProgress } : {}) };
+}
+

@@ -1,0 +1,76 @@
+// Leases: durable pins that snapshot-pinned readers take so that GC in any process keeps their snapshot.
+// A lease is a row in the index, written by a system log entry like a tag; it protects until it expires
+// (catalog clock), and its reader's close() deletes it.
+import { randomUUID } from 'node:crypto';
+import type { SnapshotId } from '../keys/ids.js';
+import { encodeKey } from '../keys/key-codec.js';
+import { Tag } from '../keys/tags.js';
+import { encodeValue } from '../keys/value-codec.js';
+import { StrataError } from '../src/errors.js';
+import type { Mutation } from '../src/kv/kv-store.js';
+import type { ReadView } from '../src/kv/read-view.js';
+import * as q from '../src/read/catalog-queries.js';
+
+export interface LeaseOptions {
+  /** How long the lease protects its snapshot without a renew(), in ms. */
+  ttlMs: number;
+  /** Who holds it, for leases() and for the clampedBy of advanceRetainFrom (default host:pid). */
+  holder?: string;
+}
+
+export interface LeaseInfo {
+  id: string;
+  holder: string;
+  snapshot: SnapshotId;
+  expiresAt: Date;
+  expired: boolean;
+}
+
+export function checkLeaseOptions(o: unknown): { ttlMs: number; holder: string | undefined } {
+  const opts = o as LeaseOptions;
+  if (opts === null || typeof opts !== 'object' || typeof opts.ttlMs !== 'number' || !Number.isSafeInteger(opts.ttlMs) || opts.ttlMs < 1) {
+    throw new StrataError('INVALID_ARGUMENT', `lease takes { ttlMs, holder? } with ttlMs a positive integer of ms, got ${JSON.stringify(o)}`);
+  }
+  if (opts.holder !== undefined && (typeof opts.holder !== 'string' || opts.holder === '')) {
+    throw new StrataError('INVALID_ARGUMENT', `lease holder must be a non-empty string, got ${JSON.stringify(opts.holder)}`);
+  }
+  return { ttlMs: opts.ttlMs, holder: opts.holder };
+}
+
+export function newLeaseId(): string {
+  return randomUUID();
+}
+
+/** The mutation that writes a lease on `snapshot`, refused if the snapshot is out of retention by now. */
+export async function planLease(view: ReadView, id: string, snapshot: SnapshotId, holder: string, now: number, ttlMs: number): Promise<Mutation[]> {
+  await q.assertRetained(view, snapshot);
+  const existing = await q.lease(view, id);
+  const row: q.LeaseRow = { holder, snapshot, expiresAt: now + ttlMs, createdAt: existing?.createdAt ?? now };
+  return [{ type: 'put', key: encodeKey(Tag.Lease, [id]), value: encodeValue(row) }];
+}
+
+/** Renewing needs the lease to still be there: an expired lease GC may already have acted on is gone for good. */
+export async function planRenew(view: ReadView, id: string, now: number, ttlMs: number): Promise<Mutation[]> {
+  const existing = await q.lease(view, id);
+  if (existing === undefined || existing.expiresAt <= now) {
+    throw new StrataError(
+      'OUT_OF_RETENTION',
+      `lease ${id} ${existing === undefined ? 'no longer exists' : `expired at ${new Date(existing.expiresAt).toISOString()}`}; ` +
+        'GC may have acted on its snapshot since — open a new reader',
+      existing === undefined ? {} : { snapshot: existing.snapshot },
+    );
+  }
+  return planLease(view, id, existing.snapshot, existing.holder, now, ttlMs);
+}
+
+export function releaseLease(id: string): Mutation[] {
+  return [{ type: 'del', key: encodeKey(Tag.Lease, [id]) }];
+}
+
+export async function listLeases(view: ReadView, now: number): Promise<LeaseInfo[]> {
+  const out: LeaseInfo[] = [];
+  for await (const l of q.leases(view)) {
+    out.push({ id: l.id, holder: l.holder, snapshot: l.snapshot, expiresAt: new Date(l.expiresAt), expired: l.expiresAt <= now });
+  }
+  return out;
+}

@@ -1,0 +1,66 @@
+// Retain-from: the horizon below which untagged snapshots are out of retention. Advancing it deletes no
+// bytes (excision does); it never moves backwards, never past the newest snapshot, and never past the
+// snapshot of an unexpired lease.
+import { type SnapshotId, snapshotId } from '../keys/ids.js';
+import { encodeValue } from '../keys/value-codec.js';
+import { StrataError } from '../src/errors.js';
+import type { Mutation } from '../src/kv/kv-store.js';
+import type { ReadView } from '../src/kv/read-view.js';
+import * as q from '../src/read/catalog-queries.js';
+import { parseTimestamp } from '../src/read/resolve-snapshot.js';
+
+/** `{ snapshot }` moves retain-from to that id; `{ olderThan }` retires the snapshots committed before a time. */
+export type AdvanceTarget = { snapshot: number } | { olderThan: number | Date | string };
+
+export interface AdvanceResult {
+  retainFrom: SnapshotId;
+  /** Set when an unexpired lease held retain-from below the target. */
+  clampedBy?: { lease: string; holder: string; snapshot: SnapshotId; expiresAt: Date };
+}
+
+async function wanted(view: ReadView, target: AdvanceTarget, current: SnapshotId, head: SnapshotId): Promise<SnapshotId> {
+  if (target !== null && typeof target === 'object' && 'snapshot' in target) {
+    const n = target.snapshot;
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
+      throw new StrataError('INVALID_ARGUMENT', `snapshot must be a snapshot id (an integer >= 0), got ${JSON.stringify(n)}`);
+    }
+    if (n < current) {
+      throw new StrataError(
+        'INVALID_ARGUMENT',
+        `retain-from is already ${current} and never moves backwards; ${n} is below it (history below ${current} may be excised already)`,
+        { snapshot: n },
+      );
+    }
+    if (n > head) {
+      throw new StrataError('INVALID_ARGUMENT', `snapshot ${n} is past the newest snapshot (${head}); retain-from can reach ${head} at most`, {
+        snapshot: n,
+      });
+    }
+    return snapshotId(n);
+  }
+  if (target !== null && typeof target === 'object' && 'olderThan' in target) {
+    const time = parseTimestamp('olderThan', target.olderThan);
+    // The first snapshot committed at or after `time` is the oldest to keep; the newest always stays.
+    const older = time === 0 ? undefined : await q.snapshotAtOrBefore(view, time - 1);
+    const first = older === undefined ? snapshotId(0) : snapshotId(older + 1);
+    return snapshotId(Math.max(current, Math.min(first, head)));
+  }
+  throw new StrataError('INVALID_ARGUMENT', 'advanceRetainFrom takes { snapshot } or { olderThan }');
+}
+
+/** What advancing to `target` gives, and the mutation that records it (none when retain-from stays). */
+export async function planAdvance(view: ReadView, target: AdvanceTarget, now: number): Promise<{ result: AdvanceResult; mutations: Mutation[] }> {
+  const current = (await q.retainFrom(view)).snapshot;
+  const head = (await q.headSnapshot(view)).begin;
+  let to = await wanted(view, target, current, head);
+  let clampedBy: AdvanceResult['clampedBy'];
+  for await (const l of q.leases(view)) {
+    if (l.expiresAt <= now || l.snapshot < current || l.snapshot >= to) continue;
+    to = l.snapshot;
+    clampedBy = { lease: l.id, holder: l.holder, snapshot: l.snapshot, expiresAt: new Date(l.expiresAt) };
+  }
+  const result: AdvanceResult = { retainFrom: to, ...(clampedBy ? { clampedBy } : {}) };
+  if (to === current) return { result, mutations: [] };
+  const row: q.RetainFromRow = { snapshot: to, since: now };
+  return { result, mutations: [{ type: 'put', key: q.retainFromKey(), value: encodeValue(row) }] };
+}
