@@ -303,7 +303,13 @@ export async function tableOfDataFile(view: ReadView, id: FileId): Promise<Catal
   return undefined;
 }
 
-export function dataFileInfo(id: FileId, begin: SnapshotId, row: DataFileRow): DataFileInfo {
+/**
+ * The end a file has as of snapshot `asOf`: an end after it is the future, which an answer about `asOf`
+ * must not show (or the same question would get another answer once the file is removed).
+ */
+const endAsOf = (end: SnapshotId | null, asOf: SnapshotId) => (end !== null && end <= asOf ? end : null);
+
+export function dataFileInfo(id: FileId, begin: SnapshotId, row: DataFileRow, asOf: SnapshotId): DataFileInfo {
   return {
     id,
     path: row.path,
@@ -313,11 +319,11 @@ export function dataFileInfo(id: FileId, begin: SnapshotId, row: DataFileRow): D
     footerSize: row.footerSize,
     rowIdStart: row.rowIdStart,
     beginSnapshot: begin,
-    endSnapshot: row.end,
+    endSnapshot: endAsOf(row.end, asOf),
   };
 }
 
-export function deleteFileInfo(id: FileId, begin: SnapshotId, row: DeleteFileRow): DeleteFileInfo {
+export function deleteFileInfo(id: FileId, begin: SnapshotId, row: DeleteFileRow, asOf: SnapshotId): DeleteFileInfo {
   return {
     id,
     dataFileId: row.dataFileId,
@@ -326,7 +332,7 @@ export function deleteFileInfo(id: FileId, begin: SnapshotId, row: DeleteFileRow
     deleteCount: row.deleteCount,
     fileSizeBytes: row.fileSizeBytes,
     beginSnapshot: begin,
-    endSnapshot: row.end,
+    endSnapshot: endAsOf(row.end, asOf),
   };
 }
 

@@ -90,12 +90,12 @@ export async function tableChanges(view: ReadView, tableId: CatalogId, from: Sna
     }
   };
   await scan(Tag.DataFile, (id, begin, row) => {
-    const info = q.dataFileInfo(id, begin, row);
+    const info = q.dataFileInfo(id, begin, row, to);
     if (inRange(begin)) out.addedFiles.push({ ...info, snapshot: begin });
     if (inRange(row.end)) out.removedFiles.push({ ...info, snapshot: row.end! });
   });
   await scan(Tag.DeleteFile, (id, begin, row) => {
-    if (inRange(begin) && row.end !== begin) out.addedDeleteFiles.push({ ...q.deleteFileInfo(id, begin, row), snapshot: begin });
+    if (inRange(begin) && row.end !== begin) out.addedDeleteFiles.push({ ...q.deleteFileInfo(id, begin, row, to), snapshot: begin });
   });
   return out;
 }

@@ -121,14 +121,14 @@ export class Reader {
   private async *dataFileBatches(schema: string, table: string): AsyncGenerator<DataFileInfo[]> {
     const { id } = await this.requireTable(schema, table);
     for await (const batch of q.dataFilesAt(this.view, this.at, id)) {
-      yield batch.map((f) => q.dataFileInfo(f.id, f.begin, f.row));
+      yield batch.map((f) => q.dataFileInfo(f.id, f.begin, f.row, this.at));
     }
   }
 
   private async *deleteFileBatches(schema: string, table: string): AsyncGenerator<DeleteFileInfo[]> {
     const { id } = await this.requireTable(schema, table);
     for await (const batch of q.deleteFilesAt(this.view, this.at, id)) {
-      yield batch.map((f) => q.deleteFileInfo(f.id, f.begin, f.row));
+      yield batch.map((f) => q.deleteFileInfo(f.id, f.begin, f.row, this.at));
     }
   }
 

@@ -42,9 +42,12 @@ describe('changes between snapshots', () => {
       deletes: ['f3-del.parquet@5'],
     });
     expect(await range(1, 1)).toEqual({ added: [], removed: [], deletes: [] });
-    // The records are the ones dataFiles() returns, plus their snapshot.
+    // The records are the ones dataFiles() returns, plus their snapshot; an end after `to` is not shown
+    // (an answer about a range must not change when later commits come).
     const { addedFiles } = await c.changes('main', 'tbl', { from: 2, to: 2 });
-    expect(addedFiles[0]).toMatchObject({ path: 'f1.parquet', recordCount: 2, beginSnapshot: 2, endSnapshot: 3, snapshot: 2 });
+    expect(addedFiles[0]).toMatchObject({ path: 'f1.parquet', recordCount: 2, beginSnapshot: 2, endSnapshot: null, snapshot: 2 });
+    const { removedFiles } = await c.changes('main', 'tbl', { from: 2, to: 3 });
+    expect(removedFiles[0]).toMatchObject({ path: 'f1.parquet', beginSnapshot: 2, endSnapshot: 3, snapshot: 3 });
   });
 
   it('follows the table through a rename inside the range, and takes times as bounds', async () => {

@@ -133,9 +133,14 @@ describe('transactions', () => {
     });
     const { snapshot: dropAt } = await c.transaction((tx) => tx.dropTable('main', 't'));
     const r = await c.reader({ snapshot: dropAt! - 1 });
-    expect((await r.dataFiles('main', 't')).map((f) => f.endSnapshot)).toEqual([dropAt]);
-    expect((await r.deleteFiles('main', 't')).map((f) => f.endSnapshot)).toEqual([dropAt]);
+    // A reader at an earlier snapshot does not see the future: its answer never changes.
+    expect((await r.dataFiles('main', 't')).map((f) => f.endSnapshot)).toEqual([null]);
     await r.close();
+    const { removedFiles } = await c.changes('main', 't', { from: dropAt! - 1, to: dropAt! });
+    expect(removedFiles.map((f) => [f.path, f.endSnapshot])).toEqual([['t/1.parquet', dropAt]]);
+    const atDrop = await c.reader({ snapshot: dropAt! });
+    expect(await atDrop.tables('main')).toEqual([]);
+    await atDrop.close();
     // The name is free again, for a new table with a new id.
     const { snapshot } = await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'b', type: 'varchar' }]));
     const r2 = await c.reader({ snapshot: snapshot! });

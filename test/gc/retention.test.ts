@@ -1,0 +1,233 @@
+// Retain-from, excision and reclamation on DuckLake's expire scenarios, on real LevelDB and the real
+// directory store: what stays readable, what is physically gone, which objects are deleted.
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type Catalog, isStrataError } from '../../src/index.js';
+import { DirectoryStore } from '../../src/store/directory-store.js';
+import { openCatalog, readAll, steppingClock, tempDir } from '../helpers.js';
+import { keysByTag, rawDump } from './gc-helpers.js';
+
+const bytes = new TextEncoder().encode('parquet bytes');
+
+async function expectOutOfRetention(c: Catalog, snapshot: number, first: number) {
+  const err = await c.reader({ snapshot }).catch((e: unknown) => e);
+  expect(isStrataError(err, 'OUT_OF_RETENTION'), String(err)).toBe(true);
+  expect((err as { first?: number }).first).toBe(first);
+  expect((err as Error).message).toMatch(new RegExp(`oldest readable snapshot is ${first}`));
+}
+
+/** DuckLake's expire test: create (s1), a 1000-row file (s2), delete every row (s3), drop (s4). */
+async function expireScenario() {
+  const dir = await tempDir();
+  const c = await openCatalog({ dir, clock: steppingClock() });
+  const store = new DirectoryStore(path.join(dir, 'store'));
+  await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'i', type: 'int32' }]));
+  await store.putIfAbsent('data/t/f2.parquet', bytes);
+  await store.putIfAbsent('data/t/f2-del.parquet', bytes);
+  await c.transaction((tx) => tx.addDataFile('main', 't', { path: 't/f2.parquet', recordCount: 1000, fileSizeBytes: bytes.length }));
+  const r2 = await c.reader();
+  const [file] = await r2.dataFiles('main', 't');
+  await r2.close();
+  await c.transaction((tx) =>
+    tx.addDeleteFile('main', 't', { dataFileId: file!.id, path: 't/f2-del.parquet', deleteCount: 1000, fileSizeBytes: bytes.length }),
+  );
+  await c.transaction((tx) => tx.dropTable('main', 't'));
+  return { dir, c, store };
+}
+
+describe('retain-from', () => {
+  it('refuses untagged snapshots below it, keeps the rest, never moves backwards or past the head', async () => {
+    const { c } = await expireScenario();
+    expect(await c.retainFrom()).toBe(0);
+    expect(await c.advanceRetainFrom({ snapshot: 3 })).toEqual({ retainFrom: 3 });
+    expect(await c.retainFrom()).toBe(3);
+    await expectOutOfRetention(c, 1, 3);
+    await expectOutOfRetention(c, 2, 3);
+    expect((await c.reader({ snapshot: 3 })).snapshot.id).toBe(3);
+    // Time travel by timestamp below it, and the history listing, follow it too.
+    const s1 = (await readAll(c, 3)).snapshot.time;
+    await expect(c.reader({ timestamp: s1.getTime() - 1500 })).rejects.toMatchObject({ code: 'OUT_OF_RETENTION' });
+    expect((await c.snapshots()).map((s) => s.id)).toEqual([3, 4]);
+
+    const back = await c.advanceRetainFrom({ snapshot: 2 }).catch((e: unknown) => e);
+    expect(isStrataError(back, 'INVALID_ARGUMENT')).toBe(true);
+    expect((back as Error).message).toMatch(/already 3 and never moves backwards/);
+    await expect(c.advanceRetainFrom({ snapshot: 5 })).rejects.toThrow(/past the newest snapshot \(4\)/);
+    await expect(c.advanceRetainFrom({ snapshot: -1 } as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(await c.advanceRetainFrom({ snapshot: 3 })).toEqual({ retainFrom: 3 });
+  });
+
+  it('olderThan retires the snapshots committed before a time, never the newest', async () => {
+    const { c } = await expireScenario();
+    const snaps = await c.snapshots();
+    expect(await c.advanceRetainFrom({ olderThan: snaps[2]!.time })).toEqual({ retainFrom: 2 });
+    // A time after the newest snapshot keeps the newest.
+    expect(await c.advanceRetainFrom({ olderThan: new Date(snaps[4]!.time.getTime() + 3_600_000) })).toEqual({ retainFrom: 4 });
+    // A time before the current horizon changes nothing, and is not an error (a cron job may run it daily).
+    expect(await c.advanceRetainFrom({ olderThan: snaps[0]!.time.toISOString() })).toEqual({ retainFrom: 4 });
+  });
+
+  it('another process sees a new retain-from on its next read, without a refresh', async () => {
+    const { dir, c } = await expireScenario();
+    const other = await openCatalog({ dir: await tempDir(), store: { path: path.join(dir, 'store') }, readOnly: true });
+    expect((await other.reader({ snapshot: 1 })).snapshot.id).toBe(1);
+    await c.advanceRetainFrom({ snapshot: 3 });
+    await expectOutOfRetention(other, 1, 3);
+    expect(await other.retainFrom()).toBe(3);
+  });
+});
+
+describe('excision and reclamation', () => {
+  it("DuckLake's expire scenario: excise, reclaim with zero grace, and nothing of the dropped table is left", async () => {
+    const { dir, c, store } = await expireScenario();
+    const before = await readAll(c, 3);
+    await c.advanceRetainFrom({ snapshot: 3 });
+    const report = await c.excise();
+    // s1 and s2's snapshot records, and the versions that ended by s3: the data file (ended by the delete of
+    // every row) and the delete file that never became visible.
+    expect(report).toMatchObject({ dryRun: false, retainFrom: 3, snapshots: 3, files: 2 });
+    expect(report.versions).toBeGreaterThanOrEqual(2);
+    expect(await readAll(c, 3)).toEqual(before);
+    await expectOutOfRetention(c, 2, 3);
+
+    expect(await c.reclaimFiles({ graceMs: 60_000 })).toMatchObject({ deleted: [], scheduled: ['t/f2-del.parquet', 't/f2.parquet'] });
+    expect(await store.get('data/t/f2.parquet')).toBeDefined();
+    expect(await c.reclaimFiles({ graceMs: 0 })).toMatchObject({ deleted: ['t/f2-del.parquet', 't/f2.parquet'], scheduled: [] });
+    expect(await store.get('data/t/f2.parquet')).toBeUndefined();
+    expect(await store.get('data/t/f2-del.parquet')).toBeUndefined();
+    // Unscheduled once deleted: a second run has nothing to do.
+    expect(await c.reclaimFiles({ graceMs: 0 })).toMatchObject({ deleted: [], scheduled: [] });
+
+    await c.close();
+    const beforeDrop = await keysByTag(dir);
+    expect(beforeDrop.Table).toBe(1);
+    const again = await openCatalog({ dir, clock: steppingClock(Date.UTC(2027, 0, 1)) });
+    await again.advanceRetainFrom({ snapshot: 4 });
+    await again.excise();
+    await again.close();
+    const after = await keysByTag(dir);
+    for (const tag of ['Table', 'Column', 'DataFile', 'DeleteFile', 'FileTableIndex', 'FilePathIndex', 'RelationNameIndex', 'TableStats', 'EndIndex', 'ReclaimSchedule']) {
+      expect(after[tag] ?? 0, tag).toBe(0);
+    }
+    // What is left: schema main, its name, snapshot 4 and its records, the system values, the job records.
+    expect(after.Snapshot).toBe(1);
+    expect(after.Schema).toBe(1);
+  });
+
+  it('a tag below retain-from keeps its whole snapshot readable through excision and reclamation', async () => {
+    const { c, store } = await expireScenario();
+    await c.createTag('audit', 2);
+    const tagged = await readAll(c, 2);
+    await c.advanceRetainFrom({ snapshot: 4 });
+    await expectOutOfRetention(c, 1, 4);
+    await c.excise();
+    expect(await readAll(c, 2)).toEqual(tagged);
+    expect((await c.reader({ tag: 'audit' })).snapshot.id).toBe(2);
+    const reclaimed = await c.reclaimFiles({ graceMs: 0 });
+    expect(reclaimed.deleted).not.toContain('t/f2.parquet');
+    expect(await store.get('data/t/f2.parquet')).toBeDefined();
+    expect((await c.snapshots()).map((s) => s.id)).toEqual([2, 4]);
+    // Dropping the tag lets the next excision take what it kept.
+    await c.dropTag('audit');
+    await c.excise();
+    await expectOutOfRetention(c, 2, 4);
+    expect((await c.reclaimFiles({ graceMs: 0 })).deleted).toContain('t/f2.parquet');
+  });
+
+  it('rename churn: every remaining snapshot reads exactly as before each excision', async () => {
+    const c = await openCatalog({ clock: steppingClock() });
+    await c.transaction((tx) => tx.createTable('main', 'a', [{ name: 'i', type: 'int32' }]));
+    const names = ['a', 'b', 'c', 'd'];
+    for (let i = 1; i < names.length; i++) {
+      await c.transaction((tx) => tx.addDataFile('main', names[i - 1]!, { path: `f${i}`, recordCount: i, fileSizeBytes: 1 }));
+      await c.transaction((tx) => tx.renameTable('main', names[i - 1]!, names[i]!));
+      await c.transaction((tx) => tx.addColumn('main', names[i]!, { name: `c${i}`, type: 'int64' }));
+    }
+    const head = (await c.reader()).snapshot.id;
+    const all = new Map<number, unknown>();
+    for (let s = 0; s <= head; s++) all.set(s, await readAll(c, s));
+    for (let r = 2; r <= head; r += 2) {
+      await c.advanceRetainFrom({ snapshot: r });
+      await c.excise({ batchSize: 3 });
+      for (let s = r; s <= head; s++) expect(await readAll(c, s), `snapshot ${s} after excising below ${r}`).toEqual(all.get(s));
+    }
+  });
+
+  it('a lease clamps retain-from until it expires; close() releases it; expired leases protect nothing', async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const clock = () => (now += 1000);
+    const c = await openCatalog({ clock });
+    await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'i', type: 'int32' }]));
+    for (let i = 0; i < 9; i++) await c.transaction((tx) => tx.addDataFile('main', 't', { path: `f${i}`, recordCount: 1, fileSizeBytes: 1 }));
+    const r = await c.reader({ snapshot: 5, lease: { ttlMs: 60_000, holder: 'report-job' } });
+    expect(r.lease).toMatchObject({ holder: 'report-job' });
+    expect((await c.leases()).map((l) => [l.holder, l.snapshot, l.expired])).toEqual([['report-job', 5, false]]);
+    const clamped = await c.advanceRetainFrom({ snapshot: 9 });
+    expect(clamped).toMatchObject({ retainFrom: 5, clampedBy: { holder: 'report-job', snapshot: 5 } });
+    const held = await readAll(c, 5);
+    await c.excise();
+    expect(await r.dataFiles('main', 't')).toHaveLength(4);
+    expect(await readAll(c, 5)).toEqual(held);
+
+    await r.renew(120_000);
+    now += 100_000; // past the first ttl, within the renewed one
+    expect(await c.advanceRetainFrom({ snapshot: 9 })).toMatchObject({ retainFrom: 5 });
+    now += 60_000; // past the renewed one
+    expect((await c.leases())[0]!.expired).toBe(true);
+    expect(await c.advanceRetainFrom({ snapshot: 9 })).toEqual({ retainFrom: 9 });
+    await expect(r.renew(1000)).rejects.toMatchObject({ code: 'OUT_OF_RETENTION' });
+    await r.close();
+    expect(await c.leases()).toEqual([]);
+
+    // A lease below retain-from cannot be taken; a read-only process cannot take one at all.
+    await expect(c.reader({ snapshot: 8, lease: { ttlMs: 1000 } })).rejects.toMatchObject({ code: 'OUT_OF_RETENTION' });
+    const closing = await c.reader({ lease: { ttlMs: 1000 } });
+    expect((await c.leases()).map((l) => l.id)).toEqual([closing.lease!.id]);
+    await c.close();
+  });
+
+  it('a dry run changes nothing: the index and the store listing are byte-identical after it', async () => {
+    const { dir, c } = await expireScenario();
+    await c.advanceRetainFrom({ snapshot: 3 });
+    await c.close();
+    const storeKeys = async () => {
+      const out = [];
+      for await (const o of new DirectoryStore(path.join(dir, 'store')).list('')) out.push(o);
+      return out;
+    };
+    const index = await rawDump(dir);
+    const listing = await storeKeys();
+    const again = await openCatalog({ dir });
+    const plan = await again.excise({ dryRun: true });
+    expect(plan).toMatchObject({ dryRun: true, snapshots: 3, files: 2, job: null });
+    expect(await again.reclaimFiles({ dryRun: true, graceMs: 0, orphans: true, minAgeMs: 0 })).toMatchObject({ deleted: [], orphans: [] });
+    await again.close();
+    expect(await rawDump(dir)).toEqual(index);
+    expect(await storeKeys()).toEqual(listing);
+
+    // The real run does what the plan said.
+    const real = await openCatalog({ dir });
+    expect(await real.excise()).toMatchObject({ versions: plan.versions, snapshots: plan.snapshots, files: plan.files });
+  });
+
+  it('the orphan sweep deletes old unnamed objects under the data path only', async () => {
+    let now = Date.now();
+    const dir = await tempDir();
+    const c = await openCatalog({ dir, clock: () => now });
+    const store = new DirectoryStore(path.join(dir, 'store'));
+    await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'i', type: 'int32' }]));
+    await store.putIfAbsent('data/named.parquet', bytes);
+    await store.putIfAbsent('data/stray.parquet', bytes);
+    await store.putIfAbsent('elsewhere/stray.parquet', bytes);
+    await c.transaction((tx) => tx.addDataFile('main', 't', { path: 'named.parquet', recordCount: 1, fileSizeBytes: 1 }));
+    // Too young: an engine may be about to register it.
+    expect((await c.reclaimFiles({ orphans: true })).orphans).toEqual([]);
+    now += 8 * 24 * 3600 * 1000;
+    expect((await c.reclaimFiles({ orphans: true, dryRun: true })).orphans).toEqual(['stray.parquet']);
+    expect(await store.get('data/stray.parquet')).toBeDefined();
+    expect((await c.reclaimFiles({ orphans: true })).orphans).toEqual(['stray.parquet']);
+    expect(await store.get('data/stray.parquet')).toBeUndefined();
+    expect(await store.get('data/named.parquet')).toBeDefined();
+    expect(await store.get('elsewhere/stray.parquet')).toBeDefined();
+  });
+});
