@@ -31,6 +31,8 @@ export interface ExciseOptions {
   batchSize?: number;
   /** Called after each batch with the job's running counts. */
   onProgress?: (counts: ExciseCounts) => void;
+  /** With dryRun only: plan as if retain-from were already this (>= the current one, <= the newest snapshot). */
+  retainFrom?: number;
 }
 
 export interface ExciseReport extends ExciseCounts {
@@ -84,8 +86,12 @@ interface Batch {
  * The excision of one view, as batches of at most `batchSize` removed versions and snapshots. A real run
  * writes the first batch and plans again on the newer state; a dry run walks them all on one view.
  */
-export async function* excisionBatches(view: ReadView, now: number, batchSize: number): AsyncGenerator<Batch> {
-  const retainFrom = (await q.retainFrom(view)).snapshot;
+export async function* excisionBatches(
+  view: ReadView,
+  now: number,
+  batchSize: number,
+  retainFrom: SnapshotId,
+): AsyncGenerator<Batch> {
   if (retainFrom === 0) return;
   const protect = await protectedSnapshots(view, now);
   // Rows removed by earlier batches of this plan: reference checks must not count them.
@@ -166,11 +172,20 @@ async function anyLeft(view: ReadView, prefix: Key, removed: ReadonlySet<string>
 const referenced = (view: ReadView, path: string, removed: ReadonlySet<string>) => anyLeft(view, keyPrefix(Tag.FilePathIndex, [path]), removed);
 const hasVersions = (view: ReadView, table: number, removed: ReadonlySet<string>) => anyLeft(view, keyPrefix(Tag.Table, [table]), removed);
 
-/** What a dry run reports: every batch of one view, summed. */
-export async function planExcision(view: ReadView, now: number, batchSize: number): Promise<ExciseCounts> {
+/**
+ * What a dry run reports: every batch of one view, summed; at the current retain-from, or at a higher one
+ * it would move to (what `strata gc --dry-run` plans).
+ */
+export async function planExcision(view: ReadView, now: number, batchSize: number, at?: number): Promise<ExciseCounts & { retainFrom: SnapshotId }> {
+  const current = (await q.retainFrom(view)).snapshot;
+  const head = (await q.headSnapshot(view)).begin;
+  if (at !== undefined && (!Number.isSafeInteger(at) || at < current || at > head)) {
+    throw new StrataError('INVALID_ARGUMENT', `a planned retain-from must lie between the current one (${current}) and the newest snapshot (${head}); got ${at}`);
+  }
+  const retainFrom = at === undefined ? current : (at as SnapshotId);
   let total = { ...ZERO };
-  for await (const b of excisionBatches(view, now, batchSize)) total = add(total, b.counts);
-  return total;
+  for await (const b of excisionBatches(view, now, batchSize, retainFrom)) total = add(total, b.counts);
+  return { ...total, retainFrom };
 }
 
 /** The job a crashed run left unfinished, if any: the next run continues it. */
@@ -205,7 +220,7 @@ export async function nextStep(
 ): Promise<ExciseStep> {
   const retainFrom = (await q.retainFrom(view)).snapshot;
   const current = job ?? { id: view.seq + 1, row: { ...ZERO, startedAt: now, finishedAt: null, who, retainFrom } };
-  const batches = excisionBatches(view, now, batchSize);
+  const batches = excisionBatches(view, now, batchSize, retainFrom);
   const first = await batches.next();
   await batches.return(undefined);
   const row: ExcisionJobRow = first.done
@@ -215,7 +230,7 @@ export async function nextStep(
   return { mutations: [...(first.done ? [] : first.value.mutations), record], job: { id: current.id, row } };
 }
 
-export function checkExciseOptions(opts: unknown): Required<Omit<ExciseOptions, 'onProgress'>> & Pick<ExciseOptions, 'onProgress'> {
+export function checkExciseOptions(opts: unknown): Required<Pick<ExciseOptions, 'dryRun' | 'batchSize'>> & Pick<ExciseOptions, 'onProgress' | 'retainFrom'> {
   const o = (opts ?? {}) as ExciseOptions;
   if (typeof o !== 'object') throw new StrataError('INVALID_ARGUMENT', 'excise() takes { dryRun?, batchSize?, onProgress? }');
   const batchSize = o.batchSize ?? 1000;
@@ -224,6 +239,14 @@ export function checkExciseOptions(opts: unknown): Required<Omit<ExciseOptions, 
   }
   if (o.dryRun !== undefined && typeof o.dryRun !== 'boolean') throw new StrataError('INVALID_ARGUMENT', 'dryRun must be a boolean');
   if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw new StrataError('INVALID_ARGUMENT', 'onProgress must be a function');
-  return { dryRun: o.dryRun ?? false, batchSize, ...(o.onProgress ? { onProgress: o.onProgress } : {}) };
+  if (o.retainFrom !== undefined && o.dryRun !== true) {
+    throw new StrataError('INVALID_ARGUMENT', 'retainFrom plans a dry run only; move retain-from with advanceRetainFrom() first');
+  }
+  return {
+    dryRun: o.dryRun ?? false,
+    batchSize,
+    ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+    ...(o.retainFrom === undefined ? {} : { retainFrom: o.retainFrom }),
+  };
 }
 

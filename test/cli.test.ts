@@ -60,6 +60,22 @@ describe('strata CLI', () => {
     expect((await run('tag', 'bogus', '--dir', dir)).code).toBe(1);
     expect((await run('checkpoint', '--dir', dir)).stdout).toMatch(/checkpoint at log entry 12: \d+ keys in 1 chunk/);
 
+    // The demo showed GC on a copy; the lake itself kept everything.
+    expect(JSON.parse((await run('retain', '--dir', `${dir}-gc`, '--json')).stdout).retainFrom).toBe(8);
+    expect(JSON.parse((await run('retain', '--dir', dir, '--json')).stdout)).toEqual({ retainFrom: 0, leases: [] });
+    // Now the policy, for real: keep nothing older than now, zero grace.
+    const plan = JSON.parse((await run('gc', '--dir', dir, '--keep', '0s', '--dry-run', '--json')).stdout);
+    expect(plan.retain.retainFrom).toBe(9);
+    expect(JSON.parse((await run('retain', '--dir', dir, '--json')).stdout).retainFrom).toBe(0);
+    const gc = JSON.parse((await run('gc', '--dir', dir, '--keep', '0s', '--grace', '0s', '--json')).stdout);
+    expect(gc.excise).toMatchObject({ dryRun: false, retainFrom: 9, versions: plan.excise.versions, snapshots: plan.excise.snapshots });
+    expect(gc.reclaim.deleted).toContain('sales/customers/all.parquet');
+    const gone = await run('show', '--dir', dir, '--at', '2');
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain('OUT_OF_RETENTION');
+    expect((await run('gc', '--dir', dir)).stderr).toContain('gc needs --keep');
+    expect((await run('gc', '--dir', dir, '--keep', 'a month')).stderr).toContain('must be a duration');
+
     // A second demo into the same directory refuses instead of mixing histories.
     const again = await run('demo', '--dir', dir);
     expect(again.code).toBe(1);

@@ -527,9 +527,13 @@ export class Catalog {
    * Moves retain-from forward: to `{ snapshot }`, or past the snapshots committed before `{ olderThan }`.
    * Never backwards, never past the newest snapshot, never past an unexpired lease (the result says which).
    */
-  async advanceRetainFrom(target: AdvanceTarget): Promise<AdvanceResult> {
-    this.assertWritable();
+  async advanceRetainFrom(target: AdvanceTarget, options: { dryRun?: boolean } = {}): Promise<AdvanceResult> {
     const now = this.clock();
+    if (options.dryRun === true) {
+      await this.freshen();
+      return this.read(async (view) => (await planAdvance(view, target, now)).result);
+    }
+    this.assertWritable();
     return this.writeSystem(async (view) => {
       const { result, mutations } = await planAdvance(view, target, now);
       return { mutations, value: result };
@@ -546,12 +550,7 @@ export class Catalog {
     const now = this.clock();
     if (opts.dryRun) {
       await this.freshen();
-      return this.read(async (view) => ({
-        dryRun: true,
-        retainFrom: (await q.retainFrom(view)).snapshot,
-        job: null,
-        ...(await planExcision(view, now, opts.batchSize)),
-      }));
+      return this.read(async (view) => ({ dryRun: true, job: null, ...(await planExcision(view, now, opts.batchSize, opts.retainFrom)) }));
     }
     this.assertWritable();
     let job = await this.writer.run(async () => {

@@ -1,9 +1,22 @@
 // `strata demo`: builds a small but realistic history through the public API (create, load, rename, add a
-// column, delete rows, drop a table) and shows what readers see at several snapshots.
+// column, delete rows, drop a table) and shows what readers see at several snapshots; then GC on a copy.
+import { cp, rm } from 'node:fs/promises';
+import * as path from 'node:path';
 import { Catalog } from '../catalog/catalog.js';
+import { DirectoryStore } from '../store/directory-store.js';
 import { StrataError } from '../errors.js';
 import { renderChanges, snapshotTable } from './format.js';
 import { describeCatalog, describeTable, renderCatalog, renderTable } from './show.js';
+
+/** The demo plays the engine too: it writes a small object where each data file it registers lives. */
+const PATHS = [
+  'sales/orders/2026-01.parquet',
+  'sales/orders/2026-02.parquet',
+  'sales/customers/all.parquet',
+  'sales/orders/2026-03.parquet',
+  'sales/order_history/2026-01-deletes.parquet',
+  'sales/order_history/2026-03-restated.parquet',
+];
 
 export async function runDemo(dir: string, print: (s: string) => void): Promise<void> {
   const catalog = await Catalog.open({ dir });
@@ -11,6 +24,8 @@ export async function runDemo(dir: string, print: (s: string) => void): Promise<
     if ((await catalog.snapshots()).length > 1) {
       throw new StrataError('ALREADY_EXISTS', `${dir} already holds a catalog with history; give the demo an empty directory (or --force)`);
     }
+    const store = new DirectoryStore(path.join(dir, 'store'));
+    for (const p of PATHS) await store.putIfAbsent(`${catalog.dataPath}${p}`, new TextEncoder().encode(`parquet bytes of ${p}`));
     const orders = [
       { name: 'id', type: 'int64', nullable: false },
       { name: 'status', type: 'varchar' },
@@ -118,5 +133,46 @@ export async function runDemo(dir: string, print: (s: string) => void): Promise<
     );
   } finally {
     await catalog.close();
+  }
+  await gcOnACopy(dir, print);
+}
+
+/** GC is the only way history goes away, so the demo shows it on a copy and leaves the lake above whole. */
+async function gcOnACopy(dir: string, print: (s: string) => void): Promise<void> {
+  const copy = `${dir.replace(/\/+$/, '')}-gc`;
+  await rm(copy, { recursive: true, force: true });
+  await cp(dir, copy, { recursive: true });
+  const store = new DirectoryStore(path.join(copy, 'store'));
+  const objects = async () => {
+    let n = 0;
+    for await (const _ of store.list('data/')) n++;
+    return n;
+  };
+  const c = await Catalog.open({ dir: copy });
+  try {
+    print(`\nGC, on a copy of the lake in ${copy} (the lake above keeps its whole history):`);
+    const newest = (await c.snapshots()).at(-1)!.id;
+    const advanced = await c.advanceRetainFrom({ snapshot: newest });
+    print(`  advanceRetainFrom({ snapshot: ${newest} }) → retain-from ${advanced.retainFrom}: history before it is no longer readable…`);
+    try {
+      await c.reader({ snapshot: 2 });
+    } catch (e) {
+      print(`  reading snapshot 2: ${(e as StrataError).code}: ${(e as Error).message}`);
+    }
+    const tagged = await c.reader({ tag: 'board_report_2026_03' });
+    print(`  …except tagged snapshots: board_report_2026_03 still reads snapshot ${tagged.snapshot.id} (${(await tagged.dataFiles('sales', 'orders')).length} files in sales.orders)`);
+    await tagged.close();
+    const first = await c.excise();
+    print(`  excise(): removed ${first.versions} versions and ${first.snapshots} snapshot records; ${first.files} files scheduled (the tag protects what its snapshot reads)`);
+    await c.dropTag('board_report_2026_03');
+    const second = await c.excise();
+    print(`  dropTag, excise() again: removed ${second.versions} versions and ${second.snapshots} snapshot records; ${second.files} files scheduled for deletion`);
+    const before = await objects();
+    // Zero grace for the demo; the default waits 2 days, for readers that still have a file open.
+    const reclaimed = await c.reclaimFiles({ graceMs: 0 });
+    print(`  reclaimFiles({ graceMs: 0 }): deleted ${reclaimed.deleted.join(', ')} — ${before} objects under data/ before, ${await objects()} after`);
+    print(`  The policy in one command: strata gc --dir ${copy} --keep 30d --grace 2d --dry-run`);
+  } finally {
+    await c.close();
   }
 }

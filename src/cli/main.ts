@@ -7,6 +7,7 @@ import { StrataError } from '../errors.js';
 import type { HistoryBound } from '../read/history.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import { runDemo } from './demo.js';
+import { describeAdvance, excise, type GcOptions, gc, parseDuration, reclaim } from './gc.js';
 import { renderChanges, snapshotTable, table } from './format.js';
 import { describeCatalog, describeTable, renderCatalog, renderTable } from './show.js';
 
@@ -24,6 +25,14 @@ commands:
   tag create NAME SNAPSHOT | tag drop NAME | tag list [--json]
   restore s.t SNAPSHOT           restore a table's columns and files, as a new commit
   checkpoint                     write a checkpoint, so new machines replay only the log after it
+  retain [--snapshot N | --keep 30d] [--dry-run] [--json]
+                                 move retain-from forward (no option: show it, and the leases)
+  excise [--dry-run] [--batch-size N] [--json]
+                                 physically delete what is below retain-from (untagged, unleased)
+  reclaim [--grace 2d] [--orphans [--min-age 7d]] [--dry-run] [--json]
+                                 delete excised files from the store after their grace period
+  gc --keep 30d [--grace 2d] [--orphans [--min-age 7d]] [--dry-run] [--json]
+                                 all three: retain what is newer than --keep, excise, reclaim
   demo [--force]                 build a small history in --dir and show time travel over it
 
 X, Y, FROM, TO and T are snapshot ids or ISO-8601 times (e.g. 2026-03-01T12:00:00Z).
@@ -62,6 +71,13 @@ async function main(argv: string[]): Promise<number> {
       to: { type: 'string' },
       json: { type: 'boolean', default: false },
       force: { type: 'boolean', default: false },
+      snapshot: { type: 'string' },
+      keep: { type: 'string' },
+      grace: { type: 'string', default: '2d' },
+      orphans: { type: 'boolean', default: false },
+      'min-age': { type: 'string', default: '7d' },
+      'dry-run': { type: 'boolean', default: false },
+      'batch-size': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -71,6 +87,16 @@ async function main(argv: string[]): Promise<number> {
     return command === undefined && !values.help ? 2 : 0;
   }
   const print = (human: () => string, data: unknown) => console.log(values.json ? json(data) : human());
+  const gcOptions = (): GcOptions => ({
+    dryRun: values['dry-run'],
+    progress: !values.json && process.stderr.isTTY === true,
+    say: (line) => (values.json ? undefined : console.log(line)),
+  });
+  const reclaimOptions = () => ({
+    graceMs: parseDuration('--grace', values.grace),
+    orphans: values.orphans,
+    minAgeMs: parseDuration('--min-age', values['min-age']),
+  });
   const withCatalog = async (fn: (c: Catalog) => Promise<void>) => {
     const c = await Catalog.open({ dir: values.dir, ...(values.store ? { store: { path: values.store } } : {}) });
     try {
@@ -166,6 +192,50 @@ async function main(argv: string[]): Promise<number> {
       await withCatalog(async (c) => {
         const cp = await c.checkpoint();
         print(() => `checkpoint at log entry ${cp.seq}: ${cp.keys} keys in ${cp.chunks} chunk${cp.chunks === 1 ? '' : 's'}`, cp);
+      });
+      return 0;
+    case 'retain':
+      await withCatalog(async (c) => {
+        if (values.snapshot === undefined && values.keep === undefined) {
+          const [retainFrom, leases] = [await c.retainFrom(), await c.leases()];
+          print(
+            () =>
+              `retain-from is ${retainFrom}\n` +
+              (leases.length === 0
+                ? 'no leases'
+                : table(['lease', 'holder', 'snapshot', 'expires'], leases.map((l) => [l.id, l.holder, l.snapshot, `${l.expiresAt.toISOString()}${l.expired ? ' (expired)' : ''}`]))),
+            { retainFrom, leases },
+          );
+          return;
+        }
+        if (values.snapshot !== undefined && values.keep !== undefined) throw usage('retain takes --snapshot N or --keep DURATION, not both');
+        const target =
+          values.snapshot !== undefined
+            ? { snapshot: /^\d+$/.test(values.snapshot) ? Number(values.snapshot) : Number.NaN }
+            : { olderThan: Math.max(0, Date.now() - parseDuration('--keep', values.keep!)) };
+        const result = await c.advanceRetainFrom(target, { dryRun: values['dry-run'] });
+        print(() => describeAdvance(result, values['dry-run']), result);
+      });
+      return 0;
+    case 'excise':
+      await withCatalog(async (c) => {
+        const batch = values['batch-size'];
+        if (batch !== undefined && !/^\d+$/.test(batch)) throw usage('--batch-size takes a positive integer');
+        const report = await excise(c, batch === undefined ? undefined : Number(batch), gcOptions());
+        if (values.json) console.log(json(report));
+      });
+      return 0;
+    case 'reclaim':
+      await withCatalog(async (c) => {
+        const report = await reclaim(c, reclaimOptions(), gcOptions());
+        if (values.json) console.log(json(report));
+      });
+      return 0;
+    case 'gc':
+      if (values.keep === undefined) throw usage('gc needs --keep DURATION (e.g. --keep 30d): history newer than that stays readable');
+      await withCatalog(async (c) => {
+        const report = await gc(c, { keepMs: parseDuration('--keep', values.keep!), ...reclaimOptions(), now: Date.now() }, gcOptions());
+        if (values.json) console.log(json(report));
       });
       return 0;
     case 'demo':

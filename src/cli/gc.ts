@@ -1,0 +1,79 @@
+// The maintenance commands: retain, excise, reclaim, and gc (all three as one policy). Each step prints its
+// report; long steps show a progress bar on a terminal (cli-progress), never in --json output.
+import { SingleBar } from 'cli-progress';
+import type { Catalog } from '../catalog/catalog.js';
+import { StrataError } from '../errors.js';
+import type { AdvanceResult } from '../../gc/retain-from.js';
+import type { ExciseReport } from '../../gc/excise.js';
+import type { ReclaimReport } from '../../gc/reclaim.js';
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
+
+/** "30d", "12h", "90m", "45s", "500ms", "2w" → ms. */
+export function parseDuration(what: string, text: string): number {
+  const m = /^(\d+)(ms|s|m|h|d|w)$/.exec(text.trim());
+  if (!m) throw new StrataError('INVALID_ARGUMENT', `${what} must be a duration such as 30d, 12h, 90m, 45s or 500ms; got ${JSON.stringify(text)}`);
+  return Number(m[1]) * UNITS[m[2]!]!;
+}
+
+export interface GcOptions {
+  dryRun: boolean;
+  /** Show progress bars (a terminal, and not --json). */
+  progress: boolean;
+  say: (line: string) => void;
+}
+
+export function describeAdvance(r: AdvanceResult, dryRun = false): string {
+  const clamp = r.clampedBy
+    ? ` (held back by the lease of ${r.clampedBy.holder} on snapshot ${r.clampedBy.snapshot}, expiring ${r.clampedBy.expiresAt.toISOString()})`
+    : '';
+  return `retain-from ${dryRun ? 'would be' : 'is'} ${r.retainFrom}${clamp}`;
+}
+
+export async function excise(c: Catalog, batchSize: number | undefined, o: GcOptions, plannedRetainFrom?: number): Promise<ExciseReport> {
+  const plan = await c.excise({ dryRun: true, ...(batchSize ? { batchSize } : {}), ...(plannedRetainFrom === undefined ? {} : { retainFrom: plannedRetainFrom }) });
+  if (o.dryRun) {
+    o.say(`excise (dry run): would remove ${plan.versions} versions and ${plan.snapshots} snapshots below ${plan.retainFrom}, scheduling ${plan.files} files`);
+    return plan;
+  }
+  const total = plan.versions + plan.snapshots;
+  const bar = o.progress && total > 0 ? new SingleBar({ format: 'excise [{bar}] {value}/{total} versions and snapshots', clearOnComplete: true }) : undefined;
+  bar?.start(total, 0);
+  try {
+    const report = await c.excise({
+      ...(batchSize ? { batchSize } : {}),
+      onProgress: (n) => bar?.update(Math.min(total, n.versions + n.snapshots)),
+    });
+    bar?.stop();
+    o.say(`excise: removed ${report.versions} versions and ${report.snapshots} snapshots below ${report.retainFrom}, scheduled ${report.files} files (job ${report.job})`);
+    return report;
+  } finally {
+    bar?.stop();
+  }
+}
+
+export async function reclaim(c: Catalog, opts: { graceMs: number; orphans: boolean; minAgeMs: number }, o: GcOptions): Promise<ReclaimReport> {
+  const report = await c.reclaimFiles({ ...opts, dryRun: o.dryRun });
+  const verb = o.dryRun ? 'would delete' : 'deleted';
+  o.say(
+    `reclaim${o.dryRun ? ' (dry run)' : ''}: ${verb} ${report.deleted.length} scheduled files` +
+      (opts.orphans ? ` and ${report.orphans.length} orphans` : '') +
+      `; ${report.scheduled.length} still within their grace period`,
+  );
+  for (const p of [...report.deleted, ...report.orphans]) o.say(`  ${p}`);
+  return report;
+}
+
+/** The whole policy: retire what is older than `keepMs`, excise it, reclaim what is past its grace. */
+export async function gc(
+  c: Catalog,
+  opts: { keepMs: number; graceMs: number; orphans: boolean; minAgeMs: number; now: number },
+  o: GcOptions,
+): Promise<{ retain: AdvanceResult; excise: ExciseReport; reclaim: ReclaimReport }> {
+  const target = { olderThan: Math.max(0, opts.now - opts.keepMs) };
+  const retain = await c.advanceRetainFrom(target, { dryRun: o.dryRun });
+  o.say(`retain${o.dryRun ? ' (dry run)' : ''}: ${describeAdvance(retain, o.dryRun)}`);
+  // A dry run plans excision at the retain-from the policy would set; reclamation's plan cannot include
+  // the files that excision would schedule, only those already scheduled.
+  return { retain, excise: await excise(c, undefined, o, o.dryRun ? retain.retainFrom : undefined), reclaim: await reclaim(c, opts, o) };
+}
