@@ -14,6 +14,7 @@ import { openStrata } from './drivers/strata.js';
 import { median, type Stats, stats } from './harness.js';
 import { type Sizes, WORKLOADS } from './workloads.js';
 import { sharedStoreBench } from './shared/suite.js';
+import { exciseBench } from './gc/excise-bench.js';
 
 const { values } = parseArgs({
   options: {
@@ -105,6 +106,9 @@ if (values.only === undefined || 'shared store'.includes(values.only)) {
       : { commits: 300, writers: 4, writerCommits: 250, bootstrapKeys: 1_000_000 },
     out,
   );
+}
+if (values.only === undefined || 'excision'.includes(values.only)) {
+  await exciseBench(values.quick ? { versions: 2000, catalogs: [20_000, 200_000] } : { versions: 10_000, catalogs: [100_000, 2_000_000] }, out);
 }
 out(`\nTotal time: ${((Date.now() - started) / 1000).toFixed(0)} s.`);
 

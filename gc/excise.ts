@@ -6,7 +6,7 @@
 import { decodeEndIndexKey } from '../keys/end-index.js';
 import type { SnapshotId } from '../keys/ids.js';
 import { decodeKey, encodeKey, type Key, keyPrefix, prefixEnd } from '../keys/key-codec.js';
-import type { DataFileRow, DeleteFileRow, SnapshotRow } from '../keys/rows.js';
+import type { FilePathRow, SnapshotRow } from '../keys/rows.js';
 import { Tag } from '../keys/tags.js';
 import { encodeValue } from '../keys/value-codec.js';
 import { StrataError } from '../src/errors.js';
@@ -94,8 +94,9 @@ export async function* excisionBatches(
 ): AsyncGenerator<Batch> {
   if (retainFrom === 0) return;
   const protect = await protectedSnapshots(view, now);
-  // Rows removed by earlier batches of this plan: reference checks must not count them.
-  const removed = new Set<string>();
+  // Rows removed by earlier batches of this plan: a dry run's later batches must not count them.
+  const removedTables = new Set<string>();
+  const removedFiles = new Map<string, Set<number>>(); // path → file ids whose rows this plan removed
   let mutations: Mutation[] = [];
   let counts = { ...ZERO };
   let paths = new Set<string>();
@@ -103,17 +104,27 @@ export async function* excisionBatches(
   const del = (key: Key) => mutations.push({ type: 'del', key });
 
   const finish = async (): Promise<Batch> => {
-    for (const path of paths) {
-      if (await referenced(view, path, removed)) continue;
-      const key = encodeKey(Tag.ReclaimSchedule, [path]);
-      if ((await view.get(key)) !== undefined) continue;
-      mutations.push({ type: 'put', key, value: encodeValue({ scheduledAt: now }) });
+    // A path goes to reclamation when no row names it any more (and it is not scheduled already).
+    const candidates = [...paths];
+    const rows = await q.filePathRows(view, candidates);
+    const scheduled = await view.getMany(candidates.map((p) => encodeKey(Tag.ReclaimSchedule, [p])));
+    candidates.forEach((path, i) => {
+      const gone = removedFiles.get(path)!;
+      const left = rows.get(path)!.filter((id) => !gone.has(id));
+      const key = encodeKey(Tag.FilePathIndex, [path]);
+      if (left.length > 0) {
+        mutations.push({ type: 'put', key, value: encodeValue({ fileIds: left } satisfies FilePathRow) });
+        return;
+      }
+      del(key);
+      if (scheduled[i] !== undefined) return;
+      mutations.push({ type: 'put', key: encodeKey(Tag.ReclaimSchedule, [path]), value: encodeValue({ scheduledAt: now }) });
       counts.files++;
-    }
+    });
     // A table whose last version is gone leaves nothing behind, its stats included.
-    for (const table of tables) {
-      if (!(await hasVersions(view, table, removed))) del(encodeKey(Tag.TableStats, [table]));
-    }
+    const ids = [...tables];
+    const alive = await view.anyUnder(ids.map((t) => keyPrefix(Tag.Table, [t])), (k) => !removedTables.has(hex(k)));
+    ids.forEach((t, i) => alive[i] || del(encodeKey(Tag.TableStats, [t])));
     const batch = { mutations, counts };
     mutations = [];
     counts = { ...ZERO };
@@ -125,7 +136,7 @@ export async function* excisionBatches(
 
   // Versions that ended at or before retain-from, oldest end first.
   const ends = { gte: keyPrefix(Tag.EndIndex), lt: keyPrefix(Tag.EndIndex, [retainFrom + 1]) };
-  for await (const [indexKey] of view.scan(ends)) {
+  for await (const [indexKey, indexValue] of view.scan(ends)) {
     const { end, key } = decodeEndIndexKey(indexKey);
     const { tag, fields, begin } = decodeKey(key);
     if (covered(protect, begin!, end)) continue;
@@ -133,16 +144,14 @@ export async function* excisionBatches(
     del(key);
     counts.versions++;
     if (tag === Tag.DataFile || tag === Tag.DeleteFile) {
-      const bytes = await view.get(key);
-      if (bytes === undefined) throw new StrataError('CORRUPT', `the end index names ${hex(key)}, which is not in the index; rebuild it from the store`);
-      const path = decodeRow<DataFileRow | DeleteFileRow>(key, bytes).path;
-      const pathKey = encodeKey(Tag.FilePathIndex, [path, fields[1]!]);
-      del(pathKey);
-      removed.add(hex(pathKey));
+      const { path } = decodeRow<{ path: string }>(indexKey, indexValue);
+      let ids = removedFiles.get(path);
+      if (!ids) removedFiles.set(path, (ids = new Set()));
+      ids.add(fields[1] as number);
       paths.add(path);
       if (tag === Tag.DataFile) del(encodeKey(Tag.FileTableIndex, [fields[1]!], begin));
     } else if (tag === Tag.Table) {
-      removed.add(hex(key));
+      removedTables.add(hex(key));
       tables.add(fields[0] as number);
     }
     if (full()) yield await finish();
@@ -163,14 +172,6 @@ export async function* excisionBatches(
   }
   if (mutations.length > 0) yield await finish();
 }
-
-async function anyLeft(view: ReadView, prefix: Key, removed: ReadonlySet<string>): Promise<boolean> {
-  for await (const [key] of view.scan({ gte: prefix, lt: prefixEnd(prefix) })) if (!removed.has(hex(key))) return true;
-  return false;
-}
-
-const referenced = (view: ReadView, path: string, removed: ReadonlySet<string>) => anyLeft(view, keyPrefix(Tag.FilePathIndex, [path]), removed);
-const hasVersions = (view: ReadView, table: number, removed: ReadonlySet<string>) => anyLeft(view, keyPrefix(Tag.Table, [table]), removed);
 
 /**
  * What a dry run reports: every batch of one view, summed; at the current retain-from, or at a higher one

@@ -64,11 +64,7 @@ export function checkReclaimOptions(opts: unknown): Required<ReclaimOptions> {
   };
 }
 
-const named = async (view: ReadView, path: string) => {
-  const prefix = keyPrefix(Tag.FilePathIndex, [path]);
-  for await (const _ of view.scan({ gte: prefix, lt: prefixEnd(prefix), limit: 1 })) return true;
-  return false;
-};
+const named = async (view: ReadView, path: string) => ((await q.filePathRows(view, [path])).get(path)?.length ?? 0) > 0;
 
 /**
  * What one run deletes, decided on one view. Tags and leases are read first, whole: if they cannot be read

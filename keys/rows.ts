@@ -136,6 +136,11 @@ export interface FileTableIndexRow {
 /** The time index carries everything in its key. */
 export type SnapshotTimeIndexRow = Record<string, never>;
 
+/** The file rows (data and delete files) that name one object path. */
+export interface FilePathRow {
+  fileIds: FileId[];
+}
+
 export interface SnapshotTagRow {
   snapshot: SnapshotId;
   /** ms since epoch, from the catalog clock. */

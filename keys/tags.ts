@@ -106,9 +106,10 @@ export const TAG_SPECS: ReadonlyMap<Tag, TagSpec> = new Map(
     spec(Tag.EndIndex, 'singleton', ['u64'], {
       indexes: [Tag.Schema, Tag.Table, Tag.Column, Tag.View, Tag.DataFile, Tag.DeleteFile, Tag.SchemaNameIndex, Tag.RelationNameIndex],
     }), // end_snapshot, then the key
-    // Which file rows name an object path: reclamation deletes an object only when no row is left (a
-    // restore registers the same path under a new file id).
-    spec(Tag.FilePathIndex, 'singleton', ['name', 'u64'], { indexes: [Tag.DataFile, Tag.DeleteFile] }), // path, file_id
+    // Which file rows name an object path (value: their file ids): reclamation deletes an object only when
+    // no row is left (a restore registers the same path under a new file id). One key per path, so a batch
+    // of paths is one multi-get, in commits and in excision alike.
+    spec(Tag.FilePathIndex, 'singleton', ['name'], { indexes: [Tag.DataFile, Tag.DeleteFile] }), // path
     // Named, immutable pins on snapshots. Written by system entries: a tag advances the kv sequence, not
     // the snapshot id.
     spec(Tag.SnapshotTag, 'singleton', ['name']), // tag name

@@ -171,6 +171,45 @@ export class ReadView {
     }
   }
 
+  /** Point reads of many keys in one call into the index (one async hop instead of one per key). */
+  async getMany(keys: readonly Key[]): Promise<(Uint8Array | undefined)[]> {
+    this.assertOpen();
+    if (keys.length === 0) return [];
+    const values = await this.db.getMany(keys as Key[], { snapshot: this.snapshot });
+    return values.map((v) => v ?? undefined);
+  }
+
+  /**
+   * For each prefix, whether a key under it passes `accept` — through one iterator that seeks from prefix to
+   * prefix, because opening an iterator per prefix costs more than the reads. Prefixes in any order.
+   */
+  async anyUnder(prefixes: readonly Key[], accept: (key: Key) => boolean): Promise<boolean[]> {
+    this.assertOpen();
+    const out = new Array<boolean>(prefixes.length).fill(false);
+    if (prefixes.length === 0) return out;
+    const order = prefixes.map((p, i) => ({ p, i })).sort((a, b) => Buffer.compare(a.p, b.p));
+    const it = this.db.keys({ gte: order[0]!.p, lt: prefixEnd(order.at(-1)!.p), snapshot: this.snapshot });
+    try {
+      for (const { p, i } of order) {
+        it.seek(p);
+        search: for (;;) {
+          const keys = (await it.nextv(8)) as Key[];
+          for (const k of keys) {
+            if (!startsWith(k, p)) break search;
+            if (accept(k)) {
+              out[i] = true;
+              break search;
+            }
+          }
+          if (keys.length < 8) break;
+        }
+      }
+    } finally {
+      await it.close();
+    }
+    return out;
+  }
+
   /** The greatest entry in [gte, lte]: "the newest version at or below S" when lte ends in S. */
   async last(gte: Key, lte: Key): Promise<[Key, Uint8Array] | undefined> {
     this.assertOpen();
@@ -191,4 +230,10 @@ export class ReadView {
   private assertOpen(): void {
     if (this.closed) throw new Error('read view used after close');
   }
+}
+
+function startsWith(key: Key, prefix: Key): boolean {
+  if (key.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (key[i] !== prefix[i]) return false;
+  return true;
 }

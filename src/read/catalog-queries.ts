@@ -18,6 +18,7 @@ import type {
   TableRow,
   TableStatsRow,
   ViewRow,
+  FilePathRow,
 } from '../../keys/rows.js';
 import { SystemKey, Tag } from '../../keys/tags.js';
 import { isVisible } from '../../keys/visibility.js';
@@ -416,4 +417,11 @@ export async function assertRetained(view: ReadView, id: SnapshotId): Promise<vo
       `the oldest readable snapshot is ${r.snapshot} (tagged snapshots below it stay readable by tag)`,
     { snapshot: id, first: r.snapshot },
   );
+}
+
+/** For each path, the file ids of the rows that name it (empty when none), in one multi-get. */
+export async function filePathRows(view: ReadView, paths: readonly string[]): Promise<Map<string, FileId[]>> {
+  const keys = paths.map((p) => encodeKey(Tag.FilePathIndex, [p]));
+  const values = await view.getMany(keys);
+  return new Map(paths.map((p, i) => [p, values[i] === undefined ? [] : decodeRow<FilePathRow>(keys[i]!, values[i]!).fileIds]));
 }

@@ -1,10 +1,11 @@
 // Turns a sealed transaction into the key/value mutations of one log entry, and writes DuckLake's
 // snapshot-changes record in one place. New versions get begin = the new snapshot; replaced versions keep
 // their key and get end = the new snapshot; index entries change in the same batch as what they index.
-import { type CatalogId, type SnapshotId, snapshotId } from '../../keys/ids.js';
+import { type CatalogId, type FileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
 import { encodeKey, type Field } from '../../keys/key-codec.js';
 import type {
   DeleteFileRow,
+  FilePathRow,
   RelationKind,
   RelationNameIndexRow,
   SchemaNameIndexRow,
@@ -48,12 +49,16 @@ const put = (tag: Tag, fields: readonly Field[], begin: number | undefined, valu
   value: encodeValue(value),
 });
 
-/** A version's end: its row gets `end`, and the end index learns of it in the same batch. */
+/**
+ * A version's end: its row gets `end`, and the end index learns of it in the same batch (with the object
+ * path of a file row, which excision needs without reading the row).
+ */
 function ended(tag: Tag, fields: readonly Field[], begin: number, row: object, at: SnapshotId): Mutation[] {
   const key = encodeKey(tag, fields, begin);
+  const isFile = tag === Tag.DataFile || tag === Tag.DeleteFile;
   return [
     { type: 'put', key, value: encodeValue({ ...row, end: at }) },
-    { type: 'put', key: endIndexKey(at, key), value: EMPTY },
+    { type: 'put', key: endIndexKey(at, key), value: isFile ? encodeValue({ path: (row as { path: string }).path }) : EMPTY },
   ];
 }
 
@@ -154,6 +159,7 @@ export async function planCommit(
     return d;
   };
   const tableGone = (tableId: CatalogId) => state.tables.get(tableId)?.next === null;
+  const newPaths: [string, FileId][] = [];
 
   for (const [id, c] of state.dataFiles) {
     const kind = classify(c);
@@ -162,7 +168,7 @@ export async function planCommit(
     const d = delta(c.tableId);
     if (kind === 'created') {
       mutations.push(put(Tag.FileTableIndex, [id], at, { tableId: c.tableId }));
-      mutations.push(put(Tag.FilePathIndex, [c.next!.path, id], undefined, { tableId: c.tableId }));
+      newPaths.push([c.next!.path, id]);
       inserted.add(c.tableId);
       d.records += c.next!.recordCount;
       d.bytes += c.next!.fileSizeBytes;
@@ -179,11 +185,14 @@ export async function planCommit(
     } else if (kind !== 'none') {
       mutations.push(...versionMutations(Tag.DeleteFile, [c.tableId, id], c, at, kind));
     }
-    if (c.base === undefined && c.next !== null) {
-      mutations.push(put(Tag.FilePathIndex, [(c.next as DeleteFileRow).path, id], undefined, { tableId: c.tableId }));
-    }
+    if (c.base === undefined && c.next !== null) newPaths.push([(c.next as DeleteFileRow).path, id as FileId]);
     if (kind === 'created' && !tableGone(c.tableId)) deleted.add(c.tableId);
   }
+
+  // The path index learns of every new file row, in one multi-get for the commit's paths.
+  const named = await q.filePathRows(view, [...new Set(newPaths.map(([p]) => p))]);
+  for (const [p, id] of newPaths) named.get(p)!.push(id);
+  for (const [p, fileIds] of named) mutations.push(put(Tag.FilePathIndex, [p], undefined, { fileIds } satisfies FilePathRow));
 
   for (const [tableId, d] of statsDelta) {
     if (tableGone(tableId)) continue;

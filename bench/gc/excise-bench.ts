@@ -1,0 +1,87 @@
+// Excision cost against catalog size (DESIGN §7): the same excisable versions removed from a small and a
+// large catalog; the time should follow what is removed, not what is kept. Strata against the raw limit
+// (the same number of LevelDB deletes); the peer's expire is not modelled (its SQL deletes ride on indexes
+// the benchmark would have to invent).
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Catalog } from '../../src/index.js';
+
+export interface ExciseSizes {
+  /** Excisable versions: data files added, then removed, below retain-from. */
+  versions: number;
+  /** Catalog sizes (keys), small and large. */
+  catalogs: number[];
+}
+
+const fmt = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(n >= 10 ? 1 : 2));
+
+async function build(dir: string, versions: number, keys: number): Promise<number> {
+  const c = await Catalog.open({ dir, durability: 'relaxed', checkpointEvery: 0 });
+  await c.transaction(async (tx) => {
+    await tx.createTable('main', 'churn', [{ name: 'x', type: 'int64' }]);
+    await tx.createTable('main', 'kept', [{ name: 'x', type: 'int64' }]);
+  });
+  const add = (table: string, from: number, n: number) =>
+    c.transaction(async (tx) => {
+      for (let i = from; i < from + n; i++) await tx.addDataFile('main', table, { path: `${table}/${i}.parquet`, recordCount: 1000, fileSizeBytes: 1 << 20 });
+    });
+  for (let i = 0; i < versions; i += 1000) await add('churn', i, Math.min(1000, versions - i));
+  for (let start = 0; start < versions; start += 1000) {
+    const r = await c.reader();
+    const ids = (await r.dataFiles('main', 'churn')).slice(0, 1000).map((f) => f.id);
+    await r.close();
+    await c.transaction(async (tx) => {
+      for (const id of ids) await tx.removeDataFile('main', 'churn', id);
+    });
+  }
+  // Live files fill the catalog to its size: about three keys each (row, file→table, path index).
+  const live = Math.max(0, Math.ceil((keys - versions * 4) / 3));
+  for (let i = 0; i < live; i += 1000) await add('kept', i, Math.min(1000, live - i));
+  const head = (await c.snapshots({ from: 0 })).at(-1)!.id;
+  await c.advanceRetainFrom({ snapshot: head });
+  const cp = await c.checkpoint(); // counts the keys
+  await c.close();
+  return cp.keys;
+}
+
+function child(dir: string): Promise<{ report: { versions: number; snapshots: number }; ms: number; peakRss: number; rawMs: number }> {
+  const file = fileURLToPath(new URL('./excise-child.ts', import.meta.url));
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, ['--import', 'tsx', file, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    p.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`excise child exited with ${code}: ${err}`))));
+  });
+}
+
+export async function exciseBench(z: ExciseSizes, out: (s?: string) => void): Promise<void> {
+  out('\n### excision against catalog size\n');
+  out(
+    `${z.versions.toLocaleString('en-US')} data files added then removed (each one excisable version: its row, end-index, file→table and path-index entries), ` +
+      'retain-from at the newest snapshot, in catalogs of different sizes; excise() in batches of 1,000 (one durable log entry each), in its own process. ' +
+      'Raw = the same number of keys deleted through classic-level in synced batches.\n',
+  );
+  out('| catalog keys | versions removed | snapshots removed | excise s | versions/s | raw deletes s | strata / raw | peak RSS MiB |');
+  out('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  const times: number[] = [];
+  for (const keys of z.catalogs) {
+    const dir = await mkdtemp(path.join(tmpdir(), 'strata-bench-excise-'));
+    try {
+      const actual = await build(dir, z.versions, keys);
+      const r = await child(dir);
+      times.push(r.ms);
+      out(
+        `| ${actual.toLocaleString('en-US')} | ${r.report.versions.toLocaleString('en-US')} | ${r.report.snapshots} | ${(r.ms / 1000).toFixed(2)} | ` +
+          `${fmt(r.report.versions / (r.ms / 1000))} | ${(r.rawMs / 1000).toFixed(2)} | ${(r.rawMs / r.ms).toFixed(2)}x | ${fmt(r.peakRss / 2 ** 20)} |`,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+  out(`\nLarge / small catalog excision time: ${(times.at(-1)! / times[0]!).toFixed(2)}x (target: within 1.5x).`);
+}
