@@ -18,6 +18,12 @@ export interface ExciseSizes {
 
 const fmt = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(n >= 10 ? 1 : 2));
 
+async function newest(c: Catalog): Promise<number> {
+  const r = await c.reader();
+  await r.close();
+  return r.snapshot.id;
+}
+
 async function build(dir: string, versions: number, keys: number): Promise<number> {
   const c = await Catalog.open({ dir, durability: 'relaxed', checkpointEvery: 0 });
   await c.transaction(async (tx) => {
@@ -28,6 +34,12 @@ async function build(dir: string, versions: number, keys: number): Promise<numbe
     c.transaction(async (tx) => {
       for (let i = from; i < from + n; i++) await tx.addDataFile('main', table, { path: `${table}/${i}.parquet`, recordCount: 1000, fileSizeBytes: 1 << 20 });
     });
+  // Live files fill the catalog to its size first (about three keys each: row, file→table, path index),
+  // and their commits' snapshot records are excised untimed, so both catalogs hold the same excisable set.
+  const live = Math.max(0, Math.ceil((keys - versions * 4) / 3));
+  for (let i = 0; i < live; i += 1000) await add('kept', i, Math.min(1000, live - i));
+  await c.advanceRetainFrom({ snapshot: await newest(c) });
+  await c.excise();
   for (let i = 0; i < versions; i += 1000) await add('churn', i, Math.min(1000, versions - i));
   for (let start = 0; start < versions; start += 1000) {
     const r = await c.reader();
@@ -37,11 +49,7 @@ async function build(dir: string, versions: number, keys: number): Promise<numbe
       for (const id of ids) await tx.removeDataFile('main', 'churn', id);
     });
   }
-  // Live files fill the catalog to its size: about three keys each (row, file→table, path index).
-  const live = Math.max(0, Math.ceil((keys - versions * 4) / 3));
-  for (let i = 0; i < live; i += 1000) await add('kept', i, Math.min(1000, live - i));
-  const head = (await c.snapshots({ from: 0 })).at(-1)!.id;
-  await c.advanceRetainFrom({ snapshot: head });
+  await c.advanceRetainFrom({ snapshot: await newest(c) });
   const cp = await c.checkpoint(); // counts the keys
   await c.close();
   return cp.keys;

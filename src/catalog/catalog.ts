@@ -483,6 +483,9 @@ export class Catalog {
    */
   private async freshen(): Promise<void> {
     try {
+      // The common case, nothing new, is one probe of the next entry, without waiting for this process's
+      // own writer (whose commits apply themselves).
+      if ((await this.log.read(kvSeq(this.kv.latestApplied + 1))) === undefined) return;
       await this.writer.run(() => this.catchUp());
     } catch (e) {
       this.followed = { ...this.followed, lastError: asStrataError(e) };

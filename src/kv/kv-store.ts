@@ -73,6 +73,11 @@ export class KvStore {
     return this.db.getSync(key) ?? undefined;
   }
 
+  /** The newest applied sequence as this process applied it: no read of the index. */
+  get latestApplied(): KvSeq {
+    return this.latest;
+  }
+
   async appliedSeq(): Promise<KvSeq> {
     return decodeSeq(this.db.getSync(APPLIED_SEQ_KEY) ?? undefined);
   }
