@@ -36,6 +36,8 @@ interface SharedSnapshot {
   views: number;
   /** No new view may take it: a newer state exists. Closed when its last view is. */
   retired: boolean;
+  /** Decoded system values read in this state (head snapshot, retain-from): a state never changes. */
+  values: Map<string, unknown>;
 }
 
 export class KvStore {
@@ -152,7 +154,7 @@ export class KvStore {
       }
       // Only a snapshot of the newest state, taken with no apply in flight, may be handed to later views.
       const reusable = this.applying === 0 && seq === this.latest;
-      shared = { snapshot, seq, views: 0, retired: !reusable };
+      shared = { snapshot, seq, views: 0, retired: !reusable, values: new Map() };
       if (reusable) {
         this.retire(this.current);
         this.current = shared;
@@ -160,7 +162,7 @@ export class KvStore {
     }
     const s = shared;
     s.views++;
-    return new ReadView(this.db, s.snapshot, s.seq, this.cache, this.timeline, async () => {
+    return new ReadView(this.db, s.snapshot, s.seq, this.cache, this.timeline, s.values, async () => {
       s.views--;
       if (s.views === 0 && s.retired) await s.snapshot.close();
     });

@@ -40,6 +40,8 @@ export class ReadView {
     readonly seq: KvSeq,
     private readonly cache: VersionCache,
     private readonly timeline: SnapshotTimeline,
+    /** Decoded values already read in this view's state, shared by the views of that state. */
+    private readonly stateValues: Map<string, unknown>,
     /** Gives the LevelDB snapshot back: views of one state share one (see KvStore.readView). */
     private readonly release: () => Promise<void>,
   ) {}
@@ -146,6 +148,19 @@ export class ReadView {
    * A point read. Synchronous on purpose: a LevelDB get is microseconds from its cache, while a trip through
    * the thread pool costs tens of microseconds; callers stay async so this may change.
    */
+  /**
+   * A system value of this view's state (the head snapshot, retain-from), decoded once per state: every
+   * reader opened on one state asks for the same few, and a LevelDB point read costs ~10 µs.
+   */
+  async stateValue<T>(key: Key): Promise<T | undefined> {
+    const id = Buffer.from(key).toString('latin1');
+    if (this.stateValues.has(id)) return this.stateValues.get(id) as T | undefined;
+    const bytes = await this.get(key);
+    const value = bytes === undefined ? undefined : Object.freeze(decodeRow<T>(key, bytes));
+    this.stateValues.set(id, value);
+    return value;
+  }
+
   async get(key: Key): Promise<Uint8Array | undefined> {
     this.assertOpen();
     return this.db.getSync(key, { snapshot: this.snapshot }) ?? undefined;

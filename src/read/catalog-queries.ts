@@ -99,10 +99,11 @@ async function* versionsUnder<T extends { end: SnapshotId | null }>(
 
 // ---- snapshots
 
+const HEAD_SNAPSHOT_KEY = encodeKey(Tag.System, [SystemKey.HeadSnapshot]);
+
 export async function headSnapshot(view: ReadView): Promise<Version<SnapshotRow>> {
-  const key = encodeKey(Tag.System, [SystemKey.HeadSnapshot]);
-  const bytes = await view.get(key);
-  const id = bytes === undefined ? undefined : snapshotId(decodeRow<{ id: number }>(key, bytes).id);
+  const head = await view.stateValue<{ id: number }>(HEAD_SNAPSHOT_KEY);
+  const id = head === undefined ? undefined : snapshotId(head.id);
   const row = id === undefined ? undefined : await snapshotRow(view, id);
   if (row === undefined) throw new StrataError('CORRUPT', 'the index holds no newest snapshot; rebuild it from the store');
   return { begin: id!, row };
@@ -380,8 +381,7 @@ const RETAIN_FROM_KEY = encodeKey(Tag.System, [SystemKey.RetainFrom]);
 
 /** Retain-from: untagged snapshots below it are out of retention. 0 until first advanced. */
 export async function retainFrom(view: ReadView): Promise<RetainFromRow> {
-  const bytes = await view.get(RETAIN_FROM_KEY);
-  return bytes === undefined ? { snapshot: snapshotId(0), since: 0 } : decodeRow<RetainFromRow>(RETAIN_FROM_KEY, bytes);
+  return (await view.stateValue<RetainFromRow>(RETAIN_FROM_KEY)) ?? { snapshot: snapshotId(0), since: 0 };
 }
 
 export function retainFromKey(): Key {
