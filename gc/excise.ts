@@ -195,6 +195,12 @@ export async function openJob(view: ReadView): Promise<{ id: number; row: Excisi
   return undefined;
 }
 
+async function jobById(view: ReadView, id: number): Promise<{ id: number; row: ExcisionJobRow } | undefined> {
+  const key = encodeKey(Tag.ExcisionJob, [id]);
+  const bytes = await view.get(key);
+  return bytes === undefined ? undefined : { id, row: decodeRow<ExcisionJobRow>(key, bytes) };
+}
+
 export async function* jobs(view: ReadView): AsyncGenerator<{ id: number; row: ExcisionJobRow }> {
   const prefix = keyPrefix(Tag.ExcisionJob);
   for await (const [key, bytes] of view.scan({ gte: prefix, lt: prefixEnd(prefix) })) {
@@ -209,18 +215,16 @@ export interface ExciseStep {
 }
 
 /**
- * The next logged step of a job over the newest state: one batch plus the job's updated record, or, when
- * nothing is left, the record marked finished.
+ * The next logged step of job `jobId` (or, without one, of the job a crashed or concurrent run left open, or
+ * of a new job) over the newest state: one batch plus the job's updated record, or, when nothing is left,
+ * the record marked finished. The record is read from the state, not carried by the caller, so two
+ * processes working one job add their batches to it once each. A job already finished writes nothing.
  */
-export async function nextStep(
-  view: ReadView,
-  job: { id: number; row: ExcisionJobRow } | undefined,
-  who: string,
-  now: number,
-  batchSize: number,
-): Promise<ExciseStep> {
+export async function nextStep(view: ReadView, jobId: number | undefined, who: string, now: number, batchSize: number): Promise<ExciseStep> {
   const retainFrom = (await q.retainFrom(view)).snapshot;
-  const current = job ?? { id: view.seq + 1, row: { ...ZERO, startedAt: now, finishedAt: null, who, retainFrom } };
+  const existing = jobId === undefined ? await openJob(view) : await jobById(view, jobId);
+  if (existing?.row.finishedAt != null) return { mutations: [], job: existing };
+  const current = existing ?? { id: view.seq + 1, row: { ...ZERO, startedAt: now, finishedAt: null, who, retainFrom } };
   const batches = excisionBatches(view, now, batchSize, retainFrom);
   const first = await batches.next();
   await batches.return(undefined);

@@ -50,7 +50,6 @@ import {
   type ExcisionJobRow,
   jobs,
   nextStep,
-  openJob,
   planExcision,
 } from '../../gc/excise.js';
 import { checkReclaimOptions, planReclaim, type ReclaimOptions, type ReclaimReport, unschedule } from '../../gc/reclaim.js';
@@ -556,16 +555,14 @@ export class Catalog {
       return this.read(async (view) => ({ dryRun: true, job: null, ...(await planExcision(view, now, opts.batchSize, opts.retainFrom)) }));
     }
     this.assertWritable();
-    let job = await this.writer.run(async () => {
-      await this.catchUp();
-      return withView(this.kv, openJob);
-    });
+    let jobId: number | undefined;
     for (;;) {
-      const current = job;
-      job = await this.writeSystem(async (view) => {
-        const step = await nextStep(view, current, this.writerName, now, opts.batchSize);
+      const id = jobId;
+      const job = await this.writeSystem(async (view) => {
+        const step = await nextStep(view, id, this.writerName, now, opts.batchSize);
         return { mutations: step.mutations, value: step.job };
       });
+      jobId = job.id;
       const { versions, snapshots, files, finishedAt, retainFrom } = job.row;
       opts.onProgress?.({ versions, snapshots, files });
       if (finishedAt !== null) return { dryRun: false, retainFrom, job: job.id, versions, snapshots, files };

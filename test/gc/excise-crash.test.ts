@@ -3,6 +3,8 @@ import { spawn } from 'node:child_process';
 import { cp } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import * as path from 'node:path';
+import type { Catalog } from '../../src/index.js';
 import { openCatalog, readAll, steppingClock, tempDir } from '../helpers.js';
 import { rawDump } from './gc-helpers.js';
 
@@ -68,4 +70,37 @@ describe('excision killed mid-way', () => {
 
     expect(await rawDump(killed)).toEqual(await rawDump(uninterrupted));
   });
+
+  it('two processes excising at once share one job: each batch counted once, the same end state', { timeout: 60_000 }, async () => {
+    const alone = await tempDir();
+    const { head } = await history(alone);
+    const shared = await tempDir();
+    await cp(alone, shared, { recursive: true });
+
+    const single = await openCatalog({ dir: alone, clock: () => CLOCK });
+    const report = await single.excise({ batchSize: 3 });
+    const expected = await dumpRetained(single, head);
+    await single.close();
+
+    const a = await openCatalog({ dir: shared, clock: () => CLOCK, writerName: 'a' });
+    const b = await openCatalog({ dir: await tempDir(), store: { path: path.join(shared, 'store') }, clock: () => CLOCK, writerName: 'b' });
+    await Promise.all([a.excise({ batchSize: 3 }), b.excise({ batchSize: 3 })]);
+    // A run that starts while another's job is open joins it; one that starts after it finished finds
+    // nothing left. Either way every batch is counted exactly once across the job records.
+    await a.refresh();
+    const jobs = await a.excisionJobs();
+    const sum = (k: 'versions' | 'snapshots' | 'files') => jobs.reduce((n, j) => n + j[k], 0);
+    expect({ versions: sum('versions'), snapshots: sum('snapshots'), files: sum('files') }).toEqual({
+      versions: report.versions,
+      snapshots: report.snapshots,
+      files: report.files,
+    });
+    expect(jobs.every((j) => j.finishedAt !== null)).toBe(true);
+    expect(await dumpRetained(a, head)).toEqual(expected);
+    expect(await dumpRetained(b, head)).toEqual(expected);
+  });
 });
+
+async function dumpRetained(c: Catalog, head: number) {
+  return [await readAll(c, 12), await readAll(c, head - 2), await readAll(c, head), (await c.snapshots()).map((s) => s.id)];
+}
