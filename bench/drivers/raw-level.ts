@@ -45,17 +45,15 @@ export async function openRaw(opts: DriverOptions): Promise<Driver> {
   let nextId = 1;
   let nextFileId = 0;
   const live = new Map<string, { id: number; begin: number; nextRowId: number }>();
+  // A chained batch: the array form re-validates a copy of every operation (15-21 µs each, measured),
+  // which is not LevelDB's cost and would flatter every ratio against this side.
   const write = (s: number, puts: Put[]) => {
     const time = Date.now();
-    return db.batch(
-      [
-        ...puts,
-        put(Tag.Snapshot, [], s, { time }),
-        put(Tag.SnapshotChanges, [], s, { changes: [] }),
-        put(Tag.SnapshotTimeIndex, [time], s, {}),
-      ],
-      { sync: opts.durable },
-    );
+    const batch = db.batch();
+    for (const p of [...puts, put(Tag.Snapshot, [], s, { time }), put(Tag.SnapshotChanges, [], s, { changes: [] }), put(Tag.SnapshotTimeIndex, [time], s, {})]) {
+      batch.put(p.key, p.value);
+    }
+    return batch.write({ sync: opts.durable });
   };
 
   const resolveIn = async (snap: ReturnType<Db['snapshot']>, s: number, table: string) => {

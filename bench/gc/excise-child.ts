@@ -20,9 +20,16 @@ const peakRss = process.resourceUsage().maxRSS * 1024;
 const rawDir = await mkdtemp(path.join(tmpdir(), 'strata-bench-raw-excise-'));
 const db = new ClassicLevel<Buffer, Buffer>(rawDir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
 const keys = Array.from({ length: report.versions * 4 }, (_, i) => Buffer.from(`k${String(i).padStart(12, '0')}`));
-for (let i = 0; i < keys.length; i += 4000) await db.batch(keys.slice(i, i + 4000).map((key) => ({ type: 'put' as const, key, value: Buffer.alloc(60) })));
+const batches = async (fill: (b: ReturnType<typeof db.batch>, key: Buffer) => void, sync: boolean) => {
+  for (let i = 0; i < keys.length; i += 4000) {
+    const b = db.batch();
+    for (const key of keys.slice(i, i + 4000)) fill(b, key);
+    await b.write({ sync });
+  }
+};
+await batches((b, key) => b.put(key, Buffer.alloc(60)), false);
 const r = process.hrtime.bigint();
-for (let i = 0; i < keys.length; i += 4000) await db.batch(keys.slice(i, i + 4000).map((key) => ({ type: 'del' as const, key })), { sync: true });
+await batches((b, key) => b.del(key), true);
 const rawMs = Number(process.hrtime.bigint() - r) / 1e6;
 await db.close();
 await rm(rawDir, { recursive: true, force: true });
