@@ -19,6 +19,7 @@ const peakRss = process.resourceUsage().maxRSS * 1024;
 // index entries), deleted through classic-level in batches of 4,000.
 const rawDir = await mkdtemp(path.join(tmpdir(), 'strata-bench-raw-excise-'));
 const db = new ClassicLevel<Buffer, Buffer>(rawDir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+await db.open();
 const keys = Array.from({ length: report.versions * 4 }, (_, i) => Buffer.from(`k${String(i).padStart(12, '0')}`));
 const batches = async (fill: (b: ReturnType<typeof db.batch>, key: Buffer) => void, sync: boolean) => {
   for (let i = 0; i < keys.length; i += 4000) {
