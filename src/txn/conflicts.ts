@@ -38,44 +38,33 @@ function emptyFootprint(): Footprint {
   };
 }
 
+type NameSet = 'createdSchemas' | 'createdRelations';
+type IdSet = Exclude<keyof Footprint, NameSet>;
+
+/** Which set each `changes_made` kind goes to: names for creations, catalog ids for the rest. */
+const KINDS = new Map<string, { names: NameSet } | { ids: IdSet }>([
+  ['created_schema', { names: 'createdSchemas' }],
+  ['created_table', { names: 'createdRelations' }],
+  ['created_view', { names: 'createdRelations' }],
+  ['inserted_into_table', { ids: 'insertedTables' }],
+  ['deleted_from_table', { ids: 'deletedTables' }],
+  ['compacted_table', { ids: 'compactedTables' }],
+  ['dropped_table', { ids: 'droppedTables' }],
+  ['dropped_view', { ids: 'droppedViews' }],
+  ['dropped_schema', { ids: 'droppedSchemas' }],
+  ['altered_table', { ids: 'alteredTables' }],
+]);
+
 /** Reads a `changes_made` list; entries of kinds this version does not know are ignored, as DuckLake does. */
 export function footprintOf(changes: readonly string[]): Footprint {
   const f = emptyFootprint();
   for (const change of changes) {
     const colon = change.indexOf(':');
-    const kind = change.slice(0, colon);
+    const target = KINDS.get(change.slice(0, colon));
     const value = change.slice(colon + 1);
-    const id = () => catalogId(Number(value));
-    switch (kind) {
-      case 'created_schema':
-        f.createdSchemas.add(value);
-        break;
-      case 'created_table':
-      case 'created_view':
-        f.createdRelations.add(value);
-        break;
-      case 'inserted_into_table':
-        f.insertedTables.add(id());
-        break;
-      case 'deleted_from_table':
-        f.deletedTables.add(id());
-        break;
-      case 'compacted_table':
-        f.compactedTables.add(id());
-        break;
-      case 'dropped_table':
-        f.droppedTables.add(id());
-        break;
-      case 'dropped_view':
-        f.droppedViews.add(id());
-        break;
-      case 'dropped_schema':
-        f.droppedSchemas.add(id());
-        break;
-      case 'altered_table':
-        f.alteredTables.add(id());
-        break;
-    }
+    if (target === undefined) continue;
+    if ('names' in target) f[target.names].add(value);
+    else f[target.ids].add(catalogId(Number(value)));
   }
   return f;
 }
