@@ -35,5 +35,33 @@ if (opts === undefined) {
         /STORE_UNAVAILABLE|failed/,
       );
     });
+
+    it('GC on S3: excision schedules, reclamation deletes through the bucket, the orphan sweep goes by S3 modification times', async () => {
+      const s3 = await freshS3Store(opts);
+      let now = Date.now();
+      const c = await openCatalog({ dir: await tempDir(), store: s3, clock: () => now });
+      const body = new TextEncoder().encode('parquet');
+      for (const p of ['t/a.parquet', 't/b.parquet', 'stray.parquet']) await s3.putIfAbsent(`data/${p}`, body);
+      await c.transaction(async (tx) => {
+        await tx.createTable('main', 't', [{ name: 'i', type: 'int32' }]);
+        await tx.addDataFile('main', 't', { path: 't/a.parquet', recordCount: 1, fileSizeBytes: body.length });
+        await tx.addDataFile('main', 't', { path: 't/b.parquet', recordCount: 1, fileSizeBytes: body.length });
+      });
+      const r = await c.reader();
+      const [a] = await r.dataFiles('main', 't');
+      await r.close();
+      const { snapshot } = await c.transaction((tx) => tx.removeDataFile('main', 't', a!.id));
+      await c.advanceRetainFrom({ snapshot: snapshot! });
+      expect(await c.excise()).toMatchObject({ files: 1 });
+      expect(await c.reclaimFiles({ graceMs: 0 })).toMatchObject({ deleted: ['t/a.parquet'], orphans: [] });
+      expect(await s3.get('data/t/a.parquet')).toBeUndefined();
+      expect(await s3.get('data/t/b.parquet')).toBeDefined();
+      // S3's LastModified is the age the sweep goes by: too young now, old enough a week later.
+      expect((await c.reclaimFiles({ orphans: true })).orphans).toEqual([]);
+      now += 8 * 24 * 3600 * 1000;
+      expect((await c.reclaimFiles({ orphans: true })).orphans).toEqual(['stray.parquet']);
+      expect(await s3.get('data/stray.parquet')).toBeUndefined();
+      expect(await s3.get('data/t/b.parquet')).toBeDefined();
+    });
   });
 }
