@@ -1,6 +1,9 @@
 // Retain-from, excision and reclamation on DuckLake's expire scenarios, on real LevelDB and the real
 // directory store: what stays readable, what is physically gone, which objects are deleted.
 import * as path from 'node:path';
+import { Level } from 'level';
+import { encodeKey } from '../../keys/key-codec.js';
+import { Tag } from '../../keys/tags.js';
 import { describe, expect, it } from 'vitest';
 import { type Catalog, isStrataError } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
@@ -208,6 +211,22 @@ describe('excision and reclamation', () => {
     // The real run does what the plan said.
     const real = await openCatalog({ dir });
     expect(await real.excise()).toMatchObject({ versions: plan.versions, snapshots: plan.snapshots, files: plan.files });
+  });
+
+  it('reclamation aborts and deletes nothing when a tag cannot be read', async () => {
+    const { dir, c, store } = await expireScenario();
+    await c.createTag('audit', 4);
+    await c.advanceRetainFrom({ snapshot: 3 });
+    await c.excise();
+    await c.close();
+    // Damage the tag's value in the index, as a bad disk would.
+    const db = new Level<Uint8Array, Uint8Array>(path.join(dir, 'index'), { keyEncoding: 'view', valueEncoding: 'view' });
+    await db.put(encodeKey(Tag.SnapshotTag, ['audit']), Uint8Array.of(0xff, 0x00));
+    await db.close();
+    const again = await openCatalog({ dir });
+    await expect(again.reclaimFiles({ graceMs: 0 })).rejects.toMatchObject({ code: 'CORRUPT' });
+    expect(await store.get('data/t/f2.parquet')).toBeDefined();
+    expect(await store.get('data/t/f2-del.parquet')).toBeDefined();
   });
 
   it('the orphan sweep deletes old unnamed objects under the data path only', async () => {
