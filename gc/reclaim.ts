@@ -1,10 +1,9 @@
 // File reclamation: deletes from the object store the data and delete files that excision left unnamed,
 // once their grace period is over, and (on request) orphans: objects under the data path that no row names
 // and that are older than a minimum age (an engine may be writing a file it has not registered yet).
-import { encodeKey, keyPrefix, prefixEnd } from '../keys/key-codec.js';
+import { decodeKey, encodeKey, keyPrefix, prefixEnd } from '../keys/key-codec.js';
 import { Tag } from '../keys/tags.js';
 import { StrataError } from '../src/errors.js';
-import { decodeKey } from '../keys/key-codec.js';
 import { decodeRow } from '../src/kv/decode.js';
 import type { Mutation } from '../src/kv/kv-store.js';
 import type { ReadView } from '../src/kv/read-view.js';
@@ -64,7 +63,14 @@ export function checkReclaimOptions(opts: unknown): Required<ReclaimOptions> {
   };
 }
 
-const named = async (view: ReadView, path: string) => ((await q.filePathRows(view, [path])).get(path)?.length ?? 0) > 0;
+/** Orphan candidates checked against the path index per multi-get. */
+const ORPHAN_BATCH = 1000;
+
+/** Which of `paths` some file row still names, in one multi-get. */
+async function namedPaths(view: ReadView, paths: readonly string[]): Promise<Set<string>> {
+  const rows = await q.filePathRows(view, paths);
+  return new Set(paths.filter((p) => rows.get(p)!.length > 0));
+}
 
 /**
  * What one run deletes, decided on one view. Tags and leases are read first, whole: if they cannot be read
@@ -82,20 +88,33 @@ export async function planReclaim(
   const plan: ReclaimPlan = { due: [], waiting: [], named: [], orphans: [] };
   const scheduled = new Set<string>();
   const prefix = keyPrefix(Tag.ReclaimSchedule);
-  for await (const [key, bytes] of view.scan({ gte: prefix, lt: prefixEnd(prefix) })) {
-    const path = decodeKey(key).fields[0] as string;
-    scheduled.add(path);
-    const { scheduledAt } = decodeRow<{ scheduledAt: number }>(key, bytes);
-    if (await named(view, path)) plan.named.push(path);
-    else if (scheduledAt + opts.graceMs <= now) plan.due.push(path);
-    else plan.waiting.push(path);
+  for await (const batch of view.scanBatches({ gte: prefix, lt: prefixEnd(prefix) })) {
+    const entries = batch.map(([key, bytes]) => ({
+      path: decodeKey(key).fields[0] as string,
+      scheduledAt: decodeRow<{ scheduledAt: number }>(key, bytes).scheduledAt,
+    }));
+    const named = await namedPaths(view, entries.map((e) => e.path));
+    for (const { path, scheduledAt } of entries) {
+      scheduled.add(path);
+      if (named.has(path)) plan.named.push(path);
+      else if (scheduledAt + opts.graceMs <= now) plan.due.push(path);
+      else plan.waiting.push(path);
+    }
   }
   if (opts.orphans) {
+    let candidates: string[] = [];
+    const check = async () => {
+      const named = await namedPaths(view, candidates);
+      plan.orphans.push(...candidates.filter((p) => !named.has(p)));
+      candidates = [];
+    };
     for await (const o of store.list(dataPath)) {
       const path = o.key.slice(dataPath.length);
       if (path === '' || scheduled.has(path) || now - o.lastModified < opts.minAgeMs) continue;
-      if (!(await named(view, path))) plan.orphans.push(path);
+      candidates.push(path);
+      if (candidates.length >= ORPHAN_BATCH) await check();
     }
+    await check();
   }
   return plan;
 }
