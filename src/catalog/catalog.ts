@@ -491,6 +491,12 @@ export class Catalog {
     }
   }
 
+  /** Runs `fn` over the newest state, after catching up with the store as a reader does. */
+  private async readFresh<T>(fn: (view: ReadView) => Promise<T>): Promise<T> {
+    await this.freshen();
+    return this.read(fn);
+  }
+
   private async takeLease(snapshot: SnapshotId, holder: string, ttlMs: number): Promise<LeaseHandle> {
     const id = newLeaseId();
     const now = this.clock();
@@ -513,16 +519,14 @@ export class Catalog {
 
   /** The leases readers hold (expired ones included until their reader closes; they protect nothing). */
   async leases(): Promise<LeaseInfo[]> {
-    await this.freshen();
-    return this.read((view) => listLeases(view, this.clock()));
+    return this.readFresh((view) => listLeases(view, this.clock()));
   }
 
   // ---------------------------------------------------------------- retention and GC
 
   /** Retain-from: untagged snapshots below it are OUT_OF_RETENTION. 0 until first advanced. */
   async retainFrom(): Promise<SnapshotId> {
-    await this.freshen();
-    return this.read(async (view) => (await q.retainFrom(view)).snapshot);
+    return this.readFresh(async (view) => (await q.retainFrom(view)).snapshot);
   }
 
   /**
@@ -532,8 +536,7 @@ export class Catalog {
   async advanceRetainFrom(target: AdvanceTarget, options: { dryRun?: boolean } = {}): Promise<AdvanceResult> {
     const now = this.clock();
     if (options.dryRun === true) {
-      await this.freshen();
-      return this.read(async (view) => (await planAdvance(view, target, now)).result);
+      return this.readFresh(async (view) => (await planAdvance(view, target, now)).result);
     }
     this.assertWritable();
     return this.writeSystem(async (view) => {
@@ -551,8 +554,7 @@ export class Catalog {
     const opts = checkExciseOptions(options);
     const now = this.clock();
     if (opts.dryRun) {
-      await this.freshen();
-      return this.read(async (view) => ({ dryRun: true, job: null, ...(await planExcision(view, now, opts.batchSize, opts.retainFrom)) }));
+      return this.readFresh(async (view) => ({ dryRun: true, job: null, ...(await planExcision(view, now, opts.batchSize, opts.retainFrom)) }));
     }
     this.assertWritable();
     let jobId: number | undefined;
@@ -587,7 +589,8 @@ export class Catalog {
     const opts = checkReclaimOptions(options);
     if (!opts.dryRun) this.assertWritable();
     const now = this.clock();
-    await this.writer.run(() => this.catchUp());
+    // Strictly caught up (a store it cannot reach is an error here): deleting goes by the newest state.
+    await this.refresh();
     const plan = await this.read((view) => planReclaim(view, this.log.store, this.dataPath, now, opts));
     const report = { dryRun: opts.dryRun, scheduled: plan.waiting, deleted: plan.due, orphans: plan.orphans };
     if (opts.dryRun) return report;
