@@ -2,11 +2,10 @@
 // large catalog; the time should follow what is removed, not what is kept. Strata against the raw limit
 // (the same number of LevelDB deletes); the peer's expire is not modelled (its SQL deletes ride on indexes
 // the benchmark would have to invent).
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { runScript } from '../child.js';
 import { Catalog } from '../../src/index.js';
 
 export interface ExciseSizes {
@@ -55,17 +54,10 @@ async function build(dir: string, versions: number, keys: number): Promise<numbe
   return cp.keys;
 }
 
-function child(dir: string): Promise<{ report: { versions: number; snapshots: number }; ms: number; peakRss: number; rawMs: number }> {
-  const file = fileURLToPath(new URL('./excise-child.ts', import.meta.url));
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', file, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    p.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`excise child exited with ${code}: ${err}`))));
-  });
-}
+type ExciseResult = { report: { versions: number; snapshots: number }; ms: number; peakRss: number; rawMs: number };
+
+const excise = async (dir: string): Promise<ExciseResult> =>
+  JSON.parse(await runScript(new URL('./excise-child.ts', import.meta.url), [dir])) as ExciseResult;
 
 export async function exciseBench(z: ExciseSizes, out: (s?: string) => void): Promise<void> {
   out('\n### excision against catalog size\n');
@@ -81,7 +73,7 @@ export async function exciseBench(z: ExciseSizes, out: (s?: string) => void): Pr
     const dir = await mkdtemp(path.join(tmpdir(), 'strata-bench-excise-'));
     try {
       const actual = await build(dir, z.versions, keys);
-      const r = await child(dir);
+      const r = await excise(dir);
       times.push(r.ms);
       out(
         `| ${actual.toLocaleString('en-US')} | ${r.report.versions.toLocaleString('en-US')} | ${r.report.snapshots} | ${(r.ms / 1000).toFixed(2)} | ` +

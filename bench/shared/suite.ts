@@ -2,11 +2,10 @@
 // server, one writer and several writer processes; the object-store requests per commit; bootstrap time
 // and memory of a new machine from a checkpoint. Strata-only: the peer has no shared-store mode, and the
 // raw limit here is a bare create-if-absent of a log-sized object on the same store.
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { runScript } from '../child.js';
 import { Catalog } from '../../src/index.js';
 import { logObjectKey } from '../../src/log/commit-log.js';
 import { kvSeq } from '../../keys/ids.js';
@@ -53,17 +52,7 @@ function places(): Place[] {
   return out;
 }
 
-function child(script: string, args: string[], nodeFlags: string[] = []): Promise<string> {
-  const file = fileURLToPath(new URL(script, import.meta.url));
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', file, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    p.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${script} exited with ${code}: ${err}`))));
-  });
-}
+const child = (script: string, args: string[], nodeFlags: string[] = []) => runScript(new URL(script, import.meta.url), args, nodeFlags);
 
 async function setupEvents(dir: string, spec: StoreSpec): Promise<void> {
   const c = await Catalog.open({ dir, store: spec });
