@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
 import { Catalog, type OpenOptions } from '../src/index.js';
 
@@ -59,4 +61,31 @@ export async function dumpCatalog(catalog: Catalog) {
   const out = [];
   for (const s of await catalog.snapshots()) out.push(await readAll(catalog, s.id));
   return out;
+}
+
+/**
+ * Runs a TypeScript fixture in a child process (a real second process: its own index, its own crash).
+ * Resolves when it exits normally or by a signal; a non-zero exit code is an error carrying its stderr.
+ * `onStdout` sees the output so far each time more arrives, and may kill the child.
+ */
+export function runTsx(
+  script: URL,
+  args: string[],
+  onStdout?: (stdout: string, kill: () => void) => void,
+): Promise<{ signal: NodeJS.Signals | null; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(script), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      onStdout?.(stdout, () => p.kill('SIGKILL'));
+    });
+    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    p.on('error', reject);
+    p.on('exit', (code, signal) => {
+      if (code !== 0 && signal === null) reject(new Error(`${script.pathname} failed (${code}): ${stderr}`));
+      else resolve({ signal, stdout });
+    });
+  });
 }

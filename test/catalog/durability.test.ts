@@ -1,42 +1,26 @@
-import { spawn } from 'node:child_process';
 import { readdir, rm } from 'node:fs/promises';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { Catalog, type OpenOptions } from '../../src/index.js';
 import { freshS3Store, S3_BUCKET, s3Options } from '../store/s3-env.js';
-import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
+import { dumpCatalog, openCatalog, runTsx, tempDir } from '../helpers.js';
 
-const child = fileURLToPath(new URL('../fixtures/commit-child.ts', import.meta.url));
+const child = new URL('../fixtures/commit-child.ts', import.meta.url);
 
 /**
  * Runs the child; with `killAfterFirstAckMs`, SIGKILLs it that long after its first acknowledged commit, so
  * the kill lands at a random point of a later commit however slowly the child starts.
  */
-function runChild(
-  args: string[],
-  killAfterFirstAckMs?: number,
-): Promise<{ signal: NodeJS.Signals | null; code: number | null; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', child, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let timer: NodeJS.Timeout | undefined;
-    p.stdout.on('data', (d) => {
-      stdout += d;
-      if (killAfterFirstAckMs !== undefined && timer === undefined && stdout.includes('ack ')) {
-        timer = setTimeout(() => p.kill('SIGKILL'), killAfterFirstAckMs);
-      }
+async function runChild(args: string[], killAfterFirstAckMs?: number): Promise<{ signal: NodeJS.Signals | null; stdout: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await runTsx(child, args, (stdout, kill) => {
+      if (killAfterFirstAckMs !== undefined && timer === undefined && stdout.includes('ack ')) timer = setTimeout(kill, killAfterFirstAckMs);
     });
-    p.stderr.on('data', (d) => (stderr += d));
-    p.on('error', reject);
-    p.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      if (code !== 0 && signal === null) reject(new Error(`child failed (${code}): ${stderr}`));
-      else resolve({ signal, code, stdout });
-    });
-  });
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function seed(dir: string, store?: NonNullable<OpenOptions['store']>): Promise<void> {

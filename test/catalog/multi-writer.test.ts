@@ -1,15 +1,13 @@
 // Several writer processes, each with its own index, committing into one store at once: the log race is
 // real (separate processes), and losers rebase onto the winners. Checked afterwards from a fresh machine.
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { OpenOptions } from '../../src/index.js';
-import { openCatalog, readAll, tempDir } from '../helpers.js';
+import { openCatalog, readAll, runTsx, tempDir } from '../helpers.js';
 import { freshS3Store, S3_BUCKET, s3Options } from '../store/s3-env.js';
 
-const child = fileURLToPath(new URL('../fixtures/writer-child.ts', import.meta.url));
+const child = new URL('../fixtures/writer-child.ts', import.meta.url);
 const TABLES = ['events', 'shared_a', 'shared_b', 'shared_c'];
 
 interface Ack {
@@ -19,28 +17,15 @@ interface Ack {
   path: string;
 }
 
-function runWriter(dir: string, store: NonNullable<OpenOptions['store']>, commits: number, name: string): Promise<Ack[]> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', child, dir, JSON.stringify(store), String(commits), name], {
-      stdio: ['ignore', 'pipe', 'pipe'],
+async function runWriter(dir: string, store: NonNullable<OpenOptions['store']>, commits: number, name: string): Promise<Ack[]> {
+  const { stdout } = await runTsx(child, [dir, JSON.stringify(store), String(commits), name]);
+  return stdout
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const [, snapshot, table, file] = line.split(' ');
+      return { writer: name, snapshot: Number(snapshot), table: table!, path: file! };
     });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    p.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(`writer ${name} exited with ${code}: ${err}`));
-      resolve(
-        out
-          .trim()
-          .split('\n')
-          .map((line) => {
-            const [, snapshot, table, file] = line.split(' ');
-            return { writer: name, snapshot: Number(snapshot), table: table!, path: file! };
-          }),
-      );
-    });
-  });
 }
 
 async function writersRace(store: NonNullable<OpenOptions['store']>, writers: number, commits: number) {

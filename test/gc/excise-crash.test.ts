@@ -1,23 +1,16 @@
 // Excision killed mid-way and run again ends exactly where an uninterrupted run ends: byte for byte.
-import { spawn } from 'node:child_process';
 import { cp } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import * as path from 'node:path';
 import type { Catalog } from '../../src/index.js';
-import { openCatalog, readAll, steppingClock, tempDir } from '../helpers.js';
+import { openCatalog, readAll, runTsx, steppingClock, tempDir } from '../helpers.js';
 import { rawDump } from './gc-helpers.js';
 
-const child = fileURLToPath(new URL('../fixtures/excise-child.ts', import.meta.url));
+const child = new URL('../fixtures/excise-child.ts', import.meta.url);
 const CLOCK = Date.UTC(2027, 5, 1);
 
-function runChild(dir: string, killAfter: number): Promise<NodeJS.Signals | null> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', child, dir, String(CLOCK), String(killAfter)], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let err = '';
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    p.on('exit', (code, signal) => (signal === null && code !== 0 ? reject(new Error(err)) : resolve(signal)));
-  });
+async function runChild(dir: string, killAfter: number): Promise<NodeJS.Signals | null> {
+  return (await runTsx(child, [dir, String(CLOCK), String(killAfter)])).signal;
 }
 
 async function history(dir: string) {
