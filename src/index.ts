@@ -1,5 +1,6 @@
 // The public API of strata.
-export { Catalog, type HistoryOptions, type OpenOptions, type ReaderOptions, type TransactionFn } from './catalog/catalog.js';
+export { Catalog, type HistoryOptions, type OpenOptions, type ReaderOptions } from './catalog/catalog.js';
+export type { TransactionFn } from './txn/prepared.js';
 export type { HistoryBound, ReadSource, TableChanges } from './read/history.js';
 export type { SnapshotSelector } from './read/resolve-snapshot.js';
 export { StrataError, type ErrorCode, isStrataError } from './errors.js';

@@ -15,8 +15,8 @@ import { S3Store, type S3StoreOptions } from '../store/s3-store.js';
 import * as q from '../read/catalog-queries.js';
 import { Reader } from '../read/reader.js';
 import type { SnapshotInfo } from '../read/records.js';
-import { type CommitMeta, planCommit } from '../txn/plan.js';
-import { type PendingState, Transaction } from '../txn/transaction.js';
+import type { CommitMeta } from '../txn/plan.js';
+import { prepare, type TransactionFn } from '../txn/prepared.js';
 import { encodeKey } from '../../keys/key-codec.js';
 import type { SnapshotTagRow } from '../../keys/rows.js';
 import { Tag } from '../../keys/tags.js';
@@ -34,7 +34,6 @@ import {
   type TableChanges,
   tableChanges,
   tableIdAt,
-  verifyReadSources,
 } from '../read/history.js';
 import { RESERVED_TAGS, resolveSnapshot, type SnapshotSelector } from '../read/resolve-snapshot.js';
 import { quote } from '../messages.js';
@@ -55,8 +54,7 @@ import {
 import { checkReclaimOptions, planReclaim, type ReclaimOptions, type ReclaimReport, unschedule } from '../../gc/reclaim.js';
 import type { LeaseHandle } from '../read/reader.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { findConflict, ownFootprint } from '../txn/conflicts.js';
-import { replayOrConflict } from '../txn/replay.js';
+import { GroupCommit, type LostRace } from './group-commit.js';
 
 export interface OpenOptions {
   /** Local directory: the index lives in `<dir>/index`, and the default store in `<dir>/store`. */
@@ -113,11 +111,6 @@ interface Limits {
   maxCommitAttempts: number;
 }
 
-/** Where a commit lost the race: the log entry another writer created first. */
-interface LostRace {
-  lostAt: KvSeq;
-}
-
 /** The longest pause between two attempts of one commit; pauses are drawn uniformly below 2^attempt ms. */
 const MAX_BACKOFF_MS = 250;
 
@@ -147,9 +140,6 @@ export interface HistoryOptions {
  * reader closes.
  */
 export type ReaderOptions = SnapshotSelector & { lease?: LeaseOptions };
-
-// The return value is ignored, so a one-liner like `(tx) => tx.createSchema('s')` needs no wrapping.
-export type TransactionFn = (tx: Transaction) => unknown;
 
 const FIRST_SEQ = kvSeq(1);
 
@@ -227,7 +217,14 @@ async function writerEpoch(from: Pick<KvStore, 'get'>): Promise<WriterEpochRow> 
 
 export class Catalog {
   private readonly writer = new Mutex();
+  private readonly commits = new GroupCommit({
+    loop: (attempt) => this.commitLoop(attempt),
+    append: (view, snapshots, mutations) => this.appendAndApply(view, { kind: 'commit', snapshots, mutations }),
+    clock: () => this.clock(),
+  });
   private readonly readers = new Set<Reader>();
+  /** Transactions under way, from their function to their commit: close() lets them finish. */
+  private readonly transactions = new Set<Promise<unknown>>();
   private closed = false;
 
   /** This process's writer epoch: 0 unless it opened with exclusiveWriter. */
@@ -322,7 +319,7 @@ export class Catalog {
       const epoch = (await writerEpoch(view)).epoch + 1;
       const row: WriterEpochRow = { epoch, holder, since: this.clock() };
       const mutations: Mutation[] = [{ type: 'put', key: WRITER_EPOCH_KEY, value: encodeValue(row) }];
-      const lost = await this.appendAndApply(view, { kind: 'system', snapshot: null, mutations }, epoch);
+      const lost = await this.appendAndApply(view, { kind: 'system', snapshots: [], mutations }, epoch);
       return lost ?? { value: epoch };
     });
   }
@@ -369,49 +366,40 @@ export class Catalog {
    * Runs `fn` against the newest committed state and commits what it did as one snapshot. Returns the new
    * snapshot id, or null when the net effect on the catalog is empty.
    *
-   * If another writer commits first, this one checks its changes against theirs with DuckLake's conflict
-   * rules and, when they commute (e.g. inserts into one table), replays its recorded operations on the
-   * newer state under fresh ids; `fn` itself runs once.
+   * Transactions are optimistic, as DuckLake's are: `fn` runs once, concurrently with other transactions of
+   * this process and of other writers. If others commit first, this one is checked against their changes
+   * with DuckLake's conflict rules and, when they commute (e.g. inserts into one table), its recorded
+   * operations are replayed on the newer state under fresh ids. Transactions of this process that are ready
+   * at once share one log entry (group commit), each with its own snapshot.
    */
   async transaction(fn: TransactionFn, meta: CommitMeta = {}): Promise<{ snapshot: SnapshotId | null }> {
     this.assertWritable();
     if (typeof fn !== 'function') throw new StrataError('INVALID_ARGUMENT', 'transaction() takes a function (tx) => …');
     const checked = checkMeta(meta);
-    let lost: { base: SnapshotId; state: PendingState; changes: string[] } | undefined;
-    return this.commitLoop(async (view) => {
-      const head = await q.headSnapshot(view);
-      const tx = new Transaction(view, head.begin, head.row);
-      let state: PendingState;
-      try {
-        if (lost === undefined) {
-          await fn(tx);
-        } else {
-          const found = await findConflict(view, lost.base, head.begin, ownFootprint(lost.state, lost.changes));
-          if (found) throw found;
-          await replayOrConflict(tx, lost.state.ops, lost.base, head.begin);
-        }
-      } finally {
-        state = await tx.seal();
-      }
-      await verifyReadSources(view, checked.readSources ?? []);
-      const plan = await planCommit(view, state, head.row, checked, this.clock());
-      if (plan.mutations.length === 0) return { value: { snapshot: null } };
-      const snapshot = plan.snapshot?.id ?? null;
-      const race = await this.appendAndApply(view, { kind: 'commit', snapshot, mutations: plan.mutations });
-      if (race === undefined) return { value: { snapshot } };
-      lost = { base: head.begin, state, changes: plan.snapshot?.changes ?? [] };
-      return race;
-    });
+    const running = (async () => {
+      await this.catchUpIfBehind();
+      const prepared = await withView(this.kv, (view) => prepare(view, fn, checked, this.clock()));
+      if (prepared.plan.mutations.length === 0) return { snapshot: null };
+      return this.commits.commit(prepared);
+    })();
+    this.transactions.add(running);
+    try {
+      return await running;
+    } finally {
+      this.transactions.delete(running);
+    }
   }
 
   /**
-   * Runs `attempt` as this process's only writer over the newest state in the store, again (after a
-   * jittered pause) each time another writer took the log entry it tried to write, up to maxCommitAttempts.
+   * Runs `attempt` as this process's only writer over the newest local state, again (after catching up and
+   * a jittered pause) each time another writer took the log entry it tried to write, up to
+   * maxCommitAttempts. The first try does not ask the store what is new: a stale state loses the race for
+   * its entry, which costs what the question would have.
    */
   private commitLoop<T>(attempt: (view: ReadView) => Promise<{ value: T } | LostRace>): Promise<T> {
     return this.writer.run(async () => {
       for (let n = 1; ; n++) {
-        await this.catchUp();
+        if (n > 1) await this.catchUp();
         const out = await withView(this.kv, attempt);
         if ('value' in out) return out.value;
         if (n >= this.limits.maxCommitAttempts) throw await this.gaveUp(out.lostAt, n);
@@ -422,12 +410,13 @@ export class Catalog {
 
   private async gaveUp(seq: KvSeq, attempts: number): Promise<StrataError> {
     const other = await this.log.read(seq);
-    const what = other?.snapshot == null ? `log entry ${seq}` : `snapshot ${other.snapshot} (log entry ${seq})`;
+    const newest = other?.snapshots.at(-1);
+    const what = newest === undefined ? `log entry ${seq}` : `snapshot ${newest} (log entry ${seq})`;
     return new StrataError(
       'CONFLICT',
       `other writers committed first ${attempts} times in a row (the last: ${what}); nothing was written — ` +
         'run the transaction again, or open the catalog with a higher maxCommitAttempts',
-      other?.snapshot == null ? {} : { snapshot: other.snapshot },
+      newest === undefined ? {} : { snapshot: newest },
     );
   }
 
@@ -482,13 +471,20 @@ export class Catalog {
    */
   private async freshen(): Promise<void> {
     try {
-      // The common case, nothing new, is one probe of the next entry, without waiting for this process's
-      // own writer (whose commits apply themselves).
-      if ((await this.log.read(kvSeq(this.kv.latestApplied + 1))) === undefined) return;
-      await this.writer.run(() => this.catchUp());
+      await this.catchUpIfBehind();
     } catch (e) {
       this.followed = { ...this.followed, lastError: asStrataError(e) };
     }
+  }
+
+  /**
+   * Applies what other writers committed since this process last looked. The common case, nothing new, is
+   * one probe of the next entry, without waiting for this process's own writer (whose commits apply
+   * themselves).
+   */
+  private async catchUpIfBehind(): Promise<void> {
+    if ((await this.log.read(kvSeq(this.kv.latestApplied + 1))) === undefined) return;
+    await this.writer.run(() => this.catchUp());
   }
 
   /** Runs `fn` over the newest state, after catching up with the store as a reader does. */
@@ -658,7 +654,7 @@ export class Catalog {
     return this.commitLoop(async (view) => {
       const { mutations, value } = await build(view);
       if (mutations.length === 0) return { value };
-      const lost = await this.appendAndApply(view, { kind: 'system', snapshot: null, mutations });
+      const lost = await this.appendAndApply(view, { kind: 'system', snapshots: [], mutations });
       return lost ?? { value };
     });
   }
@@ -670,7 +666,7 @@ export class Catalog {
    */
   private async appendAndApply(
     view: ReadView,
-    body: Pick<LogEntry, 'kind' | 'snapshot' | 'mutations'>,
+    body: Pick<LogEntry, 'kind' | 'snapshots' | 'mutations'>,
     epoch = this.epoch,
   ): Promise<LostRace | undefined> {
     const current = await writerEpoch(view);
@@ -785,6 +781,7 @@ export class Catalog {
     // release that fails leaves the lease to expire.
     await Promise.all([...this.readers].map((r) => r.close().catch(() => undefined)));
     this.closed = true;
+    await Promise.allSettled([...this.transactions]);
     await this.writer.run(async () => undefined);
     await this.kv.close();
   }

@@ -35,7 +35,7 @@ export function initEntry(seq: KvSeq, identity: CatalogIdentity, dataPath: strin
     kind: 'init',
     epoch: 0,
     txn: identity.uuid,
-    snapshot: s0,
+    snapshots: [s0],
     mutations: [
       put(systemKey(SystemKey.CatalogIdentity), identity),
       put(systemKey(SystemKey.HeadSnapshot), { id: s0 }),

@@ -6,7 +6,7 @@ import { type KvSeq, kvSeq } from '../../keys/ids.js';
 import { encodeKey, type Key } from '../../keys/key-codec.js';
 import { SystemKey, Tag } from '../../keys/tags.js';
 import { StrataError } from '../errors.js';
-import { type Db, type DbSnapshot, ReadView } from './read-view.js';
+import { type Db, type DbSnapshot, type ReadView, SnapshotView } from './read-view.js';
 import { SnapshotTimeline } from './snapshot-timeline.js';
 import { VersionCache } from './version-cache.js';
 
@@ -173,7 +173,7 @@ export class KvStore {
     }
     const s = shared;
     s.views++;
-    return new ReadView(this.db, s.snapshot, s.seq, this.cache, this.timeline, s.values, async () => {
+    return new SnapshotView(this.db, s.snapshot, s.seq, this.cache, this.timeline, s.values, async () => {
       s.views--;
       if (s.views === 0 && s.retired) await s.snapshot.close();
     });

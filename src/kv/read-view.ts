@@ -26,11 +26,34 @@ const READ_AHEAD = 16_384;
 /** Entries fetched per native call; large enough to amortise the crossing, small enough to bound memory. */
 const SCAN_BATCH = 256;
 
-function version(key: Key, bytes: Uint8Array, fields = decodeKey(key).fields): CachedVersion {
+/** One stored version, decoded and frozen: the shape groups are served in, from the cache or not. */
+export function decodeVersion(key: Key, bytes: Uint8Array, fields = decodeKey(key).fields): CachedVersion {
   return Object.freeze({ key, fields, begin: beginOf(key), row: Object.freeze(decodeRow(key, bytes)) });
 }
 
-export class ReadView {
+/**
+ * What readers, transactions, the planner and GC read the catalog through: one frozen state. The index's
+ * own views (SnapshotView) are LevelDB snapshots; a group commit plans later members on an OverlayView
+ * (overlay-view.ts), the state after the earlier members, which exists nowhere yet.
+ */
+export interface ReadView {
+  /** The last log entry applied to the index under this view. */
+  readonly seq: KvSeq;
+  snapshotAtOrBefore(time: number, head: SnapshotId): Promise<SnapshotId | undefined | null>;
+  group(tag: Tag, fields: readonly Field[]): Promise<readonly CachedVersion[]>;
+  versionBatches(tag: Tag, fields: readonly Field[], end?: Key): AsyncGenerator<readonly CachedVersion[]>;
+  getImmutable<T>(key: Key): Promise<T | undefined>;
+  stateValue<T>(key: Key): Promise<T | undefined>;
+  get(key: Key): Promise<Uint8Array | undefined>;
+  scan(range: Range): AsyncGenerator<[Key, Uint8Array]>;
+  scanBatches(range: Range): AsyncGenerator<[Key, Uint8Array][]>;
+  getMany(keys: readonly Key[]): Promise<(Uint8Array | undefined)[]>;
+  anyUnder(prefixes: readonly Key[], accept: (key: Key) => boolean): Promise<boolean[]>;
+  last(gte: Key, lte: Key): Promise<[Key, Uint8Array] | undefined>;
+  close(): Promise<void>;
+}
+
+export class SnapshotView implements ReadView {
   private closed = false;
 
   constructor(
@@ -102,7 +125,7 @@ export class ReadView {
     // keep, reading stops at `end`.
     let kept: CachedVersion[] | undefined = id === undefined ? undefined : [];
     for await (const entries of this.scanBatches({ gte: prefix, lt: prefixEnd(prefix) })) {
-      const batch = entries.map(([key, bytes]) => version(key, bytes));
+      const batch = entries.map(([key, bytes]) => decodeVersion(key, bytes));
       if (kept !== undefined) kept = kept.length + batch.length <= MAX_CACHED_GROUP ? kept.concat(batch) : undefined;
       const wanted = end === undefined ? batch : batch.filter((v) => Buffer.compare(v.key, end) < 0);
       if (wanted.length > 0) yield wanted;
@@ -122,7 +145,7 @@ export class ReadView {
       const keyFields = decodeKey(key).fields;
       const id = groupId(tag, keyFields.slice(0, fields.length));
       if (groups.at(-1)?.[0] !== id) groups.push([id, []]);
-      groups.at(-1)![1].push(version(key, bytes, keyFields));
+      groups.at(-1)![1].push(decodeVersion(key, bytes, keyFields));
       read++;
     }
     const truncated = read >= limit;
@@ -145,10 +168,6 @@ export class ReadView {
   }
 
   /**
-   * A point read. Synchronous on purpose: a LevelDB get is microseconds from its cache, while a trip through
-   * the thread pool costs tens of microseconds; callers stay async so this may change.
-   */
-  /**
    * A system value of this view's state (the head snapshot, retain-from), decoded once per state: every
    * reader opened on one state asks for the same few, and a LevelDB point read costs ~10 µs.
    */
@@ -161,6 +180,10 @@ export class ReadView {
     return value;
   }
 
+  /**
+   * A point read. Synchronous on purpose: a LevelDB get is microseconds from its cache, while a trip through
+   * the thread pool costs tens of microseconds; callers stay async so this may change.
+   */
   async get(key: Key): Promise<Uint8Array | undefined> {
     this.assertOpen();
     return this.db.getSync(key, { snapshot: this.snapshot }) ?? undefined;

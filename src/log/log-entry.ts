@@ -12,7 +12,10 @@ const packr = new Packr({ useRecords: false, mapsAsObjects: true });
 export type EntryKind =
   /** Creates the catalog: snapshot 0, schema `main`, the catalog's identity. */
   | 'init'
-  /** A catalog transaction: one new snapshot, or none when it only set options. */
+  /**
+   * Catalog transactions: one new snapshot each (none for one that only set options). Transactions that
+   * commit at once in one process share an entry (group commit), so an entry may create several.
+   */
   | 'commit'
   /** Bookkeeping that creates no snapshot: tags, writer epochs (later: retain-from, leases, excision). */
   | 'system';
@@ -22,8 +25,8 @@ export interface LogEntry {
   kind: EntryKind;
   /** The writer epoch the entry was written under (0: no exclusive writer). Replay skips stale epochs. */
   epoch: number;
-  /** The catalog snapshot this entry creates; null for entries that create none. */
-  snapshot: SnapshotId | null;
+  /** The catalog snapshots this entry creates, ascending; none for system entries. */
+  snapshots: readonly SnapshotId[];
   /**
    * Unique per written entry: a writer whose create of the entry had no clear answer (timeout, dropped
    * response) reads the entry back and knows by this whether it is its own.
@@ -36,7 +39,9 @@ interface WireEntry {
   seq: number;
   kind: EntryKind;
   epoch?: number;
+  /** The one snapshot the entry creates, or null; `snapshots` instead when there are several. */
   snapshot: number | null;
+  snapshots?: number[];
   txn?: string;
   /** [key, value] for a put, [key, null] for a delete. */
   mutations: [Uint8Array, Uint8Array | null][];
@@ -47,7 +52,7 @@ export function encodeEntry(entry: LogEntry): Uint8Array {
     seq: entry.seq,
     kind: entry.kind,
     ...(entry.epoch === 0 ? {} : { epoch: entry.epoch }),
-    snapshot: entry.snapshot,
+    ...(entry.snapshots.length > 1 ? { snapshot: null, snapshots: [...entry.snapshots] } : { snapshot: entry.snapshots[0] ?? null }),
     txn: entry.txn,
     mutations: entry.mutations.map((m) => [m.key, m.type === 'put' ? m.value : null]),
   };
@@ -73,7 +78,7 @@ export function decodeEntry(objectKey: string, bytes: Uint8Array): LogEntry {
     seq: kvSeq(wire.seq),
     kind: wire.kind,
     epoch: wire.epoch ?? 0,
-    snapshot: wire.snapshot as SnapshotId | null,
+    snapshots: (wire.snapshots ?? (wire.snapshot === null ? [] : [wire.snapshot])) as SnapshotId[],
     txn: wire.txn ?? '',
     mutations: wire.mutations.map(([key, value]) =>
       value === null ? { type: 'del', key } : { type: 'put', key, value },

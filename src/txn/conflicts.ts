@@ -111,7 +111,7 @@ export function ownFootprint(state: PendingState, changes: readonly string[]): O
 const conflict = (other: SnapshotId, what: string) =>
   new StrataError(
     'CONFLICT',
-    `${what} (snapshot ${other}, committed by another writer while this transaction was being prepared); ` +
+    `${what} (snapshot ${other}, committed by another transaction, of this process or another writer, while this one was being prepared); ` +
       'nothing was written — read the new state and run the transaction again',
     { snapshot: other },
   );

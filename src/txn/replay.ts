@@ -35,7 +35,7 @@ export async function replayOrConflict(tx: Transaction, ops: readonly RecordedOp
     const others = head === base + 1 ? `snapshot ${head}` : `snapshots ${base + 1}–${head}`;
     throw new StrataError(
       'CONFLICT',
-      `another writer committed ${others} while this transaction was being prepared, and on the new state this ` +
+      `other transactions committed ${others} while this one was being prepared, and on the new state this ` +
         `transaction fails: ${e.message}; nothing was written — read the new state and run the transaction again`,
       { snapshot: head, cause: e },
     );

@@ -1,0 +1,108 @@
+// Group commit: the transactions of one process that are ready while a log write is in flight go into the
+// next log entry together, so they share one create-if-absent (and, on the directory store, its two syncs).
+// Each keeps its own snapshot. Their functions ran concurrently on the state they found, so the group is
+// ordered as they arrived and each later member is checked and replayed on the state the earlier ones
+// leave (an OverlayView), exactly as a transaction that lost the race to another writer is: the group
+// adds no rule of its own (docs/decisions/0004-group-commit.md).
+import type { KvSeq, SnapshotId } from '../../keys/ids.js';
+import type { Mutation } from '../kv/kv-store.js';
+import { OverlayView } from '../kv/overlay-view.js';
+import type { ReadView } from '../kv/read-view.js';
+import { type Prepared, rebase } from '../txn/prepared.js';
+
+/** Transactions per entry at most: bounds an entry's size and the work one lost race throws away. */
+const MAX_GROUP = 64;
+
+/** Where a commit lost the race: the log entry another writer created first. */
+export interface LostRace {
+  lostAt: KvSeq;
+}
+
+/** What the catalog lends the group: its commit loop, its commit point and its clock. */
+export interface CommitPath {
+  /** Runs `attempt` under the writer lock on the newest local state, again after each lost race. */
+  loop<T>(attempt: (view: ReadView) => Promise<{ value: T } | LostRace>): Promise<T>;
+  /** Creates log entry `view.seq + 1` and applies it, or says where the race was lost. */
+  append(view: ReadView, snapshots: SnapshotId[], mutations: Mutation[]): Promise<LostRace | undefined>;
+  clock(): number;
+}
+
+export type CommitResult = { snapshot: SnapshotId | null };
+
+interface Member {
+  prepared: Prepared;
+  resolve: (r: CommitResult) => void;
+  reject: (e: unknown) => void;
+}
+
+type Outcome = { member: Member } & ({ result: CommitResult } | { error: unknown });
+
+export class GroupCommit {
+  private readonly queue: Member[] = [];
+  private leading = false;
+
+  constructor(private readonly path: CommitPath) {}
+
+  commit(prepared: Prepared): Promise<CommitResult> {
+    const done = new Promise<CommitResult>((resolve, reject) => this.queue.push({ prepared, resolve, reject }));
+    if (!this.leading) void this.lead();
+    return done;
+  }
+
+  /** Commits what is queued, a group at a time; what arrives during one group's write joins the next. */
+  private async lead(): Promise<void> {
+    this.leading = true;
+    try {
+      while (this.queue.length > 0) await this.commitGroup(this.queue.splice(0, MAX_GROUP));
+    } finally {
+      this.leading = false;
+    }
+  }
+
+  private async commitGroup(members: Member[]): Promise<void> {
+    let outcomes: Outcome[];
+    try {
+      outcomes = await this.path.loop((root) => this.attempt(root, members));
+    } catch (e) {
+      // The entry itself failed (fenced, store unavailable, too many lost races): nothing of the group landed.
+      for (const m of members) m.reject(e);
+      return;
+    }
+    for (const o of outcomes) {
+      if ('result' in o) o.member.resolve(o.result);
+      else o.member.reject(o.error);
+    }
+  }
+
+  /**
+   * Plans every member on the state the ones before it leave and writes them as one entry. A member that
+   * conflicts fails alone, but only once the entry lands: after a lost race everything is planned again on
+   * the newer state, where the answer may differ.
+   */
+  private async attempt(root: ReadView, members: readonly Member[]): Promise<{ value: Outcome[] } | LostRace> {
+    let view: ReadView = root;
+    const outcomes: Outcome[] = [];
+    const snapshots: SnapshotId[] = [];
+    const mutations: Mutation[] = [];
+    for (const member of members) {
+      const ownState = view === root && root.seq === member.prepared.seq;
+      let plan;
+      try {
+        plan = await rebase(view, member.prepared, ownState, this.path.clock());
+      } catch (error) {
+        outcomes.push({ member, error });
+        continue;
+      }
+      outcomes.push({ member, result: { snapshot: plan.snapshot?.id ?? null } });
+      if (plan.mutations.length === 0) continue;
+      if (plan.snapshot) snapshots.push(plan.snapshot.id);
+      mutations.push(...plan.mutations);
+      view = OverlayView.over(view, plan.mutations);
+    }
+    if (mutations.length > 0) {
+      const lost = await this.path.append(root, snapshots, mutations);
+      if (lost) return lost;
+    }
+    return { value: outcomes };
+  }
+}

@@ -1,0 +1,64 @@
+// A transaction between its function and its log entry. The function runs once, on the newest state the
+// process has; the commit may land on a later state (other writers won the race, or earlier transactions of
+// the same group commit go first), where the recorded operations are checked against what came in between
+// and replayed (docs/decisions/0003, 0004).
+import type { KvSeq, SnapshotId } from '../../keys/ids.js';
+import type { SnapshotRow } from '../../keys/rows.js';
+import type { ReadView } from '../kv/read-view.js';
+import * as q from '../read/catalog-queries.js';
+import { verifyReadSources } from '../read/history.js';
+import { findConflict, ownFootprint } from './conflicts.js';
+import { type CommitMeta, type Plan, planCommit } from './plan.js';
+import { replayOrConflict } from './replay.js';
+import { type PendingState, Transaction } from './transaction.js';
+
+// The return value is ignored, so a one-liner like `(tx) => tx.createSchema('s')` needs no wrapping.
+export type TransactionFn = (tx: Transaction) => unknown;
+
+export interface Prepared {
+  /** The state the function ran on: the log entry and the snapshot it ends with. */
+  seq: KvSeq;
+  base: SnapshotId;
+  state: PendingState;
+  /** Its plan on that state. */
+  plan: Plan;
+  meta: CommitMeta;
+}
+
+/** Runs `fn` on `view` (the function's only run) and plans its commit there. */
+export async function prepare(view: ReadView, fn: TransactionFn, meta: CommitMeta, time: number): Promise<Prepared> {
+  const head = await q.headSnapshot(view);
+  const tx = new Transaction(view, head.begin, head.row);
+  let state: PendingState;
+  try {
+    await fn(tx);
+  } finally {
+    state = await tx.seal();
+  }
+  return { seq: view.seq, base: head.begin, state, plan: await planOn(view, head, state, meta, time), meta };
+}
+
+/**
+ * The plan of a prepared transaction on `view`: its own plan if `view` is the state it ran on, else the
+ * replay of its operations there, after DuckLake's conflict checks against the snapshots in between. A
+ * conflict throws CONFLICT naming them.
+ */
+export async function rebase(view: ReadView, p: Prepared, isOwnState: boolean, time: number): Promise<Plan> {
+  if (isOwnState) return p.plan;
+  const head = await q.headSnapshot(view);
+  const found = await findConflict(view, p.base, head.begin, ownFootprint(p.state, p.plan.snapshot?.changes ?? []));
+  if (found) throw found;
+  const tx = new Transaction(view, head.begin, head.row);
+  let state: PendingState;
+  try {
+    await replayOrConflict(tx, p.state.ops, p.base, head.begin);
+  } finally {
+    state = await tx.seal();
+  }
+  return planOn(view, head, state, p.meta, time);
+}
+
+async function planOn(view: ReadView, head: q.Version<SnapshotRow>, state: PendingState, meta: CommitMeta, time: number): Promise<Plan> {
+  await verifyReadSources(view, meta.readSources ?? []);
+  return planCommit(view, state, head.row, meta, time);
+}
