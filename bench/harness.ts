@@ -7,6 +7,8 @@ export interface Sample {
   units: number;
   /** Highest resident set size seen while the workload ran, in bytes. */
   peakRss: number;
+  /** For operations run concurrently: the wall time of them all, which throughput is measured over. */
+  wallNs?: number;
 }
 
 export interface Stats {
@@ -28,9 +30,31 @@ export async function measure(n: number, units: number, op: (i: number) => Promi
   return { ns, units, peakRss: Math.max(peakRss, process.memoryUsage.rss()) };
 }
 
+/**
+ * `n` operations from `callers` concurrent callers, each starting its next operation when its last one
+ * returns: latency per operation includes the wait for the others; throughput is over the wall time.
+ */
+export async function measureConcurrent(n: number, callers: number, units: number, op: (i: number) => Promise<unknown>): Promise<Sample> {
+  const ns: number[] = [];
+  let peakRss = process.memoryUsage.rss();
+  let next = 0;
+  const start = process.hrtime.bigint();
+  const caller = async () => {
+    for (let i = next++; i < n; i = next++) {
+      const t = process.hrtime.bigint();
+      await op(i);
+      ns.push(Number(process.hrtime.bigint() - t));
+      if (i % 64 === 0) peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    }
+  };
+  await Promise.all(Array.from({ length: callers }, caller));
+  const wallNs = Number(process.hrtime.bigint() - start);
+  return { ns, units, peakRss: Math.max(peakRss, process.memoryUsage.rss()), wallNs };
+}
+
 export function stats(s: Sample): Stats {
   const sorted = [...s.ns].sort((a, b) => a - b);
-  const total = sorted.reduce((a, b) => a + b, 0);
+  const total = s.wallNs ?? sorted.reduce((a, b) => a + b, 0);
   const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]! / 1e3;
   return {
     perSec: (sorted.length * s.units) / (total / 1e9),

@@ -1,7 +1,7 @@
 // The workloads of the suite. Each builds its catalog (untimed) through a Driver, then times one kind of
 // operation; every side gets the same operations in the same order (a seeded generator picks them).
 import type { Driver, FileSpec } from './drivers/driver.js';
-import { measure, rng, type Sample } from './harness.js';
+import { measure, measureConcurrent, rng, type Sample } from './harness.js';
 
 export interface Sizes {
   snapshots: number;
@@ -46,6 +46,26 @@ const commitOne = (durable: boolean): Workload => ({
     return { '': await measure(z.commits, 1, (i) => d.addFiles(`t${pick(z.tables)}`, [file(i)])) };
   },
 });
+
+const CALLERS = 8;
+
+const commitConcurrent: Workload = {
+  name: `commit 1 data file, ${CALLERS} callers at once (durable)`,
+  unit: 'commits/s',
+  durable: true,
+  describe: (z) =>
+    `${z.commits * 2} commits from ${CALLERS} concurrent callers in one process, each adding one data file to a random one of ` +
+    `${z.tables} tables; throughput over the wall time, latency per commit including the wait for the others. ` +
+    'SQLite takes one writer at a time, so the peer\'s callers queue; LevelDB merges concurrent synced batches into ' +
+    'one WAL write (its own group commit); Strata puts the transactions that become ready while a log write is in ' +
+    'flight into the next log entry (group commit)',
+  run: async (d, z) => {
+    await createTables(d, z.tables);
+    const pick = rng(4);
+    const tables = Array.from({ length: z.commits * 2 }, () => `t${pick(z.tables)}`);
+    return { '': await measureConcurrent(tables.length, CALLERS, 1, (i) => d.addFiles(tables[i]!, [file(i)])) };
+  },
+};
 
 const commitHundred: Workload = {
   name: 'commit 100 data files in one snapshot (durable)',
@@ -175,6 +195,7 @@ const snapshotResolution: Workload = {
 export const WORKLOADS: Workload[] = [
   commitOne(true),
   commitOne(false),
+  commitConcurrent,
   commitHundred,
   resolveOld,
   historyDepth,

@@ -377,7 +377,9 @@ export class Catalog {
     if (typeof fn !== 'function') throw new StrataError('INVALID_ARGUMENT', 'transaction() takes a function (tx) => …');
     const checked = checkMeta(meta);
     const running = (async () => {
-      await this.catchUpIfBehind();
+      // While a group of this process is being written, asking the store would find that group's own
+      // entry and wait for it; whatever else is new, the group's write learns and the rebase handles.
+      if (!this.commits.busy) await this.catchUpIfBehind();
       const prepared = await withView(this.kv, (view) => prepare(view, fn, checked, this.clock()));
       if (prepared.plan.mutations.length === 0) return { snapshot: null };
       return this.commits.commit(prepared);

@@ -43,6 +43,11 @@ export class GroupCommit {
 
   constructor(private readonly path: CommitPath) {}
 
+  /** Whether a group is being written: its outcome will show this process anything newer in the store. */
+  get busy(): boolean {
+    return this.leading;
+  }
+
   commit(prepared: Prepared): Promise<CommitResult> {
     const done = new Promise<CommitResult>((resolve, reject) => this.queue.push({ prepared, resolve, reject }));
     if (!this.leading) void this.lead();
