@@ -58,6 +58,8 @@ export interface ReadView {
 
 export class SnapshotView implements ReadView {
   private closed = false;
+  /** Parents this view has read whole (see group()). */
+  private readonly readAhead = new Set<string>();
 
   constructor(
     private readonly db: Db,
@@ -90,22 +92,26 @@ export class SnapshotView implements ReadView {
    * caller must not modify what it gets.
    */
   async group(tag: Tag, fields: readonly Field[]): Promise<readonly CachedVersion[]> {
-    const own = keyPrefix(tag, fields);
     const spec = cachedGroup(tag, fields.length);
-    if (spec === undefined) return (await this.readGroups(tag, fields, own, Infinity)).versions;
+    if (spec === undefined) return (await this.readGroups(tag, fields, keyPrefix(tag, fields), Infinity)).versions;
     const id = groupId(tag, fields);
     const hit = this.cache.get(id);
     if (hit !== undefined) return hit;
-    if (!spec.readAhead || !this.cache.shouldReadAhead(groupId(tag, fields.slice(0, -1)))) {
+    // Only a miss encodes a key: on a hit that would be most of the lookup's cost.
+    const own = keyPrefix(tag, fields);
+    const parentId = groupId(tag, fields.slice(0, -1));
+    if (!spec.readAhead || this.readAhead.has(parentId) || !this.cache.shouldReadAhead(parentId)) {
       const versions = (await this.readGroups(tag, fields, own, Infinity)).versions;
       this.cache.offer(id, versions, this.seq);
       return versions;
     }
     // The first miss under a parent reads the whole parent (every table, every name in the schema, …) up to
     // READ_AHEAD versions: the neighbours are usually wanted next, and one scan costs far less than one per
-    // group. Later misses there (a name being created, a group evicted) read only their own group.
+    // group. Later misses there (a name being created, a group evicted) read only their own group — in this
+    // view, and in every view once the cache has taken what was read.
+    this.readAhead.add(parentId);
     const parent = await this.readGroups(tag, fields, keyPrefix(tag, fields.slice(0, -1)), READ_AHEAD);
-    for (const [groupIdRead, versions] of parent.groups) this.cache.offer(groupIdRead, versions, this.seq);
+    this.cache.offerParent(parentId, parent.groups, this.seq);
     const versions = parent.complete ? parent.versions : (await this.readGroups(tag, fields, own, Infinity)).versions;
     this.cache.offer(id, versions, this.seq);
     return versions;

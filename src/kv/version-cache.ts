@@ -130,12 +130,21 @@ export class VersionCache {
     this.points.set(pointId(key), value);
   }
 
-  /** Whether a miss under this parent should read the whole parent: once after each change to it. */
+  /** Whether a miss under this parent should read the whole parent: until the cache holds what that read. */
   shouldReadAhead(parentId: string): boolean {
-    if (this.warmed.has(parentId)) return false;
+    return !this.warmed.has(parentId);
+  }
+
+  /**
+   * The groups of a parent read whole. The parent counts as warmed only if they were stored: a read from an
+   * older state (a reader opened before the last commit) or during an apply is not kept, and marking the
+   * parent anyway would leave every later miss under it to read its own group, one scan each.
+   */
+  offerParent(parentId: string, groups: readonly [string, readonly CachedVersion[]][], viewSeq: KvSeq): void {
+    if (this.applying > 0 || viewSeq !== this.latest) return;
+    for (const [id, versions] of groups) this.store(id, versions);
     if (this.warmed.size >= this.capacity) this.warmed.clear();
     this.warmed.add(parentId);
-    return true;
   }
 
   /** Before an entry's batch is written: forget every group it touches, and store nothing until it is done. */

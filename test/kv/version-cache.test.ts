@@ -39,6 +39,23 @@ describe('VersionCache', () => {
     expect(cache.get(tableGroup(1))).toBeUndefined();
   });
 
+  it('counts a parent as read whole only when the cache took its groups', () => {
+    const cache = new VersionCache(kvSeq(5));
+    const parent = groupId(Tag.Table, []);
+    // Read from an older state (a reader opened before the last commit): nothing kept, so the next miss
+    // under the parent must read it whole again rather than one group at a time.
+    cache.offerParent(parent, [[tableGroup(1), [version(1, 1)]]], kvSeq(4));
+    expect(cache.get(tableGroup(1))).toBeUndefined();
+    expect(cache.shouldReadAhead(parent)).toBe(true);
+    cache.offerParent(parent, [[tableGroup(1), [version(1, 1)]], [tableGroup(2), [version(2, 1)]]], kvSeq(5));
+    expect(cache.get(tableGroup(2))).toHaveLength(1);
+    expect(cache.shouldReadAhead(parent)).toBe(false);
+    // A change under the parent makes it due again.
+    cache.beginApply([put(3, 6)]);
+    cache.endApply(kvSeq(6));
+    expect(cache.shouldReadAhead(parent)).toBe(true);
+  });
+
   it('keeps a metadata group however many versions it has', () => {
     const cache = new VersionCache(kvSeq(1));
     const history = Array.from({ length: 10_000 }, (_, i) => version(1, i + 1));
