@@ -249,9 +249,11 @@ export type ColumnVersion = { id: ColumnId } & Version<ColumnRow>;
 
 /** The table's columns visible at `at`, in column order; with `at` undefined, every version ever written. */
 export async function columnsOf(view: ReadView, tableId: CatalogId, at: SnapshotId | undefined): Promise<ColumnVersion[]> {
+  // A table's columns are one cached metadata group: read as one array, not streamed (a lookup's hot path).
   const out: ColumnVersion[] = [];
-  for await (const v of versionsUnder<ColumnRow>(view, Tag.Column, [tableId], at)) {
-    out.push({ id: v.fields[1] as ColumnId, begin: v.begin, row: v.row });
+  for (const v of await view.group(Tag.Column, [tableId])) {
+    const row = v.row as ColumnRow;
+    if (at === undefined || isVisible(v.begin, row.end, at)) out.push({ id: v.fields[1] as ColumnId, begin: v.begin as SnapshotId, row });
   }
   return at === undefined ? out : out.sort((a, b) => a.row.order - b.row.order);
 }
