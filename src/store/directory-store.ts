@@ -59,7 +59,8 @@ export class DirectoryStore implements ObjectStore {
 
   private file(key: string): string {
     assertValidObjectKey(key);
-    return path.join(this.root, ...key.split('/'));
+    // A valid key has no empty, '.' or '..' segment, so it appends to the root as it is.
+    return `${this.root}${path.sep}${path.sep === '/' ? key : key.split('/').join(path.sep)}`;
   }
 
   url(key: string): string {

@@ -31,13 +31,26 @@ export interface ObjectStore {
  * Keys are `/`-separated relative names: no empty, `.` or `..` segments, no segment starting with `.`.
  * Strata never uses one key as a folder of another (`a` and `a/b`), which a directory cannot hold.
  */
+/** One pass, no allocation: every store call checks its key, and readers probe the log on each open. */
+function isValidObjectKey(key: string): boolean {
+  if (key.length === 0 || key.length > 1024) return false;
+  let segmentStart = true;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c === 0) return false;
+    if (c === 0x2f /* / */) {
+      if (segmentStart) return false; // empty segment
+      segmentStart = true;
+    } else {
+      if (segmentStart && c === 0x2e /* . */) return false;
+      segmentStart = false;
+    }
+  }
+  return !segmentStart; // no trailing '/'
+}
+
 export function assertValidObjectKey(key: string): void {
-  const ok =
-    key.length > 0 &&
-    key.length <= 1024 &&
-    !key.includes('\0') &&
-    key.split('/').every((seg) => seg.length > 0 && !seg.startsWith('.'));
-  if (!ok) {
+  if (!isValidObjectKey(key)) {
     throw new StrataError(
       'INVALID_ARGUMENT',
       `object key ${JSON.stringify(key)} is not valid: use non-empty '/'-separated segments that do not start with '.'`,

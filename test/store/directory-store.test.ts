@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { isStrataError } from '../../src/errors.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { tempDir } from '../helpers.js';
 import { objectStoreConformance } from './conformance.js';
@@ -13,6 +14,18 @@ describe('DirectoryStore', () => {
     const s = new DirectoryStore(root);
     await Promise.all(Array.from({ length: 8 }, () => s.putIfAbsent('log/00001', new Uint8Array([1]))));
     expect(await readdir(path.join(root, 'log'))).toEqual(['00001']);
+  });
+
+  it('refuses keys that could leave its root or name a hidden file, and nothing is written', async () => {
+    const root = await tempDir();
+    const s = new DirectoryStore(root);
+    const bad = ['', '/a', 'a/', 'a//b', '.x', 'a/.b', 'a/../b', '../a', 'a\0b', 'x'.repeat(1025)];
+    for (const key of bad) {
+      await expect(s.putIfAbsent(key, new Uint8Array([1])), JSON.stringify(key)).rejects.toSatisfy((e) => isStrataError(e, 'INVALID_ARGUMENT'));
+      await expect(s.get(key), JSON.stringify(key)).rejects.toSatisfy((e) => isStrataError(e, 'INVALID_ARGUMENT'));
+    }
+    expect(await readdir(root)).toEqual([]);
+    for (const key of ['k', 'a/b.parquet', 'log/00000000000000000001', 'a.b/c..d']) expect(await s.putIfAbsent(key, new Uint8Array([1]))).toBe(true);
   });
 
   it('maps keys to files under its root', async () => {
