@@ -11,9 +11,10 @@ export async function openStrata(opts: DriverOptions): Promise<Driver> {
     return r;
   };
   const commit = async (fn: Parameters<Catalog['transaction']>[0]) => (await catalog.transaction(fn)).snapshot!;
-  const count = async (files: AsyncIterable<unknown>) => {
+  // An engine plans over files in the batches the reader hands out (the peer's rows come synchronously).
+  const count = async (batches: AsyncIterable<unknown[]>) => {
     let n = 0;
-    for await (const _ of files) n++;
+    for await (const batch of batches) n += batch.length;
     return n;
   };
   return {
@@ -32,12 +33,12 @@ export async function openStrata(opts: DriverOptions): Promise<Driver> {
         for (const f of files) await tx.addDataFile('main', table, { path: f.path, recordCount: f.rows, fileSizeBytes: f.bytes });
       }),
     resolve: async (snapshot, table) => (await (await readerAt(snapshot)).table('main', table)).columns.length,
-    listFiles: async (snapshot, table) => count((await readerAt(snapshot)).iterateDataFiles('main', table)),
+    listFiles: async (snapshot, table) => count((await readerAt(snapshot)).dataFileBatches('main', table)),
     plan: async (snapshot, table) => {
       const r = await catalog.reader({ snapshot });
       try {
         await r.table('main', table);
-        return await count(r.iterateDataFiles('main', table));
+        return await count(r.dataFileBatches('main', table));
       } finally {
         await r.close();
       }

@@ -117,15 +117,19 @@ export class Reader {
     return (await collect(this.deleteFileBatches(schema, table))).flat();
   }
 
-  // Files travel in the index's batches up to here: one async step per batch, not per file.
-  private async *dataFileBatches(schema: string, table: string): AsyncGenerator<DataFileInfo[]> {
+  /**
+   * The table's data files at this reader's snapshot in the batches the index reads them in (up to a few
+   * hundred): one async step per batch instead of one per file, for engines that plan over many files.
+   */
+  async *dataFileBatches(schema: string, table: string): AsyncGenerator<DataFileInfo[]> {
     const { id } = await this.requireTable(schema, table);
     for await (const batch of q.dataFilesAt(this.view, this.at, id)) {
       yield batch.map((f) => q.dataFileInfo(f.id, f.begin, f.row, this.at));
     }
   }
 
-  private async *deleteFileBatches(schema: string, table: string): AsyncGenerator<DeleteFileInfo[]> {
+  /** The delete files, in batches, as dataFileBatches. */
+  async *deleteFileBatches(schema: string, table: string): AsyncGenerator<DeleteFileInfo[]> {
     const { id } = await this.requireTable(schema, table);
     for await (const batch of q.deleteFilesAt(this.view, this.at, id)) {
       yield batch.map((f) => q.deleteFileInfo(f.id, f.begin, f.row, this.at));

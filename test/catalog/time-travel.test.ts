@@ -115,4 +115,36 @@ describe('time travel', () => {
     expect(await fresh.dataFiles('main', 't')).toHaveLength(11);
     await Promise.all([pinned.close(), latestBefore.close(), fresh.close()]);
   });
+
+  it("a large table's files stream in bounded batches that add up to the full listing, at the newest and at an older snapshot", async () => {
+    const c = await openCatalog();
+    await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
+    const marks: number[] = [];
+    for (let k = 0; k < 6; k++) {
+      const { snapshot } = await c.transaction(async (tx) => {
+        for (let i = 0; i < 700; i++) await tx.addDataFile('main', 't', { path: `f${k}-${i}.parquet`, recordCount: 1, fileSizeBytes: 1 });
+      });
+      marks.push(snapshot!);
+    }
+    await c.transaction((tx) => tx.removeDataFile('main', 't', 5));
+    for (const at of [marks[1]!, undefined]) {
+      const r = await c.reader(at === undefined ? {} : { snapshot: at });
+      const batches: number[] = [];
+      const streamed: number[] = [];
+      for await (const batch of r.dataFileBatches('main', 't')) {
+        batches.push(batch.length);
+        streamed.push(...batch.map((f) => f.id));
+      }
+      const one: number[] = [];
+      for await (const f of r.iterateDataFiles('main', 't')) one.push(f.id);
+      const all = (await r.dataFiles('main', 't')).map((f) => f.id);
+      expect(all).toHaveLength(at === undefined ? 4199 : 1400);
+      expect(streamed).toEqual(all);
+      expect(one).toEqual(all);
+      // Past the size a table's files are cached at (4,096), they come in the index's batches.
+      expect(batches.length).toBeGreaterThan(at === undefined ? 4 : 1);
+      expect(Math.max(...batches)).toBeLessThanOrEqual(4096);
+      await r.close();
+    }
+  });
 });
