@@ -6,7 +6,7 @@
 import { decodeEndIndexKey } from '../keys/end-index.js';
 import type { SnapshotId } from '../keys/ids.js';
 import { decodeKey, encodeKey, type Key, keyPrefix, prefixEnd } from '../keys/key-codec.js';
-import type { FilePathRow, SnapshotRow } from '../keys/rows.js';
+import type { DataFileManifestRow, FilePathRow, SnapshotRow } from '../keys/rows.js';
 import { Tag } from '../keys/tags.js';
 import { encodeValue } from '../keys/value-codec.js';
 import { StrataError } from '../src/errors.js';
@@ -97,6 +97,10 @@ export async function* excisionBatches(
   // Rows removed by earlier batches of this plan: a dry run's later batches must not count them.
   const removedTables = new Set<string>();
   const removedFiles = new Map<string, Set<number>>(); // path → file ids whose rows this plan removed
+  // Manifest → the file ids this plan took out of it (cumulative, as removedFiles: a dry run's later
+  // batches read the same view).
+  const manifestCuts = new Map<string, { key: Key; ids: Set<number> }>();
+  let manifestsTouched = new Set<string>();
   let mutations: Mutation[] = [];
   let counts = { ...ZERO };
   let paths = new Set<string>();
@@ -121,6 +125,15 @@ export async function* excisionBatches(
       mutations.push({ type: 'put', key: encodeKey(Tag.ReclaimSchedule, [path]), value: encodeValue({ scheduledAt: now }) });
       counts.files++;
     });
+    // A manifest keeps the files no excision took; one left empty goes.
+    const touched = [...manifestsTouched].map((id) => manifestCuts.get(id)!);
+    const values = await view.getMany(touched.map((m) => m.key));
+    touched.forEach((m, i) => {
+      if (values[i] === undefined) return;
+      const files = decodeRow<DataFileManifestRow>(m.key, values[i]!).files.filter(([id]) => !m.ids.has(id));
+      if (files.length === 0) del(m.key);
+      else mutations.push({ type: 'put', key: m.key, value: encodeValue({ files } satisfies DataFileManifestRow) });
+    });
     // A table whose last version is gone leaves nothing behind, its stats included.
     const ids = [...tables];
     const alive = await view.anyUnder(ids.map((t) => keyPrefix(Tag.Table, [t])), (k) => !removedTables.has(hex(k)));
@@ -130,6 +143,7 @@ export async function* excisionBatches(
     counts = { ...ZERO };
     paths = new Set();
     tables = new Set();
+    manifestsTouched = new Set();
     return batch;
   };
   const full = () => counts.versions + counts.snapshots >= batchSize;
@@ -149,7 +163,15 @@ export async function* excisionBatches(
       if (!ids) removedFiles.set(path, (ids = new Set()));
       ids.add(fields[1] as number);
       paths.add(path);
-      if (tag === Tag.DataFile) del(encodeKey(Tag.FileTableIndex, [fields[1]!], begin));
+      if (tag === Tag.DataFile) {
+        del(encodeKey(Tag.FileTableIndex, [fields[1]!], begin));
+        del(encodeKey(Tag.DataFileEndIndex, fields));
+        const manifest = encodeKey(Tag.DataFileManifest, [fields[0]!], begin);
+        let gone = manifestCuts.get(hex(manifest));
+        if (!gone) manifestCuts.set(hex(manifest), (gone = { key: manifest, ids: new Set() }));
+        gone.ids.add(fields[1] as number);
+        manifestsTouched.add(hex(manifest));
+      }
     } else if (tag === Tag.Table) {
       removedTables.add(hex(key));
       tables.add(fields[0] as number);

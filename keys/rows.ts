@@ -129,6 +129,18 @@ export interface RelationNameIndexRow extends Versioned {
   id: CatalogId;
 }
 
+/** One manifest entry, positional: [id, path, format, recordCount, fileSizeBytes, footerSize, rowIdStart]. */
+export type ManifestFile = [FileId, string, string, number, number, number | null, number];
+
+/** The data files one commit added to one table, ascending by id. */
+export interface DataFileManifestRow {
+  files: ManifestFile[];
+}
+
+export interface DataFileEndRow {
+  end: SnapshotId;
+}
+
 export interface FileTableIndexRow {
   tableId: CatalogId;
 }

@@ -42,6 +42,7 @@ export enum Tag {
   DataFile = 0x20,
   DeleteFile = 0x21,
   FileColumnStats = 0x22,
+  DataFileManifest = 0x23,
   Metadata = 0x30,
   TableStats = 0x31,
   TableColumnStats = 0x32,
@@ -50,6 +51,7 @@ export enum Tag {
   FileTableIndex = 0x42,
   EndIndex = 0x43,
   FilePathIndex = 0x44,
+  DataFileEndIndex = 0x45,
   SnapshotTag = 0x50,
   Lease = 0x51,
   ReclaimSchedule = 0x52,
@@ -91,6 +93,9 @@ export const TAG_SPECS: ReadonlyMap<Tag, TagSpec> = new Map(
     spec(Tag.DataFile, 'append-only', ['u64', 'u64']), // table_id, data_file_id
     spec(Tag.DeleteFile, 'append-only', ['u64', 'u64']), // table_id, delete_file_id
     spec(Tag.FileColumnStats, 'append-only', ['u64', 'u64', 'u64']), // table_id, data_file_id, column_id
+    // The data files one commit added to one table, in one value (as an Iceberg manifest): a listing reads a
+    // value per commit instead of an entry per file. With DataFileEndIndex it answers "the files at S".
+    spec(Tag.DataFileManifest, 'append-only', ['u64'], { indexes: [Tag.DataFile] }), // table_id
     spec(Tag.Metadata, 'singleton', ['name']), // key (global scope)
     spec(Tag.TableStats, 'singleton', ['u64']), // table_id
     spec(Tag.TableColumnStats, 'singleton', ['u64', 'u64']), // table_id, column_id
@@ -110,6 +115,9 @@ export const TAG_SPECS: ReadonlyMap<Tag, TagSpec> = new Map(
     // no row is left (a restore registers the same path under a new file id). One key per path, so a batch
     // of paths is one multi-get, in commits and in excision alike.
     spec(Tag.FilePathIndex, 'singleton', ['name'], { indexes: [Tag.DataFile, Tag.DeleteFile] }), // path
+    // The end of every data file that has one, by table and file id: merged with the manifests, which are in
+    // file-id order too (ids grow with snapshots; a restore brings files back under new ids).
+    spec(Tag.DataFileEndIndex, 'singleton', ['u64', 'u64'], { indexes: [Tag.DataFile] }), // table_id, data_file_id
     // Named, immutable pins on snapshots. Written by system entries: a tag advances the kv sequence, not
     // the snapshot id.
     spec(Tag.SnapshotTag, 'singleton', ['name']), // tag name

@@ -69,10 +69,21 @@ export async function openRaw(opts: DriverOptions): Promise<Driver> {
     }
     return { id, columns };
   };
+  // The layout Strata lists from: the table's manifests up to S, less the files whose end is at or before S
+  // (a file's end index entry, merged by file id; this side never removes files, so that scan finds none).
   const listIn = async (snap: ReturnType<Db['snapshot']>, s: number, id: number) => {
+    const ended = new Set<number>();
+    for await (const [k, v] of scan(db, snap, keyPrefix(Tag.DataFileEndIndex, [id]))) {
+      if (decodeValue<{ end: number }>(k, v).end <= s) ended.add(Number(Buffer.from(k).readBigUInt64BE(9)));
+    }
     let n = 0;
-    for await (const [k, v] of scan(db, snap, keyPrefix(Tag.DataFile, [id]))) {
-      if (isVisible(beginOf(k), decodeValue<{ end: number | null }>(k, v).end, s)) n++;
+    const it = db.iterator({ gte: keyPrefix(Tag.DataFileManifest, [id]), lte: encodeKey(Tag.DataFileManifest, [id], s), snapshot: snap });
+    try {
+      for (let batch = await it.nextv(256); batch.length > 0; batch = await it.nextv(256)) {
+        for (const [k, v] of batch) for (const [fileId] of decodeValue<{ files: [number][] }>(k, v).files) if (!ended.has(fileId)) n++;
+      }
+    } finally {
+      await it.close();
     }
     return n;
   };
@@ -122,12 +133,15 @@ export async function openRaw(opts: DriverOptions): Promise<Driver> {
       const s = ++snapshotId;
       const t = live.get(table)!;
       const puts: Put[] = [];
+      const manifest: unknown[][] = [];
       for (const f of files) {
         const id = nextFileId++;
         puts.push(put(Tag.DataFile, [t.id, id], s, { path: f.path, format: 'parquet', recordCount: f.rows, fileSizeBytes: f.bytes, footerSize: null, rowIdStart: t.nextRowId, end: null }));
         puts.push(put(Tag.FileTableIndex, [id], s, { tableId: t.id }));
+        manifest.push([id, f.path, 'parquet', f.rows, f.bytes, null, t.nextRowId]);
         t.nextRowId += f.rows;
       }
+      puts.push(put(Tag.DataFileManifest, [t.id], s, { files: manifest }));
       puts.push(put(Tag.TableStats, [t.id], undefined, { recordCount: t.nextRowId, nextRowId: t.nextRowId }));
       await write(s, puts);
       return s;

@@ -38,7 +38,7 @@ import {
 import { RESERVED_TAGS, resolveSnapshot, type SnapshotSelector } from '../read/resolve-snapshot.js';
 import { quote } from '../messages.js';
 import { checkName, checkOptionalText } from '../txn/validate.js';
-import { type CatalogIdentity, DATA_PATH_OPTION, decodeIdentity, identityOf, initEntry } from './init-entry.js';
+import { type CatalogIdentity, DATA_PATH_OPTION, decodeIdentity, identityOf, initEntry, KEYSPACE_LAYOUT } from './init-entry.js';
 import { Mutex } from './mutex.js';
 import { type AdvanceResult, type AdvanceTarget, planAdvance } from '../../gc/retain-from.js';
 import { checkLeaseOptions, type LeaseInfo, type LeaseOptions, listLeases, newLeaseId, planLease, planRenew, releaseLease } from '../../gc/leases.js';
@@ -262,6 +262,14 @@ export class Catalog {
       if (identity === undefined) {
         throw new StrataError('CORRUPT', `the first log entry in ${store.description} carries no catalog identity; this is not a Strata store`);
       }
+      if ((identity.layout ?? 1) !== KEYSPACE_LAYOUT) {
+        throw new StrataError(
+          'INVALID_ARGUMENT',
+          `${store.description} holds a catalog of keyspace layout ${identity.layout ?? 1}; this version of Strata reads layout ` +
+            `${KEYSPACE_LAYOUT} only (data file listings come from manifests the older layout does not have). Open it with the ` +
+            'version that created it, or create a new catalog and register its files again',
+        );
+      }
       // A new index starts from the newest checkpoint, then replays only the log after it.
       if ((await kv.appliedSeq()) === 0) {
         const checkpoint = await newestCheckpoint(store);
@@ -295,7 +303,7 @@ export class Catalog {
     if (readOnly) {
       throw new StrataError('NOT_FOUND', `there is no catalog in ${store.description}; open it once without readOnly to create one`);
     }
-    const entry = initEntry(FIRST_SEQ, { uuid: randomUUID(), createdAt: clock() }, dataPath);
+    const entry = initEntry(FIRST_SEQ, { uuid: randomUUID(), createdAt: clock(), layout: KEYSPACE_LAYOUT }, dataPath);
     // Two processes creating the same catalog at once: one wins, the other adopts the winner's entry.
     if (await log.append(entry)) return entry;
     return (await log.read(FIRST_SEQ))!;

@@ -12,7 +12,14 @@ import type { LogEntry } from '../log/log-entry.js';
 export interface CatalogIdentity {
   uuid: string;
   createdAt: number;
+  /**
+   * The keyspace layout the catalog was created with. 2: data file listings come from manifests (absent
+   * in layout 1, whose catalogs would list no files).
+   */
+  layout?: number;
 }
+
+export const KEYSPACE_LAYOUT = 2;
 
 export const DATA_PATH_OPTION = 'data_path';
 export const MAIN_SCHEMA = 'main';

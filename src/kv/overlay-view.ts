@@ -88,6 +88,13 @@ export class OverlayView implements ReadView {
     yield* mergeBatches(this.base.versionBatches(tag, fields, end), extra.map(([k, v]) => decodeVersion(k, v)), (v) => v.key, false);
   }
 
+  // The cache holds index states only: a group the overlay touches must be merged, so it is not "cached".
+  cached(tag: Tag, fields: readonly Field[]): readonly CachedVersion[] | undefined {
+    return this.under(keyPrefix(tag, fields)).length > 0 ? undefined : this.base.cached(tag, fields);
+  }
+
+  offer(): void {}
+
   async getImmutable<T>(key: Key): Promise<T | undefined> {
     const bytes = this.byKey.get(idOf(key));
     return bytes === undefined ? this.base.getImmutable<T>(key) : Object.freeze(decodeRow<T>(key, bytes));

@@ -45,6 +45,10 @@ export interface ReadView {
   snapshotAtOrBefore(time: number, head: SnapshotId): Promise<SnapshotId | undefined | null>;
   group(tag: Tag, fields: readonly Field[]): Promise<readonly CachedVersion[]>;
   versionBatches(tag: Tag, fields: readonly Field[], end?: Key): AsyncGenerator<readonly CachedVersion[]>;
+  /** A cached group's versions if the cache holds them for this view's state; never reads the index. */
+  cached(tag: Tag, fields: readonly Field[]): readonly CachedVersion[] | undefined;
+  /** Offers a whole group read another way (e.g. from manifests); kept only as the cache's rules allow. */
+  offer(tag: Tag, fields: readonly Field[], versions: readonly CachedVersion[]): void;
   getImmutable<T>(key: Key): Promise<T | undefined>;
   stateValue<T>(key: Key): Promise<T | undefined>;
   get(key: Key): Promise<Uint8Array | undefined>;
@@ -141,6 +145,14 @@ export class SnapshotView implements ReadView {
       if (kept === undefined && wanted.length < batch.length) return;
     }
     if (kept !== undefined) this.cache.offer(id!, kept, this.seq);
+  }
+
+  cached(tag: Tag, fields: readonly Field[]): readonly CachedVersion[] | undefined {
+    return cachedGroup(tag, fields.length) === undefined ? undefined : this.cache.get(groupId(tag, fields));
+  }
+
+  offer(tag: Tag, fields: readonly Field[], versions: readonly CachedVersion[]): void {
+    if (cachedGroup(tag, fields.length) !== undefined && versions.length <= MAX_CACHED_GROUP) this.cache.offer(groupId(tag, fields), versions, this.seq);
   }
 
   /**

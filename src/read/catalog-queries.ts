@@ -1,8 +1,10 @@
 // The one place that knows how each catalog table is laid out in the keyspace and how to read it at a
 // snapshot. Readers and transactions both go through these functions; neither touches keys directly.
 import { type CatalogId, type ColumnId, type FileId, MAX_ID, type SnapshotId, snapshotId } from '../../keys/ids.js';
-import { decodeKey, encodeKey, type Field, type Key, keyPrefix, prefixEnd } from '../../keys/key-codec.js';
+import { decodeKey, encodeKey, type Field, type Key, keyPrefix, prefixEnd, readU64 } from '../../keys/key-codec.js';
 import type {
+  DataFileEndRow,
+  DataFileManifestRow,
   ColumnRow,
   DataFileRow,
   DeleteFileRow,
@@ -25,7 +27,7 @@ import { isVisible } from '../../keys/visibility.js';
 import { StrataError } from '../errors.js';
 import { beginOf as keyBegin, decodeRow } from '../kv/decode.js';
 import type { ReadView } from '../kv/read-view.js';
-import { cachedGroup } from '../kv/version-cache.js';
+import { type CachedVersion, cachedGroup, MAX_CACHED_GROUP } from '../kv/version-cache.js';
 
 export { decodeRow };
 
@@ -274,11 +276,101 @@ async function fileScanEnd(view: ReadView, tag: Tag, tableId: CatalogId, at: Sna
   return row && keyPrefix(tag, [tableId, row.nextFileId]);
 }
 
-/** The table's data files visible at `at`, in batches. */
+/**
+ * The table's data files visible at `at`, in batches: from the cached group when the table is small and
+ * was listed before, else from its manifests (one value per commit, files ascending by id) merged with the
+ * index of file ends (ascending by id too), so a listing reads about one value per commit, not one per
+ * file. A table of at most MAX_CACHED_GROUP files is read to its end, whatever `at`, and cached whole.
+ */
 export async function* dataFilesAt(view: ReadView, at: SnapshotId, tableId: CatalogId): AsyncGenerator<DataFileVersion[]> {
-  const end = await fileScanEnd(view, Tag.DataFile, tableId, at);
-  for await (const batch of versionBatches<DataFileRow>(view, Tag.DataFile, [tableId], at, end)) {
-    yield batch.map((v) => ({ id: v.fields[1] as FileId, begin: v.begin, row: v.row }));
+  const hit = view.cached(Tag.DataFile, [tableId]);
+  if (hit !== undefined) {
+    const out: DataFileVersion[] = [];
+    for (const v of hit) {
+      const row = v.row as DataFileRow;
+      if (isVisible(v.begin, row.end, at)) out.push({ id: v.fields[1] as FileId, begin: v.begin as SnapshotId, row });
+    }
+    if (out.length > 0) yield out;
+    return;
+  }
+  // What was read so far, while the table may still be small enough to cache (built into versions at the
+  // end, so a large table pays nothing for it).
+  let whole: { begin: SnapshotId; rows: [FileId, DataFileRow][] }[] | undefined = [];
+  let count = 0;
+  const ends = new EndCursor(view, tableId);
+  const prefix = keyPrefix(Tag.DataFileManifest, [tableId]);
+  const upToAt = { gte: prefix, lte: encodeKey(Tag.DataFileManifest, [tableId], at) };
+  const afterAt = { gte: encodeKey(Tag.DataFileManifest, [tableId], at + 1), lt: prefixEnd(prefix) };
+  try {
+    for (const range of [upToAt, afterAt]) {
+      // Past `at` only to complete a small table's group: nothing there is visible.
+      if (range === afterAt && whole === undefined) break;
+      for await (const batch of view.scanBatches(range)) {
+        for (const [key, bytes] of batch) {
+          const begin = beginOf(key);
+          const { files } = decodeRow<DataFileManifestRow>(key, bytes);
+          await ends.readTo(files.at(-1)![0]);
+          const rows: [FileId, DataFileRow][] = [];
+          const out: DataFileVersion[] = [];
+          for (const [id, path, format, recordCount, fileSizeBytes, footerSize, rowIdStart] of files) {
+            const end = ends.endOf(id);
+            const row: DataFileRow = { path, format, recordCount, fileSizeBytes, footerSize, rowIdStart, end };
+            rows.push([id, row]);
+            if (begin <= at && (end === null || end > at)) out.push({ id, begin, row });
+          }
+          count += rows.length;
+          whole = whole !== undefined && count <= MAX_CACHED_GROUP ? (whole.push({ begin, rows }), whole) : undefined;
+          if (out.length > 0) yield out;
+        }
+        if (range === afterAt && whole === undefined) break;
+      }
+    }
+  } finally {
+    await ends.close();
+  }
+  if (whole === undefined) return;
+  const versions: CachedVersion[] = [];
+  for (const { begin, rows } of whole) {
+    for (const [id, row] of rows) {
+      versions.push(Object.freeze({ key: encodeKey(Tag.DataFile, [tableId, id], begin), fields: Object.freeze([tableId, id]), begin, row: Object.freeze(row) }));
+    }
+  }
+  view.offer(Tag.DataFile, [tableId], versions);
+}
+
+/** The ends of a table's data files, read in key (= file id) order as a listing's manifests ask for them. */
+class EndCursor {
+  private readonly batches: AsyncIterator<[Key, Uint8Array][]>;
+  private ends: { id: number; end: SnapshotId }[] = [];
+  private at = 0;
+  private done = false;
+
+  constructor(view: ReadView, tableId: CatalogId) {
+    const prefix = keyPrefix(Tag.DataFileEndIndex, [tableId]);
+    this.batches = view.scanBatches({ gte: prefix, lt: prefixEnd(prefix) })[Symbol.asyncIterator]();
+  }
+
+  /** Buffers the ends up to file `id` (and a batch beyond). */
+  async readTo(id: number): Promise<void> {
+    while (!this.done && (this.at >= this.ends.length || this.ends.at(-1)!.id < id)) {
+      const next = await this.batches.next();
+      if (next.done) {
+        this.done = true;
+        return;
+      }
+      this.ends = this.ends.slice(this.at).concat(next.value.map(([k, v]) => ({ id: readU64(k, 9), end: decodeRow<DataFileEndRow>(k, v).end })));
+      this.at = 0;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.batches.return?.();
+  }
+
+  /** The end of file `id` (ids asked in ascending order, after readTo), or null. */
+  endOf(id: number): SnapshotId | null {
+    while (this.at < this.ends.length && this.ends[this.at]!.id < id) this.at++;
+    return this.at < this.ends.length && this.ends[this.at]!.id === id ? this.ends[this.at]!.end : null;
   }
 }
 

@@ -4,7 +4,10 @@
 import { type CatalogId, type FileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
 import { encodeKey, type Field } from '../../keys/key-codec.js';
 import type {
+  DataFileEndRow,
+  DataFileManifestRow,
   DeleteFileRow,
+  ManifestFile,
   FilePathRow,
   RelationKind,
   RelationNameIndexRow,
@@ -56,10 +59,12 @@ const put = (tag: Tag, fields: readonly Field[], begin: number | undefined, valu
 function ended(tag: Tag, fields: readonly Field[], begin: number, row: object, at: SnapshotId): Mutation[] {
   const key = encodeKey(tag, fields, begin);
   const isFile = tag === Tag.DataFile || tag === Tag.DeleteFile;
-  return [
+  const out: Mutation[] = [
     { type: 'put', key, value: encodeValue({ ...row, end: at }) },
     { type: 'put', key: endIndexKey(at, key), value: isFile ? encodeValue({ path: (row as { path: string }).path }) : EMPTY },
   ];
+  if (tag === Tag.DataFile) out.push(put(Tag.DataFileEndIndex, fields, undefined, { end: at } satisfies DataFileEndRow));
+  return out;
 }
 
 const EMPTY = encodeValue({});
@@ -160,6 +165,7 @@ export async function planCommit(
   };
   const tableGone = (tableId: CatalogId) => state.tables.get(tableId)?.next === null;
   const newPaths: [string, FileId][] = [];
+  const manifests = new Map<CatalogId, ManifestFile[]>();
 
   for (const [id, c] of state.dataFiles) {
     const kind = classify(c);
@@ -167,6 +173,10 @@ export async function planCommit(
     mutations.push(...versionMutations(Tag.DataFile, [c.tableId, id], c, at, kind));
     const d = delta(c.tableId);
     if (kind === 'created') {
+      const f = c.next!;
+      let files = manifests.get(c.tableId);
+      if (!files) manifests.set(c.tableId, (files = []));
+      files.push([id, f.path, f.format, f.recordCount, f.fileSizeBytes, f.footerSize, f.rowIdStart]);
       mutations.push(put(Tag.FileTableIndex, [id], at, { tableId: c.tableId }));
       newPaths.push([c.next!.path, id]);
       inserted.add(c.tableId);
@@ -177,6 +187,9 @@ export async function planCommit(
       d.records -= c.base!.row.recordCount;
       d.bytes -= c.base!.row.fileSizeBytes;
     }
+  }
+  for (const [tableId, files] of manifests) {
+    mutations.push(put(Tag.DataFileManifest, [tableId], at, { files: files.sort((a, b) => a[0] - b[0]) } satisfies DataFileManifestRow));
   }
   for (const [id, c] of state.deleteFiles as ReadonlyMap<number, FileChange<unknown>>) {
     const kind = classify(c);

@@ -2,7 +2,11 @@ import { readdir, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { Catalog, type OpenOptions } from '../../src/index.js';
+import { Catalog, isStrataError, type OpenOptions } from '../../src/index.js';
+import { initEntry } from '../../src/catalog/init-entry.js';
+import { CommitLog } from '../../src/log/commit-log.js';
+import { DirectoryStore } from '../../src/store/directory-store.js';
+import { kvSeq } from '../../keys/ids.js';
 import { freshS3Store, S3_BUCKET, s3Options } from '../store/s3-env.js';
 import { dumpCatalog, openCatalog, runTsx, tempDir } from '../helpers.js';
 
@@ -89,6 +93,15 @@ describe('durability', () => {
     await (await Catalog.open({ dir: a })).close();
     await (await Catalog.open({ dir: b })).close();
     await expect(Catalog.open({ dir: a, store: { path: path.join(b, 'store') } })).rejects.toThrow(/belongs to catalog/);
+  });
+
+  it('refuses a store created with the older keyspace layout (no file manifests), naming both layouts', async () => {
+    const dir = await tempDir();
+    const log = new CommitLog(new DirectoryStore(path.join(dir, 'store')));
+    expect(await log.append(initEntry(kvSeq(1), { uuid: randomUUID(), createdAt: Date.now() }, 'data/'))).toBe(true);
+    await expect(Catalog.open({ dir })).rejects.toSatisfy(
+      (e) => isStrataError(e, 'INVALID_ARGUMENT') && /layout 1/.test(e.message) && /layout 2/.test(e.message),
+    );
   });
 
   it('a process killed after its log write and before its index write comes back with the commit applied exactly once', async () => {
