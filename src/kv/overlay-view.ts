@@ -6,8 +6,8 @@ import { type Field, type Key, keyPrefix, prefixEnd } from '../../keys/key-codec
 import type { Tag } from '../../keys/tags.js';
 import { decodeRow } from './decode.js';
 import type { Mutation } from './kv-store.js';
-import { decodeVersion, type Range, type ReadView } from './read-view.js';
-import type { CachedVersion } from './version-cache.js';
+import type { Range, ReadView } from './read-view.js';
+import { type CachedVersion, decodeVersion } from './version-cache.js';
 
 type Entry = [Key, Uint8Array];
 

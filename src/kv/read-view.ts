@@ -5,9 +5,9 @@ import type { Level } from 'level';
 import type { KvSeq, SnapshotId } from '../../keys/ids.js';
 import { decodeKey, type Field, type Key, keyPrefix, prefixEnd } from '../../keys/key-codec.js';
 import { Tag } from '../../keys/tags.js';
-import { beginOf, decodeRow } from './decode.js';
+import { decodeRow } from './decode.js';
 import type { SnapshotTimeline } from './snapshot-timeline.js';
-import { type CachedVersion, cachedGroup, groupId, isImmutablePoint, MAX_CACHED_GROUP, type VersionCache } from './version-cache.js';
+import { type CachedVersion, cachedGroup, decodeVersion, groupId, isImmutablePoint, MAX_CACHED_GROUP, type VersionCache } from './version-cache.js';
 
 export type Db = Level<Uint8Array, Uint8Array>;
 export type DbSnapshot = ReturnType<Db['snapshot']>;
@@ -28,11 +28,6 @@ const SYNC_GET_MANY = 32;
 
 /** Entries fetched per native call; large enough to amortise the crossing, small enough to bound memory. */
 const SCAN_BATCH = 256;
-
-/** One stored version, decoded and frozen: the shape groups are served in, from the cache or not. */
-export function decodeVersion(key: Key, bytes: Uint8Array, fields = decodeKey(key).fields): CachedVersion {
-  return Object.freeze({ key, fields, begin: beginOf(key), row: Object.freeze(decodeRow(key, bytes)) });
-}
 
 /**
  * What readers, transactions, the planner and GC read the catalog through: one frozen state. The index's

@@ -6,12 +6,16 @@
 // visible at a committed snapshot S never changes — later commits only add versions that begin after S and
 // set `end`s that lie after S — so a group read from any state that contains S answers every question about
 // S identically. The one thing the cache must never hold is a group that is *older* than some reader's view:
-//   - every applied entry invalidates the groups it touches *before* its batch is written, and
-//   - a group is stored only when it was read from the newest applied state with no apply in flight.
+//   - every applied entry brings the cached groups it touches to the state it leaves *before* its batch is
+//     written (a reader of an older view that sees one early gets the same answers, by the argument above),
+//     and forgets them if the batch fails;
+//   - a group is stored from a read only when it was read from the newest applied state with no apply in
+//     flight.
 // Excision (which removes versions) goes through the same apply path, and reads below retain-from are refused.
 import type { KvSeq } from '../../keys/ids.js';
 import { decodeKey, type Key } from '../../keys/key-codec.js';
 import { Tag } from '../../keys/tags.js';
+import { beginOf, decodeRow } from './decode.js';
 import type { Mutation } from './kv-store.js';
 
 export interface GroupSpec {
@@ -58,6 +62,11 @@ export interface CachedVersion {
   readonly row: unknown;
 }
 
+/** One stored version, decoded and frozen: the shape groups are served in, from the cache or not. */
+export function decodeVersion(key: Key, bytes: Uint8Array, fields = decodeKey(key).fields): CachedVersion {
+  return Object.freeze({ key, fields, begin: beginOf(key), row: Object.freeze(decodeRow(key, bytes)) });
+}
+
 /** A group's name in the cache; built from the fields, so a hit never encodes a key. Names hold no NUL. */
 export const groupId = (tag: Tag, fields: readonly (number | string)[]): string => `${tag}\0${fields.join('\0')}`;
 
@@ -83,6 +92,8 @@ export class VersionCache {
   private readonly warmed = new Set<string>();
   private readonly points = new Map<string, unknown>();
   private applying = 0;
+  /** Groups brought forward by the apply in flight. */
+  private patched: string[] = [];
 
   constructor(
     /** The newest applied sequence: groups are stored only from views of exactly this state. */
@@ -147,24 +158,63 @@ export class VersionCache {
     this.warmed.add(parentId);
   }
 
-  /** Before an entry's batch is written: forget every group it touches, and store nothing until it is done. */
+  /**
+   * Before an entry's batch is written: every cached group the entry touches is brought to the state the
+   * entry leaves (its puts and deletes applied to a copy), so a catalog that keeps committing keeps its
+   * cache warm. A reader of an older view may see such a group early; history being immutable, it answers
+   * that reader's snapshot as before. Nothing is stored from reads until the apply is done.
+   */
   beginApply(mutations: readonly Mutation[]): void {
     this.applying++;
+    const touched = new Map<string, Mutation[]>();
     for (const m of mutations) {
       if (IMMUTABLE_POINTS.has(m.key[0] as Tag)) this.points.delete(pointId(m.key));
       const spec = GROUPS.get(m.key[0] as Tag);
       if (spec === undefined) continue;
-      const fields = decodeKey(m.key).fields;
-      const id = groupId(m.key[0] as Tag, fields.slice(0, spec.fields));
+      const id = groupId(m.key[0] as Tag, decodeKey(m.key).fields.slice(0, spec.fields));
+      let list = touched.get(id);
+      if (!list) touched.set(id, (list = []));
+      list.push(m);
+    }
+    for (const [id, changes] of touched) {
+      const current = this.young.get(id) ?? this.old.get(id);
+      if (current === undefined) continue;
       this.young.delete(id);
       this.old.delete(id);
-      // The parent has changed too: its next miss may read it whole again.
-      this.warmed.delete(groupId(m.key[0] as Tag, fields.slice(0, spec.fields - 1)));
+      const next = patched(current, changes);
+      if (next.length <= MAX_CACHED_GROUP || GROUPS.get(next[0]!.key[0] as Tag)!.readAhead) this.store(id, next);
+      this.patched.push(id);
     }
   }
 
   endApply(applied: KvSeq | undefined): void {
     this.applying--;
     if (applied !== undefined) this.latest = applied;
+    // A batch that failed leaves the index as it was: the groups brought forward for it must go.
+    else for (const id of this.patched) (this.young.delete(id), this.old.delete(id));
+    this.patched = [];
   }
+}
+
+/** A group with an entry's puts and deletes applied, as a new frozen array (readers may hold the old one). */
+function patched(current: readonly CachedVersion[], changes: readonly Mutation[]): readonly CachedVersion[] {
+  const out = current.slice();
+  for (const m of changes) {
+    let lo = 0;
+    let hi = out.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (Buffer.compare(out[mid]!.key, m.key) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    const same = lo < out.length && Buffer.compare(out[lo]!.key, m.key) === 0;
+    if (m.type === 'del') {
+      if (same) out.splice(lo, 1);
+    } else if (same) {
+      out[lo] = decodeVersion(m.key, m.value);
+    } else {
+      out.splice(lo, 0, decodeVersion(m.key, m.value));
+    }
+  }
+  return Object.freeze(out);
 }

@@ -27,16 +27,36 @@ describe('VersionCache', () => {
     expect(cache.get(tableGroup(1))).toHaveLength(1);
   });
 
-  it('forgets the groups an entry touches before its batch is written, and only those', () => {
+  it('brings the groups an entry touches to its state before its batch is written, and forgets them if it fails', () => {
     const cache = new VersionCache(kvSeq(1));
     cache.offer(tableGroup(1), [version(1, 1)], kvSeq(1));
     cache.offer(tableGroup(2), [version(2, 1)], kvSeq(1));
-    cache.beginApply([put(1, 2)]);
-    expect(cache.get(tableGroup(1))).toBeUndefined();
+    const before = cache.get(tableGroup(1))!;
+    // A new version of table 1 and its old version ended: the cached group shows both, in key order.
+    const ended = { type: 'put' as const, key: encodeKey(Tag.Table, [1], 1), value: encodeValue({ end: 2 }) };
+    cache.beginApply([put(1, 2), ended]);
+    expect(cache.get(tableGroup(1))!.map((v) => [v.begin, (v.row as { end: unknown }).end])).toEqual([
+      [1, 2],
+      [2, null],
+    ]);
+    expect(before.map((v) => v.begin)).toEqual([1]); // what a reader already holds is not changed under it
     expect(cache.get(tableGroup(2))).toHaveLength(1);
-    cache.endApply(undefined); // a failed batch: nothing advances, nothing is trusted that was touched
-    cache.offer(tableGroup(1), [version(1, 1)], kvSeq(2));
-    expect(cache.get(tableGroup(1))).toBeUndefined();
+    cache.endApply(kvSeq(2));
+    expect(cache.get(tableGroup(1))).toHaveLength(2);
+    // A delete (excision) takes the version out.
+    cache.beginApply([{ type: 'del', key: encodeKey(Tag.Table, [1], 1) }]);
+    cache.endApply(kvSeq(3));
+    expect(cache.get(tableGroup(1))!.map((v) => v.begin)).toEqual([2]);
+    // A batch that failed: nothing it touched is trusted.
+    cache.beginApply([put(2, 4)]);
+    cache.endApply(undefined);
+    expect(cache.get(tableGroup(2))).toBeUndefined();
+    expect(cache.get(tableGroup(1))).toHaveLength(1);
+    // Nothing is stored from reads while an apply is in flight.
+    cache.beginApply([put(3, 5)]);
+    cache.offer(tableGroup(2), [version(2, 1)], kvSeq(3));
+    expect(cache.get(tableGroup(2))).toBeUndefined();
+    cache.endApply(kvSeq(4));
   });
 
   it('counts a parent as read whole only when the cache took its groups', () => {
@@ -50,10 +70,11 @@ describe('VersionCache', () => {
     cache.offerParent(parent, [[tableGroup(1), [version(1, 1)]], [tableGroup(2), [version(2, 1)]]], kvSeq(5));
     expect(cache.get(tableGroup(2))).toHaveLength(1);
     expect(cache.shouldReadAhead(parent)).toBe(false);
-    // A change under the parent makes it due again.
-    cache.beginApply([put(3, 6)]);
+    // Changes under the parent keep its cached groups current, so it stays read.
+    cache.beginApply([put(2, 6)]);
     cache.endApply(kvSeq(6));
-    expect(cache.shouldReadAhead(parent)).toBe(true);
+    expect(cache.shouldReadAhead(parent)).toBe(false);
+    expect(cache.get(tableGroup(2))).toHaveLength(2);
   });
 
   it('keeps a metadata group however many versions it has', () => {
