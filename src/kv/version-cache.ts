@@ -38,7 +38,9 @@ const GROUPS: ReadonlyMap<Tag, GroupSpec> = new Map([
 
 /**
  * Point values that are written once and never rewritten (a snapshot's row and its changes): cached by key
- * with the same rules as groups, dropped when deleted (excision).
+ * when an entry writes them and when read from the newest state, dropped when deleted (excision). A view
+ * must not ask for a snapshot past its own newest (resolve-snapshot.ts checks): the cache may already hold
+ * its row.
  */
 const IMMUTABLE_POINTS: ReadonlySet<Tag> = new Set([Tag.Snapshot, Tag.SnapshotChanges]);
 const pointId = (key: Key): string => Buffer.from(key.buffer, key.byteOffset, key.length).toString('latin1');
@@ -92,8 +94,9 @@ export class VersionCache {
   private readonly warmed = new Set<string>();
   private readonly points = new Map<string, unknown>();
   private applying = 0;
-  /** Groups brought forward by the apply in flight. */
+  /** Groups and points brought forward by the apply in flight. */
   private patched: string[] = [];
+  private patchedPoints: string[] = [];
 
   constructor(
     /** The newest applied sequence: groups are stored only from views of exactly this state. */
@@ -168,7 +171,16 @@ export class VersionCache {
     this.applying++;
     const touched = new Map<string, Mutation[]>();
     for (const m of mutations) {
-      if (IMMUTABLE_POINTS.has(m.key[0] as Tag)) this.points.delete(pointId(m.key));
+      if (IMMUTABLE_POINTS.has(m.key[0] as Tag)) {
+        // Written once: a put is the value every later read would find.
+        const id = pointId(m.key);
+        if (m.type === 'del') this.points.delete(id);
+        else {
+          if (this.points.size >= this.capacity) this.points.clear();
+          this.points.set(id, Object.freeze(decodeRow(m.key, m.value)));
+        }
+        this.patchedPoints.push(id);
+      }
       const spec = GROUPS.get(m.key[0] as Tag);
       if (spec === undefined) continue;
       const id = groupId(m.key[0] as Tag, decodeKey(m.key).fields.slice(0, spec.fields));
@@ -191,8 +203,12 @@ export class VersionCache {
     this.applying--;
     if (applied !== undefined) this.latest = applied;
     // A batch that failed leaves the index as it was: the groups brought forward for it must go.
-    else for (const id of this.patched) (this.young.delete(id), this.old.delete(id));
+    else {
+      for (const id of this.patched) (this.young.delete(id), this.old.delete(id));
+      for (const id of this.patchedPoints) this.points.delete(id);
+    }
     this.patched = [];
+    this.patchedPoints = [];
   }
 }
 

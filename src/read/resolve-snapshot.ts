@@ -85,7 +85,9 @@ async function byId(view: ReadView, n: unknown): Promise<{ id: SnapshotId; row: 
   }
   const id = snapshotId(n);
   await q.assertRetained(view, id);
-  const row = await q.snapshotRow(view, id);
+  // Past the view's newest snapshot nothing exists for this view, even if the shared cache already holds
+  // the row of a snapshot committed since the view was taken.
+  const row = id > (await q.headSnapshot(view)).begin ? undefined : await q.snapshotRow(view, id);
   if (row === undefined) {
     const nearest = await q.nearestSnapshots(view, id);
     throw new StrataError('SNAPSHOT_NOT_FOUND', `snapshot ${id} does not exist; the nearest that do: ${nearest.join(', ') || 'none'}`, {

@@ -1,5 +1,13 @@
+import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openCatalog } from '../helpers.js';
+import { kvSeq, snapshotId } from '../../keys/ids.js';
+import { encodeKey } from '../../keys/key-codec.js';
+import { SystemKey, Tag } from '../../keys/tags.js';
+import { encodeValue } from '../../keys/value-codec.js';
+import { isStrataError } from '../../src/index.js';
+import { KvStore, systemKey } from '../../src/kv/kv-store.js';
+import { resolveSnapshot } from '../../src/read/resolve-snapshot.js';
+import { openCatalog, tempDir } from '../helpers.js';
 
 describe('views share LevelDB snapshots while nothing is applied', () => {
   it('readers of one state keep reading after the others close, and never see later commits', async () => {
@@ -21,6 +29,31 @@ describe('views share LevelDB snapshots while nothing is applied', () => {
     for (const r of many.reverse()) {
       expect(r.snapshot.id).toBe(2);
       await r.close();
+    }
+  });
+
+  it('a view cannot resolve a snapshot committed after it was taken, though the shared cache already holds its row', async () => {
+    const dir = await tempDir();
+    const c = await openCatalog({ dir });
+    await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
+    await c.close();
+    const kv = await KvStore.open(path.join(dir, 'index'));
+    try {
+      const old = await kv.readView();
+      // The next snapshot's rows, as a commit writes them: the apply puts them in the cache at once.
+      const next = snapshotId(2);
+      const put = (key: Uint8Array, value: unknown) => ({ type: 'put' as const, key, value: encodeValue(value) });
+      await kv.apply(kvSeq(old.seq + 1), [
+        put(encodeKey(Tag.Snapshot, [], next), { time: Date.now(), schemaVersion: 1, nextCatalogId: 2, nextFileId: 0 }),
+        put(encodeKey(Tag.SnapshotChanges, [], next), { changes: [], author: null, message: null, extraInfo: null, maintenance: false }),
+        put(systemKey(SystemKey.HeadSnapshot), { id: next }),
+      ]);
+      await expect(resolveSnapshot(old, { snapshot: 2 }, { previousWalkLimit: 10 })).rejects.toSatisfy((e) => isStrataError(e, 'SNAPSHOT_NOT_FOUND'));
+      const fresh = await kv.readView();
+      expect((await resolveSnapshot(fresh, { snapshot: 2 }, { previousWalkLimit: 10 })).id).toBe(2);
+      await Promise.all([old.close(), fresh.close()]);
+    } finally {
+      await kv.close();
     }
   });
 });
