@@ -13,7 +13,7 @@
 //     flight.
 // Excision (which removes versions) goes through the same apply path, and reads below retain-from are refused.
 import type { KvSeq } from '../../keys/ids.js';
-import { decodeKey, type Key } from '../../keys/key-codec.js';
+import { decodeKey, type Key, readU64 } from '../../keys/key-codec.js';
 import { Tag } from '../../keys/tags.js';
 import { beginOf, decodeRow } from './decode.js';
 import type { Mutation } from './kv-store.js';
@@ -43,7 +43,9 @@ const GROUPS: ReadonlyMap<Tag, GroupSpec> = new Map([
  * its row.
  */
 const IMMUTABLE_POINTS: ReadonlySet<Tag> = new Set([Tag.Snapshot, Tag.SnapshotChanges]);
-const pointId = (key: Key): string => Buffer.from(key.buffer, key.byteOffset, key.length).toString('latin1');
+// Both point tags are keyed by the snapshot id alone ([tag][id]): a point is found by tag, then by that
+// number, with no string built per lookup (a reader open looks up two).
+const pointId = (key: Key): number => readU64(key, 1);
 
 export function isImmutablePoint(key: Key): boolean {
   return IMMUTABLE_POINTS.has(key[0] as Tag);
@@ -92,11 +94,11 @@ export class VersionCache {
    * for each one.
    */
   private readonly warmed = new Set<string>();
-  private readonly points = new Map<string, unknown>();
+  private readonly points = new Points();
   private applying = 0;
   /** Groups and points brought forward by the apply in flight. */
   private patched: string[] = [];
-  private patchedPoints: string[] = [];
+  private patchedPoints: Key[] = [];
 
   constructor(
     /** The newest applied sequence: groups are stored only from views of exactly this state. */
@@ -135,13 +137,13 @@ export class VersionCache {
   }
 
   getPoint(key: Key): unknown {
-    return this.points.get(pointId(key));
+    return this.points.get(key);
   }
 
   offerPoint(key: Key, value: unknown, viewSeq: KvSeq): void {
     if (this.applying > 0 || viewSeq !== this.latest) return;
     if (this.points.size >= this.capacity) this.points.clear();
-    this.points.set(pointId(key), value);
+    this.points.set(key, value);
   }
 
   /** Whether a miss under this parent should read the whole parent: until the cache holds what that read. */
@@ -173,13 +175,12 @@ export class VersionCache {
     for (const m of mutations) {
       if (IMMUTABLE_POINTS.has(m.key[0] as Tag)) {
         // Written once: a put is the value every later read would find.
-        const id = pointId(m.key);
-        if (m.type === 'del') this.points.delete(id);
+        if (m.type === 'del') this.points.delete(m.key);
         else {
           if (this.points.size >= this.capacity) this.points.clear();
-          this.points.set(id, Object.freeze(decodeRow(m.key, m.value)));
+          this.points.set(m.key, Object.freeze(decodeRow(m.key, m.value)));
         }
-        this.patchedPoints.push(id);
+        this.patchedPoints.push(m.key);
       }
       const spec = GROUPS.get(m.key[0] as Tag);
       if (spec === undefined) continue;
@@ -205,7 +206,7 @@ export class VersionCache {
     // A batch that failed leaves the index as it was: the groups brought forward for it must go.
     else {
       for (const id of this.patched) (this.young.delete(id), this.old.delete(id));
-      for (const id of this.patchedPoints) this.points.delete(id);
+      for (const key of this.patchedPoints) this.points.delete(key);
     }
     this.patched = [];
     this.patchedPoints = [];
@@ -233,4 +234,32 @@ function patched(current: readonly CachedVersion[], changes: readonly Mutation[]
     }
   }
   return Object.freeze(out);
+}
+
+/** The immutable points, one map per tag keyed by snapshot id. */
+class Points {
+  private readonly byTag = new Map<number, Map<number, unknown>>();
+  size = 0;
+
+  get(key: Key): unknown {
+    return this.byTag.get(key[0]!)?.get(pointId(key));
+  }
+
+  set(key: Key, value: unknown): void {
+    let map = this.byTag.get(key[0]!);
+    if (!map) this.byTag.set(key[0]!, (map = new Map()));
+    const before = map.size;
+    map.set(pointId(key), value);
+    this.size += map.size - before;
+  }
+
+  delete(key: Key): void {
+    const map = this.byTag.get(key[0]!);
+    if (map?.delete(pointId(key))) this.size--;
+  }
+
+  clear(): void {
+    this.byTag.clear();
+    this.size = 0;
+  }
 }
