@@ -89,7 +89,7 @@ export class GroupCommit {
     const outcomes: Outcome[] = [];
     const snapshots: SnapshotId[] = [];
     const mutations: Mutation[] = [];
-    for (const member of members) {
+    for (const [i, member] of members.entries()) {
       const ownState = view === root && root.seq === member.prepared.seq;
       let plan;
       try {
@@ -102,7 +102,8 @@ export class GroupCommit {
       if (plan.mutations.length === 0) continue;
       if (plan.snapshot) snapshots.push(plan.snapshot.id);
       mutations.push(...plan.mutations);
-      view = OverlayView.over(view, plan.mutations);
+      // The state this member leaves, for the members after it (the last has none).
+      if (i < members.length - 1) view = OverlayView.over(view, plan.mutations);
     }
     if (mutations.length > 0) {
       const lost = await this.path.append(root, snapshots, mutations);
