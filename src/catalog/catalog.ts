@@ -223,6 +223,8 @@ export class Catalog {
     clock: () => this.clock(),
   });
   private readonly readers = new Set<Reader>();
+  /** The background load of the snapshot timeline started by open(); close() waits for it. */
+  private warming: Promise<void> = Promise.resolve();
   /** Transactions under way, from their function to their commit: close() lets them finish. */
   private readonly transactions = new Set<Promise<unknown>>();
   private closed = false;
@@ -287,6 +289,9 @@ export class Catalog {
       }
       const writerName = opts.writerName ?? `${hostname()}:${process.pid}`;
       const catalog = new Catalog(kv, log, clock, opts.readOnly === true, limits, dataPath, writerName);
+      // In the background: the first timestamp lookup would otherwise scan the time index itself. A failure
+      // only leaves that to the first lookup.
+      catalog.warming = kv.warmTimeline().catch(() => undefined);
       if (opts.exclusiveWriter === true) await catalog.claimWriterEpoch(writerName);
       if (opts.followIntervalMs !== undefined) catalog.follow(opts.followIntervalMs);
       return catalog;
@@ -791,7 +796,7 @@ export class Catalog {
     // release that fails leaves the lease to expire.
     await Promise.all([...this.readers].map((r) => r.close().catch(() => undefined)));
     this.closed = true;
-    await Promise.allSettled([...this.transactions]);
+    await Promise.allSettled([...this.transactions, this.warming]);
     await this.writer.run(async () => undefined);
     await this.kv.close();
   }
