@@ -8,7 +8,8 @@
 // S identically. The one thing the cache must never hold is a group that is *older* than some reader's view:
 //   - every applied entry brings the cached groups it touches to the state it leaves *before* its batch is
 //     written (a reader of an older view that sees one early gets the same answers, by the argument above),
-//     and forgets them if the batch fails;
+//     and forgets them if the batch fails; a group an entry deletes from (excision) is dropped instead,
+//     since a reader opened before retain-from moved may still read the removed versions through its view;
 //   - a group is stored from a read only when it was read from the newest applied state with no apply in
 //     flight.
 // Excision (which removes versions) goes through the same apply path, and reads below retain-from are refused.
@@ -165,8 +166,8 @@ export class VersionCache {
 
   /**
    * Before an entry's batch is written: every cached group the entry touches is brought to the state the
-   * entry leaves (its puts and deletes applied to a copy), so a catalog that keeps committing keeps its
-   * cache warm. A reader of an older view may see such a group early; history being immutable, it answers
+   * entry leaves (its puts applied to a copy; a group it deletes from is dropped), so a catalog that keeps
+   * committing keeps its cache warm. A reader of an older view may see such a group early; history being immutable, it answers
    * that reader's snapshot as before. Nothing is stored from reads until the apply is done.
    */
   beginApply(mutations: readonly Mutation[]): void {
@@ -194,6 +195,9 @@ export class VersionCache {
       if (current === undefined) continue;
       this.young.delete(id);
       this.old.delete(id);
+      // Deletes are excision's: the versions they remove may still be read by a reader opened before
+      // retain-from moved, through its own view. Such a group is dropped, so misses read their own view.
+      if (changes.some((m) => m.type === 'del')) continue;
       const next = patched(current, changes);
       if (next.length <= MAX_CACHED_GROUP || GROUPS.get(next[0]!.key[0] as Tag)!.readAhead) this.store(id, next);
       this.patched.push(id);
@@ -213,7 +217,7 @@ export class VersionCache {
   }
 }
 
-/** A group with an entry's puts and deletes applied, as a new frozen array (readers may hold the old one). */
+/** A group with an entry's puts applied, as a new frozen array (readers may hold the old one). */
 function patched(current: readonly CachedVersion[], changes: readonly Mutation[]): readonly CachedVersion[] {
   const out = current.slice();
   for (const m of changes) {
@@ -225,13 +229,9 @@ function patched(current: readonly CachedVersion[], changes: readonly Mutation[]
       else hi = mid;
     }
     const same = lo < out.length && Buffer.compare(out[lo]!.key, m.key) === 0;
-    if (m.type === 'del') {
-      if (same) out.splice(lo, 1);
-    } else if (same) {
-      out[lo] = decodeVersion(m.key, m.value);
-    } else {
-      out.splice(lo, 0, decodeVersion(m.key, m.value));
-    }
+    if (m.type === 'del') throw new Error('a group with deletes is dropped, not patched');
+    if (same) out[lo] = decodeVersion(m.key, m.value);
+    else out.splice(lo, 0, decodeVersion(m.key, m.value));
   }
   return Object.freeze(out);
 }
