@@ -4,6 +4,9 @@
 import * as path from 'node:path';
 import { Level } from 'level';
 import { encodeKey, type Field, keyPrefix, prefixEnd } from '../../keys/key-codec.js';
+import { fileId } from '../../keys/ids.js';
+import { manifestFile } from '../../keys/manifest.js';
+import type { ManifestFile } from '../../keys/rows.js';
 import { Tag } from '../../keys/tags.js';
 import { decodeValue, encodeValue } from '../../keys/value-codec.js';
 import { isVisible } from '../../keys/visibility.js';
@@ -80,7 +83,7 @@ export async function openRaw(opts: DriverOptions): Promise<Driver> {
     const it = db.iterator({ gte: keyPrefix(Tag.DataFileManifest, [id]), lte: encodeKey(Tag.DataFileManifest, [id], s), snapshot: snap });
     try {
       for (let batch = await it.nextv(256); batch.length > 0; batch = await it.nextv(256)) {
-        for (const [k, v] of batch) for (const [fileId] of decodeValue<{ files: [number][] }>(k, v).files) if (!ended.has(fileId)) n++;
+        for (const [k, v] of batch) for (const [id] of decodeValue<{ files: ManifestFile[] }>(k, v).files) if (!ended.has(id)) n++;
       }
     } finally {
       await it.close();
@@ -133,12 +136,13 @@ export async function openRaw(opts: DriverOptions): Promise<Driver> {
       const s = ++snapshotId;
       const t = live.get(table)!;
       const puts: Put[] = [];
-      const manifest: unknown[][] = [];
+      const manifest: ManifestFile[] = [];
       for (const f of files) {
-        const id = nextFileId++;
-        puts.push(put(Tag.DataFile, [t.id, id], s, { path: f.path, format: 'parquet', recordCount: f.rows, fileSizeBytes: f.bytes, footerSize: null, rowIdStart: t.nextRowId, end: null }));
+        const id = fileId(nextFileId++);
+        const row = { path: f.path, format: 'parquet', recordCount: f.rows, fileSizeBytes: f.bytes, footerSize: null, rowIdStart: t.nextRowId };
+        puts.push(put(Tag.DataFile, [t.id, id], s, { ...row, end: null }));
         puts.push(put(Tag.FileTableIndex, [id], s, { tableId: t.id }));
-        manifest.push([id, f.path, 'parquet', f.rows, f.bytes, null, t.nextRowId]);
+        manifest.push(manifestFile(id, row));
         t.nextRowId += f.rows;
       }
       puts.push(put(Tag.DataFileManifest, [t.id], s, { files: manifest }));

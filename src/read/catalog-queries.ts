@@ -23,6 +23,7 @@ import type {
   FilePathRow,
 } from '../../keys/rows.js';
 import { SystemKey, Tag } from '../../keys/tags.js';
+import { manifestRow } from '../../keys/manifest.js';
 import { isVisible } from '../../keys/visibility.js';
 import { StrataError } from '../errors.js';
 import { beginOf as keyBegin, decodeRow } from '../kv/decode.js';
@@ -312,9 +313,10 @@ export async function* dataFilesAt(view: ReadView, at: SnapshotId, tableId: Cata
           await ends.readTo(files.at(-1)![0]);
           const rows: [FileId, DataFileRow][] = [];
           const out: DataFileVersion[] = [];
-          for (const [id, path, format, recordCount, fileSizeBytes, footerSize, rowIdStart] of files) {
+          for (const file of files) {
+            const id = file[0];
             const end = ends.endOf(id);
-            const row: DataFileRow = { path, format, recordCount, fileSizeBytes, footerSize, rowIdStart, end };
+            const row = manifestRow(file, end);
             rows.push([id, row]);
             if (begin <= at && (end === null || end > at)) out.push({ id, begin, row });
           }

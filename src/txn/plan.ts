@@ -22,6 +22,7 @@ import type {
 import { SystemKey, Tag } from '../../keys/tags.js';
 import { encodeValue } from '../../keys/value-codec.js';
 import { endIndexKey } from '../../keys/end-index.js';
+import { manifestFile } from '../../keys/manifest.js';
 import type { Mutation } from '../kv/kv-store.js';
 import type { ReadSource } from '../read/history.js';
 import { quote } from '../messages.js';
@@ -173,10 +174,9 @@ export async function planCommit(
     mutations.push(...versionMutations(Tag.DataFile, [c.tableId, id], c, at, kind));
     const d = delta(c.tableId);
     if (kind === 'created') {
-      const f = c.next!;
       let files = manifests.get(c.tableId);
       if (!files) manifests.set(c.tableId, (files = []));
-      files.push([id, f.path, f.format, f.recordCount, f.fileSizeBytes, f.footerSize, f.rowIdStart]);
+      files.push(manifestFile(id, c.next!));
       mutations.push(put(Tag.FileTableIndex, [id], at, { tableId: c.tableId }));
       newPaths.push([c.next!.path, id]);
       inserted.add(c.tableId);
