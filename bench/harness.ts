@@ -64,6 +64,9 @@ export function stats(s: Sample): Stats {
   };
 }
 
+/** A figure for a report table: thousands separated from 100 up, more decimals below. */
+export const fmt = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(n >= 10 ? 1 : 2));
+
 /** The run whose throughput is the median of several runs (all its figures come from that one run). */
 export function median(runs: Stats[]): Stats {
   return [...runs].sort((a, b) => a.perSec - b.perSec)[Math.floor(runs.length / 2)]!;

@@ -11,7 +11,7 @@ import type { Driver, DriverOptions, Side } from './drivers/driver.js';
 import { openPeer } from './drivers/peer-sqlite.js';
 import { openRaw } from './drivers/raw-level.js';
 import { openStrata } from './drivers/strata.js';
-import { median, type Stats, stats } from './harness.js';
+import { fmt, median, type Stats, stats } from './harness.js';
 import { type Sizes, WORKLOADS } from './workloads.js';
 import { sharedStoreBench } from './shared/suite.js';
 import { exciseBench } from './gc/excise-bench.js';
@@ -46,7 +46,6 @@ const SIDES: [Side, (o: DriverOptions) => Promise<Driver>][] = [
   ['raw', openRaw],
 ];
 
-const fmt = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(n >= 10 ? 1 : 2));
 const command = `npm run bench --${process.argv.slice(2).length ? ` ${process.argv.slice(2).join(' ')}` : ''}`.replace(/ --$/, '');
 const lines: string[] = [];
 const out = (s = '') => {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { runScript } from '../child.js';
+import { fmt } from '../harness.js';
 import { Catalog } from '../../src/index.js';
 
 export interface ExciseSizes {
@@ -17,8 +18,6 @@ export interface ExciseSizes {
 }
 
 const EXCISE_RUNS = 3;
-
-const fmt = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(n >= 10 ? 1 : 2));
 
 async function newest(c: Catalog): Promise<number> {
   const r = await c.reader();

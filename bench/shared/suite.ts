@@ -9,7 +9,7 @@ import { runScript } from '../child.js';
 import { Catalog } from '../../src/index.js';
 import { logObjectKey } from '../../src/log/commit-log.js';
 import { kvSeq } from '../../keys/ids.js';
-import { measure, measureConcurrent, type Sample, stats } from '../harness.js';
+import { fmt, measure, measureConcurrent, type Sample, stats } from '../harness.js';
 import { CountingStore } from './counting-store.js';
 import { openStore } from './open-store.js';
 import { freshS3, s3Available, type StoreSpec } from './stores.js';
@@ -26,8 +26,6 @@ export interface SharedSizes {
 
 /** The V8 old-space cap of the bootstrapping process. */
 const BOOTSTRAP_HEAP_MIB = 96;
-
-const fmt = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(n >= 10 ? 1 : 2));
 
 interface Place {
   name: string;

@@ -27,10 +27,6 @@ export interface ObjectStore {
   delete(keys: readonly string[]): Promise<void>;
 }
 
-/**
- * Keys are `/`-separated relative names: no empty, `.` or `..` segments, no segment starting with `.`.
- * Strata never uses one key as a folder of another (`a` and `a/b`), which a directory cannot hold.
- */
 /** One pass, no allocation: every store call checks its key, and readers probe the log on each open. */
 function isValidObjectKey(key: string): boolean {
   if (key.length === 0 || key.length > 1024) return false;
@@ -49,6 +45,10 @@ function isValidObjectKey(key: string): boolean {
   return !segmentStart; // no trailing '/'
 }
 
+/**
+ * Keys are `/`-separated relative names: no empty, `.` or `..` segments, no segment starting with `.`.
+ * Strata never uses one key as a folder of another (`a` and `a/b`), which a directory cannot hold.
+ */
 export function assertValidObjectKey(key: string): void {
   if (!isValidObjectKey(key)) {
     throw new StrataError(
