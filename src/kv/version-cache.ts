@@ -167,12 +167,13 @@ export class VersionCache {
   /**
    * Before an entry's batch is written: every cached group the entry touches is brought to the state the
    * entry leaves (its puts applied to a copy; a group it deletes from is dropped), so a catalog that keeps
-   * committing keeps its cache warm. A reader of an older view may see such a group early; history being immutable, it answers
-   * that reader's snapshot as before. Nothing is stored from reads until the apply is done.
+   * committing keeps its cache warm. A reader of an older view may see such a group early; history being
+   * immutable, it answers that reader's snapshot as before. Nothing is stored from reads until the apply is
+   * done.
    */
   beginApply(mutations: readonly Mutation[]): void {
     this.applying++;
-    const touched = new Map<string, Mutation[]>();
+    const touched = new Map<string, { spec: GroupSpec; changes: Mutation[] }>();
     for (const m of mutations) {
       if (IMMUTABLE_POINTS.has(m.key[0] as Tag)) {
         // Written once: a put is the value every later read would find.
@@ -186,11 +187,11 @@ export class VersionCache {
       const spec = GROUPS.get(m.key[0] as Tag);
       if (spec === undefined) continue;
       const id = groupId(m.key[0] as Tag, decodeKey(m.key).fields.slice(0, spec.fields));
-      let list = touched.get(id);
-      if (!list) touched.set(id, (list = []));
-      list.push(m);
+      let group = touched.get(id);
+      if (!group) touched.set(id, (group = { spec, changes: [] }));
+      group.changes.push(m);
     }
-    for (const [id, changes] of touched) {
+    for (const [id, { spec, changes }] of touched) {
       const current = this.young.get(id) ?? this.old.get(id);
       if (current === undefined) continue;
       this.young.delete(id);
@@ -199,7 +200,8 @@ export class VersionCache {
       // retain-from moved, through its own view. Such a group is dropped, so misses read their own view.
       if (changes.some((m) => m.type === 'del')) continue;
       const next = patched(current, changes);
-      if (next.length <= MAX_CACHED_GROUP || GROUPS.get(next[0]!.key[0] as Tag)!.readAhead) this.store(id, next);
+      // Metadata groups are kept whatever their size; file groups only up to the cap (as when read).
+      if (spec.readAhead || next.length <= MAX_CACHED_GROUP) this.store(id, next);
       this.patched.push(id);
     }
   }

@@ -28,13 +28,7 @@ export interface Prepared {
 /** Runs `fn` on `view` (the function's only run) and plans its commit there. */
 export async function prepare(view: ReadView, fn: TransactionFn, meta: CommitMeta, time: number): Promise<Prepared> {
   const head = await q.headSnapshot(view);
-  const tx = new Transaction(view, head.begin, head.row);
-  let state: PendingState;
-  try {
-    await fn(tx);
-  } finally {
-    state = await tx.seal();
-  }
+  const state = await sealedRun(view, head, fn);
   return { seq: view.seq, base: head.begin, state, plan: await planOn(view, head, state, meta, time), meta };
 }
 
@@ -48,14 +42,20 @@ export async function rebase(view: ReadView, p: Prepared, isOwnState: boolean, t
   const head = await q.headSnapshot(view);
   const found = await findConflict(view, p.base, head.begin, ownFootprint(p.state, p.plan.snapshot?.changes ?? []));
   if (found) throw found;
+  const state = await sealedRun(view, head, (tx) => replayOrConflict(tx, p.state.ops, p.base, head.begin));
+  return planOn(view, head, state, p.meta, time);
+}
+
+/** Runs `body` on a transaction built on `head` and returns its sealed state; the tx is sealed even if `body` throws. */
+async function sealedRun(view: ReadView, head: q.Version<SnapshotRow>, body: TransactionFn): Promise<PendingState> {
   const tx = new Transaction(view, head.begin, head.row);
   let state: PendingState;
   try {
-    await replayOrConflict(tx, p.state.ops, p.base, head.begin);
+    await body(tx);
   } finally {
     state = await tx.seal();
   }
-  return planOn(view, head, state, p.meta, time);
+  return state;
 }
 
 async function planOn(view: ReadView, head: q.Version<SnapshotRow>, state: PendingState, meta: CommitMeta, time: number): Promise<Plan> {
