@@ -212,7 +212,7 @@ export async function planExcision(view: ReadView, now: number, batchSize: numbe
 }
 
 /** The job a crashed run left unfinished, if any: the next run continues it. */
-export async function openJob(view: ReadView): Promise<{ id: number; row: ExcisionJobRow } | undefined> {
+async function openJob(view: ReadView): Promise<{ id: number; row: ExcisionJobRow } | undefined> {
   for await (const job of jobs(view)) if (job.row.finishedAt === null) return job;
   return undefined;
 }
