@@ -172,3 +172,8 @@ export function keyToString(key: Key): string {
 export function compareKeys(a: Key, b: Key): number {
   return Buffer.compare(a, b);
 }
+
+/** A key as a string, one character per byte, equal for equal keys: what maps keyed by key use. */
+export function keyId(key: Key): string {
+  return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
+}

@@ -2,16 +2,14 @@
 // on the state its earlier members leave, and one log entry then carries them all. Only puts: a commit's plan
 // never deletes (deleting is excision's, and excision is never grouped).
 import type { KvSeq, SnapshotId } from '../../keys/ids.js';
-import { type Field, type Key, keyPrefix, prefixEnd } from '../../keys/key-codec.js';
+import { type Field, type Key, keyId, keyPrefix, prefixEnd } from '../../keys/key-codec.js';
 import type { Tag } from '../../keys/tags.js';
 import { decodeRow } from './decode.js';
 import type { Mutation } from './kv-store.js';
-import type { Range, ReadView } from './read-view.js';
+import type { Range, ReadView, StateValueOptions } from './read-view.js';
 import { type CachedVersion, decodeVersion } from './version-cache.js';
 
 type Entry = [Key, Uint8Array];
-
-const idOf = (key: Key) => Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
 
 export class OverlayView implements ReadView {
   readonly seq: KvSeq;
@@ -32,10 +30,10 @@ export class OverlayView implements ReadView {
   /** `view` with `mutations` applied on top (later puts of one key win). */
   static over(view: ReadView, mutations: readonly Mutation[]): OverlayView {
     const base = view instanceof OverlayView ? view.base : view;
-    const puts = new Map<string, Entry>(view instanceof OverlayView ? view.sorted.map((e) => [idOf(e[0]), e]) : []);
+    const puts = new Map<string, Entry>(view instanceof OverlayView ? view.sorted.map((e) => [keyId(e[0]), e]) : []);
     for (const m of mutations) {
       if (m.type !== 'put') throw new Error('an overlay holds puts only: a commit plan never deletes');
-      puts.set(idOf(m.key), [m.key, m.value]);
+      puts.set(keyId(m.key), [m.key, m.value]);
     }
     return new OverlayView(base, puts);
   }
@@ -96,17 +94,17 @@ export class OverlayView implements ReadView {
   offer(): void {}
 
   async getImmutable<T>(key: Key): Promise<T | undefined> {
-    const bytes = this.byKey.get(idOf(key));
+    const bytes = this.byKey.get(keyId(key));
     return bytes === undefined ? this.base.getImmutable<T>(key) : Object.freeze(decodeRow<T>(key, bytes));
   }
 
-  async stateValue<T>(key: Key): Promise<T | undefined> {
-    const bytes = this.byKey.get(idOf(key));
-    return bytes === undefined ? this.base.stateValue<T>(key) : Object.freeze(decodeRow<T>(key, bytes));
+  async stateValue<T>(key: Key, opts?: StateValueOptions): Promise<T | undefined> {
+    const bytes = this.byKey.get(keyId(key));
+    return bytes === undefined ? this.base.stateValue<T>(key, opts) : Object.freeze(decodeRow<T>(key, bytes));
   }
 
   async get(key: Key): Promise<Uint8Array | undefined> {
-    return this.byKey.get(idOf(key)) ?? this.base.get(key);
+    return this.byKey.get(keyId(key)) ?? this.base.get(key);
   }
 
   async *scan(range: Range): AsyncGenerator<Entry> {
@@ -127,7 +125,7 @@ export class OverlayView implements ReadView {
   }
 
   async getMany(keys: readonly Key[]): Promise<(Uint8Array | undefined)[]> {
-    const out = keys.map((k) => this.byKey.get(idOf(k)));
+    const out = keys.map((k) => this.byKey.get(keyId(k)));
     const missing = out.flatMap((v, i) => (v === undefined ? [i] : []));
     const fromBase = await this.base.getMany(missing.map((i) => keys[i]!));
     missing.forEach((i, j) => (out[i] = fromBase[j]));

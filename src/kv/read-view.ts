@@ -3,7 +3,7 @@
 // of one view can never straddle a write.
 import type { Level } from 'level';
 import type { KvSeq, SnapshotId } from '../../keys/ids.js';
-import { decodeKey, type Field, type Key, keyPrefix, prefixEnd } from '../../keys/key-codec.js';
+import { decodeKey, type Field, type Key, keyId, keyPrefix, prefixEnd } from '../../keys/key-codec.js';
 import { Tag } from '../../keys/tags.js';
 import { decodeRow } from './decode.js';
 import type { SnapshotTimeline } from './snapshot-timeline.js';
@@ -45,7 +45,7 @@ export interface ReadView {
   /** Offers a whole group read another way (e.g. from manifests); kept only as the cache's rules allow. */
   offer(tag: Tag, fields: readonly Field[], versions: readonly CachedVersion[]): void;
   getImmutable<T>(key: Key): Promise<T | undefined>;
-  stateValue<T>(key: Key): Promise<T | undefined>;
+  stateValue<T>(key: Key, opts?: StateValueOptions): Promise<T | undefined>;
   get(key: Key): Promise<Uint8Array | undefined>;
   scan(range: Range): AsyncGenerator<[Key, Uint8Array]>;
   scanBatches(range: Range): AsyncGenerator<[Key, Uint8Array][]>;
@@ -53,6 +53,14 @@ export interface ReadView {
   anyUnder(prefixes: readonly Key[], accept: (key: Key) => boolean): Promise<boolean[]>;
   last(gte: Key, lte: Key): Promise<[Key, Uint8Array] | undefined>;
   close(): Promise<void>;
+}
+
+export interface StateValueOptions {
+  /**
+   * Whether a missing value is remembered for the state too (default true). False for keys a caller names
+   * (tags): the names asked for are unbounded, the values that exist are not.
+   */
+  rememberAbsent?: boolean;
 }
 
 export class SnapshotView implements ReadView {
@@ -184,15 +192,15 @@ export class SnapshotView implements ReadView {
   }
 
   /**
-   * A system value of this view's state (the head snapshot, retain-from), decoded once per state: every
-   * reader opened on one state asks for the same few, and a LevelDB point read costs ~10 µs.
+   * A value of this view's state (the head snapshot, retain-from, a tag), decoded once per state: every
+   * reader opened on one state asks for the same few, and a LevelDB point read costs several µs.
    */
-  async stateValue<T>(key: Key): Promise<T | undefined> {
-    const id = Buffer.from(key).toString('latin1');
+  async stateValue<T>(key: Key, opts: StateValueOptions = {}): Promise<T | undefined> {
+    const id = keyId(key);
     if (this.stateValues.has(id)) return this.stateValues.get(id) as T | undefined;
     const bytes = await this.get(key);
     const value = bytes === undefined ? undefined : Object.freeze(decodeRow<T>(key, bytes));
-    this.stateValues.set(id, value);
+    if (value !== undefined || opts.rememberAbsent !== false) this.stateValues.set(id, value);
     return value;
   }
 

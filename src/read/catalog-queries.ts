@@ -161,10 +161,8 @@ export async function* snapshotsDownFrom(view: ReadView, from: SnapshotId): Asyn
 
 // ---- tags
 
-export async function tag(view: ReadView, name: string): Promise<SnapshotTagRow | undefined> {
-  const key = encodeKey(Tag.SnapshotTag, [name]);
-  const bytes = await view.get(key);
-  return bytes === undefined ? undefined : decodeRow<SnapshotTagRow>(key, bytes);
+export function tag(view: ReadView, name: string): Promise<SnapshotTagRow | undefined> {
+  return view.stateValue<SnapshotTagRow>(encodeKey(Tag.SnapshotTag, [name]), { rememberAbsent: false });
 }
 
 export async function* tags(view: ReadView): AsyncGenerator<{ name: string } & SnapshotTagRow> {
