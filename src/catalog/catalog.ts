@@ -92,7 +92,10 @@ export interface OpenOptions {
   maxTags?: number;
   /**
    * Write a checkpoint after every this many log entries (default 1,000; 0 turns it off). The process
-   * whose commit reaches the multiple writes it, after the commit is durable and before it returns.
+   * whose commit reaches the multiple writes it in the background, from a view of that entry: the commit
+   * returns at once and later commits do not wait. A multiple reached while the previous checkpoint is still
+   * being written is skipped (the next one covers it); close() waits for one under way; a failure shows in
+   * followStatus().lastError.
    */
   checkpointEvery?: number;
   /**
@@ -225,6 +228,8 @@ export class Catalog {
   private readonly readers = new Set<Reader>();
   /** The background load of the snapshot timeline started by open(); close() waits for it. */
   private warming: Promise<void> = Promise.resolve();
+  /** The automatic checkpoint being written, if any (see checkpointEvery); close() waits for it. */
+  private checkpointing: Promise<void> | undefined;
   /** Transactions under way, from their function to their commit: close() lets them finish. */
   private readonly transactions = new Set<Promise<unknown>>();
   private closed = false;
@@ -364,7 +369,10 @@ export class Catalog {
     this.follower.unref();
   }
 
-  /** With followIntervalMs: when the background refresh last succeeded, and the error of the last one if it failed. */
+  /**
+   * With followIntervalMs: when the background refresh last succeeded. The error of the last background
+   * refresh or automatic checkpoint, if it failed.
+   */
   followStatus(): { lastRefreshAt: Date | null; lastError: StrataError | null } {
     return { ...this.followed };
   }
@@ -696,10 +704,29 @@ export class Catalog {
     const entry: LogEntry = { seq, epoch, txn: randomUUID(), ...body };
     if (!(await this.log.appendOwn(entry))) return { lostAt: seq };
     await applyEntry(this.kv, entry);
-    if (this.limits.checkpointEvery > 0 && seq % this.limits.checkpointEvery === 0) {
-      await withView(this.kv, (newest) => this.checkpointAt(newest));
+    if (this.limits.checkpointEvery > 0 && seq % this.limits.checkpointEvery === 0 && this.checkpointing === undefined) {
+      // Taken here, inside the writer, so the checkpoint is of exactly this entry whatever commits next.
+      this.checkpointInBackground(await this.kv.readView());
     }
     return undefined;
+  }
+
+  /**
+   * Writes an automatic checkpoint of `view` (and closes it) without holding up commits: on a large
+   * catalog a checkpoint takes seconds (bench: ~10 s for 1.5M keys). The commit it follows is durable
+   * already, so a failure is only reported.
+   */
+  private checkpointInBackground(view: ReadView): void {
+    this.checkpointing = (async () => {
+      try {
+        await this.checkpointAt(view);
+      } catch (e) {
+        this.followed = { ...this.followed, lastError: asStrataError(e) };
+      } finally {
+        this.checkpointing = undefined;
+        await view.close().catch(() => undefined);
+      }
+    })();
   }
 
   /**
@@ -797,6 +824,7 @@ export class Catalog {
     await Promise.all([...this.readers].map((r) => r.close().catch(() => undefined)));
     this.closed = true;
     await Promise.allSettled([...this.transactions, this.warming]);
+    await this.checkpointing;
     await this.writer.run(async () => undefined);
     await this.kv.close();
   }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -41,17 +42,53 @@ describe('checkpoints', () => {
     expect(new Set(logReads.slice(5))).toEqual(new Set(['log/00000000000000000019']));
   });
 
-  it('are written automatically every N entries, and an incomplete one (no manifest) is ignored', async () => {
+  it('are written automatically every N entries in the background; an incomplete one (no manifest) is ignored', async () => {
     const dir = await tempDir();
-    const c = await build(dir, 7, 3);
-    const written = (await readdir(path.join(dir, 'store', 'checkpoints'))).map(Number);
-    expect(written).toEqual([3, 6, 9]);
-    await c.close();
+    const manifest = (seq: number) => path.join(dir, 'store', 'checkpoints', String(seq).padStart(20, '0'), 'manifest');
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const store = new FaultyStore(new DirectoryStore(path.join(dir, 'store')), {
+      beforeCreate: async (key) => void (key.startsWith('checkpoints/') && (await held)),
+    });
+    const c = await openCatalog({ dir, store, checkpointEvery: 3 });
+    const commit = (i: number) => c.transaction((tx) => tx.addDataFile('main', 't', { path: `f${i}`, recordCount: 1, fileSizeBytes: 1 }));
+    await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }])); // entry 2 (1 is the catalog's creation)
+    // Entry 3 starts checkpoint 3, which the store holds: the commits after it do not wait for it, and
+    // entry 6, reached while it is being written, starts none.
+    for (let i = 3; i <= 7; i++) await commit(i);
+    expect(existsSync(manifest(3))).toBe(false);
+    release();
+    while (!existsSync(manifest(3))) await new Promise((r) => setTimeout(r, 5));
+    await commit(8);
+    await commit(9);
+    await c.close(); // waits for checkpoint 9
+    expect((await readdir(path.join(dir, 'store', 'checkpoints'))).map(Number)).toEqual([3, 9]);
+    expect(existsSync(manifest(9))).toBe(true);
     // A checkpoint whose writer died before its manifest: the previous one is used.
-    await rm(path.join(dir, 'store', 'checkpoints', String(9).padStart(20, '0'), 'manifest'));
+    await rm(manifest(9));
     const fresh = await openCatalog({ dir: await tempDir(), store: { path: path.join(dir, 'store') }, readOnly: true });
     const again = await openCatalog({ dir });
     expect(await dumpCatalog(fresh)).toEqual(await dumpCatalog(again));
+  });
+
+  it('an automatic checkpoint that fails leaves the commit it followed committed, and says so in followStatus', async () => {
+    const dir = await tempDir();
+    const store = new FaultyStore(new DirectoryStore(path.join(dir, 'store')), {
+      beforeCreate: (key) => {
+        if (key.startsWith('checkpoints/')) throw new Error('disk full');
+      },
+    });
+    const c = await openCatalog({ dir, store, checkpointEvery: 3 });
+    await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
+    const { snapshot } = await c.transaction((tx) => tx.addDataFile('main', 't', { path: 'f', recordCount: 1, fileSizeBytes: 1 }));
+    expect(snapshot).toBe(2);
+    await c.close();
+    expect(c.followStatus().lastError).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    expect(c.followStatus().lastError!.message).toContain('disk full');
+    const again = await openCatalog({ dir });
+    const r = await again.reader();
+    expect((await r.dataFiles('main', 't')).map((f) => f.path)).toEqual(['f']);
+    await r.close();
   });
 
   it('a read-only process cannot write one', async () => {
