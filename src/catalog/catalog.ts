@@ -189,7 +189,7 @@ async function withView<T>(kv: KvStore, fn: (view: ReadView) => Promise<T>): Pro
 
 /** Applies log entries that are in the store but not yet in the local index; replay is idempotent. */
 async function applyLog(kv: KvStore, log: CommitLog): Promise<void> {
-  for await (const entry of log.readAfter(await kv.appliedSeq())) await applyEntry(kv, entry);
+  for await (const entry of log.readAfter(kv.latestApplied)) await applyEntry(kv, entry);
 }
 
 /**
@@ -278,7 +278,7 @@ export class Catalog {
         );
       }
       // A new index starts from the newest checkpoint, then replays only the log after it.
-      if ((await kv.appliedSeq()) === 0) {
+      if (kv.latestApplied === 0) {
         const checkpoint = await newestCheckpoint(store);
         if (checkpoint !== undefined) await kv.restore(checkpoint.seq, readCheckpoint(store, checkpoint));
       }

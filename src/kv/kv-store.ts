@@ -81,13 +81,12 @@ export class KvStore {
     return this.db.getSync(key) ?? undefined;
   }
 
-  /** The newest applied sequence as this process applied it: no read of the index. */
+  /**
+   * The newest applied sequence, with no read of the index: read once at open, then kept by apply() and
+   * restore(), the only writers of an index that is this process's alone (LevelDB's lock).
+   */
   get latestApplied(): KvSeq {
     return this.latest;
-  }
-
-  async appliedSeq(): Promise<KvSeq> {
-    return decodeSeq(this.db.getSync(APPLIED_SEQ_KEY) ?? undefined);
   }
 
   /**
@@ -95,9 +94,8 @@ export class KvStore {
    * source of truth, so the batch is not fsync'd: after a crash the entry is simply replayed.
    */
   async apply(seq: KvSeq, mutations: readonly Mutation[]): Promise<void> {
-    const applied = await this.appliedSeq();
-    if (seq !== applied + 1) {
-      throw new StrataError('CORRUPT', `log entry ${seq} cannot follow applied entry ${applied}; rebuild the index from the store`);
+    if (seq !== this.latest + 1) {
+      throw new StrataError('CORRUPT', `log entry ${seq} cannot follow applied entry ${this.latest}; rebuild the index from the store`);
     }
     // In-memory mirrors learn of the entry before its batch lands, so no reader can see it without them.
     this.cache.beginApply(mutations);
@@ -128,7 +126,7 @@ export class KvStore {
    * applied. A crash part-way leaves the applied sequence at 0, so the next open starts over.
    */
   async restore(seq: KvSeq, chunks: AsyncIterable<[Uint8Array, Uint8Array][]>): Promise<void> {
-    if ((await this.appliedSeq()) !== 0) {
+    if (this.latest !== 0) {
       throw new StrataError('CORRUPT', 'a checkpoint can only be loaded into an empty index');
     }
     for await (const chunk of chunks) {
@@ -175,7 +173,8 @@ export class KvStore {
       const snapshot = this.db.snapshot();
       let seq: KvSeq;
       try {
-        seq = decodeSeq(this.db.getSync(APPLIED_SEQ_KEY, { snapshot }) ?? undefined);
+        // With no batch in flight the snapshot holds exactly the newest applied entry.
+        seq = this.applying === 0 ? this.latest : decodeSeq(this.db.getSync(APPLIED_SEQ_KEY, { snapshot }) ?? undefined);
       } catch (e) {
         await snapshot.close();
         throw e;
