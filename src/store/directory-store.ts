@@ -47,6 +47,12 @@ export class DirectoryStore implements ObjectStore {
   private readonly sync: boolean;
   /** Directories known to exist: creating objects in them needs no mkdir (a round trip each). */
   private readonly made = new Set<string>();
+  /**
+   * Temporary names are this prefix (random per instance, so processes sharing the directory never pick
+   * the same one) and a counter: random bytes per create cost ~5 µs.
+   */
+  private readonly tmpPrefix = `${TMP_PREFIX}${randomBytes(8).toString('hex')}-`;
+  private tmpCount = 0;
 
   constructor(
     readonly root: string,
@@ -87,7 +93,7 @@ export class DirectoryStore implements ObjectStore {
   async putIfAbsent(key: string, body: Uint8Array): Promise<boolean> {
     const file = this.file(key);
     const dir = path.dirname(file);
-    const tmp = path.join(dir, `${TMP_PREFIX}${randomBytes(8).toString('hex')}`);
+    const tmp = `${dir}${path.sep}${this.tmpPrefix}${++this.tmpCount}`;
     try {
       const fd = this.createTemp(dir, tmp);
       try {
