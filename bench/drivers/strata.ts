@@ -2,7 +2,9 @@ import { Catalog, type Reader } from '../../src/index.js';
 import { COLUMNS, type Driver, type DriverOptions, type FileSpec } from './driver.js';
 
 export async function openStrata(opts: DriverOptions): Promise<Driver> {
-  const catalog = await Catalog.open({ dir: opts.dir, durability: opts.durable ? 'durable' : 'relaxed' });
+  // No automatic checkpoints: they run in the background every 1,000 entries, so one started by a build
+  // would compete with the timed reads after it. The bootstrap section measures checkpoints.
+  const catalog = await Catalog.open({ dir: opts.dir, durability: opts.durable ? 'durable' : 'relaxed', checkpointEvery: 0 });
   // Readers are pinned to a snapshot; a planner keeps one per query, so the benchmark keeps one per snapshot.
   const readers = new Map<number, Reader>();
   const readerAt = async (snapshot: number) => {
