@@ -119,19 +119,24 @@ export class DirectoryStore implements ObjectStore {
     }
   }
 
-  /** Opens a new temporary file in `dir`, creating the directory the first time (or if it was removed). */
+  /**
+   * Opens a new temporary file in `dir`, creating the directory the first time, or again when it was
+   * removed (another process's delete() removes directories it leaves empty, possibly between our mkdir
+   * and our open).
+   */
   private createTemp(dir: string, tmp: string): number {
-    if (this.made.has(dir)) {
-      try {
-        return fsSync.openSync(tmp, 'wx');
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-        this.made.delete(dir);
+    for (let attempt = 1; ; attempt++) {
+      if (this.made.has(dir)) {
+        try {
+          return fsSync.openSync(tmp, 'wx');
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 3) throw e;
+          this.made.delete(dir);
+        }
       }
+      fsSync.mkdirSync(dir, { recursive: true });
+      this.made.add(dir);
     }
-    fsSync.mkdirSync(dir, { recursive: true });
-    this.made.add(dir);
-    return fsSync.openSync(tmp, 'wx');
   }
 
   async *list(prefix: string, options: { startAfter?: string } = {}): AsyncIterable<ObjectInfo> {
@@ -175,11 +180,23 @@ export class DirectoryStore implements ObjectStore {
   }
 
   async delete(keys: readonly string[]): Promise<void> {
+    const dirs = new Set<string>();
     for (const key of keys) {
       try {
         await fs.rm(this.file(key), { force: true });
       } catch (e) {
         throw unavailable('delete', key, e);
+      }
+      for (let d = path.dirname(this.file(key)); d.length > this.root.length; d = path.dirname(d)) dirs.add(d);
+    }
+    // Directories left empty go too (a pruned checkpoint, a reclaimed partition), deepest first. A writer
+    // that had one in `made` finds it gone at its next create and makes it again (createTemp).
+    for (const d of [...dirs].sort((a, b) => b.length - a.length)) {
+      try {
+        await fs.rmdir(d);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code !== 'ENOTEMPTY' && code !== 'EEXIST' && code !== 'ENOENT') throw unavailable('delete', d, e);
       }
     }
   }

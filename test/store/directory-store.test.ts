@@ -44,4 +44,20 @@ describe('DirectoryStore directories', () => {
     expect(await s.putIfAbsent('log/2', new Uint8Array([2]))).toBe(true);
     expect(await s.get('log/2')).toEqual(Buffer.from([2]));
   });
+
+  it('deletes the directories its deletes leave empty, and nothing else; a writer holding one recreates it', async () => {
+    const { readdir } = await import('node:fs/promises');
+    const root = await tempDir();
+    const s = new DirectoryStore(root);
+    const other = new DirectoryStore(root); // another process on the same directory
+    for (const k of ['a/b/c/1', 'a/b/c/2', 'a/b/d/1', 'a/e']) await s.putIfAbsent(k, new Uint8Array([1]));
+    await other.delete(['a/b/c/1', 'a/b/c/2']);
+    expect(await readdir(path.join(root, 'a', 'b'))).toEqual(['d']);
+    await other.delete(['a/b/d/1']);
+    expect(await readdir(path.join(root, 'a'))).toEqual(['e']);
+    await other.delete(['a/e', 'never/was']);
+    expect(await readdir(root)).toEqual([]);
+    expect(await s.putIfAbsent('a/b/c/3', new Uint8Array([3]))).toBe(true); // `s` still had a/b/c as made
+    expect(await s.get('a/b/c/3')).toEqual(Buffer.from([3]));
+  });
 });
