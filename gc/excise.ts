@@ -14,6 +14,7 @@ import { beginOf, decodeRow } from '../src/kv/decode.js';
 import type { Mutation } from '../src/kv/kv-store.js';
 import type { ReadView } from '../src/kv/read-view.js';
 import * as q from '../src/read/catalog-queries.js';
+import { flag, positiveCount } from './options.js';
 
 export interface ExciseCounts {
   /** Versions of catalog rows (and index entries of names) removed. */
@@ -260,17 +261,14 @@ export async function nextStep(view: ReadView, jobId: number | undefined, who: s
 export function checkExciseOptions(opts: unknown): Required<Pick<ExciseOptions, 'dryRun' | 'batchSize'>> & Pick<ExciseOptions, 'onProgress' | 'retainFrom'> {
   const o = (opts ?? {}) as ExciseOptions;
   if (typeof o !== 'object') throw new StrataError('INVALID_ARGUMENT', 'excise() takes { dryRun?, batchSize?, onProgress? }');
-  const batchSize = o.batchSize ?? 1000;
-  if (!Number.isSafeInteger(batchSize) || batchSize < 1) {
-    throw new StrataError('INVALID_ARGUMENT', `batchSize must be a positive integer, got ${JSON.stringify(o.batchSize)}`);
-  }
-  if (o.dryRun !== undefined && typeof o.dryRun !== 'boolean') throw new StrataError('INVALID_ARGUMENT', 'dryRun must be a boolean');
+  const batchSize = positiveCount('batchSize', o.batchSize, 1000);
+  const dryRun = flag('dryRun', o.dryRun);
   if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw new StrataError('INVALID_ARGUMENT', 'onProgress must be a function');
-  if (o.retainFrom !== undefined && o.dryRun !== true) {
+  if (o.retainFrom !== undefined && !dryRun) {
     throw new StrataError('INVALID_ARGUMENT', 'retainFrom plans a dry run only; move retain-from with advanceRetainFrom() first');
   }
   return {
-    dryRun: o.dryRun ?? false,
+    dryRun,
     batchSize,
     ...(o.onProgress ? { onProgress: o.onProgress } : {}),
     ...(o.retainFrom === undefined ? {} : { retainFrom: o.retainFrom }),

@@ -9,6 +9,7 @@ import type { Mutation } from '../src/kv/kv-store.js';
 import type { ReadView } from '../src/kv/read-view.js';
 import * as q from '../src/read/catalog-queries.js';
 import type { ObjectStore } from '../src/store/object-store.js';
+import { durationMs, flag } from './options.js';
 
 const DAY = 24 * 3600 * 1000;
 
@@ -41,25 +42,14 @@ export interface ReclaimPlan {
   orphans: string[];
 }
 
-function nonNegative(what: string, v: unknown, d: number): number {
-  if (v === undefined) return d;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
-    throw new StrataError('INVALID_ARGUMENT', `${what} must be a whole number of ms >= 0, got ${JSON.stringify(v)}`);
-  }
-  return v;
-}
-
 export function checkReclaimOptions(opts: unknown): Required<ReclaimOptions> {
   const o = (opts ?? {}) as ReclaimOptions;
   if (typeof o !== 'object') throw new StrataError('INVALID_ARGUMENT', 'reclaimFiles() takes { graceMs?, dryRun?, orphans?, minAgeMs? }');
-  for (const flag of ['dryRun', 'orphans'] as const) {
-    if (o[flag] !== undefined && typeof o[flag] !== 'boolean') throw new StrataError('INVALID_ARGUMENT', `${flag} must be a boolean`);
-  }
   return {
-    graceMs: nonNegative('graceMs', o.graceMs, 2 * DAY),
-    dryRun: o.dryRun ?? false,
-    orphans: o.orphans ?? false,
-    minAgeMs: nonNegative('minAgeMs', o.minAgeMs, 7 * DAY),
+    graceMs: durationMs('graceMs', o.graceMs, 2 * DAY),
+    dryRun: flag('dryRun', o.dryRun),
+    orphans: flag('orphans', o.orphans),
+    minAgeMs: durationMs('minAgeMs', o.minAgeMs, 7 * DAY),
   };
 }
 

@@ -25,3 +25,4 @@ export type { AdvanceResult, AdvanceTarget } from '../gc/retain-from.js';
 export type { LeaseInfo, LeaseOptions } from '../gc/leases.js';
 export type { ExciseCounts, ExciseOptions, ExciseReport, ExcisionJobRow } from '../gc/excise.js';
 export type { ReclaimOptions, ReclaimReport } from '../gc/reclaim.js';
+export type { PruneCheckpointsOptions, PruneCheckpointsReport } from '../gc/checkpoints.js';

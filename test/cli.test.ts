@@ -67,9 +67,23 @@ describe('strata CLI', () => {
     const plan = JSON.parse((await run('gc', '--dir', dir, '--keep', '0s', '--dry-run', '--json')).stdout);
     expect(plan.retain.retainFrom).toBe(9);
     expect(JSON.parse((await run('retain', '--dir', dir, '--json')).stdout).retainFrom).toBe(0);
-    const gc = JSON.parse((await run('gc', '--dir', dir, '--keep', '0s', '--grace', '0s', '--json')).stdout);
+    expect(plan.checkpoint).toBe(null);
+    expect(plan.prune).toEqual({ dryRun: true, kept: [12], deleted: [], objects: 0 });
+    const gc = JSON.parse(
+      (await run('gc', '--dir', dir, '--keep', '0s', '--grace', '0s', '--keep-checkpoints', '1', '--checkpoint-age', '0s', '--json')).stdout,
+    );
     expect(gc.excise).toMatchObject({ dryRun: false, retainFrom: 9, versions: plan.excise.versions, snapshots: plan.excise.snapshots });
     expect(gc.reclaim.deleted).toContain('sales/customers/all.parquet');
+    // The checkpoint taken before the excision still held what it removed: a new one replaces it.
+    expect(gc.checkpoint.seq).toBeGreaterThan(12);
+    expect(gc.prune).toMatchObject({ kept: [gc.checkpoint.seq], deleted: [12] });
+    expect(JSON.parse((await run('prune-checkpoints', '--dir', dir, '--keep-checkpoints', '1', '--json')).stdout)).toEqual({
+      dryRun: false,
+      kept: [gc.checkpoint.seq],
+      deleted: [],
+      objects: 0,
+    });
+    expect((await run('prune-checkpoints', '--dir', dir, '--keep-checkpoints', 'all')).stderr).toContain('--keep-checkpoints takes a positive integer');
     const gone = await run('show', '--dir', dir, '--at', '2');
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain('OUT_OF_RETENTION');

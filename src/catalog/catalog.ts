@@ -7,7 +7,7 @@ import { type CatalogId, type KvSeq, kvSeq, type SnapshotId, snapshotId } from '
 import { SystemKey } from '../../keys/tags.js';
 import { StrataError } from '../errors.js';
 import { KvStore, systemKey } from '../kv/kv-store.js';
-import { newestCheckpoint, readCheckpoint, writeCheckpoint } from '../log/checkpoint.js';
+import { newestCheckpoint, readCheckpoint, storedCheckpoints, writeCheckpoint } from '../log/checkpoint.js';
 import { CommitLog } from '../log/commit-log.js';
 import { assertValidObjectKey, type ObjectStore } from '../store/object-store.js';
 import { DirectoryStore } from '../store/directory-store.js';
@@ -52,6 +52,7 @@ import {
   planExcision,
 } from '../../gc/excise.js';
 import { checkReclaimOptions, planReclaim, type ReclaimOptions, type ReclaimReport, unschedule } from '../../gc/reclaim.js';
+import { checkPruneOptions, planCheckpointPrune, type PruneCheckpointsOptions, type PruneCheckpointsReport } from '../../gc/checkpoints.js';
 import type { LeaseHandle } from '../read/reader.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GroupCommit, type LostRace } from './group-commit.js';
@@ -616,6 +617,35 @@ export class Catalog {
     await this.log.store.delete([...plan.due, ...plan.orphans].map((p) => `${this.dataPath}${p}`));
     const gone = [...plan.due, ...plan.named];
     if (gone.length > 0) await this.writeSystem(async () => ({ mutations: unschedule(gone), value: undefined }));
+    return report;
+  }
+
+  /**
+   * Deletes checkpoints that newer ones have superseded, keeping the newest `keep` complete ones, and
+   * checkpoints left incomplete by a writer that stopped. Store space: each checkpoint is a full copy of
+   * the catalog. The log stays whole, so no state is lost.
+   */
+  async pruneCheckpoints(options: PruneCheckpointsOptions = {}): Promise<PruneCheckpointsReport> {
+    this.assertOpen();
+    const opts = checkPruneOptions(options);
+    if (!opts.dryRun) this.assertWritable();
+    const stored = await storedCheckpoints(this.log.store);
+    const doomed = planCheckpointPrune(stored, this.clock(), opts);
+    const gone = new Set(doomed.map((c) => c.seq));
+    const report = {
+      dryRun: opts.dryRun,
+      kept: stored.filter((c) => c.complete && !gone.has(c.seq)).map((c) => c.seq),
+      deleted: doomed.map((c) => c.seq),
+      objects: doomed.reduce((n, c) => n + c.keys.length, 0),
+    };
+    if (opts.dryRun) return report;
+    for (const c of doomed) {
+      // The manifest first, alone: a run interrupted half-way leaves an incomplete checkpoint (the next run
+      // removes it), never a complete-looking one with chunks missing.
+      const isManifest = (k: string) => k.endsWith('/manifest');
+      await this.log.store.delete(c.keys.filter(isManifest));
+      await this.log.store.delete(c.keys.filter((k) => !isManifest(k)));
+    }
     return report;
   }
 

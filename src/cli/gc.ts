@@ -1,11 +1,13 @@
-// The maintenance commands: retain, excise, reclaim, and gc (all three as one policy). Each step prints its
-// report; long steps show a progress bar on a terminal (cli-progress), never in --json output.
+// The maintenance commands: retain, excise, reclaim, prune-checkpoints, and gc (all of them as one policy).
+// Each step prints its report; long steps show a progress bar on a terminal (cli-progress), never in --json
+// output.
 import { SingleBar } from 'cli-progress';
 import type { Catalog } from '../catalog/catalog.js';
 import { StrataError } from '../errors.js';
 import type { AdvanceResult } from '../../gc/retain-from.js';
 import type { ExciseReport } from '../../gc/excise.js';
 import type { ReclaimReport } from '../../gc/reclaim.js';
+import type { PruneCheckpointsReport } from '../../gc/checkpoints.js';
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
 
@@ -64,16 +66,43 @@ export async function reclaim(c: Catalog, opts: { graceMs: number; orphans: bool
   return report;
 }
 
-/** The whole policy: retire what is older than `keepMs`, excise it, reclaim what is past its grace. */
+export interface PruneOptions {
+  keep: number;
+  minAgeMs: number;
+}
+
+export async function pruneCheckpoints(c: Catalog, opts: PruneOptions, o: GcOptions): Promise<PruneCheckpointsReport> {
+  const report = await c.pruneCheckpoints({ ...opts, dryRun: o.dryRun });
+  const list = (seqs: number[]) => (seqs.length === 0 ? 'none' : seqs.join(', '));
+  o.say(
+    `prune checkpoints${o.dryRun ? ' (dry run)' : ''}: ${o.dryRun ? 'would delete' : 'deleted'} ${list(report.deleted)} ` +
+      `(${report.objects} objects); kept ${list(report.kept)}`,
+  );
+  return report;
+}
+
+/**
+ * The whole policy: retire what is older than `keepMs`, excise it, reclaim what is past its grace, then, if
+ * excision removed anything, write a checkpoint without it and prune the checkpoints it supersedes (once
+ * they are old enough), so excised rows leave the checkpoints too.
+ */
 export async function gc(
   c: Catalog,
-  opts: { keepMs: number; graceMs: number; orphans: boolean; minAgeMs: number; now: number },
+  opts: { keepMs: number; graceMs: number; orphans: boolean; minAgeMs: number; now: number; prune: PruneOptions },
   o: GcOptions,
-): Promise<{ retain: AdvanceResult; excise: ExciseReport; reclaim: ReclaimReport }> {
+): Promise<{ retain: AdvanceResult; excise: ExciseReport; reclaim: ReclaimReport; checkpoint: { seq: number } | null; prune: PruneCheckpointsReport }> {
   const target = { olderThan: Math.max(0, opts.now - opts.keepMs) };
   const retain = await c.advanceRetainFrom(target, { dryRun: o.dryRun });
   o.say(`retain${o.dryRun ? ' (dry run)' : ''}: ${describeAdvance(retain, o.dryRun)}`);
   // A dry run plans excision at the retain-from the policy would set; reclamation's plan cannot include
   // the files that excision would schedule, only those already scheduled.
-  return { retain, excise: await excise(c, undefined, o, o.dryRun ? retain.retainFrom : undefined), reclaim: await reclaim(c, opts, o) };
+  const excised = await excise(c, undefined, o, o.dryRun ? retain.retainFrom : undefined);
+  const reclaimed = await reclaim(c, opts, o);
+  let checkpoint: { seq: number } | null = null;
+  if (!o.dryRun && excised.versions + excised.snapshots > 0) {
+    const written = await c.checkpoint();
+    o.say(`checkpoint: wrote one at log entry ${written.seq}, without what was excised`);
+    checkpoint = { seq: written.seq };
+  }
+  return { retain, excise: excised, reclaim: reclaimed, checkpoint, prune: await pruneCheckpoints(c, opts.prune, o) };
 }

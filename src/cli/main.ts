@@ -7,7 +7,7 @@ import { StrataError } from '../errors.js';
 import type { HistoryBound } from '../read/history.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import { runDemo } from './demo.js';
-import { describeAdvance, excise, type GcOptions, gc, parseDuration, reclaim } from './gc.js';
+import { describeAdvance, excise, type GcOptions, gc, parseDuration, pruneCheckpoints, reclaim } from './gc.js';
 import { renderChanges, snapshotTable, table } from './format.js';
 import { describeCatalog, describeTable, renderCatalog, renderTable } from './show.js';
 
@@ -31,8 +31,11 @@ commands:
                                  physically delete what is below retain-from (untagged, unleased)
   reclaim [--grace 2d] [--orphans [--min-age 7d]] [--dry-run] [--json]
                                  delete excised files from the store after their grace period
-  gc --keep 30d [--grace 2d] [--orphans [--min-age 7d]] [--dry-run] [--json]
-                                 all three: retain what is newer than --keep, excise, reclaim
+  prune-checkpoints [--keep-checkpoints 2] [--checkpoint-age 1h] [--dry-run] [--json]
+                                 delete checkpoints superseded for --checkpoint-age, keeping the newest ones
+  gc --keep 30d [--grace 2d] [--orphans [--min-age 7d]] [--keep-checkpoints 2] [--checkpoint-age 1h]
+     [--dry-run] [--json]        all of them: retain what is newer than --keep, excise, reclaim, and (after
+                                 an excision) checkpoint and prune checkpoints
   demo [--force]                 build a small history in --dir and show time travel over it
 
 X, Y, FROM, TO and T are snapshot ids or ISO-8601 times (e.g. 2026-03-01T12:00:00Z).
@@ -78,6 +81,8 @@ async function main(argv: string[]): Promise<number> {
       'min-age': { type: 'string', default: '7d' },
       'dry-run': { type: 'boolean', default: false },
       'batch-size': { type: 'string' },
+      'keep-checkpoints': { type: 'string', default: '2' },
+      'checkpoint-age': { type: 'string', default: '1h' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -97,6 +102,11 @@ async function main(argv: string[]): Promise<number> {
     orphans: values.orphans,
     minAgeMs: parseDuration('--min-age', values['min-age']),
   });
+  const pruneOptions = () => {
+    const keep = values['keep-checkpoints'];
+    if (!/^\d+$/.test(keep)) throw usage('--keep-checkpoints takes a positive integer');
+    return { keep: Number(keep), minAgeMs: parseDuration('--checkpoint-age', values['checkpoint-age']) };
+  };
   const withCatalog = async (fn: (c: Catalog) => Promise<void>) => {
     const c = await Catalog.open({ dir: values.dir, ...(values.store ? { store: { path: values.store } } : {}) });
     try {
@@ -231,10 +241,16 @@ async function main(argv: string[]): Promise<number> {
         if (values.json) console.log(json(report));
       });
       return 0;
+    case 'prune-checkpoints':
+      await withCatalog(async (c) => {
+        const report = await pruneCheckpoints(c, pruneOptions(), gcOptions());
+        if (values.json) console.log(json(report));
+      });
+      return 0;
     case 'gc':
       if (values.keep === undefined) throw usage('gc needs --keep DURATION (e.g. --keep 30d): history newer than that stays readable');
       await withCatalog(async (c) => {
-        const report = await gc(c, { keepMs: parseDuration('--keep', values.keep!), ...reclaimOptions(), now: Date.now() }, gcOptions());
+        const report = await gc(c, { keepMs: parseDuration('--keep', values.keep!), ...reclaimOptions(), now: Date.now(), prune: pruneOptions() }, gcOptions());
         if (values.json) console.log(json(report));
       });
       return 0;

@@ -75,18 +75,40 @@ export async function writeCheckpoint(
   return manifest;
 }
 
+/** A checkpoint as the store holds it, complete or not. */
+export interface StoredCheckpoint {
+  seq: KvSeq;
+  /** Whether its manifest is there (it is written last). */
+  complete: boolean;
+  /** Its objects, manifest included. */
+  keys: string[];
+  /** The newest modification time of its objects, by the store's clock (ms since epoch). */
+  lastModified: number;
+}
+
+/** Every checkpoint in the store, oldest first. */
+export async function storedCheckpoints(store: ObjectStore): Promise<StoredCheckpoint[]> {
+  const bySeq = new Map<number, StoredCheckpoint>();
+  for await (const { key, lastModified } of store.list(PREFIX)) {
+    const m = /^checkpoints\/(\d{20})\/(.+)$/.exec(key);
+    if (!m) continue;
+    const seq = Number(m[1]);
+    let c = bySeq.get(seq);
+    if (c === undefined) bySeq.set(seq, (c = { seq: kvSeq(seq), complete: false, keys: [], lastModified: 0 }));
+    c.keys.push(key);
+    c.complete ||= m[2] === 'manifest';
+    c.lastModified = Math.max(c.lastModified, lastModified);
+  }
+  return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+}
+
 /** The newest complete checkpoint, if any. */
 export async function newestCheckpoint(store: ObjectStore): Promise<CheckpointManifest | undefined> {
-  const seqs = new Set<number>();
-  for await (const { key } of store.list(PREFIX)) {
-    const m = /^checkpoints\/(\d{20})\/manifest$/.exec(key);
-    if (m) seqs.add(Number(m[1]));
-  }
-  const newest = Math.max(-1, ...seqs);
-  if (newest < 0) return undefined;
-  const key = manifestKey(kvSeq(newest));
+  const newest = (await storedCheckpoints(store)).filter((c) => c.complete).at(-1);
+  if (newest === undefined) return undefined;
+  const key = manifestKey(newest.seq);
   const bytes = await store.get(key);
-  return bytes === undefined ? undefined : { ...decode<CheckpointManifest>(key, bytes), seq: kvSeq(newest) };
+  return bytes === undefined ? undefined : { ...decode<CheckpointManifest>(key, bytes), seq: newest.seq };
 }
 
 /** The checkpoint's entries, one chunk at a time: memory holds one chunk, however large the catalog. */

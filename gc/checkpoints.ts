@@ -1,0 +1,53 @@
+// Checkpoint pruning. Every checkpoint is a full copy of the keyspace, and one is written every
+// `checkpointEvery` log entries, so without pruning the store grows by a catalog's size each time; and a
+// checkpoint taken before an excision still holds what was excised. The log is kept whole, so a
+// checkpoint is only ever a shortcut: pruning one loses no state, it only lengthens the replay of a
+// machine that would have started from it.
+import type { KvSeq } from '../keys/ids.js';
+import { StrataError } from '../src/errors.js';
+import type { StoredCheckpoint } from '../src/log/checkpoint.js';
+import { durationMs, flag, positiveCount } from './options.js';
+
+const HOUR = 3600 * 1000;
+
+export interface PruneCheckpointsOptions {
+  /** How many of the newest complete checkpoints stay (default 2, at least 1). */
+  keep?: number;
+  /**
+   * How long a checkpoint stays after a newer complete one appeared, and how old an incomplete one must be
+   * before it counts as abandoned (default 1 hour): a machine bootstrapping from a checkpoint, or a process
+   * still writing one, must not lose it underneath.
+   */
+  minAgeMs?: number;
+  /** List what would go, delete nothing (default false). */
+  dryRun?: boolean;
+}
+
+export interface PruneCheckpointsReport {
+  dryRun: boolean;
+  /** The complete checkpoints left, oldest first. */
+  kept: KvSeq[];
+  /** Checkpoints deleted (or, in a dry run, that would be), complete or not. */
+  deleted: KvSeq[];
+  /** Their objects (chunks and manifests). */
+  objects: number;
+}
+
+export function checkPruneOptions(opts: unknown): Required<PruneCheckpointsOptions> {
+  const o = (opts ?? {}) as PruneCheckpointsOptions;
+  if (typeof o !== 'object') throw new StrataError('INVALID_ARGUMENT', 'pruneCheckpoints() takes { keep?, minAgeMs?, dryRun? }');
+  return { keep: positiveCount('keep', o.keep, 2), minAgeMs: durationMs('minAgeMs', o.minAgeMs, HOUR), dryRun: flag('dryRun', o.dryRun) };
+}
+
+/**
+ * Which checkpoints one run deletes (`stored` oldest first, `now` by the catalog's clock): a complete one
+ * that is not among the newest `keep` once the next complete one has existed for minAgeMs, and an
+ * incomplete one untouched for minAgeMs.
+ */
+export function planCheckpointPrune(stored: readonly StoredCheckpoint[], now: number, opts: Required<PruneCheckpointsOptions>): StoredCheckpoint[] {
+  const complete = stored.filter((c) => c.complete);
+  const old = (c: StoredCheckpoint) => c.lastModified <= now - opts.minAgeMs;
+  const superseded = complete.slice(0, Math.max(0, complete.length - opts.keep)).filter((_, i) => old(complete[i + 1]!));
+  const abandoned = stored.filter((c) => !c.complete && old(c));
+  return [...superseded, ...abandoned].sort((a, b) => a.seq - b.seq);
+}
