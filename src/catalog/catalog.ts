@@ -854,8 +854,9 @@ export class Catalog {
     await Promise.all([...this.readers].map((r) => r.close().catch(() => undefined)));
     this.closed = true;
     await Promise.allSettled([...this.transactions, this.warming]);
-    await this.checkpointing;
     await this.writer.run(async () => undefined);
+    // Last: any write that was still under way (a tag, a lease) may have started one.
+    await this.checkpointing;
     await this.kv.close();
   }
 

@@ -68,7 +68,7 @@ if (opts === undefined) {
       const s3 = await freshS3Store(opts);
       let now = Date.now();
       const c = await openCatalog({ dir: await tempDir(), store: s3, clock: () => now, checkpointEvery: 0 });
-      const seqs = [];
+      const seqs: number[] = [];
       for (let i = 0; i < 3; i++) {
         await c.transaction((tx) => tx.createTable('main', `t${i}`, [{ name: 'i', type: 'int32' }]));
         seqs.push((await c.checkpoint()).seq);
@@ -76,7 +76,7 @@ if (opts === undefined) {
       expect((await c.pruneCheckpoints({ keep: 1 })).deleted).toEqual([]);
       now += 2 * 3600 * 1000;
       expect(await c.pruneCheckpoints({ keep: 1 })).toMatchObject({ kept: [seqs[2]], deleted: [seqs[0], seqs[1]], objects: 4 });
-      const left = [];
+      const left: string[] = [];
       for await (const o of s3.list('checkpoints/')) left.push(o.key);
       expect(left.every((k) => k.startsWith(`checkpoints/${String(seqs[2]).padStart(20, '0')}/`))).toBe(true);
       const fresh = await openCatalog({ dir: await tempDir(), store: s3, readOnly: true });

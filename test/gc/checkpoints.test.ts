@@ -13,7 +13,7 @@ async function withCheckpoints() {
   const clock = { later: 0 };
   const c = await openCatalog({ dir, clock: () => Date.now() + clock.later, checkpointEvery: 0 });
   await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
-  const seqs = [];
+  const seqs: number[] = [];
   for (let i = 0; i < 3; i++) {
     await c.transaction((tx) => tx.addDataFile('main', 't', { path: `f${i}`, recordCount: 1, fileSizeBytes: 1 }));
     seqs.push((await c.checkpoint()).seq);
