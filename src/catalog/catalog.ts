@@ -639,10 +639,10 @@ export class Catalog {
       objects: doomed.reduce((n, c) => n + c.keys.length, 0),
     };
     if (opts.dryRun) return report;
+    const isManifest = (k: string) => k.endsWith('/manifest');
     for (const c of doomed) {
       // The manifest first, alone: a run interrupted half-way leaves an incomplete checkpoint (the next run
       // removes it), never a complete-looking one with chunks missing.
-      const isManifest = (k: string) => k.endsWith('/manifest');
       await this.log.store.delete(c.keys.filter(isManifest));
       await this.log.store.delete(c.keys.filter((k) => !isManifest(k)));
     }
