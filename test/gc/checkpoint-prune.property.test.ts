@@ -1,0 +1,43 @@
+// The pruning policy against its rules, over random sets of stored checkpoints: what it deletes is exactly
+// what the rules allow, so the newest complete checkpoints, one a bootstrap may be reading and one a writer
+// may still be writing are never among it.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { kvSeq } from '../../keys/ids.js';
+import { planCheckpointPrune } from '../../gc/checkpoints.js';
+import type { StoredCheckpoint } from '../../src/log/checkpoint.js';
+
+const NOW = 1_000_000;
+
+// Checkpoints at distinct sequences; a later sequence is written no earlier than an earlier one.
+const stored: fc.Arbitrary<StoredCheckpoint[]> = fc
+  .uniqueArray(fc.record({ seq: fc.integer({ min: 1, max: 10_000 }), complete: fc.boolean(), age: fc.nat(2_000) }), {
+    selector: (c) => c.seq,
+    maxLength: 12,
+  })
+  .map((cs) => {
+    const bySeq = [...cs].sort((a, b) => a.seq - b.seq);
+    const ages = cs.map((c) => c.age).sort((a, b) => b - a); // oldest first, to go with ascending sequences
+    return bySeq.map((c, i) => ({ seq: kvSeq(c.seq), complete: c.complete, keys: [`checkpoints/${c.seq}/manifest`], lastModified: NOW - ages[i]! }));
+  });
+
+describe('checkpoint pruning policy (property)', () => {
+  it('deletes exactly the superseded-long-enough and the abandoned, never the newest `keep` complete ones', () => {
+    fc.assert(
+      fc.property(stored, fc.integer({ min: 1, max: 4 }), fc.nat(2_000), (cs, keep, minAgeMs) => {
+        const deleted = new Set(planCheckpointPrune(cs, NOW, { keep, minAgeMs, dryRun: false }).map((c) => c.seq));
+        const complete = cs.filter((c) => c.complete);
+        const old = (c: StoredCheckpoint) => NOW - c.lastModified >= minAgeMs;
+        for (const c of cs) {
+          const i = complete.indexOf(c);
+          const allowed = c.complete ? i < complete.length - keep && old(complete[i + 1]!) : old(c);
+          expect(deleted.has(c.seq)).toBe(allowed);
+        }
+        // Whatever happens, a new machine still finds the newest complete checkpoint.
+        if (complete.length > 0) expect(deleted.has(complete.at(-1)!.seq)).toBe(false);
+        expect(complete.filter((c) => !deleted.has(c.seq)).length).toBeGreaterThanOrEqual(Math.min(keep, complete.length));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
