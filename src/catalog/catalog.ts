@@ -96,7 +96,8 @@ export interface OpenOptions {
    * whose commit reaches the multiple writes it in the background, from a view of that entry: the commit
    * returns at once and later commits do not wait. A multiple reached while the previous checkpoint is still
    * being written is skipped (the next one covers it); close() waits for one under way; a failure shows in
-   * followStatus().lastError.
+   * followStatus().lastError. Each automatic checkpoint then prunes the ones it supersedes
+   * (pruneCheckpoints() with its defaults: the newest 2 stay, older ones go an hour after their successor).
    */
   checkpointEvery?: number;
   /**
@@ -629,6 +630,11 @@ export class Catalog {
     this.assertOpen();
     const opts = checkPruneOptions(options);
     if (!opts.dryRun) this.assertWritable();
+    return this.prune(opts);
+  }
+
+  /** The work of pruneCheckpoints, also run after an automatic checkpoint (possibly while closing). */
+  private async prune(opts: Required<PruneCheckpointsOptions>): Promise<PruneCheckpointsReport> {
     const stored = await storedCheckpoints(this.log.store);
     const doomed = planCheckpointPrune(stored, this.clock(), opts);
     const gone = new Set(doomed.map((c) => c.seq));
@@ -743,13 +749,15 @@ export class Catalog {
 
   /**
    * Writes an automatic checkpoint of `view` (and closes it) without holding up commits: on a large
-   * catalog a checkpoint takes seconds (bench: ~10 s for 1.5M keys). The commit it follows is durable
-   * already, so a failure is only reported.
+   * catalog a checkpoint takes seconds (bench: ~10 s for 1.5M keys). Then prunes the checkpoints it
+   * supersedes, with pruneCheckpoints' defaults, as Delta cleans up when it checkpoints: each is a full copy
+   * of the catalog. The commit it follows is durable already, so a failure is only reported.
    */
   private checkpointInBackground(view: ReadView): void {
     this.checkpointing = (async () => {
       try {
         await this.checkpointAt(view);
+        await this.prune(checkPruneOptions({}));
       } catch (e) {
         this.followed = { ...this.followed, lastError: asStrataError(e) };
       } finally {

@@ -71,6 +71,25 @@ describe('checkpoints', () => {
     expect(await dumpCatalog(fresh)).toEqual(await dumpCatalog(again));
   });
 
+  it('an automatic checkpoint prunes the ones it supersedes (the newest two stay); an explicit one does not', async () => {
+    const dir = await tempDir();
+    const onDisk = async () => (await readdir(path.join(dir, 'store', 'checkpoints'))).map(Number);
+    // The catalog's clock runs two hours ahead of the store's: every superseded checkpoint is old enough.
+    const c = await openCatalog({ dir, checkpointEvery: 6, clock: () => Date.now() + 2 * 3600 * 1000 });
+    const commit = (i: number) => c.transaction((tx) => tx.addDataFile('main', 't', { path: `f${i}`, recordCount: 1, fileSizeBytes: 1 }));
+    await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }])); // entry 2
+    for (let i = 3; i <= 5; i++) {
+      await commit(i);
+      await c.checkpoint();
+    }
+    expect(await onDisk()).toEqual([3, 4, 5]);
+    await commit(6); // entry 6: the automatic checkpoint, then the prune
+    await c.close(); // waits for both
+    expect(await onDisk()).toEqual([5, 6]);
+    const fresh = await openCatalog({ dir: await tempDir(), store: { path: path.join(dir, 'store') }, readOnly: true });
+    expect(await dumpCatalog(fresh)).toEqual(await dumpCatalog(await openCatalog({ dir })));
+  });
+
   it('an automatic checkpoint that fails leaves the commit it followed committed, and says so in followStatus', async () => {
     const dir = await tempDir();
     const store = new FaultyStore(new DirectoryStore(path.join(dir, 'store')), {
