@@ -6,10 +6,11 @@ export interface RequestCounts {
   create: number;
   list: number;
   delete: number;
+  replace: number;
 }
 
 export class CountingStore implements ObjectStore {
-  readonly counts: RequestCounts = { get: 0, create: 0, list: 0, delete: 0 };
+  readonly counts: RequestCounts = { get: 0, create: 0, list: 0, delete: 0, replace: 0 };
   readonly description: string;
 
   constructor(private readonly inner: ObjectStore) {
@@ -30,6 +31,11 @@ export class CountingStore implements ObjectStore {
     return this.inner.putIfAbsent(key, body);
   }
 
+  replace(key: string, body: Uint8Array): Promise<void> {
+    this.counts.replace++;
+    return this.inner.replace(key, body);
+  }
+
   async *list(prefix: string, options?: { startAfter?: string }): AsyncIterable<ObjectInfo> {
     // One request per page of up to 1,000 keys, as S3 pages.
     let n = 0;
@@ -46,6 +52,6 @@ export class CountingStore implements ObjectStore {
   }
 
   total(): number {
-    return this.counts.get + this.counts.create + this.counts.list + this.counts.delete;
+    return this.counts.get + this.counts.create + this.counts.list + this.counts.delete + this.counts.replace;
   }
 }

@@ -53,6 +53,7 @@ import {
 } from '../../gc/excise.js';
 import { checkReclaimOptions, planReclaim, type ReclaimOptions, type ReclaimReport, unschedule } from '../../gc/reclaim.js';
 import { checkPruneOptions, planCheckpointPrune, type PruneCheckpointsOptions, type PruneCheckpointsReport } from '../../gc/checkpoints.js';
+import { checkCompactOptions, type CompactLogOptions, type CompactLogReport, planLogCompaction } from '../../gc/compact-log.js';
 import type { LeaseHandle } from '../read/reader.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GroupCommit, type LostRace } from './group-commit.js';
@@ -147,6 +148,8 @@ export interface HistoryOptions {
 export type ReaderOptions = SnapshotSelector & { lease?: LeaseOptions };
 
 const FIRST_SEQ = kvSeq(1);
+/** Log entries compaction replaces at once: one request each, so a long log goes in parallel batches. */
+const COMPACT_BATCH = 16;
 
 function openStore(opts: OpenOptions): ObjectStore {
   if (opts.durability !== undefined && opts.durability !== 'durable' && opts.durability !== 'relaxed') {
@@ -189,9 +192,33 @@ async function withView<T>(kv: KvStore, fn: (view: ReadView) => Promise<T>): Pro
   }
 }
 
-/** Applies log entries that are in the store but not yet in the local index; replay is idempotent. */
+/**
+ * Applies log entries that are in the store but not yet in the local index; replay is idempotent. An index
+ * that meets a compacted entry is older than the log the store still holds: it is rebuilt from the newest
+ * checkpoint (which covers that entry: compaction only stubs entries a checkpoint holds), and replay goes on
+ * after it.
+ */
 async function applyLog(kv: KvStore, log: CommitLog): Promise<void> {
-  for await (const entry of log.readAfter(kv.latestApplied)) await applyEntry(kv, entry);
+  for (;;) {
+    let compacted: KvSeq | undefined;
+    for await (const entry of log.readAfter(kv.latestApplied)) {
+      if (entry.kind === 'compacted') {
+        compacted = entry.seq;
+        break;
+      }
+      await applyEntry(kv, entry);
+    }
+    if (compacted === undefined) return;
+    const checkpoint = await newestCheckpoint(log.store);
+    if (checkpoint === undefined || checkpoint.seq < compacted) {
+      throw new StrataError(
+        'CORRUPT',
+        `log entry ${compacted} was compacted, and the newest checkpoint in ${log.store.description} ` +
+          `(${checkpoint?.seq ?? 'none'}) does not cover it; the store has lost a checkpoint it needs`,
+      );
+    }
+    await kv.rebuild(checkpoint.seq, readCheckpoint(log.store, checkpoint));
+  }
 }
 
 /**
@@ -652,6 +679,27 @@ export class Catalog {
       await this.log.store.delete(c.keys.filter(isManifest));
       await this.log.store.delete(c.keys.filter((k) => !isManifest(k)));
     }
+    return report;
+  }
+
+  /**
+   * Replaces the log entries the newest old-enough checkpoint covers with stubs (docs/decisions/0006): what
+   * they wrote, excised rows included, leaves the store. A process whose index is older than the stubs
+   * rebuilds it from that checkpoint when it next reads the log.
+   */
+  async compactLog(options: CompactLogOptions = {}): Promise<CompactLogReport> {
+    this.assertOpen();
+    const opts = checkCompactOptions(options);
+    if (!opts.dryRun) this.assertWritable();
+    const plan = planLogCompaction(await storedCheckpoints(this.log.store), await this.log.compactedThrough(), this.clock(), opts);
+    if (plan === undefined) return { dryRun: opts.dryRun, through: null, entries: 0 };
+    const report = { dryRun: opts.dryRun, through: plan.through, entries: plan.through - plan.from + 1 };
+    if (opts.dryRun) return report;
+    for (let at: number = plan.from; at <= plan.through; at += COMPACT_BATCH) {
+      const last = Math.min(plan.through, at + COMPACT_BATCH - 1);
+      await Promise.all(Array.from({ length: last - at + 1 }, (_, i) => this.log.compact(kvSeq(at + i))));
+    }
+    await this.log.markCompacted(plan.through);
     return report;
   }
 

@@ -50,6 +50,8 @@ export class KvStore {
   /** The snapshot new views share while no entry has been applied since it was taken. */
   private current: SharedSnapshot | undefined;
   private applying = 0;
+  /** A rebuild() under way: new views wait for it. */
+  private rebuilding: Promise<void> | undefined;
 
   private constructor(
     private readonly db: Db,
@@ -122,13 +124,16 @@ export class KvStore {
   }
 
   /**
-   * Fills an empty index from a checkpoint taken at `seq` (its entries in key order), then records `seq` as
-   * applied. A crash part-way leaves the applied sequence at 0, so the next open starts over.
+   * Fills the index from a checkpoint taken at `seq` (its entries in key order), then records `seq` as
+   * applied. Only from applied sequence 0 (a new index, or one reset()), and whatever a restore or reset
+   * interrupted by a crash left behind is cleared first: a crash part-way leaves the applied sequence at 0,
+   * so the next open starts over.
    */
   async restore(seq: KvSeq, chunks: AsyncIterable<[Uint8Array, Uint8Array][]>): Promise<void> {
     if (this.latest !== 0) {
       throw new StrataError('CORRUPT', 'a checkpoint can only be loaded into an empty index');
     }
+    await this.db.clear();
     for await (const chunk of chunks) {
       const batch = this.db.batch();
       for (const [key, value] of chunk) batch.put(key, value);
@@ -140,6 +145,28 @@ export class KvStore {
     this.current = undefined;
     this.cache.reset(seq);
     this.timeline.reset(seq);
+  }
+
+  /**
+   * Replaces the whole index with a checkpoint taken at `seq`: the log entries this index would replay
+   * next were compacted (docs/decisions/0006). The applied sequence goes first, in its own synced batch, so
+   * a crash leaves an index that the next open restores. New views wait for the end; views already open
+   * keep reading their own LevelDB snapshots.
+   */
+  async rebuild(seq: KvSeq, chunks: AsyncIterable<[Uint8Array, Uint8Array][]>): Promise<void> {
+    const done = (async () => {
+      await this.db.batch().del(APPLIED_SEQ_KEY).write({ sync: true });
+      this.latest = kvSeq(0);
+      this.retire(this.current);
+      this.current = undefined;
+      await this.restore(seq, chunks);
+    })();
+    this.rebuilding = done.catch(() => undefined);
+    try {
+      await done;
+    } finally {
+      this.rebuilding = undefined;
+    }
   }
 
   /**
@@ -168,6 +195,7 @@ export class KvStore {
    * LevelDB snapshot: taking and releasing one costs more than most reads made through it.
    */
   async readView(): Promise<ReadView> {
+    while (this.rebuilding !== undefined) await this.rebuilding;
     let shared = this.current;
     if (shared === undefined || shared.retired || this.applying > 0) {
       const snapshot = this.db.snapshot();

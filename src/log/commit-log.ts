@@ -6,6 +6,8 @@ import type { ObjectStore } from '../store/object-store.js';
 import { decodeEntry, encodeEntry, type LogEntry } from './log-entry.js';
 
 const LOG_PREFIX = 'log/';
+/** `compacted/<N, 20 digits>`: log compaction has stubbed every entry from 2 through N. */
+const COMPACTED_PREFIX = 'compacted/';
 
 export function logObjectKey(seq: KvSeq): string {
   return `${LOG_PREFIX}${String(seq).padStart(20, '0')}`;
@@ -55,6 +57,26 @@ export class CommitLog {
       throw new StrataError('CORRUPT', `log object ${key} holds entry ${entry.seq}; the store's log is damaged`);
     }
     return entry;
+  }
+
+  /**
+   * Replaces entry `seq` with a stub of kind `compacted` (docs/decisions/0006): its bytes leave the store,
+   * its slot stays taken, so no writer can create it again.
+   */
+  async compact(seq: KvSeq): Promise<void> {
+    await this.store.replace(logObjectKey(seq), encodeEntry({ seq, kind: 'compacted', epoch: 0, snapshots: [], txn: '', mutations: [] }));
+  }
+
+  /** How far log compaction got: every entry from 2 through the returned one is a stub (0: none). */
+  async compactedThrough(): Promise<KvSeq> {
+    let through = 0;
+    for await (const { key } of this.store.list(COMPACTED_PREFIX)) through = Math.max(through, Number(key.slice(COMPACTED_PREFIX.length)));
+    return kvSeq(through);
+  }
+
+  /** Records that every entry from 2 through `seq` is a stub, so the next run starts after it. */
+  async markCompacted(seq: KvSeq): Promise<void> {
+    await this.store.putIfAbsent(`${COMPACTED_PREFIX}${String(seq).padStart(20, '0')}`, new Uint8Array(0));
   }
 
   /**

@@ -17,8 +17,14 @@ export type EntryKind =
    * commit at once in one process share an entry (group commit), so an entry may create several.
    */
   | 'commit'
-  /** Bookkeeping that creates no snapshot: tags, writer epochs (later: retain-from, leases, excision). */
-  | 'system';
+  /** Bookkeeping that creates no snapshot: tags, writer epochs, retain-from, leases, excision. */
+  | 'system'
+  /**
+   * What log compaction leaves of an entry a checkpoint covers: no mutations, only the taken slot
+   * (docs/decisions/0006). An index that meets one is older than what the log still holds, and starts again
+   * from the newest checkpoint.
+   */
+  | 'compacted';
 
 export interface LogEntry {
   seq: KvSeq;

@@ -119,6 +119,27 @@ export class DirectoryStore implements ObjectStore {
     }
   }
 
+  /** A fully written (and, when durable, fsync'd) temporary file renamed over the name: rename(2) is atomic. */
+  async replace(key: string, body: Uint8Array): Promise<void> {
+    const file = this.file(key);
+    const dir = path.dirname(file);
+    const tmp = `${dir}${path.sep}${this.tmpPrefix}${++this.tmpCount}`;
+    try {
+      const fd = this.createTemp(dir, tmp);
+      try {
+        writeAllSync(fd, body);
+        if (this.sync) await fdatasync(fd);
+      } finally {
+        fsSync.closeSync(fd);
+      }
+      fsSync.renameSync(tmp, file);
+      if (this.sync) await fsyncDir(dir);
+    } catch (e) {
+      fsSync.rmSync(tmp, { force: true });
+      throw unavailable('replace', key, e);
+    }
+  }
+
   /**
    * Opens a new temporary file in `dir`, creating the directory the first time, or again when it was
    * removed (another process's delete() removes directories it leaves empty, possibly between our mkdir

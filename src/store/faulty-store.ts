@@ -37,6 +37,10 @@ export class FaultyStore implements ObjectStore {
     return created;
   }
 
+  replace(key: string, body: Uint8Array): Promise<void> {
+    return this.inner.replace(key, body);
+  }
+
   list(prefix: string, options?: { startAfter?: string }): AsyncIterable<ObjectInfo> {
     return this.inner.list(prefix, options);
   }

@@ -21,6 +21,11 @@ export interface ObjectStore {
    * existed. A reader never sees a partly written object under its final name.
    */
   putIfAbsent(key: string, body: Uint8Array): Promise<boolean>;
+  /**
+   * Writes `body` under `key` whether or not an object has that name. A reader sees the old object or the
+   * new one, never a mix. Only log compaction uses it, on entries every index has long read.
+   */
+  replace(key: string, body: Uint8Array): Promise<void>;
   /** Objects whose keys start with `prefix`, in key byte order, after `startAfter` when given. Pages internally. */
   list(prefix: string, options?: { startAfter?: string }): AsyncIterable<ObjectInfo>;
   /** Deletes the objects; a key that does not exist is not an error. */

@@ -138,6 +138,11 @@ export class S3Store implements ObjectStore {
     }
   }
 
+  async replace(key: string, body: Uint8Array): Promise<void> {
+    const Key = this.key(key);
+    await this.retrying('replace', key, () => this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: body })));
+  }
+
   async *list(prefix: string, options: { startAfter?: string } = {}): AsyncIterable<ObjectInfo> {
     const full = this.prefix === '' ? prefix : `${this.prefix}/${prefix}`;
     const strip = this.prefix === '' ? 0 : this.prefix.length + 1;

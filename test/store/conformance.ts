@@ -41,6 +41,17 @@ export function objectStoreConformance(name: string, make: () => Promise<ObjectS
       }
     });
 
+    it('replace writes over an object or creates it, and a create after it still finds the name taken', async () => {
+      const s = await make();
+      expect(await s.putIfAbsent('log/1', bytes('entry'))).toBe(true);
+      await s.replace('log/1', bytes('stub'));
+      expect(text(await s.get('log/1'))).toBe('stub');
+      expect(await s.putIfAbsent('log/1', bytes('again'))).toBe(false);
+      await s.replace('log/2', bytes('new'));
+      expect(text(await s.get('log/2'))).toBe('new');
+      expect(await collect(s.list('log/'))).toEqual(['log/1', 'log/2']);
+    });
+
     it('stores empty and binary bodies exactly', async () => {
       const s = await make();
       const binary = Uint8Array.from({ length: 256 }, (_, i) => i);
