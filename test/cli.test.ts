@@ -84,6 +84,15 @@ describe('strata CLI', () => {
       objects: 0,
     });
     expect((await run('prune-checkpoints', '--dir', dir, '--keep-checkpoints', 'all')).stderr).toContain('--keep-checkpoints takes a positive integer');
+    // With no age required, the log compacts into the new checkpoint at once; the catalog reads the same.
+    expect(gc.compact).toMatchObject({ through: gc.checkpoint.seq });
+    const compactedBefore = JSON.parse((await run('show', '--dir', dir, 'sales.order_history', '--json')).stdout);
+    expect(JSON.parse((await run('compact-log', '--dir', dir, '--checkpoint-age', '0s', '--json')).stdout)).toEqual({
+      dryRun: false,
+      through: null,
+      entries: 0,
+    });
+    expect(JSON.parse((await run('show', '--dir', dir, 'sales.order_history', '--json')).stdout)).toEqual(compactedBefore);
     const gone = await run('show', '--dir', dir, '--at', '2');
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain('OUT_OF_RETENTION');

@@ -1,4 +1,5 @@
-// The maintenance commands: retain, excise, reclaim, prune-checkpoints, and gc (all of them as one policy).
+// The maintenance commands: retain, excise, reclaim, prune-checkpoints, compact-log, and gc (all of them as
+// one policy).
 // Each step prints its report; long steps show a progress bar on a terminal (cli-progress), never in --json
 // output.
 import { SingleBar } from 'cli-progress';
@@ -8,6 +9,7 @@ import type { AdvanceResult } from '../../gc/retain-from.js';
 import type { ExciseReport } from '../../gc/excise.js';
 import type { ReclaimReport } from '../../gc/reclaim.js';
 import type { PruneCheckpointsReport } from '../../gc/checkpoints.js';
+import type { CompactLogReport } from '../../gc/compact-log.js';
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
 
@@ -81,16 +83,34 @@ export async function pruneCheckpoints(c: Catalog, opts: PruneOptions, o: GcOpti
   return report;
 }
 
+export async function compactLog(c: Catalog, minAgeMs: number, o: GcOptions): Promise<CompactLogReport> {
+  const report = await c.compactLog({ minAgeMs, dryRun: o.dryRun });
+  o.say(
+    report.through === null
+      ? 'compact log: no checkpoint old enough to compact into'
+      : `compact log${o.dryRun ? ' (dry run)' : ''}: ${o.dryRun ? 'would stub' : 'stubbed'} ${report.entries} entries, through ${report.through}`,
+  );
+  return report;
+}
+
 /**
  * The whole policy: retire what is older than `keepMs`, excise it, reclaim what is past its grace, then, if
- * excision removed anything, write a checkpoint without it and prune the checkpoints it supersedes (once
- * they are old enough), so excised rows leave the checkpoints too.
+ * excision removed anything, write a checkpoint without it; prune the checkpoints superseded long enough
+ * and compact the log into the newest old-enough checkpoint, so excised rows leave checkpoints and log (the
+ * run after the new checkpoint has aged, for the entries it covers).
  */
 export async function gc(
   c: Catalog,
   opts: { keepMs: number; graceMs: number; orphans: boolean; minAgeMs: number; now: number; prune: PruneOptions },
   o: GcOptions,
-): Promise<{ retain: AdvanceResult; excise: ExciseReport; reclaim: ReclaimReport; checkpoint: { seq: number } | null; prune: PruneCheckpointsReport }> {
+): Promise<{
+  retain: AdvanceResult;
+  excise: ExciseReport;
+  reclaim: ReclaimReport;
+  checkpoint: { seq: number } | null;
+  prune: PruneCheckpointsReport;
+  compact: CompactLogReport;
+}> {
   const target = { olderThan: Math.max(0, opts.now - opts.keepMs) };
   const retain = await c.advanceRetainFrom(target, { dryRun: o.dryRun });
   o.say(`retain${o.dryRun ? ' (dry run)' : ''}: ${describeAdvance(retain, o.dryRun)}`);
@@ -104,5 +124,6 @@ export async function gc(
     o.say(`checkpoint: wrote one at log entry ${written.seq}, without what was excised`);
     checkpoint = { seq: written.seq };
   }
-  return { retain, excise: excised, reclaim: reclaimed, checkpoint, prune: await pruneCheckpoints(c, opts.prune, o) };
+  const prune = await pruneCheckpoints(c, opts.prune, o);
+  return { retain, excise: excised, reclaim: reclaimed, checkpoint, prune, compact: await compactLog(c, opts.prune.minAgeMs, o) };
 }

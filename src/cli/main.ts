@@ -7,7 +7,7 @@ import { StrataError } from '../errors.js';
 import type { HistoryBound } from '../read/history.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import { runDemo } from './demo.js';
-import { describeAdvance, excise, type GcOptions, gc, parseDuration, pruneCheckpoints, reclaim } from './gc.js';
+import { compactLog, describeAdvance, excise, type GcOptions, gc, parseDuration, pruneCheckpoints, reclaim } from './gc.js';
 import { renderChanges, snapshotTable, table } from './format.js';
 import { describeCatalog, describeTable, renderCatalog, renderTable } from './show.js';
 
@@ -33,9 +33,11 @@ commands:
                                  delete excised files from the store after their grace period
   prune-checkpoints [--keep-checkpoints 2] [--checkpoint-age 1h] [--dry-run] [--json]
                                  delete checkpoints superseded for --checkpoint-age, keeping the newest ones
+  compact-log [--checkpoint-age 1h] [--dry-run] [--json]
+                                 replace the log entries a checkpoint that old covers with stubs
   gc --keep 30d [--grace 2d] [--orphans [--min-age 7d]] [--keep-checkpoints 2] [--checkpoint-age 1h]
      [--dry-run] [--json]        all of them: retain what is newer than --keep, excise, reclaim, and (after
-                                 an excision) checkpoint and prune checkpoints
+                                 an excision) checkpoint, prune checkpoints, compact the log
   demo [--force]                 build a small history in --dir and show time travel over it
 
 X, Y, FROM, TO and T are snapshot ids or ISO-8601 times (e.g. 2026-03-01T12:00:00Z).
@@ -244,6 +246,12 @@ async function main(argv: string[]): Promise<number> {
     case 'prune-checkpoints':
       await withCatalog(async (c) => {
         const report = await pruneCheckpoints(c, pruneOptions(), gcOptions());
+        if (values.json) console.log(json(report));
+      });
+      return 0;
+    case 'compact-log':
+      await withCatalog(async (c) => {
+        const report = await compactLog(c, parseDuration('--checkpoint-age', values['checkpoint-age']), gcOptions());
         if (values.json) console.log(json(report));
       });
       return 0;

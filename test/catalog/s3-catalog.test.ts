@@ -82,5 +82,23 @@ if (opts === undefined) {
       const fresh = await openCatalog({ dir: await tempDir(), store: s3, readOnly: true });
       expect(await dumpCatalog(fresh)).toEqual(await dumpCatalog(c));
     });
+
+    it('log compaction on S3: entries replaced through the bucket, a stale writer rebuilds and commits at the head', async () => {
+      const s3 = await freshS3Store(opts);
+      let now = Date.now();
+      const a = await openCatalog({ dir: await tempDir(), store: s3, clock: () => now, checkpointEvery: 0 });
+      await a.transaction((tx) => tx.createTable('main', 't', [{ name: 'i', type: 'int32' }]));
+      const stale = await openCatalog({ dir: await tempDir(), store: s3 });
+      for (let i = 0; i < 3; i++) await a.transaction((tx) => tx.addDataFile('main', 't', { path: `f${i}`, recordCount: 1, fileSizeBytes: 1 }));
+      const { seq } = await a.checkpoint();
+      now += 2 * 3600 * 1000;
+      expect(await a.compactLog()).toEqual({ dryRun: false, through: seq, entries: seq - 1 });
+      const { snapshot } = await stale.transaction((tx) => tx.addDataFile('main', 't', { path: 'late', recordCount: 1, fileSizeBytes: 1 }));
+      await a.refresh();
+      expect(snapshot).toBe((await a.snapshots()).at(-1)!.id);
+      expect(await dumpCatalog(stale)).toEqual(await dumpCatalog(a));
+      const fresh = await openCatalog({ dir: await tempDir(), store: s3, readOnly: true });
+      expect(await dumpCatalog(fresh)).toEqual(await dumpCatalog(a));
+    });
   });
 }
