@@ -120,6 +120,20 @@ describe('durability', () => {
     expect(await logCount(dir)).toBe(entries + 1);
   });
 
+  it('a process killed while rebuilding its index after log compaction comes back consistent with the store', async () => {
+    const dir = await tempDir(); // the stale process's index, and the shared store
+    await seed(dir); // its index stops at entry 2
+    const other = await Catalog.open({ dir: await tempDir(), store: { path: path.join(dir, 'store') }, clock: () => Date.now() + 2 * 3600 * 1000 });
+    for (let i = 0; i < 4; i++) await other.transaction((tx) => tx.addDataFile('main', 't', { path: `f${i}`, recordCount: 1, fileSizeBytes: 1 }));
+    await other.checkpoint();
+    await other.transaction((tx) => tx.addDataFile('main', 't', { path: 'tail', recordCount: 1, fileSizeBytes: 1 }));
+    expect((await other.compactLog()).entries).toBeGreaterThan(0);
+    await other.close();
+    const run = await runChild([dir, 'kill-in-rebuild']);
+    expect(run.signal).toBe('SIGKILL');
+    expect(await state(dir)).toEqual({ snapshots: [0, 1, 2, 3, 4, 5, 6], files: ['f0', 'f1', 'f2', 'f3', 'tail'] });
+  });
+
   it('a process killed before its log write leaves no trace', async () => {
     const dir = await tempDir();
     await seed(dir);
