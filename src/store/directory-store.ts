@@ -93,15 +93,9 @@ export class DirectoryStore implements ObjectStore {
   async putIfAbsent(key: string, body: Uint8Array): Promise<boolean> {
     const file = this.file(key);
     const dir = path.dirname(file);
-    const tmp = `${dir}${path.sep}${this.tmpPrefix}${++this.tmpCount}`;
+    let tmp: string | undefined;
     try {
-      const fd = this.createTemp(dir, tmp);
-      try {
-        writeAllSync(fd, body);
-        if (this.sync) await fdatasync(fd);
-      } finally {
-        fsSync.closeSync(fd);
-      }
+      tmp = await this.writeTemp(dir, body);
       let created = true;
       try {
         fsSync.linkSync(tmp, file);
@@ -114,7 +108,7 @@ export class DirectoryStore implements ObjectStore {
       if (created && this.sync) await fsyncDir(dir);
       return created;
     } catch (e) {
-      fsSync.rmSync(tmp, { force: true });
+      if (tmp !== undefined) fsSync.rmSync(tmp, { force: true });
       throw unavailable('create', key, e);
     }
   }
@@ -123,6 +117,20 @@ export class DirectoryStore implements ObjectStore {
   async replace(key: string, body: Uint8Array): Promise<void> {
     const file = this.file(key);
     const dir = path.dirname(file);
+    let tmp: string | undefined;
+    try {
+      tmp = await this.writeTemp(dir, body);
+      fsSync.renameSync(tmp, file);
+      tmp = undefined;
+      if (this.sync) await fsyncDir(dir);
+    } catch (e) {
+      if (tmp !== undefined) fsSync.rmSync(tmp, { force: true });
+      throw unavailable('replace', key, e);
+    }
+  }
+
+  /** A new temporary file in `dir` holding `body`, fdatasync'd when durable; removed again if that fails. */
+  private async writeTemp(dir: string, body: Uint8Array): Promise<string> {
     const tmp = `${dir}${path.sep}${this.tmpPrefix}${++this.tmpCount}`;
     try {
       const fd = this.createTemp(dir, tmp);
@@ -132,11 +140,10 @@ export class DirectoryStore implements ObjectStore {
       } finally {
         fsSync.closeSync(fd);
       }
-      fsSync.renameSync(tmp, file);
-      if (this.sync) await fsyncDir(dir);
+      return tmp;
     } catch (e) {
       fsSync.rmSync(tmp, { force: true });
-      throw unavailable('replace', key, e);
+      throw e;
     }
   }
 
