@@ -125,9 +125,9 @@ export class KvStore {
 
   /**
    * Fills the index from a checkpoint taken at `seq` (its entries in key order), then records `seq` as
-   * applied. Only from applied sequence 0 (a new index, or one reset()), and whatever a restore or reset
-   * interrupted by a crash left behind is cleared first: a crash part-way leaves the applied sequence at 0,
-   * so the next open starts over.
+   * applied. Only from applied sequence 0 (a new index, or one being rebuilt), and whatever a restore or
+   * rebuild interrupted by a crash left behind is cleared first: a crash part-way leaves the applied sequence
+   * at 0, so the next open starts over.
    */
   async restore(seq: KvSeq, chunks: AsyncIterable<[Uint8Array, Uint8Array][]>): Promise<void> {
     if (this.latest !== 0) {
