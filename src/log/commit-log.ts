@@ -74,9 +74,13 @@ export class CommitLog {
     return kvSeq(through);
   }
 
-  /** Records that every entry from 2 through `seq` is a stub, so the next run starts after it. */
+  /** Records that every entry from 2 through `seq` is a stub, so the next run starts after it; older marks go. */
   async markCompacted(seq: KvSeq): Promise<void> {
-    await this.store.putIfAbsent(`${COMPACTED_PREFIX}${String(seq).padStart(20, '0')}`, new Uint8Array(0));
+    const key = `${COMPACTED_PREFIX}${String(seq).padStart(20, '0')}`;
+    await this.store.putIfAbsent(key, new Uint8Array(0));
+    const older: string[] = [];
+    for await (const o of this.store.list(COMPACTED_PREFIX)) if (o.key < key) older.push(o.key);
+    await this.store.delete(older);
   }
 
   /**

@@ -47,6 +47,23 @@ describe('log compaction', () => {
     expect(await dumpCatalog(fresh)).toEqual(await dumpCatalog(c));
   });
 
+  it('each run starts after the last: one mark of how far compaction got stays', async () => {
+    const dir = await tempDir();
+    const clock = { later: 0 };
+    const c = await openCatalog({ dir, clock: () => Date.now() + clock.later, checkpointEvery: 0 });
+    await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
+    const marks = async () => (await readdir(path.join(dir, 'store', 'compacted'))).map(Number);
+    for (let round = 1; round <= 3; round++) {
+      await c.transaction((tx) => tx.addDataFile('main', 't', { path: `f${round}`, recordCount: 1, fileSizeBytes: 1 }));
+      const { seq } = await c.checkpoint();
+      clock.later += 2 * HOUR;
+      const report = await c.compactLog();
+      expect(report.through).toBe(seq);
+      expect(report.entries).toBe(round === 1 ? seq - 1 : 1); // only the round's commit is new since the last run
+      expect(await marks()).toEqual([seq]);
+    }
+  });
+
   it('a writer whose index is older than the stubs rebuilds it from the checkpoint and commits after the newest entry', async () => {
     const store = { path: path.join(await tempDir(), 'store') };
     const clock = { later: 0 };
