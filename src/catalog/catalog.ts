@@ -7,7 +7,7 @@ import { type CatalogId, type KvSeq, kvSeq, type SnapshotId, snapshotId } from '
 import { SystemKey } from '../../keys/tags.js';
 import { StrataError } from '../errors.js';
 import { KvStore, systemKey } from '../kv/kv-store.js';
-import { newestCheckpoint, readCheckpoint, storedCheckpoints, writeCheckpoint } from '../log/checkpoint.js';
+import { deleteCheckpoint, newestCheckpoint, readCheckpoint, storedCheckpoints, writeCheckpoint } from '../log/checkpoint.js';
 import { CommitLog } from '../log/commit-log.js';
 import { assertValidObjectKey, type ObjectStore } from '../store/object-store.js';
 import { DirectoryStore } from '../store/directory-store.js';
@@ -671,14 +671,7 @@ export class Catalog {
       deleted: doomed.map((c) => c.seq),
       objects: doomed.reduce((n, c) => n + c.keys.length, 0),
     };
-    if (opts.dryRun) return report;
-    const isManifest = (k: string) => k.endsWith('/manifest');
-    for (const c of doomed) {
-      // The manifest first, alone: a run interrupted half-way leaves an incomplete checkpoint (the next run
-      // removes it), never a complete-looking one with chunks missing.
-      await this.log.store.delete(c.keys.filter(isManifest));
-      await this.log.store.delete(c.keys.filter((k) => !isManifest(k)));
-    }
+    if (!opts.dryRun) for (const c of doomed) await deleteCheckpoint(this.log.store, c);
     return report;
   }
 

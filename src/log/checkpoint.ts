@@ -102,6 +102,16 @@ export async function storedCheckpoints(store: ObjectStore): Promise<StoredCheck
   return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
 }
 
+/**
+ * Deletes a stored checkpoint, the manifest first and alone (S3 deletes a batch in no set order): one
+ * interrupted half-way is left incomplete, and never looks complete with chunks missing.
+ */
+export async function deleteCheckpoint(store: ObjectStore, c: StoredCheckpoint): Promise<void> {
+  const manifest = manifestKey(c.seq);
+  await store.delete(c.keys.filter((k) => k === manifest));
+  await store.delete(c.keys.filter((k) => k !== manifest));
+}
+
 /** The newest complete checkpoint, if any. */
 export async function newestCheckpoint(store: ObjectStore): Promise<CheckpointManifest | undefined> {
   const newest = (await storedCheckpoints(store)).filter((c) => c.complete).at(-1);
