@@ -8,10 +8,10 @@ import { SystemKey, Tag } from '../../keys/tags.js';
 import { StrataError } from '../errors.js';
 import { type Db, type DbSnapshot, type ReadView, SnapshotView } from './read-view.js';
 import { SnapshotTimeline } from './snapshot-timeline.js';
+import { VersionCache } from './version-cache.js';
 
 /** Asks the timeline about every snapshot there is. */
 const MAX_SNAPSHOT = snapshotId(MAX_ID);
-import { VersionCache } from './version-cache.js';
 
 export type Mutation = { type: 'put'; key: Key; value: Uint8Array } | { type: 'del'; key: Key };
 
