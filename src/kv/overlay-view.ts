@@ -13,24 +13,24 @@ type Entry = [Key, Uint8Array];
 
 export class OverlayView implements ReadView {
   readonly seq: KvSeq;
-  private readonly byKey: ReadonlyMap<string, Uint8Array>;
   /** The puts in key order. */
   private readonly sorted: readonly Entry[];
 
   private constructor(
     /** An index view, never another overlay: stacking flattens. */
     private readonly base: ReadView,
-    puts: ReadonlyMap<string, Entry>,
+    /** The puts by keyId. */
+    private readonly puts: ReadonlyMap<string, Entry>,
   ) {
     this.seq = base.seq;
-    this.byKey = new Map([...puts].map(([id, [, value]]) => [id, value]));
     this.sorted = [...puts.values()].sort((a, b) => Buffer.compare(a[0], b[0]));
   }
 
   /** `view` with `mutations` applied on top (later puts of one key win). */
   static over(view: ReadView, mutations: readonly Mutation[]): OverlayView {
     const base = view instanceof OverlayView ? view.base : view;
-    const puts = new Map<string, Entry>(view instanceof OverlayView ? view.sorted.map((e) => [keyId(e[0]), e]) : []);
+    // Stacking copies the puts as they are keyed: an earlier member's keys are not keyed again.
+    const puts = new Map<string, Entry>(view instanceof OverlayView ? view.puts : []);
     for (const m of mutations) {
       if (m.type !== 'put') throw new Error('an overlay holds puts only: a commit plan never deletes');
       puts.set(keyId(m.key), [m.key, m.value]);
@@ -94,17 +94,17 @@ export class OverlayView implements ReadView {
   offer(): void {}
 
   async getImmutable<T>(key: Key): Promise<T | undefined> {
-    const bytes = this.byKey.get(keyId(key));
+    const bytes = this.puts.get(keyId(key))?.[1];
     return bytes === undefined ? this.base.getImmutable<T>(key) : Object.freeze(decodeRow<T>(key, bytes));
   }
 
   async stateValue<T>(key: Key, opts?: StateValueOptions): Promise<T | undefined> {
-    const bytes = this.byKey.get(keyId(key));
+    const bytes = this.puts.get(keyId(key))?.[1];
     return bytes === undefined ? this.base.stateValue<T>(key, opts) : Object.freeze(decodeRow<T>(key, bytes));
   }
 
   async get(key: Key): Promise<Uint8Array | undefined> {
-    return this.byKey.get(keyId(key)) ?? this.base.get(key);
+    return this.puts.get(keyId(key))?.[1] ?? this.base.get(key);
   }
 
   async *scan(range: Range): AsyncGenerator<Entry> {
@@ -125,7 +125,7 @@ export class OverlayView implements ReadView {
   }
 
   async getMany(keys: readonly Key[]): Promise<(Uint8Array | undefined)[]> {
-    const out = keys.map((k) => this.byKey.get(keyId(k)));
+    const out = keys.map((k) => this.puts.get(keyId(k))?.[1]);
     const missing = out.flatMap((v, i) => (v === undefined ? [i] : []));
     const fromBase = await this.base.getMany(missing.map((i) => keys[i]!));
     missing.forEach((i, j) => (out[i] = fromBase[j]));
