@@ -67,6 +67,8 @@ export class SnapshotView implements ReadView {
   private closed = false;
   /** Parents this view has read whole (see group()). */
   private readonly readAhead = new Set<string>();
+  /** The cache's generation when this view opened: its groups serve this view until history is removed. */
+  private readonly generation: number;
 
   constructor(
     private readonly db: Db,
@@ -79,7 +81,9 @@ export class SnapshotView implements ReadView {
     private readonly stateValues: Map<string, unknown>,
     /** Gives the LevelDB snapshot back: views of one state share one (see KvStore.readView). */
     private readonly release: () => Promise<void>,
-  ) {}
+  ) {
+    this.generation = cache.generation;
+  }
 
   /**
    * From the in-memory timeline (see snapshot-timeline.ts): the newest snapshot at or before `time` among
@@ -102,7 +106,7 @@ export class SnapshotView implements ReadView {
     const spec = cachedGroup(tag, fields.length);
     if (spec === undefined) return (await this.readGroups(tag, fields, keyPrefix(tag, fields), Infinity)).versions;
     const id = groupId(tag, fields);
-    const hit = this.cache.get(id);
+    const hit = this.cache.get(id, this.generation);
     if (hit !== undefined) return hit;
     // Only a miss encodes a key: on a hit that would be most of the lookup's cost.
     const own = keyPrefix(tag, fields);
@@ -131,7 +135,7 @@ export class SnapshotView implements ReadView {
    */
   async *versionBatches(tag: Tag, fields: readonly Field[], end?: Key): AsyncGenerator<readonly CachedVersion[]> {
     const id = cachedGroup(tag, fields.length) === undefined ? undefined : groupId(tag, fields);
-    const hit = id === undefined ? undefined : this.cache.get(id);
+    const hit = id === undefined ? undefined : this.cache.get(id, this.generation);
     if (hit !== undefined) {
       yield hit;
       return;
@@ -151,7 +155,7 @@ export class SnapshotView implements ReadView {
   }
 
   cached(tag: Tag, fields: readonly Field[]): readonly CachedVersion[] | undefined {
-    return cachedGroup(tag, fields.length) === undefined ? undefined : this.cache.get(groupId(tag, fields));
+    return cachedGroup(tag, fields.length) === undefined ? undefined : this.cache.get(groupId(tag, fields), this.generation);
   }
 
   offer(tag: Tag, fields: readonly Field[], versions: readonly CachedVersion[]): void {

@@ -100,6 +100,14 @@ export class VersionCache {
   /** Groups and points brought forward by the apply in flight. */
   private patched: string[] = [];
   private patchedPoints: Key[] = [];
+  /** Whether the apply in flight deletes (excision, a dropped tag, a released lease). */
+  private deleting = false;
+  /**
+   * Counts the times history was removed from the index: an applied entry that deletes, or the index
+   * replaced from a checkpoint. A group stored after that may lack versions that a view opened before it
+   * still reads through its own LevelDB snapshot (see get).
+   */
+  private removals = 0;
 
   constructor(
     /** The newest applied sequence: groups are stored only from views of exactly this state. */
@@ -107,7 +115,18 @@ export class VersionCache {
     private readonly capacity = 50_000,
   ) {}
 
-  get(id: string): readonly CachedVersion[] | undefined {
+  /** What a view records when it opens, to pass to get(). */
+  get generation(): number {
+    return this.removals;
+  }
+
+  /**
+   * A cached group, for a view opened at `generation`. None once history was removed since: groups stored
+   * afterwards come from the index without what was removed, which such a view still reads (a reader
+   * opened before retain-from moved, or whose lease expired), so it reads its own snapshot instead.
+   */
+  get(id: string, generation: number): readonly CachedVersion[] | undefined {
+    if (generation !== this.removals) return undefined;
     const young = this.young.get(id);
     if (young !== undefined) return young;
     const old = this.old.get(id);
@@ -135,6 +154,7 @@ export class VersionCache {
     this.warmed.clear();
     this.points.clear();
     this.latest = latest;
+    this.removals++;
   }
 
   getPoint(key: Key): unknown {
@@ -173,6 +193,7 @@ export class VersionCache {
    */
   beginApply(mutations: readonly Mutation[]): void {
     this.applying++;
+    this.deleting = mutations.some((m) => m.type === 'del');
     const touched = new Map<string, { spec: GroupSpec; changes: Mutation[] }>();
     for (const m of mutations) {
       if (IMMUTABLE_POINTS.has(m.key[0] as Tag)) {
@@ -208,7 +229,11 @@ export class VersionCache {
 
   endApply(applied: KvSeq | undefined): void {
     this.applying--;
-    if (applied !== undefined) this.latest = applied;
+    if (applied !== undefined) {
+      this.latest = applied;
+      // Counted once the batch has landed: a view opened while it was written may hold either state.
+      if (this.deleting) this.removals++;
+    }
     // A batch that failed leaves the index as it was: the groups brought forward for it must go.
     else {
       for (const id of this.patched) (this.young.delete(id), this.old.delete(id));

@@ -16,48 +16,55 @@ describe('VersionCache', () => {
   it('stores only groups read from the newest state, never while an apply is in flight', () => {
     const cache = new VersionCache(kvSeq(5));
     cache.offer(tableGroup(1), [version(1, 1)], kvSeq(4));
-    expect(cache.get(tableGroup(1))).toBeUndefined();
+    expect(cache.get(tableGroup(1), cache.generation)).toBeUndefined();
     cache.beginApply([put(2, 6)]);
     cache.offer(tableGroup(1), [version(1, 1)], kvSeq(5));
-    expect(cache.get(tableGroup(1))).toBeUndefined();
+    expect(cache.get(tableGroup(1), cache.generation)).toBeUndefined();
     cache.endApply(kvSeq(6));
     cache.offer(tableGroup(1), [version(1, 1)], kvSeq(5));
-    expect(cache.get(tableGroup(1))).toBeUndefined();
+    expect(cache.get(tableGroup(1), cache.generation)).toBeUndefined();
     cache.offer(tableGroup(1), [version(1, 1)], kvSeq(6));
-    expect(cache.get(tableGroup(1))).toHaveLength(1);
+    expect(cache.get(tableGroup(1), cache.generation)).toHaveLength(1);
   });
 
   it('brings the groups an entry touches to its state before its batch is written, and forgets them if it fails', () => {
     const cache = new VersionCache(kvSeq(1));
     cache.offer(tableGroup(1), [version(1, 1)], kvSeq(1));
     cache.offer(tableGroup(2), [version(2, 1)], kvSeq(1));
-    const before = cache.get(tableGroup(1))!;
+    const before = cache.get(tableGroup(1), cache.generation)!;
     // A new version of table 1 and its old version ended: the cached group shows both, in key order.
     const ended = { type: 'put' as const, key: encodeKey(Tag.Table, [1], 1), value: encodeValue({ end: 2 }) };
     cache.beginApply([put(1, 2), ended]);
-    expect(cache.get(tableGroup(1))!.map((v) => [v.begin, (v.row as { end: unknown }).end])).toEqual([
+    expect(cache.get(tableGroup(1), cache.generation)!.map((v) => [v.begin, (v.row as { end: unknown }).end])).toEqual([
       [1, 2],
       [2, null],
     ]);
     expect(before.map((v) => v.begin)).toEqual([1]); // what a reader already holds is not changed under it
-    expect(cache.get(tableGroup(2))).toHaveLength(1);
+    expect(cache.get(tableGroup(2), cache.generation)).toHaveLength(1);
     cache.endApply(kvSeq(2));
-    expect(cache.get(tableGroup(1))).toHaveLength(2);
+    expect(cache.get(tableGroup(1), cache.generation)).toHaveLength(2);
     // A delete (excision) drops the group: a reader opened before retain-from moved may still need the
-    // version, and reads it through its own view on the miss.
+    // version, and reads it through its own view on the miss. Groups stored after it lack what was deleted,
+    // so views opened before it get none from the cache at all, even the untouched ones.
+    const generation = cache.generation;
+    cache.offer(tableGroup(9), [version(9, 1)], kvSeq(2));
     cache.beginApply([{ type: 'del', key: encodeKey(Tag.Table, [1], 1) }]);
+    expect(cache.get(tableGroup(9), generation)).toHaveLength(1); // counted once the batch lands
     cache.endApply(kvSeq(3));
-    expect(cache.get(tableGroup(1))).toBeUndefined();
+    expect(cache.get(tableGroup(1), cache.generation)).toBeUndefined();
     cache.offer(tableGroup(1), [version(1, 2)], kvSeq(3));
+    expect(cache.get(tableGroup(1), generation)).toBeUndefined();
+    expect(cache.get(tableGroup(9), generation)).toBeUndefined();
+    expect(cache.get(tableGroup(9), cache.generation)).toHaveLength(1);
     // A batch that failed: nothing it touched is trusted.
     cache.beginApply([put(2, 4)]);
     cache.endApply(undefined);
-    expect(cache.get(tableGroup(2))).toBeUndefined();
-    expect(cache.get(tableGroup(1))).toHaveLength(1);
+    expect(cache.get(tableGroup(2), cache.generation)).toBeUndefined();
+    expect(cache.get(tableGroup(1), cache.generation)).toHaveLength(1);
     // Nothing is stored from reads while an apply is in flight.
     cache.beginApply([put(3, 5)]);
     cache.offer(tableGroup(2), [version(2, 1)], kvSeq(3));
-    expect(cache.get(tableGroup(2))).toBeUndefined();
+    expect(cache.get(tableGroup(2), cache.generation)).toBeUndefined();
     cache.endApply(kvSeq(4));
   });
 
@@ -67,34 +74,34 @@ describe('VersionCache', () => {
     // Read from an older state (a reader opened before the last commit): nothing kept, so the next miss
     // under the parent must read it whole again rather than one group at a time.
     cache.offerParent(parent, [[tableGroup(1), [version(1, 1)]]], kvSeq(4));
-    expect(cache.get(tableGroup(1))).toBeUndefined();
+    expect(cache.get(tableGroup(1), cache.generation)).toBeUndefined();
     expect(cache.shouldReadAhead(parent)).toBe(true);
     cache.offerParent(parent, [[tableGroup(1), [version(1, 1)]], [tableGroup(2), [version(2, 1)]]], kvSeq(5));
-    expect(cache.get(tableGroup(2))).toHaveLength(1);
+    expect(cache.get(tableGroup(2), cache.generation)).toHaveLength(1);
     expect(cache.shouldReadAhead(parent)).toBe(false);
     // Changes under the parent keep its cached groups current, so it stays read.
     cache.beginApply([put(2, 6)]);
     cache.endApply(kvSeq(6));
     expect(cache.shouldReadAhead(parent)).toBe(false);
-    expect(cache.get(tableGroup(2))).toHaveLength(2);
+    expect(cache.get(tableGroup(2), cache.generation)).toHaveLength(2);
   });
 
   it('keeps a metadata group however many versions it has', () => {
     const cache = new VersionCache(kvSeq(1));
     const history = Array.from({ length: 10_000 }, (_, i) => version(1, i + 1));
     cache.offer(tableGroup(1), history, kvSeq(1));
-    expect(cache.get(tableGroup(1))).toHaveLength(10_000);
+    expect(cache.get(tableGroup(1), cache.generation)).toHaveLength(10_000);
   });
 
   it('keeps at most its capacity, dropping groups not used since the generation before', () => {
     const cache = new VersionCache(kvSeq(1), 6);
     for (const id of [1, 2, 3]) cache.offer(tableGroup(id), [], kvSeq(1)); // half full: 1-3 become the old generation
     cache.offer(tableGroup(4), [], kvSeq(1));
-    expect(cache.get(tableGroup(1))).toBeDefined(); // used again: back in the young generation
+    expect(cache.get(tableGroup(1), cache.generation)).toBeDefined(); // used again: back in the young generation
     cache.offer(tableGroup(5), [], kvSeq(1)); // the young generation turns old; 2 and 3 were not used: gone
-    expect(cache.get(tableGroup(2))).toBeUndefined();
-    expect(cache.get(tableGroup(3))).toBeUndefined();
-    for (const kept of [1, 4, 5]) expect(cache.get(tableGroup(kept)), `group ${kept}`).toBeDefined();
+    expect(cache.get(tableGroup(2), cache.generation)).toBeUndefined();
+    expect(cache.get(tableGroup(3), cache.generation)).toBeUndefined();
+    for (const kept of [1, 4, 5]) expect(cache.get(tableGroup(kept), cache.generation), `group ${kept}`).toBeDefined();
   });
 });
 
