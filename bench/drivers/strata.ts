@@ -21,7 +21,7 @@ export async function openStrata(opts: DriverOptions): Promise<Driver> {
   };
   return {
     side: 'strata',
-    durability: opts.durable ? 'log object: fdatasync + link + directory fsync' : 'relaxed: no fsync (atomic link only)',
+    durability: opts.durable ? 'log object: fdatasync + link + directory fsync' : 'relaxed: log object fdatasync + link, no directory fsync',
     createTables: (names) =>
       commit(async (tx) => {
         for (const n of names) await tx.createTable('main', n, COLUMNS);

@@ -72,7 +72,8 @@ export interface OpenOptions {
   /**
    * 'durable' (default): a commit is acknowledged once its log object is on disk. 'relaxed' (opt-in, for
    * directory stores): commits are still atomic and survive a process crash, but a machine crash may lose
-   * the newest ones.
+   * the newest ones (the object's data is synced, its directory entry is not: a crash never leaves a
+   * half-written one).
    */
   durability?: 'durable' | 'relaxed';
   /**

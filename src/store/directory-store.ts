@@ -35,9 +35,12 @@ async function fsyncDir(dir: string): Promise<void> {
 
 export interface DirectoryStoreOptions {
   /**
-   * true (default): a created object is on disk (file and directory entry fsync'd) before putIfAbsent
-   * returns. false is the opt-in relaxed mode: still atomic, but a machine crash (not a process crash) may
-   * lose the newest objects.
+   * true (default): a created object is on disk (its data and its directory entry fsync'd) before
+   * putIfAbsent returns. false is the opt-in relaxed mode: the directory entry is not fsync'd, so a machine
+   * crash (not a process crash) may lose the newest objects. Their data is synced even so, before they get
+   * their names: otherwise a crash could keep a name and lose its data (ext4's delayed allocation leaves
+   * empty files behind), and an empty log entry cannot be told from a damaged one, so the catalog would not
+   * open again.
    */
   sync?: boolean;
 }
@@ -113,7 +116,7 @@ export class DirectoryStore implements ObjectStore {
     }
   }
 
-  /** A fully written (and, when durable, fsync'd) temporary file renamed over the name: rename(2) is atomic. */
+  /** A fully written, fdatasync'd temporary file renamed over the name: rename(2) is atomic. */
   async replace(key: string, body: Uint8Array): Promise<void> {
     const file = this.file(key);
     const dir = path.dirname(file);
@@ -129,14 +132,14 @@ export class DirectoryStore implements ObjectStore {
     }
   }
 
-  /** A new temporary file in `dir` holding `body`, fdatasync'd when durable; removed again if that fails. */
+  /** A new temporary file in `dir` holding `body`, fdatasync'd (in either mode); removed again if that fails. */
   private async writeTemp(dir: string, body: Uint8Array): Promise<string> {
     const tmp = `${dir}${path.sep}${this.tmpPrefix}${++this.tmpCount}`;
     try {
       const fd = this.createTemp(dir, tmp);
       try {
         writeAllSync(fd, body);
-        if (this.sync) await fdatasync(fd);
+        await fdatasync(fd);
       } finally {
         fsSync.closeSync(fd);
       }
