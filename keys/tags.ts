@@ -149,4 +149,6 @@ export enum SystemKey {
   WriterEpoch = 4,
   /** Retain-from: snapshots below it (untagged) are out of retention. */
   RetainFrom = 5,
+  /** The `txn` of the last log entry applied to this index: tells it from another entry of that number. */
+  AppliedTxn = 6,
 }

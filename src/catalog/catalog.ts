@@ -210,7 +210,7 @@ async function applyLog(kv: KvStore, log: CommitLog): Promise<void> {
       await applyEntry(kv, entry);
     }
     if (compacted === undefined) return;
-    const checkpoint = await newestCheckpoint(log.store);
+    const checkpoint = await newestCheckpointInLog(log);
     if (checkpoint === undefined || checkpoint.seq < compacted) {
       throw new StrataError(
         'CORRUPT',
@@ -223,12 +223,37 @@ async function applyLog(kv: KvStore, log: CommitLog): Promise<void> {
 }
 
 /**
+ * An index holds a prefix of its store's log. One whose newest applied entry the store does not hold, or holds
+ * as another entry (another `txn`), was built from history the store no longer has: the store was put back
+ * from an older copy, or a machine crash in relaxed mode lost the entry's name but not the index's write.
+ * Serving it would show commits that do not exist, and its next commit would leave a gap in the log that no
+ * reader could pass; so it is rebuilt, from the newest checkpoint the log reaches or else from entry 1.
+ */
+async function rebuildIfAheadOfLog(kv: KvStore, log: CommitLog): Promise<void> {
+  const seq = kv.latestApplied;
+  if (seq === 0) return;
+  const entry = await log.read(seq);
+  const txn = kv.latestAppliedTxn;
+  // A stub still names an entry the log had; an index that never recorded a txn can only be checked by number.
+  if (entry !== undefined && (entry.kind === 'compacted' || txn === '' || entry.txn === txn)) return;
+  const checkpoint = await newestCheckpointInLog(log);
+  await kv.rebuild(checkpoint?.seq ?? kvSeq(0), checkpoint === undefined ? noChunks() : readCheckpoint(log.store, checkpoint));
+}
+
+async function* noChunks(): AsyncGenerator<[Uint8Array, Uint8Array][]> {}
+
+/** The newest complete checkpoint whose entry the log holds: one ahead of the log would put an index ahead of it. */
+function newestCheckpointInLog(log: CommitLog) {
+  return newestCheckpoint(log.store, async (seq) => (await log.read(seq)) !== undefined);
+}
+
+/**
  * Applies one entry. An entry written under a writer epoch older than the index's current one comes from
  * a fenced writer: its sequence number is consumed, its mutations are not applied.
  */
 async function applyEntry(kv: KvStore, entry: LogEntry): Promise<void> {
   const fenced = entry.epoch < (await writerEpoch(kv)).epoch;
-  await kv.apply(entry.seq, fenced ? [] : entry.mutations);
+  await kv.apply(entry.seq, entry.txn, fenced ? [] : entry.mutations);
 }
 
 function asStrataError(e: unknown): StrataError {
@@ -308,11 +333,13 @@ export class Catalog {
         );
       }
       // A new index starts from the newest checkpoint, then replays only the log after it.
-      if (kv.latestApplied === 0) {
-        const checkpoint = await newestCheckpoint(store);
+      const fresh = kv.latestApplied === 0;
+      if (fresh) {
+        const checkpoint = await newestCheckpointInLog(log);
         if (checkpoint !== undefined) await kv.restore(checkpoint.seq, readCheckpoint(store, checkpoint));
       }
       await Catalog.checkIdentity(kv, identity, opts.dir, store);
+      if (!fresh) await rebuildIfAheadOfLog(kv, log);
       await applyLog(kv, log);
       const dataPath = (await withView(kv, (view) => q.option(view, DATA_PATH_OPTION))) ?? 'data/';
       if (requestedDataPath !== undefined && requestedDataPath !== dataPath) {

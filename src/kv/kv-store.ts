@@ -17,6 +17,9 @@ export type Mutation = { type: 'put'; key: Key; value: Uint8Array } | { type: 'd
 
 export const systemKey = (k: SystemKey): Key => encodeKey(Tag.System, [k]);
 const APPLIED_SEQ_KEY = systemKey(SystemKey.AppliedSeq);
+const APPLIED_TXN_KEY = systemKey(SystemKey.AppliedTxn);
+/** The index's own bookkeeping, not catalog state: checkpoints leave these out. */
+const INDEX_KEYS = [APPLIED_SEQ_KEY, APPLIED_TXN_KEY];
 
 function encodeSeq(seq: KvSeq): Uint8Array {
   const b = new Uint8Array(8);
@@ -59,6 +62,8 @@ export class KvStore {
     private readonly timeline: SnapshotTimeline,
     /** The newest applied sequence, as this process knows it. */
     private latest: KvSeq,
+    /** That entry's `txn`; '' when unknown (restored from a checkpoint, nothing applied since). */
+    private latestTxn: string,
   ) {}
 
   static async open(path: string): Promise<KvStore> {
@@ -75,7 +80,8 @@ export class KvStore {
       );
     }
     const applied = decodeSeq(db.getSync(APPLIED_SEQ_KEY) ?? undefined);
-    return new KvStore(db, new VersionCache(applied), new SnapshotTimeline(applied), applied);
+    const txn = Buffer.from(db.getSync(APPLIED_TXN_KEY) ?? new Uint8Array(0)).toString('utf8');
+    return new KvStore(db, new VersionCache(applied), new SnapshotTimeline(applied), applied, txn);
   }
 
   /** A point read of the newest applied state. */
@@ -91,11 +97,16 @@ export class KvStore {
     return this.latest;
   }
 
+  /** The `txn` of log entry `latestApplied`, kept as that is; '' when unknown. */
+  get latestAppliedTxn(): string {
+    return this.latestTxn;
+  }
+
   /**
-   * Applies log entry `seq` as one atomic batch. Entries must arrive in order; the log, not this index, is the
+   * Applies log entry `seq` (written as `txn`) as one atomic batch. Entries must arrive in order; the log, not this index, is the
    * source of truth, so the batch is not fsync'd: after a crash the entry is simply replayed.
    */
-  async apply(seq: KvSeq, mutations: readonly Mutation[]): Promise<void> {
+  async apply(seq: KvSeq, txn: string, mutations: readonly Mutation[]): Promise<void> {
     if (seq !== this.latest + 1) {
       throw new StrataError('CORRUPT', `log entry ${seq} cannot follow applied entry ${this.latest}; rebuild the index from the store`);
     }
@@ -111,9 +122,11 @@ export class KvStore {
         else batch.del(m.key);
       }
       batch.put(APPLIED_SEQ_KEY, encodeSeq(seq));
+      batch.put(APPLIED_TXN_KEY, Buffer.from(txn, 'utf8'));
       await batch.write({ sync: false });
       done = seq;
       this.latest = seq;
+      this.latestTxn = txn;
     } finally {
       this.applying--;
       this.retire(this.current);
@@ -139,8 +152,9 @@ export class KvStore {
       for (const [key, value] of chunk) batch.put(key, value);
       await batch.write({ sync: false });
     }
-    await this.db.batch([{ type: 'put', key: APPLIED_SEQ_KEY, value: encodeSeq(seq) }], { sync: false });
+    await this.db.batch().put(APPLIED_SEQ_KEY, encodeSeq(seq)).del(APPLIED_TXN_KEY).write({ sync: false });
     this.latest = seq;
+    this.latestTxn = '';
     this.retire(this.current);
     this.current = undefined;
     this.cache.reset(seq);
@@ -155,8 +169,9 @@ export class KvStore {
    */
   async rebuild(seq: KvSeq, chunks: AsyncIterable<[Uint8Array, Uint8Array][]>): Promise<void> {
     const done = (async () => {
-      await this.db.batch().del(APPLIED_SEQ_KEY).write({ sync: true });
+      await this.db.batch().del(APPLIED_SEQ_KEY).del(APPLIED_TXN_KEY).write({ sync: true });
       this.latest = kvSeq(0);
+      this.latestTxn = '';
       this.retire(this.current);
       this.current = undefined;
       await this.restore(seq, chunks);
@@ -183,10 +198,10 @@ export class KvStore {
     }
   }
 
-  /** Every key of a view but the applied sequence (which belongs to the index, not the catalog), in order. */
+  /** Every key of a view but the index's own bookkeeping (the applied entry), in order. */
   async *checkpointEntries(view: ReadView): AsyncGenerator<[Uint8Array, Uint8Array][]> {
     for await (const batch of view.scanBatches({ gte: Uint8Array.of(0), lt: Uint8Array.of(0xff) })) {
-      yield batch.filter(([key]) => Buffer.compare(key, APPLIED_SEQ_KEY) !== 0);
+      yield batch.filter(([key]) => !INDEX_KEYS.some((k) => Buffer.compare(key, k) === 0));
     }
   }
 

@@ -112,13 +112,18 @@ export async function deleteCheckpoint(store: ObjectStore, c: StoredCheckpoint):
   await store.delete(c.keys.filter((k) => k !== manifest));
 }
 
-/** The newest complete checkpoint, if any. */
-export async function newestCheckpoint(store: ObjectStore): Promise<CheckpointManifest | undefined> {
-  const newest = (await storedCheckpoints(store)).filter((c) => c.complete).at(-1);
-  if (newest === undefined) return undefined;
-  const key = manifestKey(newest.seq);
-  const bytes = await store.get(key);
-  return bytes === undefined ? undefined : { ...decode<CheckpointManifest>(key, bytes), seq: newest.seq };
+/** The newest complete checkpoint (of those taken at a sequence `usable` accepts), if any. */
+export async function newestCheckpoint(
+  store: ObjectStore,
+  usable: (seq: KvSeq) => Promise<boolean> = async () => true,
+): Promise<CheckpointManifest | undefined> {
+  for (const c of (await storedCheckpoints(store)).filter((s) => s.complete).reverse()) {
+    if (!(await usable(c.seq))) continue;
+    const key = manifestKey(c.seq);
+    const bytes = await store.get(key);
+    return bytes === undefined ? undefined : { ...decode<CheckpointManifest>(key, bytes), seq: c.seq };
+  }
+  return undefined;
 }
 
 /** The checkpoint's entries, one chunk at a time: memory holds one chunk, however large the catalog. */

@@ -34,8 +34,9 @@ describe('checkpoints', () => {
       beforeGet: (key) => void (key.startsWith('log/') && logReads.push(key)),
     });
     const fresh = await openCatalog({ dir: await tempDir(), store, readOnly: true });
-    // Opening read entry 1 (the catalog's identity) and the tail after the checkpoint, probing one past the end.
-    expect(logReads.map((k) => Number(k.slice(4)))).toEqual([1, 16, 17, 18, 19]);
+    // Opening read entry 1 (the catalog's identity), the checkpoint's own entry (the log must reach it), and
+    // the tail after the checkpoint, probing one past the end.
+    expect(logReads.map((k) => Number(k.slice(4)))).toEqual([1, 15, 16, 17, 18, 19]);
     expect(await dumpCatalog(fresh)).toEqual(expected);
     expect((await fresh.tags()).map((t) => t.name)).toEqual(['pinned']);
     // Each reader since only probed for a newer entry.

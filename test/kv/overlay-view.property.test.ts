@@ -74,7 +74,7 @@ afterEach(async () => {
 async function storeWith(...entries: Mutation[][]): Promise<KvStore> {
   const kv = await KvStore.open(path.join(await tempDir(), 'index'));
   stores.push(kv);
-  for (const [i, mutations] of entries.entries()) await kv.apply(kvSeq(i + 1), mutations);
+  for (const [i, mutations] of entries.entries()) await kv.apply(kvSeq(i + 1), `txn-${i + 1}`, mutations);
   return kv;
 }
 

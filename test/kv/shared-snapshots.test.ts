@@ -43,7 +43,7 @@ describe('views share LevelDB snapshots while nothing is applied', () => {
       // The next snapshot's rows, as a commit writes them: the apply puts them in the cache at once.
       const next = snapshotId(2);
       const put = (key: Uint8Array, value: unknown) => ({ type: 'put' as const, key, value: encodeValue(value) });
-      await kv.apply(kvSeq(old.seq + 1), [
+      await kv.apply(kvSeq(old.seq + 1), 'next', [
         put(encodeKey(Tag.Snapshot, [], next), { time: Date.now(), schemaVersion: 1, nextCatalogId: 2, nextFileId: 0 }),
         put(encodeKey(Tag.SnapshotChanges, [], next), { changes: [], author: null, message: null, extraInfo: null, maintenance: false }),
         put(systemKey(SystemKey.HeadSnapshot), { id: next }),
