@@ -97,14 +97,15 @@ export class KvStore {
     return this.latest;
   }
 
-  /** The `txn` of log entry `latestApplied`, kept as that is; '' when unknown. */
+  /** The `txn` of log entry `latestApplied` ('' when unknown), kept in memory like the number. */
   get latestAppliedTxn(): string {
     return this.latestTxn;
   }
 
   /**
-   * Applies log entry `seq` (written as `txn`) as one atomic batch. Entries must arrive in order; the log, not this index, is the
-   * source of truth, so the batch is not fsync'd: after a crash the entry is simply replayed.
+   * Applies log entry `seq` (written as `txn`) as one atomic batch. Entries must arrive in order; the log,
+   * not this index, is the source of truth, so the batch is not fsync'd: after a crash the entry is simply
+   * replayed.
    */
   async apply(seq: KvSeq, txn: string, mutations: readonly Mutation[]): Promise<void> {
     if (seq !== this.latest + 1) {
