@@ -1,6 +1,7 @@
 // The local index: a LevelDB directory that holds the applied prefix of the commit log. Every write is one
 // atomic batch that also records the kv sequence it brings the index to, so "which entries are applied" and
 // "what they changed" can never disagree, whatever point a crash hits.
+import { rm } from 'node:fs/promises';
 import { Level } from 'level';
 import { type KvSeq, kvSeq, MAX_ID, snapshotId } from '../../keys/ids.js';
 import { encodeKey, type Key } from '../../keys/key-codec.js';
@@ -35,6 +36,22 @@ function decodeSeq(bytes: Uint8Array | undefined): KvSeq {
   return kvSeq(Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0)));
 }
 
+async function openLevel(path: string): Promise<Db> {
+  const db: Db = new Level<Uint8Array, Uint8Array>(path, { keyEncoding: 'view', valueEncoding: 'view' });
+  await db.open();
+  return db;
+}
+
+const causeCode = (e: unknown) => (e as { cause?: { code?: string } }).cause?.code;
+
+function indexUnavailable(path: string, e: unknown): StrataError {
+  const cause = (e as { cause?: { message?: string } }).cause;
+  const hint = causeCode(e) === 'LEVEL_LOCKED' ? ' Another process holds it open; give each process its own index directory.' : '';
+  return new StrataError('STORE_UNAVAILABLE', `cannot open the local index at ${path}: ${cause?.message ?? (e as Error).message}.${hint}`, {
+    cause: e,
+  });
+}
+
 /** One LevelDB snapshot, shared by every view opened on the same applied state. */
 interface SharedSnapshot {
   snapshot: DbSnapshot;
@@ -66,18 +83,20 @@ export class KvStore {
     private latestTxn: string,
   ) {}
 
+  /**
+   * Opens the index at `path`, creating it if there is none. One that LevelDB finds damaged is removed and
+   * created empty: it holds nothing the store does not, and the catalog fills it from there.
+   */
   static async open(path: string): Promise<KvStore> {
-    const db: Db = new Level<Uint8Array, Uint8Array>(path, { keyEncoding: 'view', valueEncoding: 'view' });
+    let db: Db;
     try {
-      await db.open();
+      db = await openLevel(path);
     } catch (e) {
-      const cause = (e as { cause?: { message?: string } }).cause;
-      throw new StrataError(
-        'STORE_UNAVAILABLE',
-        `cannot open the local index at ${path}: ${cause?.message ?? (e as Error).message}. ` +
-          'Another process may hold it open; give each process its own index directory.',
-        { cause: e },
-      );
+      if (causeCode(e) !== 'LEVEL_CORRUPTION') throw indexUnavailable(path, e);
+      await rm(path, { recursive: true, force: true });
+      db = await openLevel(path).catch((again: unknown) => {
+        throw indexUnavailable(path, again);
+      });
     }
     const applied = decodeSeq(db.getSync(APPLIED_SEQ_KEY) ?? undefined);
     const txn = Buffer.from(db.getSync(APPLIED_TXN_KEY) ?? new Uint8Array(0)).toString('utf8');

@@ -1,4 +1,4 @@
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
@@ -85,6 +85,28 @@ describe('durability', () => {
     await rm(path.join(dir, 'index'), { recursive: true });
     const rebuilt = await openCatalog({ dir });
     expect(await dumpCatalog(rebuilt)).toEqual(before);
+  });
+
+  it('an index LevelDB finds damaged is rebuilt from the store; one held open by another process is refused, saying so', async () => {
+    const dir = await tempDir();
+    const c = await openCatalog({ dir });
+    await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
+    await c.transaction((tx) => tx.addDataFile('main', 't', { path: 'a.parquet', recordCount: 2, fileSizeBytes: 10 }));
+    const before = await dumpCatalog(c);
+    await expect(Catalog.open({ dir })).rejects.toSatisfy(
+      (e) => isStrataError(e, 'STORE_UNAVAILABLE') && /Another process holds it open/.test(e.message),
+    );
+    await c.close();
+
+    const index = path.join(dir, 'index');
+    const manifest = (await readdir(index)).find((f) => f.startsWith('MANIFEST-'))!;
+    await writeFile(path.join(index, manifest), 'not a LevelDB manifest');
+    const reopened = await openCatalog({ dir });
+    expect(await dumpCatalog(reopened)).toEqual(before);
+    await reopened.transaction((tx) => tx.addDataFile('main', 't', { path: 'b.parquet', recordCount: 2, fileSizeBytes: 10 }));
+    const r = await reopened.reader();
+    expect((await r.dataFiles('main', 't')).map((f) => f.path)).toEqual(['a.parquet', 'b.parquet']);
+    await r.close();
   });
 
   it('refuses to serve an index built from another catalog', async () => {
