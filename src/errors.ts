@@ -45,6 +45,13 @@ export class StrataError extends Error {
   }
 }
 
+/**
+ * The local index could not be written (a full disk, an I/O error). Callers see STORE_UNAVAILABLE; inside,
+ * reads treat it apart from a store that cannot be reached: they do not go on with the index as it stands,
+ * which may lack commits this process acknowledged.
+ */
+export class LocalIndexError extends StrataError {}
+
 export function isStrataError(e: unknown, code?: ErrorCode): e is StrataError {
   return e instanceof StrataError && (code === undefined || e.code === code);
 }

@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import * as path from 'node:path';
 import { type CatalogId, type KvSeq, kvSeq, type SnapshotId, snapshotId } from '../../keys/ids.js';
 import { SystemKey } from '../../keys/tags.js';
-import { StrataError } from '../errors.js';
+import { LocalIndexError, StrataError } from '../errors.js';
 import { KvStore, systemKey } from '../kv/kv-store.js';
 import { deleteCheckpoint, newestCheckpoint, readCheckpoint, storedCheckpoints, writeCheckpoint } from '../log/checkpoint.js';
 import { CommitLog } from '../log/commit-log.js';
@@ -547,12 +547,14 @@ export class Catalog {
 
   /**
    * Catches up with the store before a read. A store that cannot be reached leaves the local state in use
-   * (and the error in followStatus()): reads stay available; GC's grace period covers the gap.
+   * (and the error in followStatus()): reads stay available; GC's grace period covers the gap. An index that
+   * cannot be written is another matter: it may lack commits this process acknowledged, so the read fails.
    */
   private async freshen(): Promise<void> {
     try {
       await this.catchUpIfBehind();
     } catch (e) {
+      if (e instanceof LocalIndexError) throw e;
       this.followed = { ...this.followed, lastError: asStrataError(e) };
     }
   }
@@ -808,7 +810,15 @@ export class Catalog {
     const seq = kvSeq(view.seq + 1);
     const entry: LogEntry = { seq, epoch, txn: randomUUID(), ...body };
     if (!(await this.log.appendOwn(entry))) return { lostAt: seq };
-    await applyEntry(this.kv, entry);
+    try {
+      await applyEntry(this.kv, entry);
+    } catch (e) {
+      // The entry is in the store, so the commit happened whatever the index says: failing the commit would
+      // invite a retry that commits it twice. The index is behind the log now; reads catch it up first, and
+      // fail while it cannot be written (freshen) rather than show a state without this commit.
+      this.followed = { ...this.followed, lastError: asStrataError(e) };
+      return undefined;
+    }
     if (this.limits.checkpointEvery > 0 && seq % this.limits.checkpointEvery === 0 && this.checkpointing === undefined) {
       // Taken here, inside the writer, so the checkpoint is of exactly this entry whatever commits next.
       this.checkpointInBackground(await this.kv.readView());

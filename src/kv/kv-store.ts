@@ -6,7 +6,7 @@ import { Level } from 'level';
 import { type KvSeq, kvSeq, MAX_ID, snapshotId } from '../../keys/ids.js';
 import { encodeKey, type Key } from '../../keys/key-codec.js';
 import { SystemKey, Tag } from '../../keys/tags.js';
-import { StrataError } from '../errors.js';
+import { LocalIndexError, StrataError } from '../errors.js';
 import { type Db, type DbSnapshot, type ReadView, SnapshotView } from './read-view.js';
 import { SnapshotTimeline } from './snapshot-timeline.js';
 import { VersionCache } from './version-cache.js';
@@ -143,7 +143,14 @@ export class KvStore {
       }
       batch.put(APPLIED_SEQ_KEY, encodeSeq(seq));
       batch.put(APPLIED_TXN_KEY, Buffer.from(txn, 'utf8'));
-      await batch.write({ sync: false });
+      await batch.write({ sync: false }).catch((e: unknown) => {
+        throw new LocalIndexError(
+          'STORE_UNAVAILABLE',
+          `cannot write log entry ${seq} to the local index at ${this.db.location}: ${(e as Error).message}. The store ` +
+            'holds every commit; once the disk is fixed, reopen the catalog and its index catches up from the store',
+          { cause: e },
+        );
+      });
       done = seq;
       this.latest = seq;
       this.latestTxn = txn;

@@ -1,0 +1,86 @@
+// The local index on a disk that fills up (a real tmpfs of 2 MiB, mounted for the test; skipped where this
+// process may not mount one), the store elsewhere. A commit is done once its log entry is in the store.
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Catalog, isStrataError } from '../../src/index.js';
+import { tempDir } from '../helpers.js';
+
+function mountSmallDisk(at: string): boolean {
+  mkdirSync(at, { recursive: true });
+  return spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', at]).status === 0;
+}
+
+const probe = path.join(process.env.TMPDIR ?? '/tmp', `strata-mount-probe-${process.pid}`);
+const canMount = mountSmallDisk(probe) && spawnSync('umount', [probe]).status === 0;
+rmSync(probe, { recursive: true, force: true });
+
+/** Fills the disk holding `dir` until a write fails with ENOSPC; returns the filler's path. */
+function fill(dir: string): string {
+  const filler = path.join(dir, 'filler');
+  const block = Buffer.alloc(16 << 10, 1);
+  for (;;) {
+    try {
+      appendFileSync(filler, block);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOSPC') return filler;
+      throw e;
+    }
+  }
+}
+
+async function paths(c: Catalog): Promise<string[]> {
+  const r = await c.reader();
+  try {
+    return (await r.dataFiles('main', 't')).map((f) => f.path);
+  } finally {
+    await r.close();
+  }
+}
+
+const files = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}.parquet`);
+
+describe.skipIf(!canMount)('an index whose disk is full', () => {
+  it('the commit that reached the store is acknowledged; reads fail until the catalog is reopened with room; nothing is committed twice', { timeout: 60_000 }, async () => {
+    const root = await tempDir();
+    const small = path.join(root, 'small');
+    expect(mountSmallDisk(small)).toBe(true);
+    try {
+      const store = { path: path.join(root, 'store') };
+      const dir = path.join(small, 'catalog');
+      const c = await Catalog.open({ dir, store, checkpointEvery: 0 });
+      await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
+      await c.transaction((tx) => tx.addDataFile('main', 't', { path: 'a.parquet', recordCount: 1, fileSizeBytes: 10 }));
+      const filler = fill(small);
+
+      // Large enough to need disk the index no longer has.
+      const added = files('b', 200);
+      const { snapshot } = await c.transaction(async (tx) => {
+        for (const p of added) await tx.addDataFile('main', 't', { path: p, recordCount: 1, fileSizeBytes: 10 });
+      });
+      expect(snapshot).toBe(3);
+      await expect(c.reader()).rejects.toSatisfy((e) => isStrataError(e, 'STORE_UNAVAILABLE') && /local index/.test(e.message));
+      expect(c.followStatus().lastError?.code).toBe('STORE_UNAVAILABLE');
+      // The next commit writes nothing: it would have to come after the entry its index cannot take.
+      await expect(c.transaction((tx) => tx.addDataFile('main', 't', { path: 'x.parquet', recordCount: 1, fileSizeBytes: 10 }))).rejects.toSatisfy(
+        (e) => isStrataError(e, 'STORE_UNAVAILABLE'),
+      );
+
+      // Another machine sees the acknowledged commit, once.
+      const other = await Catalog.open({ dir: path.join(root, 'other'), store, checkpointEvery: 0 });
+      expect(await paths(other)).toEqual(['a.parquet', ...added]);
+      await other.close();
+
+      await c.close();
+      rmSync(filler);
+      const again = await Catalog.open({ dir, store, checkpointEvery: 0 });
+      expect(await paths(again)).toEqual(['a.parquet', ...added]);
+      await again.transaction((tx) => tx.addDataFile('main', 't', { path: 'c.parquet', recordCount: 1, fileSizeBytes: 10 }));
+      expect(await paths(again)).toEqual(['a.parquet', ...added, 'c.parquet']);
+      await again.close();
+    } finally {
+      spawnSync('umount', ['-l', small]);
+    }
+  });
+});
