@@ -143,14 +143,7 @@ export class KvStore {
       }
       batch.put(APPLIED_SEQ_KEY, encodeSeq(seq));
       batch.put(APPLIED_TXN_KEY, Buffer.from(txn, 'utf8'));
-      await batch.write({ sync: false }).catch((e: unknown) => {
-        throw new LocalIndexError(
-          'STORE_UNAVAILABLE',
-          `cannot write log entry ${seq} to the local index at ${this.db.location}: ${(e as Error).message}. The store ` +
-            'holds every commit; once the disk is fixed, reopen the catalog and its index catches up from the store',
-          { cause: e },
-        );
-      });
+      await this.written(`log entry ${seq}`, batch.write({ sync: false }));
       done = seq;
       this.latest = seq;
       this.latestTxn = txn;
@@ -173,13 +166,14 @@ export class KvStore {
     if (this.latest !== 0) {
       throw new StrataError('CORRUPT', 'a checkpoint can only be loaded into an empty index');
     }
-    await this.db.clear();
+    const what = `checkpoint ${seq}`;
+    await this.written(what, this.db.clear());
     for await (const chunk of chunks) {
       const batch = this.db.batch();
       for (const [key, value] of chunk) batch.put(key, value);
-      await batch.write({ sync: false });
+      await this.written(what, batch.write({ sync: false }));
     }
-    await this.db.batch().put(APPLIED_SEQ_KEY, encodeSeq(seq)).del(APPLIED_TXN_KEY).write({ sync: false });
+    await this.written(what, this.db.batch().put(APPLIED_SEQ_KEY, encodeSeq(seq)).del(APPLIED_TXN_KEY).write({ sync: false }));
     this.latest = seq;
     this.latestTxn = '';
     this.retire(this.current);
@@ -196,7 +190,7 @@ export class KvStore {
    */
   async rebuild(seq: KvSeq, chunks: AsyncIterable<[Uint8Array, Uint8Array][]>): Promise<void> {
     const done = (async () => {
-      await this.db.batch().del(APPLIED_SEQ_KEY).del(APPLIED_TXN_KEY).write({ sync: true });
+      await this.written(`checkpoint ${seq}`, this.db.batch().del(APPLIED_SEQ_KEY).del(APPLIED_TXN_KEY).write({ sync: true }));
       this.latest = kvSeq(0);
       this.latestTxn = '';
       this.retire(this.current);
@@ -263,6 +257,23 @@ export class KvStore {
       s.views--;
       if (s.views === 0 && s.retired) await s.snapshot.close();
     });
+  }
+
+  /**
+   * Awaits a write to the index. A failure (a full disk, an I/O error) is a LocalIndexError: the index, not
+   * the store, failed, and LevelDB refuses further writes until it is opened again.
+   */
+  private async written(what: string, write: Promise<unknown>): Promise<void> {
+    try {
+      await write;
+    } catch (e) {
+      throw new LocalIndexError(
+        'STORE_UNAVAILABLE',
+        `cannot write ${what} to the local index at ${this.db.location}: ${(e as Error).message}. The store holds ` +
+          'every commit; once the disk is fixed, reopen the catalog and its index catches up from the store',
+        { cause: e },
+      );
+    }
   }
 
   private retire(s: SharedSnapshot | undefined): void {
