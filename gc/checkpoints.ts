@@ -1,8 +1,9 @@
 // Checkpoint pruning. Every checkpoint is a full copy of the keyspace, and one is written every
 // `checkpointEvery` log entries, so without pruning the store grows by a catalog's size each time; and a
-// checkpoint taken before an excision still holds what was excised. The log is kept whole, so a
-// checkpoint is only ever a shortcut: pruning one loses no state, it only lengthens the replay of a
-// machine that would have started from it.
+// checkpoint taken before an excision still holds what was excised. Compaction stubs only entries the
+// newest complete checkpoint covers, and pruning never removes that one, so an older checkpoint is only
+// ever a shortcut: pruning it loses no state, it only lengthens the replay of a machine that would have
+// started from it.
 import type { KvSeq } from '../keys/ids.js';
 import { StrataError } from '../src/errors.js';
 import type { StoredCheckpoint } from '../src/log/checkpoint.js';

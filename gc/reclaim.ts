@@ -18,7 +18,10 @@ export interface ReclaimOptions {
   graceMs?: number;
   /** List what would go, delete nothing (default false). */
   dryRun?: boolean;
-  /** Also sweep objects under the data path that no row names (default false). */
+  /**
+   * Also sweep objects under the data path that no row names, and what writes cut short by a crash left in
+   * the store (default false).
+   */
   orphans?: boolean;
   /** With orphans: only objects at least this old (default 7 days). */
   minAgeMs?: number;
@@ -32,6 +35,11 @@ export interface ReclaimReport {
   deleted: string[];
   /** Orphans deleted (or that would be); empty unless asked for. */
   orphans: string[];
+  /**
+   * With orphans: leftovers of writes a crash cut short, removed (or that would be): temporary files on the
+   * directory store, probe objects on S3. Store-relative paths.
+   */
+  abandoned: string[];
 }
 
 export interface ReclaimPlan {

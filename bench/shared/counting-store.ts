@@ -51,6 +51,10 @@ export class CountingStore implements ObjectStore {
     return this.inner.delete(keys);
   }
 
+  sweep(before: number, dryRun: boolean): Promise<string[]> {
+    return this.inner.sweep(before, dryRun);
+  }
+
   total(): number {
     return this.counts.get + this.counts.create + this.counts.list + this.counts.delete + this.counts.replace;
   }

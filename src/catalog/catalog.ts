@@ -659,8 +659,9 @@ export class Catalog {
   }
 
   /**
-   * Deletes from the store the files excision scheduled, once their grace period is over (and with
-   * `orphans`, unnamed objects under the data path older than minAgeMs). Only under the data path.
+   * Deletes from the store the files excision scheduled, once their grace period is over. With `orphans`,
+   * also unnamed objects under the data path, and the leftovers of writes a crash cut short anywhere in the
+   * store (temporary files, probe objects), older than minAgeMs. Catalog objects are never touched.
    */
   async reclaimFiles(options: ReclaimOptions = {}): Promise<ReclaimReport> {
     this.assertOpen();
@@ -670,7 +671,8 @@ export class Catalog {
     // Strictly caught up (a store it cannot reach is an error here): deleting goes by the newest state.
     await this.refresh();
     const plan = await this.read((view) => planReclaim(view, this.log.store, this.dataPath, now, opts));
-    const report = { dryRun: opts.dryRun, scheduled: plan.waiting, deleted: plan.due, orphans: plan.orphans };
+    const abandoned = opts.orphans ? await this.log.store.sweep(now - opts.minAgeMs, opts.dryRun) : [];
+    const report = { dryRun: opts.dryRun, scheduled: plan.waiting, deleted: plan.due, orphans: plan.orphans, abandoned };
     if (opts.dryRun) return report;
     await this.log.store.delete([...plan.due, ...plan.orphans].map((p) => `${this.dataPath}${p}`));
     const gone = [...plan.due, ...plan.named];
@@ -681,7 +683,7 @@ export class Catalog {
   /**
    * Deletes checkpoints that newer ones have superseded, keeping the newest `keep` complete ones, and
    * checkpoints left incomplete by a writer that stopped. Store space: each checkpoint is a full copy of
-   * the catalog. The log stays whole, so no state is lost.
+   * the catalog. Log compaction relies only on the newest, which is always kept, so no state is lost.
    */
   async pruneCheckpoints(options: PruneCheckpointsOptions = {}): Promise<PruneCheckpointsReport> {
     this.assertOpen();

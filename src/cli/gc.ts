@@ -61,10 +61,10 @@ export async function reclaim(c: Catalog, opts: { graceMs: number; orphans: bool
   const verb = o.dryRun ? 'would delete' : 'deleted';
   o.say(
     `reclaim${o.dryRun ? ' (dry run)' : ''}: ${verb} ${report.deleted.length} scheduled files` +
-      (opts.orphans ? ` and ${report.orphans.length} orphans` : '') +
+      (opts.orphans ? `, ${report.orphans.length} orphans and ${report.abandoned.length} leftovers of interrupted writes` : '') +
       `; ${report.scheduled.length} still within their grace period`,
   );
-  for (const p of [...report.deleted, ...report.orphans]) o.say(`  ${p}`);
+  for (const p of [...report.deleted, ...report.orphans, ...report.abandoned]) o.say(`  ${p}`);
   return report;
 }
 

@@ -30,7 +30,8 @@ commands:
   excise [--dry-run] [--batch-size N] [--json]
                                  physically delete what is below retain-from (untagged, unleased)
   reclaim [--grace 2d] [--orphans [--min-age 7d]] [--dry-run] [--json]
-                                 delete excised files from the store after their grace period
+                                 delete excised files from the store after their grace period (with
+                                 --orphans, also unnamed data files and leftovers of crashed writes)
   prune-checkpoints [--keep-checkpoints 2] [--checkpoint-age 1h] [--dry-run] [--json]
                                  delete checkpoints superseded for --checkpoint-age, keeping the newest ones
   compact-log [--checkpoint-age 1h] [--dry-run] [--json]

@@ -33,6 +33,16 @@ async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
+/** A file's modification time; +Infinity if it is gone (nothing to sweep). */
+async function mtimeMs(file: string): Promise<number> {
+  try {
+    return (await fs.stat(file)).mtimeMs;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return Number.POSITIVE_INFINITY;
+    throw e;
+  }
+}
+
 export interface DirectoryStoreOptions {
   /**
    * true (default): a created object is on disk (its data and its directory entry fsync'd) before
@@ -208,6 +218,28 @@ export class DirectoryStore implements ObjectStore {
       if (d.isDirectory()) yield* this.walk(path.join(dir, d.name), key);
       else if (d.isFile()) yield key;
     }
+  }
+
+  /** Temporary files of creates that a crash cut short: the listing never shows them, nothing else removes them. */
+  async sweep(before: number, dryRun: boolean): Promise<string[]> {
+    const left: string[] = [];
+    const visit = async (dir: string): Promise<void> => {
+      let entries: import('node:fs').Dirent[];
+      try {
+        entries = await fs.readdir(dir, { withFileTypes: true });
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return; // removed meanwhile (a pruned checkpoint)
+        throw unavailable('sweep', path.relative(this.root, dir), e);
+      }
+      for (const d of entries) {
+        const full = path.join(dir, d.name);
+        if (d.isDirectory()) await visit(full);
+        else if (d.isFile() && d.name.startsWith(TMP_PREFIX) && (await mtimeMs(full)) < before) left.push(full);
+      }
+    };
+    await visit(this.root);
+    if (!dryRun) for (const f of left) await fs.rm(f, { force: true });
+    return left.map((f) => path.relative(this.root, f).split(path.sep).join('/')).sort();
   }
 
   async delete(keys: readonly string[]): Promise<void> {

@@ -48,4 +48,8 @@ export class FaultyStore implements ObjectStore {
   delete(keys: readonly string[]): Promise<void> {
     return this.inner.delete(keys);
   }
+
+  sweep(before: number, dryRun: boolean): Promise<string[]> {
+    return this.inner.sweep(before, dryRun);
+  }
 }

@@ -30,6 +30,12 @@ export interface ObjectStore {
   list(prefix: string, options?: { startAfter?: string }): AsyncIterable<ObjectInfo>;
   /** Deletes the objects; a key that does not exist is not an error. */
   delete(keys: readonly string[]): Promise<void>;
+  /**
+   * What writes cut short by a crash left behind, last written before `before` (ms since epoch; a live
+   * write's leftovers are younger): removed, unless `dryRun`, and named as store-relative paths. Nothing on
+   * a store whose writes are whole or absent (S3: one PutObject per object).
+   */
+  sweep(before: number, dryRun: boolean): Promise<string[]>;
 }
 
 /** One pass, no allocation: every store call checks its key, and readers probe the log on each open. */

@@ -45,6 +45,9 @@ function transient(e: unknown): boolean {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Where assertConditionalWrites writes its probe objects (and deletes them again). */
+const PROBE_PREFIX = '_strata/probe/';
+
 export class S3Store implements ObjectStore {
   readonly description: string;
   private readonly client: S3Client;
@@ -165,6 +168,14 @@ export class S3Store implements ObjectStore {
     } while (token !== undefined);
   }
 
+  /** Probe objects of assertConditionalWrites whose process stopped before deleting them. */
+  async sweep(before: number, dryRun: boolean): Promise<string[]> {
+    const left: string[] = [];
+    for await (const o of this.list(PROBE_PREFIX)) if (o.lastModified < before) left.push(o.key);
+    if (!dryRun) await this.delete(left);
+    return left;
+  }
+
   async delete(keys: readonly string[]): Promise<void> {
     // One request per key: DeleteObjects needs a checksum header that not every compatible service accepts,
     // and deletes are rare (reclamation, log compaction).
@@ -179,7 +190,7 @@ export class S3Store implements ObjectStore {
    * Writes a probe object twice; the second write must be refused.
    */
   async assertConditionalWrites(): Promise<void> {
-    const probe = `_strata/probe/${Date.now()}-${Math.random().toString(36).slice(2)}`;
+    const probe = `${PROBE_PREFIX}${Date.now()}-${Math.random().toString(36).slice(2)}`;
     const first = await this.putIfAbsent(probe, new TextEncoder().encode('first'));
     const second = await this.putIfAbsent(probe, new TextEncoder().encode('second'));
     await this.delete([probe]);

@@ -42,6 +42,8 @@ if (opts === undefined) {
       const c = await openCatalog({ dir: await tempDir(), store: s3, clock: () => now });
       const body = new TextEncoder().encode('parquet');
       for (const p of ['t/a.parquet', 't/b.parquet', 'stray.parquet']) await s3.putIfAbsent(`data/${p}`, body);
+      // The probe of a process that stopped between checking conditional writes and deleting its probe.
+      await s3.putIfAbsent('_strata/probe/left-behind', body);
       await c.transaction(async (tx) => {
         await tx.createTable('main', 't', [{ name: 'i', type: 'int32' }]);
         await tx.addDataFile('main', 't', { path: 't/a.parquet', recordCount: 1, fileSizeBytes: body.length });
@@ -57,10 +59,11 @@ if (opts === undefined) {
       expect(await s3.get('data/t/a.parquet')).toBeUndefined();
       expect(await s3.get('data/t/b.parquet')).toBeDefined();
       // S3's LastModified is the age the sweep goes by: too young now, old enough a week later.
-      expect((await c.reclaimFiles({ orphans: true })).orphans).toEqual([]);
+      expect(await c.reclaimFiles({ orphans: true })).toMatchObject({ orphans: [], abandoned: [] });
       now += 8 * 24 * 3600 * 1000;
-      expect((await c.reclaimFiles({ orphans: true })).orphans).toEqual(['stray.parquet']);
+      expect(await c.reclaimFiles({ orphans: true })).toMatchObject({ orphans: ['stray.parquet'], abandoned: ['_strata/probe/left-behind'] });
       expect(await s3.get('data/stray.parquet')).toBeUndefined();
+      expect(await s3.get('_strata/probe/left-behind')).toBeUndefined();
       expect(await s3.get('data/t/b.parquet')).toBeDefined();
     });
 

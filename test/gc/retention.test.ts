@@ -1,5 +1,6 @@
 // Retain-from, excision and reclamation on DuckLake's expire scenarios, on real LevelDB and the real
 // directory store: what stays readable, what is physically gone, which objects are deleted.
+import { readdir, utimes, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Level } from 'level';
 import { encodeKey } from '../../keys/key-codec.js';
@@ -7,7 +8,7 @@ import { Tag } from '../../keys/tags.js';
 import { describe, expect, it } from 'vitest';
 import { type Catalog, isStrataError } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
-import { openCatalog, readAll, steppingClock, tempDir } from '../helpers.js';
+import { dumpCatalog, openCatalog, readAll, steppingClock, tempDir } from '../helpers.js';
 import { keysByTag, rawDump } from './gc-helpers.js';
 
 const bytes = new TextEncoder().encode('parquet bytes');
@@ -277,5 +278,33 @@ describe('excision and reclamation', () => {
     expect(await store.get('data/stray.parquet')).toBeUndefined();
     expect(await store.get('data/named.parquet')).toBeDefined();
     expect(await store.get('elsewhere/stray.parquet')).toBeDefined();
+  });
+
+  it('the orphan sweep also removes the temporary files of creates a crash cut short, once old enough, anywhere in the store', async () => {
+    const dir = await tempDir();
+    const c = await openCatalog({ dir });
+    await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'i', type: 'int32' }]));
+    await c.checkpoint();
+    const root = path.join(dir, 'store');
+    const [checkpointDir] = await readdir(path.join(root, 'checkpoints'));
+    const leftovers = ['log/.tmp-0a1b2c3d-7', `checkpoints/${checkpointDir}/.tmp-0a1b2c3d-9`];
+    const weekAgo = new Date(Date.now() - 8 * 24 * 3600 * 1000);
+    for (const f of leftovers) {
+      await writeFile(path.join(root, f), 'half of a log entry');
+      await utimes(path.join(root, f), weekAgo, weekAgo);
+    }
+    // A create in flight right now: young, so never swept.
+    await writeFile(path.join(root, 'log/.tmp-5e6f7a8b-1'), 'being written');
+
+    expect((await c.reclaimFiles({ orphans: true, dryRun: true })).abandoned).toEqual(leftovers.slice().sort());
+    expect(await readdir(path.join(root, 'log'))).toContain('.tmp-0a1b2c3d-7');
+    expect((await c.reclaimFiles({ orphans: true })).abandoned).toEqual(leftovers.slice().sort());
+    expect((await readdir(path.join(root, 'log'))).filter((f) => f.startsWith('.tmp-'))).toEqual(['.tmp-5e6f7a8b-1']);
+    expect(await readdir(path.join(root, 'checkpoints', checkpointDir!))).not.toContain('.tmp-0a1b2c3d-9');
+    // Without orphans, nothing of the kind is looked for.
+    expect((await c.reclaimFiles({})).abandoned).toEqual([]);
+    // The catalog's own objects are untouched: a new machine reads the same catalog.
+    const other = await openCatalog({ dir: await tempDir(), store: { path: root } });
+    expect(await dumpCatalog(other)).toEqual(await dumpCatalog(c));
   });
 });
