@@ -32,8 +32,8 @@ export interface ObjectStore {
   delete(keys: readonly string[]): Promise<void>;
   /**
    * What writes cut short by a crash left behind, last written before `before` (ms since epoch; a live
-   * write's leftovers are younger): removed, unless `dryRun`, and named as store-relative paths. Nothing on
-   * a store whose writes are whole or absent (S3: one PutObject per object).
+   * write's leftovers are younger): removed, unless `dryRun`, and named as store-relative paths. Never an
+   * object: the directory store's temporary files, S3's probe objects of the conditional-write check.
    */
   sweep(before: number, dryRun: boolean): Promise<string[]>;
 }
