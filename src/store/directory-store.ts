@@ -19,17 +19,19 @@ function unavailable(op: string, key: string, e: unknown): StrataError {
 }
 
 const fdatasync = promisify(fsSync.fdatasync);
+const fsync = promisify(fsSync.fsync);
 
 function writeAllSync(fd: number, body: Uint8Array): void {
   for (let at = 0; at < body.length; ) at += fsSync.writeSync(fd, body, at, body.length - at);
 }
 
+/** Opened and closed synchronously, like the other metadata calls of a create: only the sync waits on the disk. */
 async function fsyncDir(dir: string): Promise<void> {
-  const h = await fs.open(dir, fsc.O_RDONLY);
+  const fd = fsSync.openSync(dir, fsc.O_RDONLY);
   try {
-    await h.sync();
+    await fsync(fd);
   } finally {
-    await h.close();
+    fsSync.closeSync(fd);
   }
 }
 
