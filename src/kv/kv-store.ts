@@ -1,6 +1,6 @@
 // The local index: a LevelDB directory that holds the applied prefix of the commit log. Every write is one
-// atomic batch that also records the kv sequence it brings the index to, so "which entries are applied" and
-// "what they changed" can never disagree, whatever point a crash hits.
+// atomic batch that also records the kv sequence it brings the index to (and that entry's txn), so "which
+// entries are applied" and "what they changed" can never disagree, whatever point a crash hits.
 import { rm } from 'node:fs/promises';
 import { Level } from 'level';
 import { type KvSeq, kvSeq, MAX_ID, snapshotId } from '../../keys/ids.js';
@@ -79,7 +79,7 @@ export class KvStore {
     private readonly timeline: SnapshotTimeline,
     /** The newest applied sequence, as this process knows it. */
     private latest: KvSeq,
-    /** That entry's `txn`; '' when unknown (restored from a checkpoint, nothing applied since). */
+    /** That entry's `txn`; '' when unknown (restored from a checkpoint and nothing applied since, or older). */
     private latestTxn: string,
   ) {}
 
