@@ -1,7 +1,7 @@
-// The local index on a disk that fills up (a real tmpfs of 2 MiB, mounted for the test; skipped where this
-// process may not mount one), the store elsewhere. A commit is done once its log entry is in the store.
+// A disk that fills up (a real tmpfs of 2 MiB, mounted for the test; skipped where this process may not
+// mount one) under the local index or under the store. A commit is done once its log entry is in the store.
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Catalog, isStrataError } from '../../src/index.js';
@@ -41,7 +41,7 @@ async function paths(c: Catalog): Promise<string[]> {
 
 const files = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}.parquet`);
 
-describe.skipIf(!canMount)('an index whose disk is full', () => {
+describe.skipIf(!canMount)('a full disk', () => {
   it('the commit that reached the store is acknowledged; reads fail until the catalog is reopened with room; nothing is committed twice', { timeout: 60_000 }, async () => {
     const root = await tempDir();
     const small = path.join(root, 'small');
@@ -79,6 +79,39 @@ describe.skipIf(!canMount)('an index whose disk is full', () => {
       await again.transaction((tx) => tx.addDataFile('main', 't', { path: 'c.parquet', recordCount: 1, fileSizeBytes: 10 }));
       expect(await paths(again)).toEqual(['a.parquet', ...added, 'c.parquet']);
       await again.close();
+    } finally {
+      spawnSync('umount', ['-l', small]);
+    }
+  });
+
+  it('under the store: the commit fails with STORE_UNAVAILABLE, writes nothing and leaves no temporary file; with room again, commits go on', { timeout: 60_000 }, async () => {
+    const root = await tempDir();
+    const small = path.join(root, 'small');
+    expect(mountSmallDisk(small)).toBe(true);
+    try {
+      const store = { path: path.join(small, 'store') };
+      const dir = path.join(root, 'index');
+      const c = await Catalog.open({ dir, store, checkpointEvery: 0 });
+      await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
+      const before = readdirSync(path.join(small, 'store', 'log'));
+      const filler = fill(small);
+
+      const added = files('b', 200);
+      await expect(
+        c.transaction(async (tx) => {
+          for (const p of added) await tx.addDataFile('main', 't', { path: p, recordCount: 1, fileSizeBytes: 10 });
+        }),
+      ).rejects.toSatisfy((e) => isStrataError(e, 'STORE_UNAVAILABLE') && /ENOSPC|no space/i.test(e.message));
+      expect(readdirSync(path.join(small, 'store', 'log'))).toEqual(before);
+      expect(await paths(c)).toEqual([]);
+
+      rmSync(filler);
+      await c.transaction((tx) => tx.addDataFile('main', 't', { path: 'c.parquet', recordCount: 1, fileSizeBytes: 10 }));
+      expect(await paths(c)).toEqual(['c.parquet']);
+      await c.close();
+      const other = await Catalog.open({ dir: path.join(root, 'other'), store, checkpointEvery: 0 });
+      expect(await paths(other)).toEqual(['c.parquet']);
+      await other.close();
     } finally {
       spawnSync('umount', ['-l', small]);
     }
