@@ -41,12 +41,21 @@ async function paths(c: Catalog): Promise<string[]> {
 
 const files = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}.parquet`);
 
+/** Runs `body` with a fresh temporary directory and a 2 MiB disk mounted in it, unmounted afterwards. */
+async function withSmallDisk(body: (root: string, small: string) => Promise<void>): Promise<void> {
+  const root = await tempDir();
+  const small = path.join(root, 'small');
+  expect(mountSmallDisk(small)).toBe(true);
+  try {
+    await body(root, small);
+  } finally {
+    spawnSync('umount', ['-l', small]);
+  }
+}
+
 describe.skipIf(!canMount)('a full disk', () => {
   it('the commit that reached the store is acknowledged; reads fail until the catalog is reopened with room; nothing is committed twice', { timeout: 60_000 }, async () => {
-    const root = await tempDir();
-    const small = path.join(root, 'small');
-    expect(mountSmallDisk(small)).toBe(true);
-    try {
+    await withSmallDisk(async (root, small) => {
       const store = { path: path.join(root, 'store') };
       const dir = path.join(small, 'catalog');
       const c = await Catalog.open({ dir, store, checkpointEvery: 0 });
@@ -79,16 +88,11 @@ describe.skipIf(!canMount)('a full disk', () => {
       await again.transaction((tx) => tx.addDataFile('main', 't', { path: 'c.parquet', recordCount: 1, fileSizeBytes: 10 }));
       expect(await paths(again)).toEqual(['a.parquet', ...added, 'c.parquet']);
       await again.close();
-    } finally {
-      spawnSync('umount', ['-l', small]);
-    }
+    });
   });
 
   it('under the store: the commit fails with STORE_UNAVAILABLE, writes nothing and leaves no temporary file; with room again, commits go on', { timeout: 60_000 }, async () => {
-    const root = await tempDir();
-    const small = path.join(root, 'small');
-    expect(mountSmallDisk(small)).toBe(true);
-    try {
+    await withSmallDisk(async (root, small) => {
       const store = { path: path.join(small, 'store') };
       const dir = path.join(root, 'index');
       const c = await Catalog.open({ dir, store, checkpointEvery: 0 });
@@ -112,8 +116,6 @@ describe.skipIf(!canMount)('a full disk', () => {
       const other = await Catalog.open({ dir: path.join(root, 'other'), store, checkpointEvery: 0 });
       expect(await paths(other)).toEqual(['c.parquet']);
       await other.close();
-    } finally {
-      spawnSync('umount', ['-l', small]);
-    }
+    });
   });
 });
