@@ -106,11 +106,7 @@ export class DirectoryStore implements ObjectStore {
   // costs several times that (measured: 50 µs against 250 µs for the five). The fsyncs, which take
   // milliseconds, stay asynchronous so the event loop keeps running while the disk works.
   async putIfAbsent(key: string, body: Uint8Array): Promise<boolean> {
-    const file = this.file(key);
-    const dir = path.dirname(file);
-    let tmp: string | undefined;
-    try {
-      tmp = await this.writeTemp(dir, body);
+    return this.viaTemp('create', key, body, (tmp, file) => {
       let created = true;
       try {
         fsSync.linkSync(tmp, file);
@@ -119,28 +115,36 @@ export class DirectoryStore implements ObjectStore {
         created = false;
       }
       fsSync.unlinkSync(tmp);
-      // The link is durable only once its directory entry is.
-      if (created && this.sync) await fsyncDir(dir);
       return created;
-    } catch (e) {
-      if (tmp !== undefined) fsSync.rmSync(tmp, { force: true });
-      throw unavailable('create', key, e);
-    }
+    });
   }
 
   /** A fully written, fdatasync'd temporary file renamed over the name: rename(2) is atomic. */
   async replace(key: string, body: Uint8Array): Promise<void> {
+    await this.viaTemp('replace', key, body, (tmp, file) => {
+      fsSync.renameSync(tmp, file);
+      return true;
+    });
+  }
+
+  /**
+   * Writes `body` to a temporary file beside `key`'s file, lets `name` give it the key's name (true if it
+   * did), and, when it did and the store is durable, fsyncs the directory: a name is durable only once its
+   * directory entry is. The temporary file never outlives a failure.
+   */
+  private async viaTemp(op: string, key: string, body: Uint8Array, name: (tmp: string, file: string) => boolean): Promise<boolean> {
     const file = this.file(key);
     const dir = path.dirname(file);
     let tmp: string | undefined;
     try {
       tmp = await this.writeTemp(dir, body);
-      fsSync.renameSync(tmp, file);
+      const named = name(tmp, file);
       tmp = undefined;
-      if (this.sync) await fsyncDir(dir);
+      if (named && this.sync) await fsyncDir(dir);
+      return named;
     } catch (e) {
       if (tmp !== undefined) fsSync.rmSync(tmp, { force: true });
-      throw unavailable('replace', key, e);
+      throw unavailable(op, key, e);
     }
   }
 
