@@ -112,11 +112,8 @@ export async function deleteCheckpoint(store: ObjectStore, c: StoredCheckpoint):
   await store.delete(c.keys.filter((k) => k !== manifest));
 }
 
-/** The newest complete checkpoint (of those taken at a sequence `usable` accepts), if any. */
-export async function newestCheckpoint(
-  store: ObjectStore,
-  usable: (seq: KvSeq) => Promise<boolean> = async () => true,
-): Promise<CheckpointManifest | undefined> {
+/** The newest complete checkpoint of those taken at a sequence `usable` accepts, if any. */
+export async function newestCheckpoint(store: ObjectStore, usable: (seq: KvSeq) => Promise<boolean>): Promise<CheckpointManifest | undefined> {
   for (const c of (await storedCheckpoints(store)).filter((s) => s.complete).reverse()) {
     if (!(await usable(c.seq))) continue;
     const key = manifestKey(c.seq);
