@@ -26,3 +26,4 @@ export type { LeaseInfo, LeaseOptions } from '../gc/leases.js';
 export type { ExciseCounts, ExciseOptions, ExciseReport, ExcisionJobRow } from '../gc/excise.js';
 export type { ReclaimOptions, ReclaimReport } from '../gc/reclaim.js';
 export type { PruneCheckpointsOptions, PruneCheckpointsReport } from '../gc/checkpoints.js';
+export type { CompactLogOptions, CompactLogReport } from '../gc/compact-log.js';

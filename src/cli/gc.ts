@@ -1,7 +1,6 @@
 // The maintenance commands: retain, excise, reclaim, prune-checkpoints, compact-log, and gc (all of them as
-// one policy).
-// Each step prints its report; long steps show a progress bar on a terminal (cli-progress), never in --json
-// output.
+// one policy). Each step prints its report; long steps show a progress bar on a terminal (cli-progress),
+// never in --json output.
 import { SingleBar } from 'cli-progress';
 import type { Catalog } from '../catalog/catalog.js';
 import { StrataError } from '../errors.js';
