@@ -7,7 +7,7 @@
 import type { KvSeq } from '../keys/ids.js';
 import { StrataError } from '../src/errors.js';
 import type { StoredCheckpoint } from '../src/log/checkpoint.js';
-import { durationMs, flag, positiveCount } from './options.js';
+import { durationMs, flag, positiveCount } from '../src/arguments.js';
 
 const HOUR = 3600 * 1000;
 

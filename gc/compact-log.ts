@@ -6,7 +6,7 @@
 import { type KvSeq, kvSeq } from '../keys/ids.js';
 import { StrataError } from '../src/errors.js';
 import type { StoredCheckpoint } from '../src/log/checkpoint.js';
-import { durationMs, flag } from './options.js';
+import { durationMs, flag } from '../src/arguments.js';
 
 const HOUR = 3600 * 1000;
 

@@ -3,27 +3,22 @@
 // records below retain-from go too unless protected. Versions are found through the end index, so the
 // cost follows what is removed. Each batch is one logged entry (atomic, replayed by every index) that also
 // carries the job's running record, so a crashed job is resumed by the next run and never counted twice.
-import { decodeEndIndexKey } from '../keys/end-index.js';
-import type { SnapshotId } from '../keys/ids.js';
-import { decodeKey, encodeKey, type Key, keyPrefix, prefixEnd } from '../keys/key-codec.js';
-import type { DataFileManifestRow, FilePathRow, SnapshotRow } from '../keys/rows.js';
-import { Tag } from '../keys/tags.js';
-import { encodeValue } from '../keys/value-codec.js';
+import { pathIndexEntry, trimmedManifest } from '../keys/data-files.js';
+import { endedThrough } from '../keys/end-index.js';
+import { excise, readEnded } from '../keys/excision.js';
+import type { CatalogId, SnapshotId } from '../keys/ids.js';
+import type { Key } from '../keys/key-codec.js';
+import type { Mutation } from '../keys/mutation.js';
+import { ALL_JOBS, decodeJob, type ExciseCounts, type ExcisionJobRow, jobKey, putJob, schedule, scheduleKey } from '../keys/retention.js';
+import { exciseSnapshot, snapshotOfKey, type SnapshotRow, snapshotsBelow } from '../keys/snapshots.js';
+import { excisedTableStats, tableVersionsPrefix } from '../keys/stats.js';
+import { decodeValue } from '../keys/value-codec.js';
 import { StrataError } from '../src/errors.js';
-import { beginOf, decodeRow } from '../src/kv/decode.js';
-import type { Mutation } from '../src/kv/kv-store.js';
 import type { ReadView } from '../src/kv/read-view.js';
 import * as q from '../src/read/catalog-queries.js';
-import { flag, positiveCount } from './options.js';
+import { flag, positiveCount } from '../src/arguments.js';
 
-export interface ExciseCounts {
-  /** Versions of catalog rows (and index entries of names) removed. */
-  versions: number;
-  /** Snapshot records removed. */
-  snapshots: number;
-  /** Object paths no row names any more, scheduled for reclamation. */
-  files: number;
-}
+export type { ExciseCounts, ExcisionJobRow };
 
 export interface ExciseOptions {
   /** Plan only: count what would go, change nothing (default false). */
@@ -41,13 +36,6 @@ export interface ExciseReport extends ExciseCounts {
   retainFrom: SnapshotId;
   /** The job's id (its record under catalog.excisionJobs()); null for a dry run. */
   job: number | null;
-}
-
-export interface ExcisionJobRow extends ExciseCounts {
-  startedAt: number;
-  finishedAt: number | null;
-  who: string;
-  retainFrom: SnapshotId;
 }
 
 const ZERO: ExciseCounts = { versions: 0, snapshots: 0, files: 0 };
@@ -105,40 +93,31 @@ export async function* excisionBatches(
   let mutations: Mutation[] = [];
   let counts = { ...ZERO };
   let paths = new Set<string>();
-  let tables = new Set<number>();
-  const del = (key: Key) => mutations.push({ type: 'del', key });
+  let tables = new Set<CatalogId>();
 
   const finish = async (): Promise<Batch> => {
     // A path goes to reclamation when no row names it any more (and it is not scheduled already).
     const candidates = [...paths];
     const rows = await q.filePathRows(view, candidates);
-    const scheduled = await view.getMany(candidates.map((p) => encodeKey(Tag.ReclaimSchedule, [p])));
+    const scheduled = await view.getMany(candidates.map(scheduleKey));
     candidates.forEach((path, i) => {
       const gone = removedFiles.get(path)!;
       const left = rows.get(path)!.filter((id) => !gone.has(id));
-      const key = encodeKey(Tag.FilePathIndex, [path]);
-      if (left.length > 0) {
-        mutations.push({ type: 'put', key, value: encodeValue({ fileIds: left } satisfies FilePathRow) });
-        return;
-      }
-      del(key);
-      if (scheduled[i] !== undefined) return;
-      mutations.push({ type: 'put', key: encodeKey(Tag.ReclaimSchedule, [path]), value: encodeValue({ scheduledAt: now }) });
+      mutations.push(pathIndexEntry(path, left));
+      if (left.length > 0 || scheduled[i] !== undefined) return;
+      mutations.push(schedule(path, now));
       counts.files++;
     });
     // A manifest keeps the files no excision took; one left empty goes.
     const touched = [...manifestsTouched].map((id) => manifestCuts.get(id)!);
     const values = await view.getMany(touched.map((m) => m.key));
     touched.forEach((m, i) => {
-      if (values[i] === undefined) return;
-      const files = decodeRow<DataFileManifestRow>(m.key, values[i]!).files.filter(([id]) => !m.ids.has(id));
-      if (files.length === 0) del(m.key);
-      else mutations.push({ type: 'put', key: m.key, value: encodeValue({ files } satisfies DataFileManifestRow) });
+      if (values[i] !== undefined) mutations.push(trimmedManifest(m.key, values[i]!, m.ids));
     });
     // A table whose last version is gone leaves nothing behind, its stats included.
     const ids = [...tables];
-    const alive = await view.anyUnder(ids.map((t) => keyPrefix(Tag.Table, [t])), (k) => !removedTables.has(hex(k)));
-    ids.forEach((t, i) => alive[i] || del(encodeKey(Tag.TableStats, [t])));
+    const alive = await view.anyUnder(ids.map(tableVersionsPrefix), (k) => !removedTables.has(hex(k)));
+    ids.forEach((t, i) => alive[i] || mutations.push(excisedTableStats(t)));
     const batch = { mutations, counts };
     mutations = [];
     counts = { ...ZERO };
@@ -150,46 +129,38 @@ export async function* excisionBatches(
   const full = () => counts.versions + counts.snapshots >= batchSize;
 
   // Versions that ended at or before retain-from, oldest end first.
-  const ends = { gte: keyPrefix(Tag.EndIndex), lt: keyPrefix(Tag.EndIndex, [retainFrom + 1]) };
-  for await (const [indexKey, indexValue] of view.scan(ends)) {
-    const { end, key } = decodeEndIndexKey(indexKey);
-    const { tag, fields, begin } = decodeKey(key);
-    if (covered(protect, begin!, end)) continue;
-    del(indexKey);
-    del(key);
+  for await (const [indexKey, indexValue] of view.scan(endedThrough(retainFrom))) {
+    const ended = readEnded(indexKey, indexValue);
+    if (covered(protect, ended.begin, ended.end)) continue;
+    const gone = excise(ended);
+    mutations.push(...gone.mutations);
     counts.versions++;
-    if (tag === Tag.DataFile || tag === Tag.DeleteFile) {
-      const { path } = decodeRow<{ path: string }>(indexKey, indexValue);
+    if (gone.file !== undefined) {
+      const { path, id } = gone.file;
       let ids = removedFiles.get(path);
       if (!ids) removedFiles.set(path, (ids = new Set()));
-      ids.add(fields[1] as number);
+      ids.add(id);
       paths.add(path);
-      if (tag === Tag.DataFile) {
-        del(encodeKey(Tag.FileTableIndex, [fields[1]!], begin));
-        del(encodeKey(Tag.DataFileEndIndex, fields));
-        const manifest = encodeKey(Tag.DataFileManifest, [fields[0]!], begin);
-        let gone = manifestCuts.get(hex(manifest));
-        if (!gone) manifestCuts.set(hex(manifest), (gone = { key: manifest, ids: new Set() }));
-        gone.ids.add(fields[1] as number);
-        manifestsTouched.add(hex(manifest));
-      }
-    } else if (tag === Tag.Table) {
-      removedTables.add(hex(key));
-      tables.add(fields[0] as number);
+    }
+    if (gone.manifest !== undefined) {
+      const id = hex(gone.manifest);
+      let cut = manifestCuts.get(id);
+      if (!cut) manifestCuts.set(id, (cut = { key: gone.manifest, ids: new Set() }));
+      cut.ids.add(gone.file!.id);
+      manifestsTouched.add(id);
+    }
+    if (gone.table !== undefined) {
+      removedTables.add(hex(ended.key));
+      tables.add(gone.table);
     }
     if (full()) yield await finish();
   }
 
   // Snapshot records below retain-from, unless protected.
-  const snapshots = { gte: keyPrefix(Tag.Snapshot), lt: encodeKey(Tag.Snapshot, [], retainFrom) };
-  for await (const [key, bytes] of view.scan(snapshots)) {
-    const id = beginOf(key);
+  for await (const [key, bytes] of view.scan(snapshotsBelow(retainFrom))) {
+    const id = snapshotOfKey(key);
     if (covered(protect, id, id + 1)) continue;
-    const row = decodeRow<SnapshotRow>(key, bytes);
-    del(key);
-    del(encodeKey(Tag.SnapshotChanges, [], id));
-    del(encodeKey(Tag.SchemaVersions, [], id));
-    del(encodeKey(Tag.SnapshotTimeIndex, [row.time], id));
+    mutations.push(...exciseSnapshot(id, decodeValue<SnapshotRow>(key, bytes)));
     counts.snapshots++;
     if (full()) yield await finish();
   }
@@ -219,16 +190,13 @@ async function openJob(view: ReadView): Promise<{ id: number; row: ExcisionJobRo
 }
 
 async function jobById(view: ReadView, id: number): Promise<{ id: number; row: ExcisionJobRow } | undefined> {
-  const key = encodeKey(Tag.ExcisionJob, [id]);
+  const key = jobKey(id);
   const bytes = await view.get(key);
-  return bytes === undefined ? undefined : { id, row: decodeRow<ExcisionJobRow>(key, bytes) };
+  return bytes === undefined ? undefined : decodeJob(key, bytes);
 }
 
 export async function* jobs(view: ReadView): AsyncGenerator<{ id: number; row: ExcisionJobRow }> {
-  const prefix = keyPrefix(Tag.ExcisionJob);
-  for await (const [key, bytes] of view.scan({ gte: prefix, lt: prefixEnd(prefix) })) {
-    yield { id: decodeKey(key).fields[0] as number, row: decodeRow<ExcisionJobRow>(key, bytes) };
-  }
+  for await (const [key, bytes] of view.scan(ALL_JOBS)) yield decodeJob(key, bytes);
 }
 
 export interface ExciseStep {
@@ -254,7 +222,7 @@ export async function nextStep(view: ReadView, jobId: number | undefined, who: s
   const row: ExcisionJobRow = first.done
     ? { ...current.row, retainFrom, finishedAt: now }
     : { ...current.row, ...add(current.row, first.value.counts), retainFrom };
-  const record: Mutation = { type: 'put', key: encodeKey(Tag.ExcisionJob, [current.id]), value: encodeValue(row) };
+  const record = putJob(current.id, row);
   return { mutations: [...(first.done ? [] : first.value.mutations), record], job: { id: current.id, row } };
 }
 

@@ -3,11 +3,9 @@
 // (catalog clock), and its reader's close() deletes it.
 import { randomUUID } from 'node:crypto';
 import type { SnapshotId } from '../keys/ids.js';
-import { encodeKey } from '../keys/key-codec.js';
-import { Tag } from '../keys/tags.js';
-import { encodeValue } from '../keys/value-codec.js';
+import type { Mutation } from '../keys/mutation.js';
+import { dropLease, type LeaseRow, putLease } from '../keys/retention.js';
 import { StrataError } from '../src/errors.js';
-import type { Mutation } from '../src/kv/kv-store.js';
 import type { ReadView } from '../src/kv/read-view.js';
 import * as q from '../src/read/catalog-queries.js';
 
@@ -45,8 +43,8 @@ export function newLeaseId(): string {
 export async function planLease(view: ReadView, id: string, snapshot: SnapshotId, holder: string, now: number, ttlMs: number): Promise<Mutation[]> {
   await q.assertRetained(view, snapshot);
   const existing = await q.lease(view, id);
-  const row: q.LeaseRow = { holder, snapshot, expiresAt: now + ttlMs, createdAt: existing?.createdAt ?? now };
-  return [{ type: 'put', key: encodeKey(Tag.Lease, [id]), value: encodeValue(row) }];
+  const row: LeaseRow = { holder, snapshot, expiresAt: now + ttlMs, createdAt: existing?.createdAt ?? now };
+  return [putLease(id, row)];
 }
 
 /** Renewing needs the lease to still be there: an expired lease GC may already have acted on is gone for good. */
@@ -64,7 +62,7 @@ export async function planRenew(view: ReadView, id: string, now: number, ttlMs: 
 }
 
 export function releaseLease(id: string): Mutation[] {
-  return [{ type: 'del', key: encodeKey(Tag.Lease, [id]) }];
+  return [dropLease(id)];
 }
 
 export async function listLeases(view: ReadView, now: number): Promise<LeaseInfo[]> {

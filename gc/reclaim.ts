@@ -1,15 +1,13 @@
 // File reclamation: deletes from the object store the data and delete files that excision left unnamed,
 // once their grace period is over, and (on request) orphans: objects under the data path that no row names
 // and that are older than a minimum age (an engine may be writing a file it has not registered yet).
-import { decodeKey, encodeKey, keyPrefix, prefixEnd } from '../keys/key-codec.js';
-import { Tag } from '../keys/tags.js';
+import type { Mutation } from '../keys/mutation.js';
+import { ALL_SCHEDULED, decodeScheduled, unschedule as unscheduled } from '../keys/retention.js';
 import { StrataError } from '../src/errors.js';
-import { decodeRow } from '../src/kv/decode.js';
-import type { Mutation } from '../src/kv/kv-store.js';
 import type { ReadView } from '../src/kv/read-view.js';
 import * as q from '../src/read/catalog-queries.js';
 import type { ObjectStore } from '../src/store/object-store.js';
-import { durationMs, flag } from './options.js';
+import { durationMs, flag } from '../src/arguments.js';
 
 const DAY = 24 * 3600 * 1000;
 
@@ -85,12 +83,8 @@ export async function planReclaim(
   for await (const _ of q.leases(view));
   const plan: ReclaimPlan = { due: [], waiting: [], named: [], orphans: [] };
   const scheduled = new Set<string>();
-  const prefix = keyPrefix(Tag.ReclaimSchedule);
-  for await (const batch of view.scanBatches({ gte: prefix, lt: prefixEnd(prefix) })) {
-    const entries = batch.map(([key, bytes]) => ({
-      path: decodeKey(key).fields[0] as string,
-      scheduledAt: decodeRow<{ scheduledAt: number }>(key, bytes).scheduledAt,
-    }));
+  for await (const batch of view.scanBatches(ALL_SCHEDULED)) {
+    const entries = batch.map(([key, bytes]) => decodeScheduled(key, bytes));
     const named = await namedPaths(view, entries.map((e) => e.path));
     for (const { path, scheduledAt } of entries) {
       scheduled.add(path);
@@ -119,5 +113,5 @@ export async function planReclaim(
 
 /** The mutations that unschedule paths once their objects are gone (or a row names them again). */
 export function unschedule(paths: readonly string[]): Mutation[] {
-  return paths.map((p) => ({ type: 'del', key: encodeKey(Tag.ReclaimSchedule, [p]) }));
+  return paths.map(unscheduled);
 }

@@ -2,9 +2,9 @@
 // bytes (excision does); it never moves backwards, never past the newest snapshot, and never past the
 // snapshot of an unexpired lease.
 import { type SnapshotId, snapshotId } from '../keys/ids.js';
-import { encodeValue } from '../keys/value-codec.js';
+import type { Mutation } from '../keys/mutation.js';
+import { putRetainFrom } from '../keys/retention.js';
 import { StrataError } from '../src/errors.js';
-import type { Mutation } from '../src/kv/kv-store.js';
 import type { ReadView } from '../src/kv/read-view.js';
 import * as q from '../src/read/catalog-queries.js';
 import { parseTimestamp } from '../src/read/resolve-snapshot.js';
@@ -61,6 +61,5 @@ export async function planAdvance(view: ReadView, target: AdvanceTarget, now: nu
   }
   const result: AdvanceResult = { retainFrom: to, ...(clampedBy ? { clampedBy } : {}) };
   if (to === current) return { result, mutations: [] };
-  const row: q.RetainFromRow = { snapshot: to, since: now };
-  return { result, mutations: [{ type: 'put', key: q.retainFromKey(), value: encodeValue(row) }] };
+  return { result, mutations: [putRetainFrom({ snapshot: to, since: now })] };
 }

@@ -1,8 +1,8 @@
-// Keys are `[tag][fields…][begin_snapshot?]`: u64 fields fixed-width big-endian, names UTF-8 closed by 0x00.
+// Keys are `[space][fields…][begin_snapshot?]`: u64 fields fixed-width big-endian, names UTF-8 closed by 0x00.
 // Byte order then equals the logical order of the field tuple, so a prefix scan is a range scan and
 // "the newest version at or below S" is a reverse seek.
 import { MAX_ID } from './ids.js';
-import { type FieldKind, Tag, tagSpec } from './tags.js';
+import { type FieldKind, Space, spaceSpec } from './spaces.js';
 
 export type Field = number | string;
 export type Key = Uint8Array;
@@ -18,16 +18,16 @@ export function isKeyableName(name: string): boolean {
   return name.length > 0 && !name.includes('\0') && name.isWellFormed();
 }
 
-function checkU64(value: Field, tag: Tag): number {
+function checkU64(value: Field, space: Space): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > MAX_ID) {
-    throw new KeyFormatError(`${Tag[tag]} key: expected a u64 field, got ${String(value)}`);
+    throw new KeyFormatError(`${Space[space]} key: expected a u64 field, got ${String(value)}`);
   }
   return value;
 }
 
-function nameBytes(value: Field, tag: Tag): Uint8Array {
+function nameBytes(value: Field, space: Space): Uint8Array {
   if (typeof value !== 'string' || !isKeyableName(value)) {
-    throw new KeyFormatError(`${Tag[tag]} key: expected a non-empty name without NUL, got ${JSON.stringify(value)}`);
+    throw new KeyFormatError(`${Space[space]} key: expected a non-empty name without NUL, got ${JSON.stringify(value)}`);
   }
   return utf8.encode(value);
 }
@@ -46,25 +46,25 @@ function writeU64(out: Uint8Array, at: number, value: number): void {
 }
 
 /**
- * The tag, the given fields and (if defined) begin_snapshot, in one allocation: keys are built on every
+ * The space, the given fields and (if defined) begin_snapshot, in one allocation: keys are built on every
  * read that misses a cache and for every mutation, so piecewise arrays and copies showed in profiles.
  */
-function build(tag: Tag, kinds: readonly FieldKind[], fields: readonly Field[], begin: number | undefined): Key {
+function build(space: Space, kinds: readonly FieldKind[], fields: readonly Field[], begin: number | undefined): Key {
   let size = 1 + (begin === undefined ? 0 : 8);
   let names: Uint8Array[] | undefined;
   for (let i = 0; i < fields.length; i++) {
     if (kinds[i] === 'u64') {
-      checkU64(fields[i]!, tag);
+      checkU64(fields[i]!, space);
       size += 8;
     } else {
-      const bytes = nameBytes(fields[i]!, tag);
+      const bytes = nameBytes(fields[i]!, space);
       (names ??= []).push(bytes);
       size += bytes.length + 1;
     }
   }
-  if (begin !== undefined) checkU64(begin, tag);
+  if (begin !== undefined) checkU64(begin, space);
   const out = new Uint8Array(size);
-  out[0] = tag;
+  out[0] = space;
   let at = 1;
   let name = 0;
   for (let i = 0; i < fields.length; i++) {
@@ -82,31 +82,31 @@ function build(tag: Tag, kinds: readonly FieldKind[], fields: readonly Field[], 
 }
 
 /**
- * The key prefix made of the tag and the first `fields.length` identifying fields (all of them, or fewer for a
+ * The key prefix made of the space and the first `fields.length` identifying fields (all of them, or fewer for a
  * wider range). It never includes begin_snapshot.
  */
-export function keyPrefix(tag: Tag, fields: readonly Field[] = []): Key {
-  const spec = tagSpec(tag);
+export function keyPrefix(space: Space, fields: readonly Field[] = []): Key {
+  const spec = spaceSpec(space);
   if (fields.length > spec.fields.length) {
     throw new KeyFormatError(`${spec.name} key: ${fields.length} fields given, it has ${spec.fields.length}`);
   }
-  return build(tag, spec.fields, fields, undefined);
+  return build(space, spec.fields, fields, undefined);
 }
 
-/** A full key: every identifying field, then begin_snapshot for the tags whose key carries it. */
-export function encodeKey(tag: Tag, fields: readonly Field[], begin?: number): Key {
-  const spec = tagSpec(tag);
+/** A full key: every identifying field, then begin_snapshot for the spaces whose key carries it. */
+export function encodeKey(space: Space, fields: readonly Field[], begin?: number): Key {
+  const spec = spaceSpec(space);
   if (fields.length !== spec.fields.length) {
     throw new KeyFormatError(`${spec.name} key: ${fields.length} fields given, it needs ${spec.fields.length}`);
   }
   if (spec.hasBegin !== (begin !== undefined)) {
     throw new KeyFormatError(`${spec.name} key: begin_snapshot is ${spec.hasBegin ? 'required' : 'not part of it'}`);
   }
-  return build(tag, spec.fields, fields, begin);
+  return build(space, spec.fields, fields, begin);
 }
 
 export interface DecodedKey {
-  tag: Tag;
+  space: Space;
   fields: Field[];
   begin: number | undefined;
 }
@@ -119,8 +119,8 @@ export function readU64(b: Uint8Array, at: number): number {
 }
 
 export function decodeKey(key: Key): DecodedKey {
-  const tag = key[0] as Tag;
-  const spec = tagSpec(tag);
+  const space = key[0] as Space;
+  const spec = spaceSpec(space);
   let at = 1;
   const fields: Field[] = [];
   for (const kind of spec.fields) {
@@ -142,7 +142,7 @@ export function decodeKey(key: Key): DecodedKey {
     at += 8;
   }
   if (at !== key.length) throw new KeyFormatError(`${spec.name} key: ${key.length - at} trailing bytes`);
-  return { tag, fields, begin };
+  return { space, fields, begin };
 }
 
 /** The smallest key greater than every key that starts with `prefix` (the exclusive end of a prefix range). */
@@ -163,7 +163,7 @@ export function keyToString(key: Key): string {
     const d = decodeKey(key);
     const parts = d.fields.map((f) => (typeof f === 'string' ? JSON.stringify(f) : String(f)));
     if (d.begin !== undefined) parts.push(`@${d.begin}`);
-    return `${Tag[d.tag]}[${parts.join(',')}]`;
+    return `${Space[d.space]}[${parts.join(',')}]`;
   } catch {
     return `0x${Buffer.from(key).toString('hex')}`;
   }
@@ -177,3 +177,18 @@ export function compareKeys(a: Key, b: Key): number {
 export function keyId(key: Key): string {
   return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
 }
+
+/** The begin_snapshot of a versioned or append-only key: its last 8 bytes. */
+export function beginOf(key: Key): number {
+  return readU64(key, key.length - 8);
+}
+
+/** Keys from `gte`, up to `lt` (exclusive) or `lte` (inclusive): what families hand to scans. */
+export interface KeyRange {
+  gte: Key;
+  lt?: Key;
+  lte?: Key;
+}
+
+/** Every key that starts with `prefix`. */
+export const prefixRange = (prefix: Key): KeyRange => ({ gte: prefix, lt: prefixEnd(prefix) });

@@ -5,23 +5,22 @@ import * as path from 'node:path';
 import { Level } from 'level';
 import { encodeKey, type Field, keyPrefix, prefixEnd } from '../../keys/key-codec.js';
 import { fileId } from '../../keys/ids.js';
-import { manifestFile } from '../../keys/manifest.js';
-import type { ManifestFile } from '../../keys/rows.js';
-import { Tag } from '../../keys/tags.js';
+import { type ManifestFile, manifestFile } from '../../keys/data-files.js';
+import { Space } from '../../keys/spaces.js';
 import { decodeValue, encodeValue } from '../../keys/value-codec.js';
 import { isVisible } from '../../keys/visibility.js';
 import { COLUMNS, type Driver, type DriverOptions, type FileSpec } from './driver.js';
 
 type Db = Level<Uint8Array, Uint8Array>;
 type Put = { type: 'put'; key: Uint8Array; value: Uint8Array };
-const put = (tag: Tag, fields: Field[], begin: number | undefined, value: unknown): Put => ({
+const put = (space: Space, fields: Field[], begin: number | undefined, value: unknown): Put => ({
   type: 'put',
-  key: encodeKey(tag, fields, begin),
+  key: encodeKey(space, fields, begin),
   value: encodeValue(value),
 });
 
-async function last(db: Db, snapshot: ReturnType<Db['snapshot']>, tag: Tag, fields: Field[], s: number) {
-  const it = db.iterator({ gte: keyPrefix(tag, fields), lte: encodeKey(tag, fields, s), reverse: true, limit: 1, snapshot });
+async function last(db: Db, snapshot: ReturnType<Db['snapshot']>, space: Space, fields: Field[], s: number) {
+  const it = db.iterator({ gte: keyPrefix(space, fields), lte: encodeKey(space, fields, s), reverse: true, limit: 1, snapshot });
   try {
     return await it.next();
   } finally {
@@ -53,21 +52,21 @@ export async function openRaw(opts: DriverOptions): Promise<Driver> {
   const write = (s: number, puts: Put[]) => {
     const time = Date.now();
     const batch = db.batch();
-    for (const p of [...puts, put(Tag.Snapshot, [], s, { time }), put(Tag.SnapshotChanges, [], s, { changes: [] }), put(Tag.SnapshotTimeIndex, [time], s, {})]) {
+    for (const p of [...puts, put(Space.Snapshot, [], s, { time }), put(Space.SnapshotChanges, [], s, { changes: [] }), put(Space.SnapshotTimeIndex, [time], s, {})]) {
       batch.put(p.key, p.value);
     }
     return batch.write({ sync: opts.durable });
   };
 
   const resolveIn = async (snap: ReturnType<Db['snapshot']>, s: number, table: string) => {
-    const schema = await last(db, snap, Tag.SchemaNameIndex, ['main'], s);
+    const schema = await last(db, snap, Space.SchemaNameIndex, ['main'], s);
     const schemaId = (decodeValue<{ schemaId: number; end: number | null }>(schema![0], schema![1])).schemaId;
-    const rel = await last(db, snap, Tag.RelationNameIndex, [schemaId, table], s);
+    const rel = await last(db, snap, Space.RelationNameIndex, [schemaId, table], s);
     const { id } = decodeValue<{ id: number }>(rel![0], rel![1]);
-    const row = await last(db, snap, Tag.Table, [id], s);
+    const row = await last(db, snap, Space.Table, [id], s);
     decodeValue(row![0], row![1]);
     let columns = 0;
-    for await (const [k, v] of scan(db, snap, keyPrefix(Tag.Column, [id]))) {
+    for await (const [k, v] of scan(db, snap, keyPrefix(Space.Column, [id]))) {
       if (isVisible(beginOf(k), decodeValue<{ end: number | null }>(k, v).end, s)) columns++;
     }
     return { id, columns };
@@ -76,11 +75,11 @@ export async function openRaw(opts: DriverOptions): Promise<Driver> {
   // (a file's end index entry, merged by file id; this side never removes files, so that scan finds none).
   const listIn = async (snap: ReturnType<Db['snapshot']>, s: number, id: number) => {
     const ended = new Set<number>();
-    for await (const [k, v] of scan(db, snap, keyPrefix(Tag.DataFileEndIndex, [id]))) {
+    for await (const [k, v] of scan(db, snap, keyPrefix(Space.DataFileEndIndex, [id]))) {
       if (decodeValue<{ end: number }>(k, v).end <= s) ended.add(Number(Buffer.from(k).readBigUInt64BE(9)));
     }
     let n = 0;
-    const it = db.iterator({ gte: keyPrefix(Tag.DataFileManifest, [id]), lte: encodeKey(Tag.DataFileManifest, [id], s), snapshot: snap });
+    const it = db.iterator({ gte: keyPrefix(Space.DataFileManifest, [id]), lte: encodeKey(Space.DataFileManifest, [id], s), snapshot: snap });
     try {
       for (let batch = await it.nextv(256); batch.length > 0; batch = await it.nextv(256)) {
         for (const [k, v] of batch) for (const [id] of decodeValue<{ files: ManifestFile[] }>(k, v).files) if (!ended.has(id)) n++;
@@ -92,10 +91,10 @@ export async function openRaw(opts: DriverOptions): Promise<Driver> {
   };
 
   await db.batch([
-    put(Tag.Schema, [0], 0, { name: 'main', end: null }),
-    put(Tag.SchemaNameIndex, ['main'], 0, { schemaId: 0, end: null }),
-    put(Tag.Snapshot, [], 0, { time: Date.now() }),
-    put(Tag.SnapshotTimeIndex, [Date.now()], 0, {}),
+    put(Space.Schema, [0], 0, { name: 'main', end: null }),
+    put(Space.SchemaNameIndex, ['main'], 0, { schemaId: 0, end: null }),
+    put(Space.Snapshot, [], 0, { time: Date.now() }),
+    put(Space.SnapshotTimeIndex, [Date.now()], 0, {}),
   ]);
   let reading: ReturnType<Db['snapshot']> | undefined;
   const readSnapshot = () => (reading ??= db.snapshot());
@@ -109,10 +108,10 @@ export async function openRaw(opts: DriverOptions): Promise<Driver> {
       for (const name of names) {
         const id = nextId++;
         live.set(name, { id, begin: s, nextRowId: 0 });
-        puts.push(put(Tag.Table, [id], s, { schemaId: 0, name, end: null }));
-        puts.push(put(Tag.RelationNameIndex, [0, name], s, { kind: 'table', id, end: null }));
-        COLUMNS.forEach((c, i) => puts.push(put(Tag.Column, [id, i + 1], s, { name: c.name, type: c.type, order: i + 1, end: null })));
-        puts.push(put(Tag.TableStats, [id], undefined, { recordCount: 0, nextRowId: 0 }));
+        puts.push(put(Space.Table, [id], s, { schemaId: 0, name, end: null }));
+        puts.push(put(Space.RelationNameIndex, [0, name], s, { kind: 'table', id, end: null }));
+        COLUMNS.forEach((c, i) => puts.push(put(Space.Column, [id, i + 1], s, { name: c.name, type: c.type, order: i + 1, end: null })));
+        puts.push(put(Space.TableStats, [id], undefined, { recordCount: 0, nextRowId: 0 }));
       }
       await write(s, puts);
       return s;
@@ -122,10 +121,10 @@ export async function openRaw(opts: DriverOptions): Promise<Driver> {
       const puts: Put[] = [];
       for (const [from, to] of pairs) {
         const t = live.get(from)!;
-        puts.push(put(Tag.Table, [t.id], t.begin, { schemaId: 0, name: from, end: s }));
-        puts.push(put(Tag.RelationNameIndex, [0, from], t.begin, { kind: 'table', id: t.id, end: s }));
-        puts.push(put(Tag.Table, [t.id], s, { schemaId: 0, name: to, end: null }));
-        puts.push(put(Tag.RelationNameIndex, [0, to], s, { kind: 'table', id: t.id, end: null }));
+        puts.push(put(Space.Table, [t.id], t.begin, { schemaId: 0, name: from, end: s }));
+        puts.push(put(Space.RelationNameIndex, [0, from], t.begin, { kind: 'table', id: t.id, end: s }));
+        puts.push(put(Space.Table, [t.id], s, { schemaId: 0, name: to, end: null }));
+        puts.push(put(Space.RelationNameIndex, [0, to], s, { kind: 'table', id: t.id, end: null }));
         live.delete(from);
         live.set(to, { ...t, begin: s });
       }
@@ -140,13 +139,13 @@ export async function openRaw(opts: DriverOptions): Promise<Driver> {
       for (const f of files) {
         const id = fileId(nextFileId++);
         const row = { path: f.path, format: 'parquet', recordCount: f.rows, fileSizeBytes: f.bytes, footerSize: null, rowIdStart: t.nextRowId };
-        puts.push(put(Tag.DataFile, [t.id, id], s, { ...row, end: null }));
-        puts.push(put(Tag.FileTableIndex, [id], s, { tableId: t.id }));
+        puts.push(put(Space.DataFile, [t.id, id], s, { ...row, end: null }));
+        puts.push(put(Space.FileTableIndex, [id], s, { tableId: t.id }));
         manifest.push(manifestFile(id, row));
         t.nextRowId += f.rows;
       }
-      puts.push(put(Tag.DataFileManifest, [t.id], s, { files: manifest }));
-      puts.push(put(Tag.TableStats, [t.id], undefined, { recordCount: t.nextRowId, nextRowId: t.nextRowId }));
+      puts.push(put(Space.DataFileManifest, [t.id], s, { files: manifest }));
+      puts.push(put(Space.TableStats, [t.id], undefined, { recordCount: t.nextRowId, nextRowId: t.nextRowId }));
       await write(s, puts);
       return s;
     },
@@ -161,7 +160,7 @@ export async function openRaw(opts: DriverOptions): Promise<Driver> {
       }
     },
     createTag: async (name, snapshot) => {
-      await db.put(encodeKey(Tag.SnapshotTag, [name]), encodeValue({ snapshot, createdAt: Date.now() }));
+      await db.put(encodeKey(Space.SnapshotTag, [name]), encodeValue({ snapshot, createdAt: Date.now() }));
     },
     // Under a fresh LevelDB snapshot, as a reader that goes on to query at that snapshot would.
     snapshotBy: async (sel) => {
@@ -169,8 +168,8 @@ export async function openRaw(opts: DriverOptions): Promise<Driver> {
       try {
         if ('time' in sel) {
           const it = db.iterator({
-            gte: keyPrefix(Tag.SnapshotTimeIndex),
-            lte: encodeKey(Tag.SnapshotTimeIndex, [sel.time], Number.MAX_SAFE_INTEGER),
+            gte: keyPrefix(Space.SnapshotTimeIndex),
+            lte: encodeKey(Space.SnapshotTimeIndex, [sel.time], Number.MAX_SAFE_INTEGER),
             reverse: true,
             limit: 1,
             snapshot: snap,
@@ -179,7 +178,7 @@ export async function openRaw(opts: DriverOptions): Promise<Driver> {
           await it.close();
           return beginOf(key);
         }
-        const key = 'id' in sel ? encodeKey(Tag.Snapshot, [], sel.id) : encodeKey(Tag.SnapshotTag, [sel.tag]);
+        const key = 'id' in sel ? encodeKey(Space.Snapshot, [], sel.id) : encodeKey(Space.SnapshotTag, [sel.tag]);
         const bytes = await db.get(key, { snapshot: snap });
         if (bytes === undefined) throw new Error('raw: no such snapshot');
         return 'id' in sel ? sel.id : decodeValue<{ snapshot: number }>(key, bytes).snapshot;
@@ -189,7 +188,7 @@ export async function openRaw(opts: DriverOptions): Promise<Driver> {
     },
     timeRange: async () => {
       const snap = readSnapshot();
-      const prefix = keyPrefix(Tag.SnapshotTimeIndex);
+      const prefix = keyPrefix(Space.SnapshotTimeIndex);
       const end = async (reverse: boolean) => {
         const it = db.iterator({ gte: prefix, lt: prefixEnd(prefix), reverse, limit: 1, snapshot: snap });
         const [key] = (await it.next())!;

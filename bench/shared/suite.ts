@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { runScript } from '../child.js';
 import { Catalog } from '../../src/index.js';
-import { logObjectKey } from '../../src/log/commit-log.js';
+import { logObjectKey } from '../../src/log/object-log.js';
 import { kvSeq } from '../../keys/ids.js';
 import { fmt, measure, measureConcurrent, type Sample, stats } from '../harness.js';
 import { CountingStore } from './counting-store.js';

@@ -4,28 +4,15 @@
 // ordered as they arrived and each later member is checked and replayed on the state the earlier ones
 // leave (an OverlayView), exactly as a transaction that lost the race to another writer is: the group
 // adds no rule of its own (docs/decisions/0004-group-commit.md).
-import type { KvSeq, SnapshotId } from '../../keys/ids.js';
-import type { Mutation } from '../kv/kv-store.js';
+import type { SnapshotId } from '../../keys/ids.js';
+import type { Mutation } from '../../keys/mutation.js';
 import { OverlayView } from '../kv/overlay-view.js';
 import type { ReadView } from '../kv/read-view.js';
 import { type Prepared, rebase } from '../txn/prepared.js';
+import type { Committer, LostRace } from './committer.js';
 
 /** Transactions per entry at most: bounds an entry's size and the work one lost race throws away. */
 const MAX_GROUP = 64;
-
-/** Where a commit lost the race: the log entry another writer created first. */
-export interface LostRace {
-  lostAt: KvSeq;
-}
-
-/** What the catalog lends the group: its commit loop, its commit point and its clock. */
-export interface CommitPath {
-  /** Runs `attempt` under the writer lock on the newest local state, again after each lost race. */
-  loop<T>(attempt: (view: ReadView) => Promise<{ value: T } | LostRace>): Promise<T>;
-  /** Creates log entry `view.seq + 1` and applies it, or says where the race was lost. */
-  append(view: ReadView, snapshots: SnapshotId[], mutations: Mutation[]): Promise<LostRace | undefined>;
-  clock(): number;
-}
 
 export type CommitResult = { snapshot: SnapshotId | null };
 
@@ -41,7 +28,10 @@ export class GroupCommit {
   private readonly queue: Member[] = [];
   private leading = false;
 
-  constructor(private readonly path: CommitPath) {}
+  constructor(
+    private readonly committer: Committer,
+    private readonly clock: () => number,
+  ) {}
 
   /** Whether a group is being written: its outcome will show this process anything newer in the store. */
   get busy(): boolean {
@@ -67,7 +57,7 @@ export class GroupCommit {
   private async commitGroup(members: Member[]): Promise<void> {
     let outcomes: Outcome[];
     try {
-      outcomes = await this.path.loop((root) => this.attempt(root, members));
+      outcomes = await this.committer.loop((root) => this.attempt(root, members));
     } catch (e) {
       // The entry itself failed (fenced, store unavailable, too many lost races): nothing of the group landed.
       for (const m of members) m.reject(e);
@@ -93,7 +83,7 @@ export class GroupCommit {
       const ownState = view === root && root.seq === member.prepared.seq;
       let plan;
       try {
-        plan = await rebase(view, member.prepared, ownState, this.path.clock());
+        plan = await rebase(view, member.prepared, ownState, this.clock());
       } catch (error) {
         outcomes.push({ member, error });
         continue;
@@ -106,7 +96,7 @@ export class GroupCommit {
       if (i < members.length - 1) view = OverlayView.over(view, plan.mutations);
     }
     if (mutations.length > 0) {
-      const lost = await this.path.append(root, snapshots, mutations);
+      const lost = await this.committer.append(root, { kind: 'commit', snapshots, mutations });
       if (lost) return lost;
     }
     return { value: outcomes };

@@ -4,37 +4,25 @@
 import { rm } from 'node:fs/promises';
 import { Level } from 'level';
 import { type KvSeq, kvSeq, MAX_ID, snapshotId } from '../../keys/ids.js';
-import { encodeKey, type Key } from '../../keys/key-codec.js';
-import { SystemKey, Tag } from '../../keys/tags.js';
+import type { Key } from '../../keys/key-codec.js';
+import type { Mutation } from '../../keys/mutation.js';
+import {
+  APPLIED_SEQ_KEY,
+  APPLIED_TXN_KEY,
+  decodeSeq,
+  decodeTxn,
+  encodeSeq,
+  encodeTxn,
+  isIndexBookkeeping,
+  WHOLE_KEYSPACE,
+} from '../../keys/system.js';
 import { LocalIndexError, StrataError } from '../errors.js';
-import { type Db, type DbSnapshot, type ReadView, SnapshotView } from './read-view.js';
+import { type Db, type FrozenState, IndexView, type ReadView } from './read-view.js';
 import { SnapshotTimeline } from './snapshot-timeline.js';
 import { VersionCache } from './version-cache.js';
 
 /** Asks the timeline about every snapshot there is. */
 const MAX_SNAPSHOT = snapshotId(MAX_ID);
-
-export type Mutation = { type: 'put'; key: Key; value: Uint8Array } | { type: 'del'; key: Key };
-
-export const systemKey = (k: SystemKey): Key => encodeKey(Tag.System, [k]);
-const APPLIED_SEQ_KEY = systemKey(SystemKey.AppliedSeq);
-const APPLIED_TXN_KEY = systemKey(SystemKey.AppliedTxn);
-/** The index's own bookkeeping, not catalog state: checkpoints leave these out. */
-const INDEX_KEYS = [APPLIED_SEQ_KEY, APPLIED_TXN_KEY];
-
-function encodeSeq(seq: KvSeq): Uint8Array {
-  const b = new Uint8Array(8);
-  new DataView(b.buffer).setBigUint64(0, BigInt(seq));
-  return b;
-}
-
-function decodeSeq(bytes: Uint8Array | undefined): KvSeq {
-  if (bytes === undefined) return kvSeq(0);
-  if (bytes.length !== 8) {
-    throw new StrataError('CORRUPT', `the index's applied sequence is ${bytes.length} bytes, expected 8; rebuild the index from the store`);
-  }
-  return kvSeq(Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0)));
-}
 
 async function openLevel(path: string): Promise<Db> {
   const db: Db = new Level<Uint8Array, Uint8Array>(path, { keyEncoding: 'view', valueEncoding: 'view' });
@@ -52,9 +40,9 @@ function indexUnavailable(path: string, e: unknown): StrataError {
   });
 }
 
-/** One LevelDB snapshot, shared by every view opened on the same applied state. */
-interface SharedSnapshot {
-  snapshot: DbSnapshot;
+/** One frozen LevelDB state, shared by every view opened on the same applied state. */
+interface SharedState {
+  frozen: FrozenState;
   seq: KvSeq;
   views: number;
   /** No new view may take it: a newer state exists. Closed when its last view is. */
@@ -67,8 +55,8 @@ interface SharedSnapshot {
 // object (measured 15–21 µs per operation against 2–5 µs chained), which dominated commits, checkpoint
 // restores and excision batches.
 export class KvStore {
-  /** The snapshot new views share while no entry has been applied since it was taken. */
-  private current: SharedSnapshot | undefined;
+  /** The frozen state new views share while no entry has been applied since it was taken. */
+  private current: SharedState | undefined;
   private applying = 0;
   /** A rebuild() under way: new views wait for it. */
   private rebuilding: Promise<void> | undefined;
@@ -99,7 +87,7 @@ export class KvStore {
       });
     }
     const applied = decodeSeq(db.getSync(APPLIED_SEQ_KEY) ?? undefined);
-    const txn = Buffer.from(db.getSync(APPLIED_TXN_KEY) ?? new Uint8Array(0)).toString('utf8');
+    const txn = decodeTxn(db.getSync(APPLIED_TXN_KEY) ?? undefined);
     return new KvStore(db, new VersionCache(applied), new SnapshotTimeline(applied), applied, txn);
   }
 
@@ -142,7 +130,7 @@ export class KvStore {
         else batch.del(m.key);
       }
       batch.put(APPLIED_SEQ_KEY, encodeSeq(seq));
-      batch.put(APPLIED_TXN_KEY, Buffer.from(txn, 'utf8'));
+      batch.put(APPLIED_TXN_KEY, encodeTxn(txn));
       await this.written(`log entry ${seq}`, batch.write({ sync: false }));
       done = seq;
       this.latest = seq;
@@ -186,7 +174,7 @@ export class KvStore {
    * Replaces the whole index with a checkpoint taken at `seq`: the log entries this index would replay
    * next were compacted (docs/decisions/0006). The applied sequence goes first, in its own synced batch, so
    * a crash leaves an index that the next open restores. New views wait for the end; views already open
-   * keep reading their own LevelDB snapshots.
+   * keep reading their own frozen states.
    */
   async rebuild(seq: KvSeq, chunks: AsyncIterable<[Uint8Array, Uint8Array][]>): Promise<void> {
     const done = (async () => {
@@ -221,31 +209,29 @@ export class KvStore {
 
   /** Every key of a view but the index's own bookkeeping (the applied entry), in order. */
   async *checkpointEntries(view: ReadView): AsyncGenerator<[Uint8Array, Uint8Array][]> {
-    for await (const batch of view.scanBatches({ gte: Uint8Array.of(0), lt: Uint8Array.of(0xff) })) {
-      yield batch.filter(([key]) => !INDEX_KEYS.some((k) => Buffer.compare(key, k) === 0));
-    }
+    for await (const batch of view.scanBatches(WHOLE_KEYSPACE)) yield batch.filter(([key]) => !isIndexBookkeeping(key));
   }
 
   /**
    * A frozen view of the newest applied state. Views opened while no entry is applied in between share one
-   * LevelDB snapshot: taking and releasing one costs more than most reads made through it.
+   * frozen LevelDB state: taking and releasing one costs more than most reads made through it.
    */
   async readView(): Promise<ReadView> {
     while (this.rebuilding !== undefined) await this.rebuilding;
     let shared = this.current;
     if (shared === undefined || shared.retired || this.applying > 0) {
-      const snapshot = this.db.snapshot();
+      const frozen = this.db.snapshot();
       let seq: KvSeq;
       try {
-        // With no batch in flight the snapshot holds exactly the newest applied entry.
-        seq = this.applying === 0 ? this.latest : decodeSeq(this.db.getSync(APPLIED_SEQ_KEY, { snapshot }) ?? undefined);
+        // With no batch in flight the frozen state holds exactly the newest applied entry.
+        seq = this.applying === 0 ? this.latest : decodeSeq(this.db.getSync(APPLIED_SEQ_KEY, { snapshot: frozen }) ?? undefined);
       } catch (e) {
-        await snapshot.close();
+        await frozen.close();
         throw e;
       }
-      // Only a snapshot of the newest state, taken with no apply in flight, may be handed to later views.
+      // Only a freeze of the newest state, taken with no apply in flight, may be handed to later views.
       const reusable = this.applying === 0 && seq === this.latest;
-      shared = { snapshot, seq, views: 0, retired: !reusable, values: new Map() };
+      shared = { frozen, seq, views: 0, retired: !reusable, values: new Map() };
       if (reusable) {
         this.retire(this.current);
         this.current = shared;
@@ -253,9 +239,9 @@ export class KvStore {
     }
     const s = shared;
     s.views++;
-    return new SnapshotView(this.db, s.snapshot, s.seq, this.cache, this.timeline, s.values, async () => {
+    return new IndexView(this.db, s.frozen, s.seq, this.cache, this.timeline, s.values, async () => {
       s.views--;
-      if (s.views === 0 && s.retired) await s.snapshot.close();
+      if (s.views === 0 && s.retired) await s.frozen.close();
     });
   }
 
@@ -276,10 +262,10 @@ export class KvStore {
     }
   }
 
-  private retire(s: SharedSnapshot | undefined): void {
+  private retire(s: SharedState | undefined): void {
     if (s === undefined || s.retired) return;
     s.retired = true;
-    if (s.views === 0) void s.snapshot.close().catch(() => undefined);
+    if (s.views === 0) void s.frozen.close().catch(() => undefined);
   }
 
   async close(): Promise<void> {

@@ -1,13 +1,13 @@
 // The state a set of puts would leave, before they are in the index: a group commit plans its later members
 // on the state its earlier members leave, and one log entry then carries them all. Only puts: a commit's plan
 // never deletes (deleting is excision's, and excision is never grouped).
+import { type Group, groupPrefix } from '../../keys/groups.js';
 import type { KvSeq, SnapshotId } from '../../keys/ids.js';
-import { type Field, type Key, keyId, keyPrefix, prefixEnd } from '../../keys/key-codec.js';
-import type { Tag } from '../../keys/tags.js';
-import { decodeRow } from './decode.js';
-import type { Mutation } from './kv-store.js';
+import { type Key, keyId, prefixEnd } from '../../keys/key-codec.js';
+import type { Mutation } from '../../keys/mutation.js';
+import { decodeValue } from '../../keys/value-codec.js';
+import { decodeVersion, type StoredVersion } from '../../keys/versions.js';
 import type { Range, ReadView, StateValueOptions } from './read-view.js';
-import { type CachedVersion, decodeVersion } from './version-cache.js';
 
 type Entry = [Key, Uint8Array];
 
@@ -67,40 +67,40 @@ export class OverlayView implements ReadView {
     return null;
   }
 
-  async group(tag: Tag, fields: readonly Field[]): Promise<readonly CachedVersion[]> {
-    const base = await this.base.group(tag, fields);
-    const extra = this.under(keyPrefix(tag, fields));
+  async group(g: Group): Promise<readonly StoredVersion[]> {
+    const base = await this.base.group(g);
+    const extra = this.under(groupPrefix(g));
     if (extra.length === 0) return base;
-    const merged: CachedVersion[] = [];
+    const merged: StoredVersion[] = [];
     for await (const batch of mergeBatches([base], extra.map(([k, v]) => decodeVersion(k, v)), (v) => v.key, false)) merged.push(...batch);
     return merged;
   }
 
-  async *versionBatches(tag: Tag, fields: readonly Field[], end?: Key): AsyncGenerator<readonly CachedVersion[]> {
-    const prefix = keyPrefix(tag, fields);
+  async *versionBatches(g: Group, end?: Key): AsyncGenerator<readonly StoredVersion[]> {
+    const prefix = groupPrefix(g);
     const extra = this.within({ gte: prefix, lt: end ?? prefixEnd(prefix) });
     if (extra.length === 0) {
-      yield* this.base.versionBatches(tag, fields, end);
+      yield* this.base.versionBatches(g, end);
       return;
     }
-    yield* mergeBatches(this.base.versionBatches(tag, fields, end), extra.map(([k, v]) => decodeVersion(k, v)), (v) => v.key, false);
+    yield* mergeBatches(this.base.versionBatches(g, end), extra.map(([k, v]) => decodeVersion(k, v)), (v) => v.key, false);
   }
 
   // The cache holds index states only: a group the overlay touches must be merged, so it is not "cached".
-  cached(tag: Tag, fields: readonly Field[]): readonly CachedVersion[] | undefined {
-    return this.under(keyPrefix(tag, fields)).length > 0 ? undefined : this.base.cached(tag, fields);
+  cached(g: Group): readonly StoredVersion[] | undefined {
+    return this.under(groupPrefix(g)).length > 0 ? undefined : this.base.cached(g);
   }
 
   offer(): void {}
 
   async getImmutable<T>(key: Key): Promise<T | undefined> {
     const bytes = this.puts.get(keyId(key))?.[1];
-    return bytes === undefined ? this.base.getImmutable<T>(key) : Object.freeze(decodeRow<T>(key, bytes));
+    return bytes === undefined ? this.base.getImmutable<T>(key) : Object.freeze(decodeValue<T>(key, bytes));
   }
 
   async stateValue<T>(key: Key, opts?: StateValueOptions): Promise<T | undefined> {
     const bytes = this.puts.get(keyId(key))?.[1];
-    return bytes === undefined ? this.base.stateValue<T>(key, opts) : Object.freeze(decodeRow<T>(key, bytes));
+    return bytes === undefined ? this.base.stateValue<T>(key, opts) : Object.freeze(decodeValue<T>(key, bytes));
   }
 
   async get(key: Key): Promise<Uint8Array | undefined> {

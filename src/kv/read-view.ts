@@ -2,20 +2,23 @@
 // inside that snapshot. Everything a reader or a transaction sees comes through one of these, so two reads
 // of one view can never straddle a write.
 import type { Level } from 'level';
+import { cachedKind, type Group, groupId, groupPrefix, isImmutablePoint, parentGroup } from '../../keys/groups.js';
 import type { KvSeq, SnapshotId } from '../../keys/ids.js';
-import { decodeKey, type Field, type Key, keyId, keyPrefix, prefixEnd } from '../../keys/key-codec.js';
-import { Tag } from '../../keys/tags.js';
-import { decodeRow } from './decode.js';
+import { decodeKey, type Key, keyId, type KeyRange, prefixEnd, prefixRange } from '../../keys/key-codec.js';
+import { ALL_TIMES } from '../../keys/snapshots.js';
+import { decodeValue } from '../../keys/value-codec.js';
+import { decodeVersion, type StoredVersion } from '../../keys/versions.js';
 import type { SnapshotTimeline } from './snapshot-timeline.js';
-import { type CachedVersion, cachedGroup, decodeVersion, groupId, isImmutablePoint, MAX_CACHED_GROUP, type VersionCache } from './version-cache.js';
+import { MAX_CACHED_GROUP, type VersionCache } from './version-cache.js';
 
 export type Db = Level<Uint8Array, Uint8Array>;
-export type DbSnapshot = ReturnType<Db['snapshot']>;
+/**
+ * What LevelDB calls a snapshot (`db.snapshot()`): the index's bytes frozen at one applied entry. Called a
+ * frozen state here, so that "snapshot" only ever means a catalog snapshot (DESIGN §1).
+ */
+export type FrozenState = ReturnType<Db['snapshot']>;
 
-export interface Range {
-  gte: Key;
-  lt?: Key;
-  lte?: Key;
+export interface Range extends KeyRange {
   reverse?: boolean;
   limit?: number;
 }
@@ -31,19 +34,19 @@ const SCAN_BATCH = 256;
 
 /**
  * What readers, transactions, the planner and GC read the catalog through: one frozen state. The index's
- * own views (SnapshotView) are LevelDB snapshots; a group commit plans later members on an OverlayView
+ * own views (IndexView) are frozen LevelDB states; a group commit plans later members on an OverlayView
  * (overlay-view.ts), the state after the earlier members, which exists nowhere yet.
  */
 export interface ReadView {
   /** The last log entry applied to the index under this view. */
   readonly seq: KvSeq;
   snapshotAtOrBefore(time: number, head: SnapshotId): Promise<SnapshotId | undefined | null>;
-  group(tag: Tag, fields: readonly Field[]): Promise<readonly CachedVersion[]>;
-  versionBatches(tag: Tag, fields: readonly Field[], end?: Key): AsyncGenerator<readonly CachedVersion[]>;
+  group(g: Group): Promise<readonly StoredVersion[]>;
+  versionBatches(g: Group, end?: Key): AsyncGenerator<readonly StoredVersion[]>;
   /** A cached group's versions if the cache holds them for this view's state; never reads the index. */
-  cached(tag: Tag, fields: readonly Field[]): readonly CachedVersion[] | undefined;
+  cached(g: Group): readonly StoredVersion[] | undefined;
   /** Offers a whole group read another way (e.g. from manifests); kept only as the cache's rules allow. */
-  offer(tag: Tag, fields: readonly Field[], versions: readonly CachedVersion[]): void;
+  offer(g: Group, versions: readonly StoredVersion[]): void;
   getImmutable<T>(key: Key): Promise<T | undefined>;
   stateValue<T>(key: Key, opts?: StateValueOptions): Promise<T | undefined>;
   get(key: Key): Promise<Uint8Array | undefined>;
@@ -63,7 +66,7 @@ export interface StateValueOptions {
   rememberAbsent?: boolean;
 }
 
-export class SnapshotView implements ReadView {
+export class IndexView implements ReadView {
   private closed = false;
   /** Parents this view has read whole (see group()). */
   private readonly readAhead = new Set<string>();
@@ -72,14 +75,14 @@ export class SnapshotView implements ReadView {
 
   constructor(
     private readonly db: Db,
-    private readonly snapshot: DbSnapshot,
+    private readonly frozen: FrozenState,
     /** The last log entry whose effects this view contains. */
     readonly seq: KvSeq,
     private readonly cache: VersionCache,
     private readonly timeline: SnapshotTimeline,
     /** Decoded values already read in this view's state, shared by the views of that state. */
     private readonly stateValues: Map<string, unknown>,
-    /** Gives the LevelDB snapshot back: views of one state share one (see KvStore.readView). */
+    /** Gives the frozen state back: views of one state share one (see KvStore.readView). */
     private readonly release: () => Promise<void>,
   ) {
     this.generation = cache.generation;
@@ -92,27 +95,27 @@ export class SnapshotView implements ReadView {
   async snapshotAtOrBefore(time: number, head: SnapshotId): Promise<SnapshotId | undefined | null> {
     const found = this.timeline.find(time, head);
     if (found !== null) return found;
-    const prefix = keyPrefix(Tag.SnapshotTimeIndex);
-    await this.timeline.load(this.seq, this.scanBatches({ gte: prefix, lt: prefixEnd(prefix) }));
+    await this.timeline.load(this.seq, this.scanBatches(ALL_TIMES));
     return this.timeline.find(time, head);
   }
 
   /**
-   * Every version under `keyPrefix(tag, fields)`, decoded, in key order, as one array: for metadata groups,
-   * which are small and read at random. They come from memory when they can (see version-cache.ts); the
-   * caller must not modify what it gets.
+   * Every version in group `g`, decoded, in key order, as one array: for metadata groups, which are small
+   * and read at random. They come from memory when they can (see version-cache.ts); the caller must not
+   * modify what it gets.
    */
-  async group(tag: Tag, fields: readonly Field[]): Promise<readonly CachedVersion[]> {
-    const spec = cachedGroup(tag, fields.length);
-    if (spec === undefined) return (await this.readGroups(tag, fields, keyPrefix(tag, fields), Infinity)).versions;
-    const id = groupId(tag, fields);
+  async group(g: Group): Promise<readonly StoredVersion[]> {
+    const spec = cachedKind(g);
+    if (spec === undefined) return (await this.readGroups(g, groupPrefix(g), Infinity)).versions;
+    const id = groupId(g);
     const hit = this.cache.get(id, this.generation);
     if (hit !== undefined) return hit;
     // Only a miss encodes a key: on a hit that would be most of the lookup's cost.
-    const own = keyPrefix(tag, fields);
-    const parentId = groupId(tag, fields.slice(0, -1));
+    const own = groupPrefix(g);
+    const parent = parentGroup(g);
+    const parentId = groupId(parent);
     if (!spec.readAhead || this.readAhead.has(parentId) || !this.cache.shouldReadAhead(parentId)) {
-      const versions = (await this.readGroups(tag, fields, own, Infinity)).versions;
+      const versions = (await this.readGroups(g, own, Infinity)).versions;
       this.cache.offer(id, versions, this.seq);
       return versions;
     }
@@ -121,30 +124,29 @@ export class SnapshotView implements ReadView {
     // group. Later misses there (a name being created, a group evicted) read only their own group — in this
     // view, and in every view once the cache has taken what was read.
     this.readAhead.add(parentId);
-    const parent = await this.readGroups(tag, fields, keyPrefix(tag, fields.slice(0, -1)), READ_AHEAD);
-    this.cache.offerParent(parentId, parent.groups, this.seq);
-    const versions = parent.complete ? parent.versions : (await this.readGroups(tag, fields, own, Infinity)).versions;
+    const read = await this.readGroups(g, groupPrefix(parent), READ_AHEAD);
+    this.cache.offerParent(parentId, read.groups, this.seq);
+    const versions = read.complete ? read.versions : (await this.readGroups(g, own, Infinity)).versions;
     this.cache.offer(id, versions, this.seq);
     return versions;
   }
 
   /**
-   * Every version under `keyPrefix(tag, fields)`, decoded, in key order, streamed in batches: memory stays
-   * bounded however large the group. Versions at or past `end` may be skipped (a caller's hint that nothing
-   * there can interest it). A cached group is served from memory; a small group read whole is cached.
+   * Every version in group `g`, decoded, in key order, streamed in batches: memory stays bounded however
+   * large the group. Versions at or past `end` may be skipped (a caller's hint that nothing there can
+   * interest it). A cached group is served from memory; a small group read whole is cached.
    */
-  async *versionBatches(tag: Tag, fields: readonly Field[], end?: Key): AsyncGenerator<readonly CachedVersion[]> {
-    const id = cachedGroup(tag, fields.length) === undefined ? undefined : groupId(tag, fields);
+  async *versionBatches(g: Group, end?: Key): AsyncGenerator<readonly StoredVersion[]> {
+    const id = cachedKind(g) === undefined ? undefined : groupId(g);
     const hit = id === undefined ? undefined : this.cache.get(id, this.generation);
     if (hit !== undefined) {
       yield hit;
       return;
     }
-    const prefix = keyPrefix(tag, fields);
     // Small groups are read whole (past `end`) so they can be cached; once a group proves too large to
     // keep, reading stops at `end`.
-    let kept: CachedVersion[] | undefined = id === undefined ? undefined : [];
-    for await (const entries of this.scanBatches({ gte: prefix, lt: prefixEnd(prefix) })) {
+    let kept: StoredVersion[] | undefined = id === undefined ? undefined : [];
+    for await (const entries of this.scanBatches(prefixRange(groupPrefix(g)))) {
       const batch = entries.map(([key, bytes]) => decodeVersion(key, bytes));
       if (kept !== undefined) kept = kept.length + batch.length <= MAX_CACHED_GROUP ? kept.concat(batch) : undefined;
       const wanted = end === undefined ? batch : batch.filter((v) => Buffer.compare(v.key, end) < 0);
@@ -154,24 +156,24 @@ export class SnapshotView implements ReadView {
     if (kept !== undefined) this.cache.offer(id!, kept, this.seq);
   }
 
-  cached(tag: Tag, fields: readonly Field[]): readonly CachedVersion[] | undefined {
-    return cachedGroup(tag, fields.length) === undefined ? undefined : this.cache.get(groupId(tag, fields), this.generation);
+  cached(g: Group): readonly StoredVersion[] | undefined {
+    return cachedKind(g) === undefined ? undefined : this.cache.get(groupId(g), this.generation);
   }
 
-  offer(tag: Tag, fields: readonly Field[], versions: readonly CachedVersion[]): void {
-    if (cachedGroup(tag, fields.length) !== undefined && versions.length <= MAX_CACHED_GROUP) this.cache.offer(groupId(tag, fields), versions, this.seq);
+  offer(g: Group, versions: readonly StoredVersion[]): void {
+    if (cachedKind(g) !== undefined && versions.length <= MAX_CACHED_GROUP) this.cache.offer(groupId(g), versions, this.seq);
   }
 
   /**
-   * Reads every group under `prefix` (at most `limit` versions) and picks out the group `(tag, fields)`:
-   * its versions, whether they are surely complete, and every group read completely.
+   * Reads every group under `prefix` (at most `limit` versions) and picks out group `g`: its versions,
+   * whether they are surely complete, and every group read completely.
    */
-  private async readGroups(tag: Tag, fields: readonly Field[], prefix: Key, limit: number) {
-    const groups: [string, CachedVersion[]][] = [];
+  private async readGroups(g: Group, prefix: Key, limit: number) {
+    const groups: [string, StoredVersion[]][] = [];
     let read = 0;
     for await (const [key, bytes] of this.scan({ gte: prefix, lt: prefixEnd(prefix), ...(limit === Infinity ? {} : { limit }) })) {
       const keyFields = decodeKey(key).fields;
-      const id = groupId(tag, keyFields.slice(0, fields.length));
+      const id = groupId({ space: g.space, fields: keyFields.slice(0, g.fields.length) });
       if (groups.at(-1)?.[0] !== id) groups.push([id, []]);
       groups.at(-1)![1].push(decodeVersion(key, bytes, keyFields));
       read++;
@@ -179,7 +181,7 @@ export class SnapshotView implements ReadView {
     const truncated = read >= limit;
     // Hitting the limit may have cut the last group short.
     if (truncated) groups.pop();
-    const wanted = groupId(tag, fields);
+    const wanted = groupId(g);
     const own = groups.find(([id]) => id === wanted)?.[1];
     return { versions: own ?? [], complete: own !== undefined || !truncated, groups };
   }
@@ -190,7 +192,7 @@ export class SnapshotView implements ReadView {
     if (hit !== undefined) return hit as T;
     const bytes = await this.get(key);
     if (bytes === undefined) return undefined;
-    const value = Object.freeze(decodeRow<T>(key, bytes));
+    const value = Object.freeze(decodeValue<T>(key, bytes));
     if (isImmutablePoint(key)) this.cache.offerPoint(key, value, this.seq);
     return value;
   }
@@ -203,7 +205,7 @@ export class SnapshotView implements ReadView {
     const id = keyId(key);
     if (this.stateValues.has(id)) return this.stateValues.get(id) as T | undefined;
     const bytes = await this.get(key);
-    const value = bytes === undefined ? undefined : Object.freeze(decodeRow<T>(key, bytes));
+    const value = bytes === undefined ? undefined : Object.freeze(decodeValue<T>(key, bytes));
     if (value !== undefined || opts.rememberAbsent !== false) this.stateValues.set(id, value);
     return value;
   }
@@ -214,7 +216,7 @@ export class SnapshotView implements ReadView {
    */
   async get(key: Key): Promise<Uint8Array | undefined> {
     this.assertOpen();
-    return this.db.getSync(key, { snapshot: this.snapshot }) ?? undefined;
+    return this.db.getSync(key, { snapshot: this.frozen }) ?? undefined;
   }
 
   /** Entries in key order (or reverse), fetched in batches: memory stays bounded however long the range. */
@@ -225,7 +227,7 @@ export class SnapshotView implements ReadView {
   /** The same entries in the batches the index hands them over in: one async step per batch, not per entry. */
   async *scanBatches(range: Range): AsyncGenerator<[Key, Uint8Array][]> {
     this.assertOpen();
-    const it = this.db.iterator({ ...range, limit: range.limit ?? -1, snapshot: this.snapshot });
+    const it = this.db.iterator({ ...range, limit: range.limit ?? -1, snapshot: this.frozen });
     try {
       for (;;) {
         const batch = await it.nextv(SCAN_BATCH);
@@ -244,8 +246,8 @@ export class SnapshotView implements ReadView {
   async getMany(keys: readonly Key[]): Promise<(Uint8Array | undefined)[]> {
     this.assertOpen();
     if (keys.length === 0) return [];
-    if (keys.length <= SYNC_GET_MANY) return keys.map((k) => this.db.getSync(k, { snapshot: this.snapshot }) ?? undefined);
-    const values = await this.db.getMany(keys as Key[], { snapshot: this.snapshot });
+    if (keys.length <= SYNC_GET_MANY) return keys.map((k) => this.db.getSync(k, { snapshot: this.frozen }) ?? undefined);
+    const values = await this.db.getMany(keys as Key[], { snapshot: this.frozen });
     return values.map((v) => v ?? undefined);
   }
 
@@ -258,7 +260,7 @@ export class SnapshotView implements ReadView {
     const out = new Array<boolean>(prefixes.length).fill(false);
     if (prefixes.length === 0) return out;
     const order = prefixes.map((p, i) => ({ p, i })).sort((a, b) => Buffer.compare(a.p, b.p));
-    const it = this.db.keys({ gte: order[0]!.p, lt: prefixEnd(order.at(-1)!.p), snapshot: this.snapshot });
+    const it = this.db.keys({ gte: order[0]!.p, lt: prefixEnd(order.at(-1)!.p), snapshot: this.frozen });
     try {
       for (const { p, i } of order) {
         it.seek(p);
@@ -283,7 +285,7 @@ export class SnapshotView implements ReadView {
   /** The greatest entry in [gte, lte]: "the newest version at or below S" when lte ends in S. */
   async last(gte: Key, lte: Key): Promise<[Key, Uint8Array] | undefined> {
     this.assertOpen();
-    const it = this.db.iterator({ gte, lte, reverse: true, limit: 1, snapshot: this.snapshot });
+    const it = this.db.iterator({ gte, lte, reverse: true, limit: 1, snapshot: this.frozen });
     try {
       return (await it.next()) as [Key, Uint8Array] | undefined;
     } finally {

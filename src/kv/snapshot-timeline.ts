@@ -4,9 +4,8 @@
 // search stops at that view's newest snapshot. It follows the same rules as the version cache: filled only
 // from the newest applied state with no apply in flight, and extended by every apply before its batch.
 import type { KvSeq, SnapshotId } from '../../keys/ids.js';
-import { decodeKey, readU64 } from '../../keys/key-codec.js';
-import { Tag } from '../../keys/tags.js';
-import type { Mutation } from './kv-store.js';
+import type { Mutation } from '../../keys/mutation.js';
+import { decodeTimeKey, isTimeIndexKey } from '../../keys/snapshots.js';
 
 /** Past this many snapshots the timeline stops growing and lookups go back to the index. */
 const MAX_ENTRIES = 4_000_000;
@@ -41,8 +40,9 @@ export class SnapshotTimeline {
     const times: number[] = [];
     for await (const batch of entries) {
       for (const [key] of batch) {
-        times.push(readU64(key, 1));
-        ids.push(readU64(key, 9));
+        const { time, id } = decodeTimeKey(key);
+        times.push(time);
+        ids.push(id);
       }
       if (ids.length > MAX_ENTRIES) return;
     }
@@ -62,13 +62,13 @@ export class SnapshotTimeline {
   beginApply(mutations: readonly Mutation[]): void {
     this.applying++;
     for (const m of mutations) {
-      if (m.key[0] !== Tag.SnapshotTimeIndex) continue;
+      if (!isTimeIndexKey(m.key)) continue;
       if (m.type === 'del') {
         this.unload(); // excision: rebuild on next use
         continue;
       }
-      const { fields, begin } = decodeKey(m.key);
-      if (this.loaded) this.push(begin!, fields[0] as number);
+      const { time, id } = decodeTimeKey(m.key);
+      if (this.loaded) this.push(id, time);
     }
   }
 

@@ -13,44 +13,12 @@
 //   - a group is stored from a read only when it was read from the newest applied state with no apply in
 //     flight.
 // Excision (which removes versions) goes through the same apply path, and reads below retain-from are refused.
+import { cachedGroupOf, type GroupKind, isImmutablePoint, pointId, pointSpace } from '../../keys/groups.js';
 import type { KvSeq } from '../../keys/ids.js';
-import { decodeKey, type Key, readU64 } from '../../keys/key-codec.js';
-import { Tag } from '../../keys/tags.js';
-import { beginOf, decodeRow } from './decode.js';
-import type { Mutation } from './kv-store.js';
-
-export interface GroupSpec {
-  /** How many identifying fields make up a group's prefix. */
-  fields: number;
-  /** Whether a miss also reads the neighbouring groups (metadata), or only its own (files). */
-  readAhead: boolean;
-}
-
-const GROUPS: ReadonlyMap<Tag, GroupSpec> = new Map([
-  [Tag.Schema, { fields: 1, readAhead: true }],
-  [Tag.Table, { fields: 1, readAhead: true }],
-  [Tag.View, { fields: 1, readAhead: true }],
-  [Tag.Column, { fields: 1, readAhead: true }], // all columns of one table
-  [Tag.SchemaNameIndex, { fields: 1, readAhead: true }],
-  [Tag.RelationNameIndex, { fields: 2, readAhead: true }],
-  [Tag.DataFile, { fields: 1, readAhead: false }], // all data files of one table
-  [Tag.DeleteFile, { fields: 1, readAhead: false }],
-]);
-
-/**
- * Point values that are written once and never rewritten (a snapshot's row and its changes): cached by key
- * when an entry writes them and when read from the newest state, dropped when deleted (excision). A view
- * must not ask for a snapshot past its own newest (resolve-snapshot.ts checks): the cache may already hold
- * its row.
- */
-const IMMUTABLE_POINTS: ReadonlySet<Tag> = new Set([Tag.Snapshot, Tag.SnapshotChanges]);
-// Both point tags are keyed by the snapshot id alone ([tag][id]): a point is found by tag, then by that
-// number, with no string built per lookup (a reader open looks up two).
-const pointId = (key: Key): number => readU64(key, 1);
-
-export function isImmutablePoint(key: Key): boolean {
-  return IMMUTABLE_POINTS.has(key[0] as Tag);
-}
+import type { Key } from '../../keys/key-codec.js';
+import type { Mutation } from '../../keys/mutation.js';
+import { decodeValue } from '../../keys/value-codec.js';
+import { decodeVersion, type StoredVersion } from '../../keys/versions.js';
 
 /**
  * The largest file group kept (ReadView.versionBatches stops keeping past it): the files of bigger tables
@@ -59,36 +27,14 @@ export function isImmutablePoint(key: Key): boolean {
  */
 export const MAX_CACHED_GROUP = 4096;
 
-export interface CachedVersion {
-  readonly key: Key;
-  /** The key's identifying fields, decoded once. */
-  readonly fields: readonly (number | string)[];
-  readonly begin: number;
-  readonly row: unknown;
-}
-
-/** One stored version, decoded and frozen: the shape groups are served in, from the cache or not. */
-export function decodeVersion(key: Key, bytes: Uint8Array, fields = decodeKey(key).fields): CachedVersion {
-  return Object.freeze({ key, fields, begin: beginOf(key), row: Object.freeze(decodeRow(key, bytes)) });
-}
-
-/** A group's name in the cache; built from the fields, so a hit never encodes a key. Names hold no NUL. */
-export const groupId = (tag: Tag, fields: readonly (number | string)[]): string => `${tag}\0${fields.join('\0')}`;
-
-/** How `(tag, fieldCount)` groups are cached, or undefined if they are not. */
-export function cachedGroup(tag: Tag, fieldCount: number): GroupSpec | undefined {
-  const spec = GROUPS.get(tag);
-  return spec?.fields === fieldCount ? spec : undefined;
-}
-
 /**
  * Approximately least-recently-used, at the cost of a Map lookup per hit: groups live in a young and an old
  * generation; a hit in the old one moves the group to the young one; when the young one fills half the
  * capacity it becomes the old one and the previous old one is dropped.
  */
 export class VersionCache {
-  private young = new Map<string, readonly CachedVersion[]>();
-  private old = new Map<string, readonly CachedVersion[]>();
+  private young = new Map<string, readonly StoredVersion[]>();
+  private old = new Map<string, readonly StoredVersion[]>();
   /**
    * Parents read whole since they last changed: later misses under them (a name being created, a group
    * evicted) read only their own group, so a transaction creating many names does not re-read the parent
@@ -125,7 +71,7 @@ export class VersionCache {
    * afterwards come from the index without what was removed, which such a view still reads (a reader
    * opened before retain-from moved, or whose lease expired), so it reads its own snapshot instead.
    */
-  get(id: string, generation: number): readonly CachedVersion[] | undefined {
+  get(id: string, generation: number): readonly StoredVersion[] | undefined {
     if (generation !== this.removals) return undefined;
     const young = this.young.get(id);
     if (young !== undefined) return young;
@@ -134,12 +80,12 @@ export class VersionCache {
     return old;
   }
 
-  offer(id: string, versions: readonly CachedVersion[], viewSeq: KvSeq): void {
+  offer(id: string, versions: readonly StoredVersion[], viewSeq: KvSeq): void {
     if (this.applying > 0 || viewSeq !== this.latest) return;
     this.store(id, versions);
   }
 
-  private store(id: string, versions: readonly CachedVersion[]): void {
+  private store(id: string, versions: readonly StoredVersion[]): void {
     this.young.set(id, versions);
     if (this.young.size >= this.capacity / 2) {
       this.old = this.young;
@@ -177,7 +123,7 @@ export class VersionCache {
    * older state (a reader opened before the last commit) or during an apply is not kept, and marking the
    * parent anyway would leave every later miss under it to read its own group, one scan each.
    */
-  offerParent(parentId: string, groups: readonly [string, readonly CachedVersion[]][], viewSeq: KvSeq): void {
+  offerParent(parentId: string, groups: readonly [string, readonly StoredVersion[]][], viewSeq: KvSeq): void {
     if (this.applying > 0 || viewSeq !== this.latest) return;
     for (const [id, versions] of groups) this.store(id, versions);
     if (this.warmed.size >= this.capacity) this.warmed.clear();
@@ -194,22 +140,22 @@ export class VersionCache {
   beginApply(mutations: readonly Mutation[]): void {
     this.applying++;
     this.deleting = mutations.some((m) => m.type === 'del');
-    const touched = new Map<string, { spec: GroupSpec; changes: Mutation[] }>();
+    const touched = new Map<string, { spec: GroupKind; changes: Mutation[] }>();
     for (const m of mutations) {
-      if (IMMUTABLE_POINTS.has(m.key[0] as Tag)) {
+      if (isImmutablePoint(m.key)) {
         // Written once: a put is the value every later read would find.
         if (m.type === 'del') this.points.delete(m.key);
         else {
           if (this.points.size >= this.capacity) this.points.clear();
-          this.points.set(m.key, Object.freeze(decodeRow(m.key, m.value)));
+          this.points.set(m.key, Object.freeze(decodeValue(m.key, m.value)));
         }
         this.patchedPoints.push(m.key);
       }
-      const spec = GROUPS.get(m.key[0] as Tag);
-      if (spec === undefined) continue;
-      const id = groupId(m.key[0] as Tag, decodeKey(m.key).fields.slice(0, spec.fields));
+      const cached = cachedGroupOf(m.key);
+      if (cached === undefined) continue;
+      const { id, kind } = cached;
       let group = touched.get(id);
-      if (!group) touched.set(id, (group = { spec, changes: [] }));
+      if (!group) touched.set(id, (group = { spec: kind, changes: [] }));
       group.changes.push(m);
     }
     for (const [id, { spec, changes }] of touched) {
@@ -245,7 +191,7 @@ export class VersionCache {
 }
 
 /** A group with an entry's puts applied, as a new frozen array (readers may hold the old one). */
-function patched(current: readonly CachedVersion[], changes: readonly Mutation[]): readonly CachedVersion[] {
+function patched(current: readonly StoredVersion[], changes: readonly Mutation[]): readonly StoredVersion[] {
   const out = current.slice();
   for (const m of changes) {
     let lo = 0;
@@ -263,30 +209,30 @@ function patched(current: readonly CachedVersion[], changes: readonly Mutation[]
   return Object.freeze(out);
 }
 
-/** The immutable points, one map per tag keyed by snapshot id. */
+/** The immutable points, one map per space keyed by snapshot id. */
 class Points {
-  private readonly byTag = new Map<number, Map<number, unknown>>();
+  private readonly bySpace = new Map<number, Map<number, unknown>>();
   size = 0;
 
   get(key: Key): unknown {
-    return this.byTag.get(key[0]!)?.get(pointId(key));
+    return this.bySpace.get(pointSpace(key))?.get(pointId(key));
   }
 
   set(key: Key, value: unknown): void {
-    let map = this.byTag.get(key[0]!);
-    if (!map) this.byTag.set(key[0]!, (map = new Map()));
+    let map = this.bySpace.get(pointSpace(key));
+    if (!map) this.bySpace.set(pointSpace(key), (map = new Map()));
     const before = map.size;
     map.set(pointId(key), value);
     this.size += map.size - before;
   }
 
   delete(key: Key): void {
-    const map = this.byTag.get(key[0]!);
+    const map = this.bySpace.get(pointSpace(key));
     if (map?.delete(pointId(key))) this.size--;
   }
 
   clear(): void {
-    this.byTag.clear();
+    this.bySpace.clear();
     this.size = 0;
   }
 }

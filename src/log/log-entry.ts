@@ -1,13 +1,10 @@
 // One log entry = one object in the store = one atomic batch in the index. An entry carries the physical
 // key/value mutations it makes, so replay is a plain batch: idempotent given the applied-sequence check, and
 // independent of the code version that planned it.
-import { Packr } from 'msgpackr';
+import { FrameError, frame, isRecord, unframe } from '../../keys/framing.js';
 import { type KvSeq, kvSeq, type SnapshotId } from '../../keys/ids.js';
+import type { Mutation } from '../../keys/mutation.js';
 import { StrataError } from '../errors.js';
-import type { Mutation } from '../kv/kv-store.js';
-
-const ENTRY_FORMAT_V1 = 1;
-const packr = new Packr({ useRecords: false, mapsAsObjects: true });
 
 export type EntryKind =
   /** Creates the catalog: snapshot 0, schema `main`, the catalog's identity. */
@@ -22,9 +19,9 @@ export type EntryKind =
   /**
    * What log compaction leaves of an entry a checkpoint covers: no mutations, only the taken slot
    * (docs/decisions/0006). An index that meets one is older than what the log still holds, and starts again
-   * from the newest checkpoint.
+   * from the newest checkpoint. (Stored as "compacted", its name before data-file compaction existed.)
    */
-  | 'compacted';
+  | 'stub';
 
 export interface LogEntry {
   seq: KvSeq;
@@ -41,9 +38,11 @@ export interface LogEntry {
   mutations: Mutation[];
 }
 
+type WireKind = Exclude<EntryKind, 'stub'> | 'compacted';
+
 interface WireEntry {
   seq: number;
-  kind: EntryKind;
+  kind: WireKind;
   epoch?: number;
   /** The one snapshot the entry creates, or null; `snapshots` instead when there are several. */
   snapshot: number | null;
@@ -56,33 +55,31 @@ interface WireEntry {
 export function encodeEntry(entry: LogEntry): Uint8Array {
   const wire: WireEntry = {
     seq: entry.seq,
-    kind: entry.kind,
+    kind: entry.kind === 'stub' ? 'compacted' : entry.kind,
     ...(entry.epoch === 0 ? {} : { epoch: entry.epoch }),
     ...(entry.snapshots.length > 1 ? { snapshot: null, snapshots: [...entry.snapshots] } : { snapshot: entry.snapshots[0] ?? null }),
     txn: entry.txn,
     mutations: entry.mutations.map((m) => [m.key, m.type === 'put' ? m.value : null]),
   };
-  const body = packr.pack(wire);
-  const out = new Uint8Array(body.length + 1);
-  out[0] = ENTRY_FORMAT_V1;
-  out.set(body, 1);
-  return out;
+  return frame(wire);
 }
 
 export function decodeEntry(objectKey: string, bytes: Uint8Array): LogEntry {
   const corrupt = (why: string) =>
     new StrataError('CORRUPT', `log object ${objectKey} cannot be read: ${why}. The store's log is damaged; restore it from a backup.`);
-  if (bytes[0] !== ENTRY_FORMAT_V1) throw corrupt(`unknown entry format ${bytes[0]}`);
   let wire: WireEntry;
   try {
-    wire = packr.unpack(bytes.subarray(1)) as WireEntry;
+    const decoded = unframe(bytes);
+    if (!isRecord(decoded)) throw new FrameError('not a record');
+    wire = decoded as unknown as WireEntry;
   } catch (e) {
-    throw corrupt((e as Error).message);
+    if (e instanceof FrameError) throw corrupt(e.message);
+    throw e;
   }
-  if (typeof wire?.seq !== 'number' || !Array.isArray(wire.mutations)) throw corrupt('missing fields');
+  if (typeof wire.seq !== 'number' || !Array.isArray(wire.mutations)) throw corrupt('missing fields');
   return {
     seq: kvSeq(wire.seq),
-    kind: wire.kind,
+    kind: wire.kind === 'compacted' ? 'stub' : wire.kind,
     epoch: wire.epoch ?? 0,
     snapshots: (wire.snapshots ?? (wire.snapshot === null ? [] : [wire.snapshot])) as SnapshotId[],
     txn: wire.txn ?? '',

@@ -1,14 +1,15 @@
 // Questions about history rather than about one snapshot: the snapshots that touched a table, the files a
 // table gained and lost between two snapshots, what a commit said it read.
-import { type CatalogId, type FileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
-import { encodeKey, keyPrefix } from '../../keys/key-codec.js';
-import type { DataFileRow, DeleteFileRow, SnapshotChangesRow } from '../../keys/rows.js';
-import { Tag } from '../../keys/tags.js';
+import { dataFileIdEnd, dataFileIdOf, type DataFileRow, dataFilesOfTable } from '../../keys/data-files.js';
+import { deleteFileIdEnd, deleteFileIdOf, type DeleteFileRow, deleteFilesOfTable } from '../../keys/delete-files.js';
+import type { CatalogId, SnapshotId } from '../../keys/ids.js';
+import { changesBetween, type SnapshotChangesRow, snapshotOfKey } from '../../keys/snapshots.js';
+import { decodeValue } from '../../keys/value-codec.js';
 import { StrataError } from '../errors.js';
-import { decodeRow } from '../kv/decode.js';
 import type { ReadView } from '../kv/read-view.js';
 import { quote } from '../messages.js';
 import * as q from './catalog-queries.js';
+import { dataFileInfo, deleteFileInfo } from './file-listing.js';
 import type { DataFileInfo, DeleteFileInfo, SnapshotInfo } from './records.js';
 import { parseTimestamp, resolveSnapshot } from './resolve-snapshot.js';
 
@@ -50,27 +51,20 @@ export async function* history(
   to: SnapshotId,
   tableId?: CatalogId,
 ): AsyncGenerator<SnapshotInfo> {
-  const created = tableId === undefined ? undefined : await tableCreation(view, tableId);
+  const created = tableId === undefined ? undefined : await q.tableCreation(view, tableId);
   const mentions = (changes: string[]) => changes.some((c) => c.endsWith(`_table:${tableId}`));
-  const range = { gte: encodeKey(Tag.SnapshotChanges, [], from), lte: encodeKey(Tag.SnapshotChanges, [], to) };
   // The retained history: below retain-from, only tagged snapshots.
   const retainFrom = (await q.retainFrom(view)).snapshot;
   const tagged = new Set<number>();
   if (from < retainFrom) for await (const t of q.tags(view)) tagged.add(t.snapshot);
-  for await (const [key, bytes] of view.scan(range)) {
-    const id = snapshotId(q.beginOfKey(key));
+  for await (const [key, bytes] of view.scan(changesBetween(from, to))) {
+    const id = snapshotOfKey(key);
     if (id < retainFrom && !tagged.has(id)) continue;
-    const changes = decodeRow<SnapshotChangesRow>(key, bytes).changes;
+    const changes = decodeValue<SnapshotChangesRow>(key, bytes).changes;
     if (tableId !== undefined && id !== created && !mentions(changes)) continue;
     const row = await q.snapshotRow(view, id);
     if (row !== undefined) yield q.snapshotInfo(view, id, row);
   }
-}
-
-/** The snapshot that created a table: the begin of its first version. */
-async function tableCreation(view: ReadView, tableId: CatalogId): Promise<SnapshotId | undefined> {
-  const versions = await view.group(Tag.Table, [tableId]);
-  return versions[0]?.begin as SnapshotId | undefined;
 }
 
 /**
@@ -84,19 +78,22 @@ export async function tableChanges(view: ReadView, tableId: CatalogId, from: Sna
   const inRange = (s: number | null) => s !== null && s >= from && s <= to;
   // No file an old snapshot can have touched has an id at or above its next_file_id.
   const idEnd = (await q.snapshotRow(view, to))!.nextFileId;
-  const scan = async (tag: Tag, visit: (id: FileId, begin: SnapshotId, row: DataFileRow & DeleteFileRow) => void) => {
-    for await (const batch of view.versionBatches(tag, [tableId], keyPrefix(tag, [tableId, idEnd]))) {
-      for (const v of batch) visit(v.fields[1] as FileId, v.begin as SnapshotId, v.row as DataFileRow & DeleteFileRow);
+  for await (const batch of view.versionBatches(dataFilesOfTable(tableId), dataFileIdEnd(tableId, idEnd))) {
+    for (const v of batch) {
+      const begin = v.begin as SnapshotId;
+      const row = v.row as DataFileRow;
+      const info = dataFileInfo(dataFileIdOf(v.fields), begin, row, to);
+      if (inRange(begin)) out.addedFiles.push({ ...info, snapshot: begin });
+      if (inRange(row.end)) out.removedFiles.push({ ...info, snapshot: row.end! });
     }
-  };
-  await scan(Tag.DataFile, (id, begin, row) => {
-    const info = q.dataFileInfo(id, begin, row, to);
-    if (inRange(begin)) out.addedFiles.push({ ...info, snapshot: begin });
-    if (inRange(row.end)) out.removedFiles.push({ ...info, snapshot: row.end! });
-  });
-  await scan(Tag.DeleteFile, (id, begin, row) => {
-    if (inRange(begin) && row.end !== begin) out.addedDeleteFiles.push({ ...q.deleteFileInfo(id, begin, row, to), snapshot: begin });
-  });
+  }
+  for await (const batch of view.versionBatches(deleteFilesOfTable(tableId), deleteFileIdEnd(tableId, idEnd))) {
+    for (const v of batch) {
+      const begin = v.begin as SnapshotId;
+      const row = v.row as DeleteFileRow;
+      if (inRange(begin) && row.end !== begin) out.addedDeleteFiles.push({ ...deleteFileInfo(deleteFileIdOf(v.fields), begin, row, to), snapshot: begin });
+    }
+  }
   return out;
 }
 

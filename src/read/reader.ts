@@ -6,6 +6,7 @@ import { StrataError } from '../errors.js';
 import { listed, quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from './catalog-queries.js';
+import { dataFileInfo, dataFilesAt, deleteFileInfo, deleteFilesAt } from './file-listing.js';
 import type {
   DataFileInfo,
   DeleteFileInfo,
@@ -15,8 +16,6 @@ import type {
   TableSummary,
   ViewInfo,
 } from './records.js';
-
-
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -123,16 +122,16 @@ export class Reader {
    */
   async *dataFileBatches(schema: string, table: string): AsyncGenerator<DataFileInfo[]> {
     const { id } = await this.requireTable(schema, table);
-    for await (const batch of q.dataFilesAt(this.view, this.at, id)) {
-      yield batch.map((f) => q.dataFileInfo(f.id, f.begin, f.row, this.at));
+    for await (const batch of dataFilesAt(this.view, this.at, id)) {
+      yield batch.map((f) => dataFileInfo(f.id, f.begin, f.row, this.at));
     }
   }
 
   /** The delete files, in batches, as dataFileBatches. */
   async *deleteFileBatches(schema: string, table: string): AsyncGenerator<DeleteFileInfo[]> {
     const { id } = await this.requireTable(schema, table);
-    for await (const batch of q.deleteFilesAt(this.view, this.at, id)) {
-      yield batch.map((f) => q.deleteFileInfo(f.id, f.begin, f.row, this.at));
+    for await (const batch of deleteFilesAt(this.view, this.at, id)) {
+      yield batch.map((f) => deleteFileInfo(f.id, f.begin, f.row, this.at));
     }
   }
 

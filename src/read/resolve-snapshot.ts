@@ -1,7 +1,7 @@
 // Turns what a reader asks for (an id, a time, a tag, "previous", or nothing = the newest) into one snapshot,
 // always inside the reader's own read view: a fresh answer over a stale view cannot happen.
 import { type SnapshotId, snapshotId } from '../../keys/ids.js';
-import type { SnapshotRow } from '../../keys/rows.js';
+import type { SnapshotRow } from '../../keys/snapshots.js';
 import { StrataError } from '../errors.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from './catalog-queries.js';

@@ -26,6 +26,8 @@ export interface S3StoreOptions {
   forcePathStyle?: boolean;
   /** Attempts per request, first included (default 5). */
   maxAttempts?: number;
+  /** The jitter of retry pauses, uniform in [0, 1) (default Math.random; seeded in tests, so a run replays). */
+  random?: () => number;
 }
 
 interface S3Failure {
@@ -54,6 +56,7 @@ export class S3Store implements ObjectStore {
   private readonly bucket: string;
   private readonly prefix: string;
   private readonly maxAttempts: number;
+  private readonly random: () => number;
 
   constructor(opts: S3StoreOptions) {
     if (typeof opts?.bucket !== 'string' || opts.bucket === '') {
@@ -63,6 +66,7 @@ export class S3Store implements ObjectStore {
     this.prefix = (opts.prefix ?? '').replace(/^\/+|\/+$/g, '');
     if (this.prefix !== '') assertValidObjectKey(this.prefix);
     this.maxAttempts = opts.maxAttempts ?? 5;
+    this.random = opts.random ?? Math.random;
     const config: S3ClientConfig = {
       region: opts.region ?? process.env.AWS_REGION ?? 'us-east-1',
       forcePathStyle: opts.forcePathStyle ?? false,
@@ -94,7 +98,7 @@ export class S3Store implements ObjectStore {
         return await op();
       } catch (e) {
         if (!transient(e) || attempt >= this.maxAttempts) throw this.unavailable(what, key, e);
-        await sleep(Math.random() * Math.min(2000, 50 * 2 ** attempt));
+        await sleep(this.random() * Math.min(2000, 50 * 2 ** attempt));
       }
     }
   }
@@ -136,7 +140,7 @@ export class S3Store implements ObjectStore {
         // trying again (some services answer a lost race with 5xx instead of 412).
         const existing = await this.get(key);
         if (existing !== undefined) return Buffer.compare(existing, body) === 0;
-        await sleep(Math.random() * Math.min(2000, 50 * 2 ** attempt));
+        await sleep(this.random() * Math.min(2000, 50 * 2 ** attempt));
       }
     }
   }

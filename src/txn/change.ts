@@ -1,9 +1,9 @@
 // A transaction's pending state is a set of Changes: for each entity it touched, the version visible at the
 // snapshot it builds on (`base`) and what the entity should be after it (`next`, null = gone). The net
 // effect is derived from the pair, so objects created and dropped inside one transaction cancel out.
-import type { Version } from '../read/catalog-queries.js';
+import type { Row, Version } from '../../keys/versions.js';
 
-export type Row<T> = Omit<T, 'end'>;
+export type { Row };
 
 export interface Change<T> {
   base: Version<T> | undefined;

@@ -7,6 +7,7 @@ import { StrataError } from '../errors.js';
 import type { ReadView } from '../kv/read-view.js';
 import { quote } from '../messages.js';
 import * as q from '../read/catalog-queries.js';
+import { dataFile, deleteFilesAt } from '../read/file-listing.js';
 import { classify } from './change.js';
 import type { PendingState } from './transaction.js';
 
@@ -174,12 +175,12 @@ async function fileConflict(view: ReadView, s: SnapshotId, ours: OwnFootprint, t
   const tables = new Set([...ours.deletedDataFiles.values()].filter((t) => theirs.deletedTables.has(t) || theirs.compactedTables.has(t)));
   for (const tableId of tables) {
     const touched = new Set<FileId>();
-    for await (const batch of q.deleteFilesAt(view, s, tableId)) {
+    for await (const batch of deleteFilesAt(view, s, tableId)) {
       for (const d of batch) if (d.begin === s) touched.add(d.row.dataFileId);
     }
     for (const [fileId, t] of ours.deletedDataFiles) {
       if (t !== tableId) continue;
-      const file = await q.dataFile(view, tableId, fileId);
+      const file = await dataFile(view, tableId, fileId);
       if (touched.has(fileId) || file?.row.end === s) {
         return conflict(s, `this transaction deletes from data file ${fileId} of table ${tableId}, but another transaction deleted from it`);
       }

@@ -3,7 +3,7 @@
 // the same group commit go first), where the recorded operations are checked against what came in between
 // and replayed (docs/decisions/0003, 0004).
 import type { KvSeq, SnapshotId } from '../../keys/ids.js';
-import type { SnapshotRow } from '../../keys/rows.js';
+import type { SnapshotRow } from '../../keys/snapshots.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
 import { verifyReadSources } from '../read/history.js';

@@ -6,13 +6,17 @@
 // leaves the transaction exactly as it was and the caller may catch the error and go on.
 import { randomUUID } from 'node:crypto';
 import { type CatalogId, type ColumnId, catalogId, columnId, type FileId, fileId, type SnapshotId } from '../../keys/ids.js';
-import type { ColumnRow, DataFileRow, DeleteFileRow, RelationKind, SchemaRow, TableRow, ViewRow } from '../../keys/rows.js';
-import { Tag } from '../../keys/tags.js';
+import type { ColumnRow } from '../../keys/columns.js';
+import type { DataFileRow } from '../../keys/data-files.js';
+import type { DeleteFileRow } from '../../keys/delete-files.js';
+import type { RelationKind, TableRow, ViewRow } from '../../keys/relations.js';
+import type { SchemaRow } from '../../keys/schemas.js';
 import { isVisible } from '../../keys/visibility.js';
 import { StrataError } from '../errors.js';
 import { listed, quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
+import { dataFile, type DataFileVersion, dataFilesAt, deleteFilesAt, type DeleteFileVersion } from '../read/file-listing.js';
 import { type Change, type Row, unchanged } from './change.js';
 import {
   checkColumnType,
@@ -21,7 +25,7 @@ import {
   checkName,
   checkOptionalCount,
   checkOptionalText,
-} from './validate.js';
+} from '../arguments.js';
 
 export interface ColumnSpec {
   name: string;
@@ -402,9 +406,9 @@ export class Transaction {
           });
         }
       };
-      await restoreAll(this.schemas, 'schema', await this.idsAtEither(Tag.Schema, snapshot), q.schemaAt);
-      await restoreAll(this.tables, 'table', await this.idsAtEither(Tag.Table, snapshot), q.tableAt);
-      await restoreAll(this.views, 'view', await this.idsAtEither(Tag.View, snapshot), q.viewAt);
+      await restoreAll(this.schemas, 'schema', await this.idsAtEither('schema', snapshot), q.schemaAt);
+      await restoreAll(this.tables, 'table', await this.idsAtEither('table', snapshot), q.tableAt);
+      await restoreAll(this.views, 'view', await this.idsAtEither('view', snapshot), q.viewAt);
       for (const apply of steps) apply();
     });
   }
@@ -421,12 +425,12 @@ export class Transaction {
   }
 
   /** Ids of the entities of one kind visible at `at` or now (the base), plus those created in this transaction. */
-  private async idsAtEither(tag: Tag.Schema | Tag.Table | Tag.View, at: SnapshotId): Promise<Set<CatalogId>> {
+  private async idsAtEither(kind: q.EntityKind, at: SnapshotId): Promise<Set<CatalogId>> {
     const ids = new Set<CatalogId>();
-    for await (const batch of q.entityVersions(this.view, tag)) {
-      for (const v of batch) if (isVisible(v.begin, v.row.end, at) || isVisible(v.begin, v.row.end, this.base)) ids.add(v.fields[0] as CatalogId);
+    for await (const batch of q.entityVersions(this.view, kind)) {
+      for (const v of batch) if (isVisible(v.begin, v.row.end, at) || isVisible(v.begin, v.row.end, this.base)) ids.add(v.id);
     }
-    const pending = tag === Tag.Schema ? this.schemas : tag === Tag.Table ? this.tables : this.views;
+    const pending = kind === 'schema' ? this.schemas : kind === 'table' ? this.tables : this.views;
     for (const [id, c] of pending as Map<CatalogId, Change<unknown>>) if (c.base === undefined) ids.add(id);
     return ids;
   }
@@ -437,10 +441,10 @@ export class Transaction {
     const oldCols = await q.columnsOf(this.view, tableId, at);
     await this.loadDataFiles(tableId);
     await this.loadDeleteFiles(tableId);
-    const oldFiles: q.DataFileVersion[] = [];
-    for await (const batch of q.dataFilesAt(this.view, at, tableId)) oldFiles.push(...batch);
-    const oldDeletes: q.DeleteFileVersion[] = [];
-    for await (const batch of q.deleteFilesAt(this.view, at, tableId)) oldDeletes.push(...batch);
+    const oldFiles: DataFileVersion[] = [];
+    for await (const batch of dataFilesAt(this.view, at, tableId)) oldFiles.push(...batch);
+    const oldDeletes: DeleteFileVersion[] = [];
+    for await (const batch of deleteFilesAt(this.view, at, tableId)) oldDeletes.push(...batch);
     const rowIdNext = await this.nextRowId(tableId);
     return () => {
       const wanted = new Map(oldCols.map((v) => [v.id, unchanged<ColumnRow>(v).next!]));
@@ -711,7 +715,7 @@ export class Transaction {
           `data file ${fid} belongs to ${ownerRow ? `table ${quote(ownerRow.name)}` : `dropped table ${owner}`}, not to ${quote(schema, table)}`,
         );
       }
-      const v = await q.dataFile(this.view, tableId, fid);
+      const v = await dataFile(this.view, tableId, fid);
       c = { tableId, ...(v && v.row.end === null ? unchanged(v) : { base: undefined, next: null }) };
       if (c.next === null) throw notFound(`data file ${fid} of ${quote(schema, table)} was removed at snapshot ${v?.row.end}`);
       this.dataFiles.set(fid, c);
@@ -734,7 +738,7 @@ export class Transaction {
 
   private async loadDataFiles(tableId: CatalogId): Promise<void> {
     if (this.dataFilesLoaded.has(tableId)) return;
-    for await (const batch of q.dataFilesAt(this.view, this.base, tableId)) {
+    for await (const batch of dataFilesAt(this.view, this.base, tableId)) {
       for (const v of batch) if (!this.dataFiles.has(v.id)) this.dataFiles.set(v.id, { tableId, ...unchanged(v) });
     }
     this.dataFilesLoaded.add(tableId);
@@ -742,7 +746,7 @@ export class Transaction {
 
   private async loadDeleteFiles(tableId: CatalogId): Promise<void> {
     if (this.deleteFilesLoaded.has(tableId)) return;
-    for await (const batch of q.deleteFilesAt(this.view, this.base, tableId)) {
+    for await (const batch of deleteFilesAt(this.view, this.base, tableId)) {
       for (const v of batch) if (!this.deleteFiles.has(v.id)) this.deleteFiles.set(v.id, { tableId, ...unchanged(v) });
     }
     this.deleteFilesLoaded.add(tableId);

@@ -3,7 +3,7 @@ import { readdir, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DirectoryStore } from '../../src/store/directory-store.js';
-import { FaultyStore } from '../../src/store/faulty-store.js';
+import { FaultyStore } from '../support/faulty-store.js';
 import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
 
 async function build(dir: string, commits: number, checkpointEvery = 0) {

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Catalog, isStrataError, type TransactionFn } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
-import { FaultyStore } from '../../src/store/faulty-store.js';
+import { FaultyStore } from '../support/faulty-store.js';
 import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
 
 const int = [{ name: 'i', type: 'int32' }];

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { Catalog, isStrataError, type OpenOptions } from '../../src/index.js';
 import { initEntry } from '../../src/catalog/init-entry.js';
-import { CommitLog } from '../../src/log/commit-log.js';
+import { ObjectLog } from '../../src/log/object-log.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { kvSeq } from '../../keys/ids.js';
 import { freshS3Store, S3_BUCKET, s3Options } from '../store/s3-env.js';
@@ -119,7 +119,7 @@ describe('durability', () => {
 
   it('refuses a store created with the older keyspace layout (no file manifests), naming both layouts', async () => {
     const dir = await tempDir();
-    const log = new CommitLog(new DirectoryStore(path.join(dir, 'store')));
+    const log = new ObjectLog(new DirectoryStore(path.join(dir, 'store')));
     expect(await log.append(initEntry(kvSeq(1), { uuid: randomUUID(), createdAt: Date.now() }, 'data/'))).toBe(true);
     await expect(Catalog.open({ dir })).rejects.toSatisfy(
       (e) => isStrataError(e, 'INVALID_ARGUMENT') && /layout 1/.test(e.message) && /layout 2/.test(e.message),

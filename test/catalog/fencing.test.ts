@@ -1,12 +1,11 @@
 import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { encodeKey } from '../../keys/key-codec.js';
+import { optionKey } from '../../keys/options.js';
 import { kvSeq } from '../../keys/ids.js';
-import { Tag } from '../../keys/tags.js';
 import { encodeValue } from '../../keys/value-codec.js';
 import { isStrataError } from '../../src/index.js';
-import { CommitLog } from '../../src/log/commit-log.js';
+import { ObjectLog } from '../../src/log/object-log.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
 
@@ -42,9 +41,9 @@ describe('fencing', () => {
     await b.transaction((tx) => tx.createSchema('real'));
     const before = await dumpCatalog(b);
     // A zombie that did not see epoch 1 forges the next entry directly in the store.
-    const log = new CommitLog(new DirectoryStore(storePath));
+    const log = new ObjectLog(new DirectoryStore(storePath));
     const seq = kvSeq(await logCount(storePath) + 1);
-    const forged = encodeKey(Tag.Metadata, ['forged']);
+    const forged = optionKey('forged');
     expect(await log.append({ seq, kind: 'commit', epoch: 0, txn: 'zombie', snapshots: [], mutations: [{ type: 'put', key: forged, value: encodeValue({ value: 'x' }) }] })).toBe(true);
     await b.refresh();
     expect(await b.options()).not.toHaveProperty('forged');

@@ -4,9 +4,9 @@ import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Catalog, isStrataError, type TransactionFn } from '../../src/index.js';
-import { CommitLog } from '../../src/log/commit-log.js';
+import { ObjectLog } from '../../src/log/object-log.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
-import { FaultyStore } from '../../src/store/faulty-store.js';
+import { FaultyStore } from '../support/faulty-store.js';
 import { kvSeq } from '../../keys/ids.js';
 import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
 
@@ -86,7 +86,7 @@ describe('group commit', () => {
     const results = await Promise.all([first, ...rest]);
 
     // The first alone, then (nearly) all the others in one entry.
-    const log = new CommitLog(new DirectoryStore(h.storePath));
+    const log = new ObjectLog(new DirectoryStore(h.storePath));
     const entries = (await logEntries(h.storePath)) - before;
     expect(entries).toBeLessThanOrEqual(3);
     const sizes = await Promise.all(Array.from({ length: entries }, async (_, i) => (await log.read(kvSeq(before + 1 + i)))!.snapshots.length));

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isStrataError } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
-import { FaultyStore } from '../../src/store/faulty-store.js';
+import { FaultyStore } from '../support/faulty-store.js';
 import { openCatalog, tempDir } from '../helpers.js';
 
 /** A small deterministic PRNG (mulberry32), so a failing schedule can be replayed. */

@@ -5,11 +5,10 @@ import * as path from 'node:path';
 import type { Catalog } from '../../src/index.js';
 import { openCatalog, readAll, runTsx, steppingClock, tempDir } from '../helpers.js';
 import { rawDump } from './gc-helpers.js';
-import { systemKey } from '../../src/kv/kv-store.js';
-import { SystemKey } from '../../keys/tags.js';
+import { APPLIED_TXN_KEY } from '../../keys/system.js';
 
 /** The `txn` of the index's last entry: each run wrote its own entries, under ids of its own. */
-const APPLIED_TXN = systemKey(SystemKey.AppliedTxn);
+const APPLIED_TXN = APPLIED_TXN_KEY;
 const isAppliedTxn = (key: Uint8Array) => Buffer.compare(key, APPLIED_TXN) === 0;
 
 const child = new URL('../fixtures/excise-child.ts', import.meta.url);

@@ -1,7 +1,7 @@
 // Raw looks at a closed catalog's index, for GC tests that must see what is physically left.
 import { Level } from 'level';
 import * as path from 'node:path';
-import { Tag } from '../../keys/tags.js';
+import { Space } from '../../keys/spaces.js';
 
 async function withIndex<T>(dir: string, fn: (db: Level<Uint8Array, Uint8Array>) => Promise<T>): Promise<T> {
   const db = new Level<Uint8Array, Uint8Array>(path.join(dir, 'index'), { keyEncoding: 'view', valueEncoding: 'view' });
@@ -13,12 +13,12 @@ async function withIndex<T>(dir: string, fn: (db: Level<Uint8Array, Uint8Array>)
   }
 }
 
-/** How many keys each tag holds, by tag name. */
-export function keysByTag(dir: string): Promise<Record<string, number>> {
+/** How many keys each key space holds, by space name. */
+export function keysBySpace(dir: string): Promise<Record<string, number>> {
   return withIndex(dir, async (db) => {
     const out: Record<string, number> = {};
     for await (const key of db.keys()) {
-      const name = Tag[key[0] as Tag] ?? `0x${key[0]!.toString(16)}`;
+      const name = Space[key[0] as Space] ?? `0x${key[0]!.toString(16)}`;
       out[name] = (out[name] ?? 0) + 1;
     }
     return out;

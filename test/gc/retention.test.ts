@@ -3,13 +3,12 @@
 import { readdir, utimes, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Level } from 'level';
-import { encodeKey } from '../../keys/key-codec.js';
-import { Tag } from '../../keys/tags.js';
+import { tagKey } from '../../keys/retention.js';
 import { describe, expect, it } from 'vitest';
 import { type Catalog, isStrataError } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { dumpCatalog, openCatalog, readAll, steppingClock, tempDir } from '../helpers.js';
-import { keysByTag, rawDump } from './gc-helpers.js';
+import { keysBySpace, rawDump } from './gc-helpers.js';
 
 const bytes = new TextEncoder().encode('parquet bytes');
 
@@ -132,13 +131,13 @@ describe('excision and reclamation', () => {
     expect(await c.reclaimFiles({ graceMs: 0 })).toMatchObject({ deleted: [], scheduled: [] });
 
     await c.close();
-    const beforeDrop = await keysByTag(dir);
+    const beforeDrop = await keysBySpace(dir);
     expect(beforeDrop.Table).toBe(1);
     const again = await openCatalog({ dir, clock: steppingClock(Date.UTC(2027, 0, 1)) });
     await again.advanceRetainFrom({ snapshot: 4 });
     await again.excise();
     await again.close();
-    const after = await keysByTag(dir);
+    const after = await keysBySpace(dir);
     for (const tag of ['Table', 'Column', 'DataFile', 'DataFileManifest', 'DataFileEndIndex', 'DeleteFile', 'FileTableIndex', 'FilePathIndex', 'RelationNameIndex', 'TableStats', 'EndIndex', 'ReclaimSchedule']) {
       expect(after[tag] ?? 0, tag).toBe(0);
     }
@@ -251,7 +250,7 @@ describe('excision and reclamation', () => {
     await c.close();
     // Damage the tag's value in the index, as a bad disk would.
     const db = new Level<Uint8Array, Uint8Array>(path.join(dir, 'index'), { keyEncoding: 'view', valueEncoding: 'view' });
-    await db.put(encodeKey(Tag.SnapshotTag, ['audit']), Uint8Array.of(0xff, 0x00));
+    await db.put(tagKey('audit'), Uint8Array.of(0xff, 0x00));
     await db.close();
     const again = await openCatalog({ dir });
     await expect(again.reclaimFiles({ graceMs: 0 })).rejects.toMatchObject({ code: 'CORRUPT' });

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_ID } from '../../keys/ids.js';
 import { compareKeys, decodeKey, encodeKey, type Field, KeyFormatError, keyPrefix, prefixEnd } from '../../keys/key-codec.js';
-import { TAG_SPECS, type Tag, type TagSpec } from '../../keys/tags.js';
+import { SPACE_SPECS, type Space, type SpaceSpec } from '../../keys/spaces.js';
 
 const u64 = fc.oneof(
   fc.constantFrom(0, 1, 255, 256, 2 ** 32 - 1, 2 ** 32, MAX_ID),
@@ -12,8 +12,8 @@ const u64 = fc.oneof(
 // Names: any well-formed string without NUL, including multi-byte and astral characters.
 const name = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }).filter((s) => !s.includes('\0'));
 
-const fieldsOf = (spec: TagSpec) => fc.tuple(...spec.fields.map((k) => (k === 'u64' ? u64 : name))) as fc.Arbitrary<Field[]>;
-const keyOf = (spec: TagSpec) =>
+const fieldsOf = (spec: SpaceSpec) => fc.tuple(...spec.fields.map((k) => (k === 'u64' ? u64 : name))) as fc.Arbitrary<Field[]>;
+const keyOf = (spec: SpaceSpec) =>
   fc.record({ fields: fieldsOf(spec), begin: spec.hasBegin ? u64 : fc.constant(undefined) });
 
 /** The logical order keys must follow: field by field, numbers numerically, names by code point. */
@@ -28,14 +28,14 @@ function compareLogical(a: Field[], b: Field[]): number {
 }
 
 describe('key codec', () => {
-  for (const spec of TAG_SPECS.values()) {
-    const tag = spec.byte as Tag;
+  for (const spec of SPACE_SPECS.values()) {
+    const space = spec.byte as Space;
     it(`${spec.name}: round-trips and preserves order`, () => {
       fc.assert(
         fc.property(keyOf(spec), keyOf(spec), (a, b) => {
-          const ka = encodeKey(tag, a.fields, a.begin);
-          const kb = encodeKey(tag, b.fields, b.begin);
-          expect(decodeKey(ka)).toEqual({ tag, fields: a.fields, begin: a.begin });
+          const ka = encodeKey(space, a.fields, a.begin);
+          const kb = encodeKey(space, b.fields, b.begin);
+          expect(decodeKey(ka)).toEqual({ space, fields: a.fields, begin: a.begin });
           const logical = compareLogical([...a.fields, a.begin ?? 0], [...b.fields, b.begin ?? 0]);
           expect(Math.sign(compareKeys(ka, kb))).toBe(logical);
         }),
@@ -46,8 +46,8 @@ describe('key codec', () => {
     it(`${spec.name}: every key lies inside the prefix range of its own fields`, () => {
       fc.assert(
         fc.property(keyOf(spec), fc.nat(), (k, cut) => {
-          const key = encodeKey(tag, k.fields, k.begin);
-          const prefix = keyPrefix(tag, k.fields.slice(0, cut % (k.fields.length + 1)));
+          const key = encodeKey(space, k.fields, k.begin);
+          const prefix = keyPrefix(space, k.fields.slice(0, cut % (k.fields.length + 1)));
           expect(compareKeys(key, prefix)).toBeGreaterThanOrEqual(0);
           expect(compareKeys(key, prefixEnd(prefix))).toBeLessThan(0);
         }),
@@ -57,8 +57,8 @@ describe('key codec', () => {
   }
 
   it('refuses fields that would break the order or the framing', () => {
-    const column = [...TAG_SPECS.values()].find((s) => s.name === 'Column')!.byte as Tag;
-    const schemaName = [...TAG_SPECS.values()].find((s) => s.name === 'SchemaNameIndex')!.byte as Tag;
+    const column = [...SPACE_SPECS.values()].find((s) => s.name === 'Column')!.byte as Space;
+    const schemaName = [...SPACE_SPECS.values()].find((s) => s.name === 'SchemaNameIndex')!.byte as Space;
     expect(() => encodeKey(column, [1, -1], 0)).toThrow(KeyFormatError);
     expect(() => encodeKey(column, [1, 1.5], 0)).toThrow(KeyFormatError);
     expect(() => encodeKey(column, [1, MAX_ID + 1], 0)).toThrow(KeyFormatError);
@@ -69,10 +69,10 @@ describe('key codec', () => {
     expect(() => decodeKey(encodeKey(column, [1, 2], 3).subarray(0, 20))).toThrow(KeyFormatError);
   });
 
-  it('gives every tag a distinct byte and a category', () => {
-    const bytes = [...TAG_SPECS.values()].map((s) => s.byte);
+  it('gives every key space a distinct byte and a category', () => {
+    const bytes = [...SPACE_SPECS.values()].map((s) => s.byte);
     expect(new Set(bytes).size).toBe(bytes.length);
-    for (const s of TAG_SPECS.values()) {
+    for (const s of SPACE_SPECS.values()) {
       expect(['versioned', 'append-only', 'singleton', 'system']).toContain(s.category);
       expect(s.hasBegin).toBe(s.category === 'versioned' || s.category === 'append-only');
     }

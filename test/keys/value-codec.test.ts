@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeKey } from '../../keys/key-codec.js';
-import { Tag } from '../../keys/tags.js';
-import { decodeValue, encodeValue, VALUE_FORMAT_V1, ValueDecodeError } from '../../keys/value-codec.js';
+import { FRAME_V1 } from '../../keys/framing.js';
+import { tableEntity } from '../../keys/relations.js';
+import { catalogId } from '../../keys/ids.js';
+import { decodeValue, encodeValue, ValueDecodeError } from '../../keys/value-codec.js';
 
-const key = encodeKey(Tag.Table, [7], 3);
+const key = tableEntity(catalogId(7)).key(3);
 
 describe('value codec', () => {
   it('round-trips records behind the format byte', () => {
@@ -18,14 +19,14 @@ describe('value codec', () => {
     fc.assert(
       fc.property(row, (r) => {
         const bytes = encodeValue(r);
-        expect(bytes[0]).toBe(VALUE_FORMAT_V1);
+        expect(bytes[0]).toBe(FRAME_V1);
         expect(decodeValue(key, bytes)).toEqual(r);
       }),
     );
   });
 
   it('reports undecodable bytes as an error naming the key, never a crash', () => {
-    for (const bad of [new Uint8Array([]), new Uint8Array([9, 1, 2]), new Uint8Array([VALUE_FORMAT_V1, 0xc1]), encodeValue(5)]) {
+    for (const bad of [new Uint8Array([]), new Uint8Array([9, 1, 2]), new Uint8Array([FRAME_V1, 0xc1]), encodeValue(5)]) {
       let err: unknown;
       try {
         decodeValue(key, bad);

@@ -1,15 +1,13 @@
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { kvSeq, snapshotId } from '../../keys/ids.js';
-import { encodeKey } from '../../keys/key-codec.js';
-import { SystemKey, Tag } from '../../keys/tags.js';
-import { encodeValue } from '../../keys/value-codec.js';
+import { catalogId, fileId, kvSeq, snapshotId } from '../../keys/ids.js';
+import { createSnapshot } from '../../keys/snapshots.js';
 import { isStrataError } from '../../src/index.js';
-import { KvStore, systemKey } from '../../src/kv/kv-store.js';
+import { KvStore } from '../../src/kv/kv-store.js';
 import { resolveSnapshot } from '../../src/read/resolve-snapshot.js';
 import { openCatalog, tempDir } from '../helpers.js';
 
-describe('views share LevelDB snapshots while nothing is applied', () => {
+describe('views share one frozen LevelDB state while nothing is applied', () => {
   it('readers of one state keep reading after the others close, and never see later commits', async () => {
     const c = await openCatalog();
     await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
@@ -42,12 +40,9 @@ describe('views share LevelDB snapshots while nothing is applied', () => {
       const old = await kv.readView();
       // The next snapshot's rows, as a commit writes them: the apply puts them in the cache at once.
       const next = snapshotId(2);
-      const put = (key: Uint8Array, value: unknown) => ({ type: 'put' as const, key, value: encodeValue(value) });
-      await kv.apply(kvSeq(old.seq + 1), 'next', [
-        put(encodeKey(Tag.Snapshot, [], next), { time: Date.now(), schemaVersion: 1, nextCatalogId: 2, nextFileId: 0 }),
-        put(encodeKey(Tag.SnapshotChanges, [], next), { changes: [], author: null, message: null, extraInfo: null, maintenance: false }),
-        put(systemKey(SystemKey.HeadSnapshot), { id: next }),
-      ]);
+      const row = { time: Date.now(), schemaVersion: 1, nextCatalogId: catalogId(2), nextFileId: fileId(0) };
+      const changes = { changes: [], author: null, message: null, extraInfo: null, maintenance: false };
+      await kv.apply(kvSeq(old.seq + 1), 'next', createSnapshot(next, row, changes, false));
       await expect(resolveSnapshot(old, { snapshot: 2 }, { previousWalkLimit: 10 })).rejects.toSatisfy((e) => isStrataError(e, 'SNAPSHOT_NOT_FOUND'));
       const fresh = await kv.readView();
       expect((await resolveSnapshot(fresh, { snapshot: 2 }, { previousWalkLimit: 10 })).id).toBe(2);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { kvSeq, type SnapshotId } from '../../keys/ids.js';
 import { encodeKey } from '../../keys/key-codec.js';
-import { Tag } from '../../keys/tags.js';
+import { Space } from '../../keys/spaces.js';
 import { encodeValue } from '../../keys/value-codec.js';
 import { SnapshotTimeline } from '../../src/kv/snapshot-timeline.js';
 
-const entry = (id: number, time: number): [Uint8Array, Uint8Array] => [encodeKey(Tag.SnapshotTimeIndex, [time], id), encodeValue({})];
+const entry = (id: number, time: number): [Uint8Array, Uint8Array] => [encodeKey(Space.SnapshotTimeIndex, [time], id), encodeValue({})];
 async function* batches(...entries: [Uint8Array, Uint8Array][]) {
   yield entries;
 }

@@ -1,16 +1,17 @@
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { kvSeq } from '../../keys/ids.js';
+import { group, groupId } from '../../keys/groups.js';
 import { encodeKey } from '../../keys/key-codec.js';
-import { Tag } from '../../keys/tags.js';
+import { Space } from '../../keys/spaces.js';
 import { encodeValue } from '../../keys/value-codec.js';
 import { isStrataError } from '../../src/index.js';
-import { groupId, VersionCache } from '../../src/kv/version-cache.js';
+import { VersionCache } from '../../src/kv/version-cache.js';
 import { openCatalog, tempDir } from '../helpers.js';
 
-const tableGroup = (id: number) => groupId(Tag.Table, [id]);
-const version = (id: number, begin: number) => ({ key: encodeKey(Tag.Table, [id], begin), fields: [id], begin, row: { end: null } });
-const put = (id: number, begin: number) => ({ type: 'put' as const, key: encodeKey(Tag.Table, [id], begin), value: encodeValue({ end: null }) });
+const tableGroup = (id: number) => groupId(group(Space.Table, [id]));
+const version = (id: number, begin: number) => ({ key: encodeKey(Space.Table, [id], begin), fields: [id], begin, row: { end: null } });
+const put = (id: number, begin: number) => ({ type: 'put' as const, key: encodeKey(Space.Table, [id], begin), value: encodeValue({ end: null }) });
 
 describe('VersionCache', () => {
   it('stores only groups read from the newest state, never while an apply is in flight', () => {
@@ -33,7 +34,7 @@ describe('VersionCache', () => {
     cache.offer(tableGroup(2), [version(2, 1)], kvSeq(1));
     const before = cache.get(tableGroup(1), cache.generation)!;
     // A new version of table 1 and its old version ended: the cached group shows both, in key order.
-    const ended = { type: 'put' as const, key: encodeKey(Tag.Table, [1], 1), value: encodeValue({ end: 2 }) };
+    const ended = { type: 'put' as const, key: encodeKey(Space.Table, [1], 1), value: encodeValue({ end: 2 }) };
     cache.beginApply([put(1, 2), ended]);
     expect(cache.get(tableGroup(1), cache.generation)!.map((v) => [v.begin, (v.row as { end: unknown }).end])).toEqual([
       [1, 2],
@@ -48,7 +49,7 @@ describe('VersionCache', () => {
     // so views opened before it get none from the cache at all, even the untouched ones.
     const generation = cache.generation;
     cache.offer(tableGroup(9), [version(9, 1)], kvSeq(2));
-    cache.beginApply([{ type: 'del', key: encodeKey(Tag.Table, [1], 1) }]);
+    cache.beginApply([{ type: 'del', key: encodeKey(Space.Table, [1], 1) }]);
     expect(cache.get(tableGroup(9), generation)).toHaveLength(1); // counted once the batch lands
     cache.endApply(kvSeq(3));
     expect(cache.get(tableGroup(1), cache.generation)).toBeUndefined();
@@ -70,7 +71,7 @@ describe('VersionCache', () => {
 
   it('counts a parent as read whole only when the cache took its groups', () => {
     const cache = new VersionCache(kvSeq(5));
-    const parent = groupId(Tag.Table, []);
+    const parent = groupId(group(Space.Table, []));
     // Read from an older state (a reader opened before the last commit): nothing kept, so the next miss
     // under the parent must read it whole again rather than one group at a time.
     cache.offerParent(parent, [[tableGroup(1), [version(1, 1)]]], kvSeq(4));

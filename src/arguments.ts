@@ -1,7 +1,8 @@
-// Argument checks for transaction operations. Each failure is INVALID_ARGUMENT naming the argument, what was
-// given and what is accepted; nothing is changed by a call that fails here.
-import { isKeyableName } from '../../keys/key-codec.js';
-import { StrataError } from '../errors.js';
+// Argument checks for every public call, transaction operation and GC job, worded once for each kind of
+// mistake. Each failure is INVALID_ARGUMENT naming the argument, what was given and what is accepted; nothing
+// is changed by a call that fails here.
+import { isKeyableName } from '../keys/key-codec.js';
+import { StrataError } from './errors.js';
 
 export const MAX_NAME_LENGTH = 255;
 
@@ -76,4 +77,27 @@ export function checkOptionalText(what: string, s: unknown): string | null {
   if (s === undefined || s === null) return null;
   if (typeof s !== 'string') throw invalid(`${what} must be a string, got ${typeof s}`);
   return s;
+}
+
+/** A duration in ms, at least 0; `fallback` when not given. */
+export function durationMs(what: string, v: unknown, fallback: number): number {
+  if (v === undefined) return fallback;
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
+    throw invalid(`${what} must be a whole number of ms >= 0, got ${JSON.stringify(v)}`);
+  }
+  return v;
+}
+
+/** A count of at least 1; `fallback` when not given. */
+export function positiveCount(what: string, v: unknown, fallback: number): number {
+  if (v === undefined) return fallback;
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) {
+    throw invalid(`${what} must be a positive integer, got ${JSON.stringify(v)}`);
+  }
+  return v;
+}
+
+export function flag(what: string, v: unknown): boolean {
+  if (v !== undefined && typeof v !== 'boolean') throw invalid(`${what} must be a boolean`);
+  return v ?? false;
 }

@@ -1,0 +1,81 @@
+// Snapshots and what each says about itself: ducklake_snapshot, ducklake_snapshot_changes and
+// ducklake_schema_versions, keyed by the snapshot id alone (it *is* their begin_snapshot), and the time index
+// beside them, `[time][id]`, so "the newest snapshot at or before T" is one reverse seek and equal times
+// order by id. Append-only: written once by the commit that creates the snapshot, deleted only by excision.
+import { type CatalogId, type FileId, MAX_ID, type SnapshotId, snapshotId } from './ids.js';
+import { beginOf, encodeKey, type Key, type KeyRange, keyPrefix, prefixEnd, prefixRange, readU64 } from './key-codec.js';
+import { del, type Mutation, putRow } from './mutation.js';
+import { Space } from './spaces.js';
+import { putHeadSnapshot } from './system.js';
+
+export interface SnapshotRow {
+  /** ms since epoch, from the catalog clock; never lower than the previous snapshot's. */
+  time: number;
+  schemaVersion: number;
+  nextCatalogId: CatalogId;
+  nextFileId: FileId;
+}
+
+export interface SnapshotChangesRow {
+  /** DuckLake's changes_made entries, e.g. `created_table:"sales"."orders"`, `inserted_into_table:3`. */
+  changes: string[];
+  author: string | null;
+  message: string | null;
+  extraInfo: string | null;
+  /** Compaction, stats refresh and the like: skipped by "previous". */
+  maintenance: boolean;
+  /** The table snapshots this commit says it was computed from (lineage); absent when none were given. */
+  readSources?: { schema: string; table: string; snapshot: SnapshotId }[];
+}
+
+export interface SchemaVersionsRow {
+  schemaVersion: number;
+}
+
+export const snapshotKey = (id: number): Key => encodeKey(Space.Snapshot, [], id);
+export const snapshotChangesKey = (id: number): Key => encodeKey(Space.SnapshotChanges, [], id);
+const schemaVersionsKey = (id: number): Key => encodeKey(Space.SchemaVersions, [], id);
+const timeKey = (time: number, id: number): Key => encodeKey(Space.SnapshotTimeIndex, [time], id);
+
+/** The snapshot id a Snapshot or SnapshotChanges key is about. */
+export const snapshotOfKey = (key: Key): SnapshotId => snapshotId(beginOf(key));
+
+const SNAPSHOTS = keyPrefix(Space.Snapshot);
+const CHANGES = keyPrefix(Space.SnapshotChanges);
+const TIMES = keyPrefix(Space.SnapshotTimeIndex);
+
+export const ALL_SNAPSHOTS: KeyRange = prefixRange(SNAPSHOTS);
+export const snapshotsBelow = (id: number): KeyRange => ({ gte: SNAPSHOTS, lt: snapshotKey(id) });
+export const snapshotsFrom = (id: number): KeyRange => ({ gte: snapshotKey(id), lt: prefixEnd(SNAPSHOTS) });
+/** Snapshot records up to `id`, for the greatest one at or below it. */
+export const snapshotsUpTo = (id: number): { gte: Key; lte: Key } => ({ gte: SNAPSHOTS, lte: snapshotKey(id) });
+
+/** Snapshot changes of the snapshots in [from, to]. */
+export const changesBetween = (from: number, to: number): KeyRange => ({ gte: snapshotChangesKey(from), lte: snapshotChangesKey(to) });
+export const changesUpTo = (id: number): KeyRange => ({ gte: CHANGES, lte: snapshotChangesKey(id) });
+
+export const ALL_TIMES: KeyRange = prefixRange(TIMES);
+/** Time index entries up to `time`: the last one is the newest snapshot at or before it. */
+export const timesUpTo = (time: number): { gte: Key; lte: Key } => ({ gte: TIMES, lte: timeKey(time, MAX_ID) });
+
+export const isTimeIndexKey = (key: Key): boolean => key[0] === Space.SnapshotTimeIndex;
+
+/** A time index key's two fields, read in place. */
+export const decodeTimeKey = (key: Key): { time: number; id: SnapshotId } => ({ time: readU64(key, 1), id: readU64(key, 9) as SnapshotId });
+
+/** The records of a new snapshot, and the newest-snapshot value that makes it the head. */
+export function createSnapshot(id: SnapshotId, row: SnapshotRow, changes: SnapshotChangesRow, schemaChanged: boolean): Mutation[] {
+  const out = [
+    putRow(snapshotKey(id), row),
+    putRow(snapshotChangesKey(id), changes),
+    putRow(timeKey(row.time, id), {}),
+    putHeadSnapshot(id),
+  ];
+  if (schemaChanged) out.push(putRow(schemaVersionsKey(id), { schemaVersion: row.schemaVersion } satisfies SchemaVersionsRow));
+  return out;
+}
+
+/** Excision of a snapshot's records (its row, changes, schema version and time index entry). */
+export function exciseSnapshot(id: SnapshotId, row: SnapshotRow): Mutation[] {
+  return [del(snapshotKey(id)), del(snapshotChangesKey(id)), del(schemaVersionsKey(id)), del(timeKey(row.time, id))];
+}

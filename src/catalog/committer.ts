@@ -1,0 +1,129 @@
+// The commit loop and the commit point. Every write — catalog commits and system entries (tags, writer
+// epochs, leases, retain-from, excision batches, unscheduling) — is an attempt built on the newest local
+// state and written as log entry `view.seq + 1`; another writer owning that entry is a lost race, after which
+// the loop catches up and tries again with a jittered pause. Fencing is checked here, once, for all of them.
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type KvSeq, kvSeq } from '../../keys/ids.js';
+import type { Mutation } from '../../keys/mutation.js';
+import { putWriterEpoch } from '../../keys/system.js';
+import { StrataError } from '../errors.js';
+import type { ReadView } from '../kv/read-view.js';
+import type { CommitLog } from '../log/commit-log.js';
+import type { LogEntry } from '../log/log-entry.js';
+import { type IndexSync, writerEpoch } from './index-sync.js';
+import type { Background } from './background.js';
+import type { FollowStatus } from './status.js';
+
+/** The longest pause between two attempts of one commit; pauses are drawn uniformly below 2^attempt ms. */
+const MAX_BACKOFF_MS = 250;
+
+/** Where a commit lost the race: the log entry another writer created first. */
+export interface LostRace {
+  lostAt: KvSeq;
+}
+
+export interface CommitterOptions {
+  /** How many times one write is tried before it fails with CONFLICT. */
+  maxCommitAttempts: number;
+  /** The jitter of the pauses between attempts (seeded in tests, so a failing run replays). */
+  random: () => number;
+}
+
+export class Committer {
+  /** This process's writer epoch: 0 unless it opened with exclusiveWriter. */
+  private epoch = 0;
+
+  constructor(
+    private readonly sync: IndexSync,
+    private readonly log: CommitLog,
+    private readonly status: FollowStatus,
+    private readonly background: Background,
+    private readonly opts: CommitterOptions,
+  ) {}
+
+  /**
+   * Runs `attempt` as this process's only writer over the newest local state, again (after catching up and
+   * a jittered pause) each time another writer took the log entry it tried to write, up to
+   * maxCommitAttempts. The first try does not ask the store what is new: a stale state loses the race for
+   * its entry, which costs what the question would have.
+   */
+  loop<T>(attempt: (view: ReadView) => Promise<{ value: T } | LostRace>): Promise<T> {
+    return this.sync.exclusive(async () => {
+      for (let n = 1; ; n++) {
+        if (n > 1) await this.sync.catchUp();
+        const out = await this.sync.view(attempt);
+        if ('value' in out) return out.value;
+        if (n >= this.opts.maxCommitAttempts) throw await this.gaveUp(out.lostAt, n);
+        await sleep(this.opts.random() * Math.min(MAX_BACKOFF_MS, 2 ** n));
+      }
+    });
+  }
+
+  /**
+   * The commit point: log entry `view.seq + 1` is created in the store, then applied to the index. Returns
+   * undefined when it was, or where the race was lost when another writer owns that entry. A writer whose
+   * epoch was superseded writes nothing.
+   */
+  async append(view: ReadView, body: Pick<LogEntry, 'kind' | 'snapshots' | 'mutations'>, epoch = this.epoch): Promise<LostRace | undefined> {
+    const current = await writerEpoch(view);
+    if (current.epoch > epoch) {
+      throw new StrataError(
+        'FENCED',
+        `this writer (epoch ${epoch}) was superseded by ${current.holder} (epoch ${current.epoch}) at ` +
+          `${new Date(current.since).toISOString()}; nothing was written — reopen the catalog to write again`,
+      );
+    }
+    const seq = kvSeq(view.seq + 1);
+    const entry: LogEntry = { seq, epoch, txn: randomUUID(), ...body };
+    if (!(await this.log.appendOwn(entry))) return { lostAt: seq };
+    try {
+      await this.sync.apply(entry);
+    } catch (e) {
+      // The entry is in the store, so the commit happened whatever the index says: failing the commit would
+      // invite a retry that commits it twice. The index is behind the log now; reads catch it up first, and
+      // fail while it cannot be written rather than show a state without this commit.
+      this.status.failed(e);
+      return undefined;
+    }
+    // Still the writer: an automatic checkpoint due here is of exactly this entry, whatever commits next.
+    await this.background.appended(seq);
+    return undefined;
+  }
+
+  /**
+   * Writes a system entry (one that changes no catalog snapshot): `build` sees the newest state and returns
+   * the entry's mutations and a result, or throws to write nothing; no mutations = nothing written. A lost
+   * race builds again on the newer state.
+   */
+  writeSystem<T>(build: (view: ReadView) => Promise<{ mutations: Mutation[]; value: T }>): Promise<T> {
+    return this.loop(async (view) => {
+      const { mutations, value } = await build(view);
+      if (mutations.length === 0) return { value };
+      const lost = await this.append(view, { kind: 'system', snapshots: [], mutations });
+      return lost ?? { value };
+    });
+  }
+
+  /** Takes the next writer epoch: from now on, writers holding an older one (or none) are FENCED. */
+  async claimWriterEpoch(holder: string, now: () => number): Promise<void> {
+    this.epoch = await this.loop(async (view) => {
+      const epoch = (await writerEpoch(view)).epoch + 1;
+      const mutations = [putWriterEpoch({ epoch, holder, since: now() })];
+      const lost = await this.append(view, { kind: 'system', snapshots: [], mutations }, epoch);
+      return lost ?? { value: epoch };
+    });
+  }
+
+  private async gaveUp(seq: KvSeq, attempts: number): Promise<StrataError> {
+    const other = await this.log.read(seq);
+    const newest = other?.snapshots.at(-1);
+    const what = newest === undefined ? `log entry ${seq}` : `snapshot ${newest} (log entry ${seq})`;
+    return new StrataError(
+      'CONFLICT',
+      `other writers committed first ${attempts} times in a row (the last: ${what}); nothing was written — ` +
+        'run the transaction again, or open the catalog with a higher maxCommitAttempts',
+      newest === undefined ? {} : { snapshot: newest },
+    );
+  }
+}

@@ -1,0 +1,214 @@
+// Opening a catalog: the options, the store and its log, the local index, and the index brought to an exact
+// prefix of the log — created with the catalog's first entry when the store holds none, bootstrapped from the
+// newest checkpoint when it is new, rebuilt when it has run ahead of the log, then caught up.
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import * as path from 'node:path';
+import { kvSeq } from '../../keys/ids.js';
+import { type CatalogIdentity, decodeIdentity, IDENTITY_KEY, identityIn } from '../../keys/system.js';
+import { StrataError } from '../errors.js';
+import { KvStore } from '../kv/kv-store.js';
+import type { CommitLog } from '../log/commit-log.js';
+import type { LogEntry } from '../log/log-entry.js';
+import { ObjectLog } from '../log/object-log.js';
+import * as q from '../read/catalog-queries.js';
+import { DirectoryStore } from '../store/directory-store.js';
+import { assertValidObjectKey, type ObjectStore } from '../store/object-store.js';
+import { S3Store, type S3StoreOptions } from '../store/s3-store.js';
+import { DATA_PATH_OPTION, initEntry, KEYSPACE_LAYOUT } from './init-entry.js';
+import { IndexSync } from './index-sync.js';
+
+export interface OpenOptions {
+  /** Local directory: the index lives in `<dir>/index`, and the default store in `<dir>/store`. */
+  dir: string;
+  /** Where the shared store is: another directory (several processes may share it), S3, or a store instance. */
+  store?: { path: string } | { s3: S3StoreOptions } | ObjectStore;
+  /** ms since epoch; the only clock the catalog reads. Defaults to Date.now. */
+  clock?: () => number;
+  /**
+   * The jitter of retry pauses, uniform in [0, 1) (default Math.random). Tests pass a seeded one so a run
+   * that fails can be replayed.
+   */
+  random?: () => number;
+  /** Never write to the shared store (the local index is still maintained). */
+  readOnly?: boolean;
+  /** Key prefix of data files in the store, fixed when the catalog is created. Default `data/`. */
+  dataPath?: string;
+  /**
+   * 'durable' (default): a commit is acknowledged once its log object is on disk. 'relaxed' (opt-in, for
+   * directory stores): commits are still atomic and survive a process crash, but a machine crash may lose
+   * the newest ones (the object's data is synced, its directory entry is not: a crash never leaves a
+   * half-written one).
+   */
+  durability?: 'durable' | 'relaxed';
+  /**
+   * Take a writer epoch: every writer opened before (exclusive or not) gets FENCED on its next commit, and
+   * entries it might still write are never applied.
+   */
+  exclusiveWriter?: boolean;
+  /**
+   * Who this process is: named in the FENCED message of writers its epoch supersedes, as the default lease
+   * holder, and in excision records (default host:pid).
+   */
+  writerName?: string;
+  /**
+   * Keep up with other writers in the background: refresh() every this many ms. Failures are kept in
+   * followStatus() and retried at the next tick.
+   */
+  followIntervalMs?: number;
+  /** At most this many tags (default 1,000). */
+  maxTags?: number;
+  /**
+   * Write a checkpoint after every this many log entries (default 1,000; 0 turns it off). The process
+   * whose commit reaches the multiple writes it in the background, from a view of that entry: the commit
+   * returns at once and later commits do not wait. A multiple reached while the previous checkpoint is still
+   * being written is skipped (the next one covers it); close() waits for one under way; a failure shows in
+   * followStatus().lastError. Each automatic checkpoint then prunes the ones it supersedes
+   * (pruneCheckpoints() with its defaults: the newest 2 stay, older ones go an hour after their successor).
+   */
+  checkpointEvery?: number;
+  /**
+   * How many times one commit is tried when other writers keep committing first (default 50); then it
+   * fails with CONFLICT and writes nothing.
+   */
+  maxCommitAttempts?: number;
+  /** How many snapshots `previous` may walk past (maintenance commits) before giving up (default 10,000). */
+  previousWalkLimit?: number;
+}
+
+export interface Limits {
+  maxTags: number;
+  previousWalkLimit: number;
+  checkpointEvery: number;
+  maxCommitAttempts: number;
+}
+
+/** Everything an open catalog is made of, with its index already an exact prefix of its log. */
+export interface Opened {
+  sync: IndexSync;
+  store: ObjectStore;
+  log: CommitLog;
+  clock: () => number;
+  random: () => number;
+  readOnly: boolean;
+  limits: Limits;
+  /** Key prefix of data files in the store, e.g. `data/`. */
+  dataPath: string;
+  writerName: string;
+}
+
+const FIRST_SEQ = kvSeq(1);
+
+function limitsOf(opts: OpenOptions): Limits {
+  const positive = (what: string, v: number | undefined, d: number) => {
+    if (v === undefined) return d;
+    if (!Number.isSafeInteger(v) || v < 1) throw new StrataError('INVALID_ARGUMENT', `${what} must be a positive integer, got ${JSON.stringify(v)}`);
+    return v;
+  };
+  return {
+    maxTags: positive('maxTags', opts.maxTags, 1000),
+    previousWalkLimit: positive('previousWalkLimit', opts.previousWalkLimit, 10_000),
+    checkpointEvery: opts.checkpointEvery === 0 ? 0 : positive('checkpointEvery', opts.checkpointEvery, 1000),
+    maxCommitAttempts: positive('maxCommitAttempts', opts.maxCommitAttempts, 50),
+  };
+}
+
+function openStore(opts: OpenOptions, random: () => number): ObjectStore {
+  if (opts.durability !== undefined && opts.durability !== 'durable' && opts.durability !== 'relaxed') {
+    throw new StrataError('INVALID_ARGUMENT', `durability is 'durable' or 'relaxed', got ${JSON.stringify(opts.durability)}`);
+  }
+  const sync = opts.durability !== 'relaxed';
+  const s = opts.store;
+  if (s === undefined) return new DirectoryStore(path.join(opts.dir, 'store'), { sync });
+  if ('path' in s && typeof s.path === 'string') return new DirectoryStore(s.path, { sync });
+  if ('s3' in s && s.s3 !== null && typeof s.s3 === 'object') return new S3Store({ random, ...s.s3 });
+  if (typeof (s as ObjectStore).putIfAbsent === 'function') return s as ObjectStore;
+  throw new StrataError('INVALID_ARGUMENT', 'store must be { path }, { s3: { bucket, … } } or an ObjectStore instance');
+}
+
+function normaliseDataPath(p: string | undefined): string {
+  if (p === undefined) return 'data/';
+  const trimmed = p.replace(/\/+$/, '');
+  assertValidObjectKey(trimmed);
+  return `${trimmed}/`;
+}
+
+export async function openCatalog(opts: OpenOptions): Promise<Opened> {
+  if (opts === null || typeof opts !== 'object' || typeof opts.dir !== 'string' || opts.dir === '') {
+    throw new StrataError('INVALID_ARGUMENT', 'Catalog.open needs { dir }: the local directory for the index');
+  }
+  const limits = limitsOf(opts);
+  const random = opts.random ?? Math.random;
+  const store = openStore(opts, random);
+  const readOnly = opts.readOnly === true;
+  // A service that ignores conditional writes would let two writers own one log entry: refuse it up front.
+  if (store instanceof S3Store && !readOnly) await store.assertConditionalWrites();
+  const log = new ObjectLog(store);
+  const clock = opts.clock ?? Date.now;
+  const requestedDataPath = opts.dataPath === undefined ? undefined : normaliseDataPath(opts.dataPath);
+  const kv = await KvStore.open(path.join(opts.dir, 'index'));
+  try {
+    const first = await firstEntry(log, readOnly, clock, requestedDataPath ?? 'data/');
+    const identity = checkedIdentity(first, log);
+    const sync = new IndexSync(kv, log);
+    const fresh = kv.latestApplied === 0;
+    if (fresh) await sync.bootstrap();
+    await checkIndexIdentity(kv, identity, opts.dir, log);
+    if (!fresh) await sync.rebuildIfAheadOfLog();
+    await sync.catchUp();
+    const view = await kv.readView();
+    const dataPath = (await q.option(view, DATA_PATH_OPTION).finally(() => view.close())) ?? 'data/';
+    if (requestedDataPath !== undefined && requestedDataPath !== dataPath) {
+      throw new StrataError(
+        'INVALID_ARGUMENT',
+        `dataPath ${JSON.stringify(requestedDataPath)} was asked for, but this catalog keeps its data under ` +
+          `${JSON.stringify(dataPath)} (fixed at creation); open it without dataPath`,
+      );
+    }
+    return { sync, store, log, clock, random, readOnly, limits, dataPath, writerName: opts.writerName ?? `${hostname()}:${process.pid}` };
+  } catch (e) {
+    await kv.close();
+    throw e;
+  }
+}
+
+/** Log entry 1, creating the catalog if the store has none (and we may write). */
+async function firstEntry(log: CommitLog, readOnly: boolean, clock: () => number, dataPath: string): Promise<LogEntry> {
+  const existing = await log.read(FIRST_SEQ);
+  if (existing) return existing;
+  if (readOnly) {
+    throw new StrataError('NOT_FOUND', `there is no catalog in ${log.description}; open it once without readOnly to create one`);
+  }
+  const entry = initEntry(FIRST_SEQ, { uuid: randomUUID(), createdAt: clock(), layout: KEYSPACE_LAYOUT }, dataPath);
+  // Two processes creating the same catalog at once: one wins, the other adopts the winner's entry.
+  if (await log.append(entry)) return entry;
+  return (await log.read(FIRST_SEQ))!;
+}
+
+function checkedIdentity(first: LogEntry, log: CommitLog): CatalogIdentity {
+  const identity = identityIn(first.mutations);
+  if (identity === undefined) {
+    throw new StrataError('CORRUPT', `the first log entry in ${log.description} carries no catalog identity; this is not a Strata store`);
+  }
+  if ((identity.layout ?? 1) !== KEYSPACE_LAYOUT) {
+    throw new StrataError(
+      'INVALID_ARGUMENT',
+      `${log.description} holds a catalog of keyspace layout ${identity.layout ?? 1}; this version of Strata reads layout ` +
+        `${KEYSPACE_LAYOUT} only (data file listings come from manifests the older layout does not have). Open it with the ` +
+        'version that created it, or create a new catalog and register its files again',
+    );
+  }
+  return identity;
+}
+
+/** An index never serves another catalog's store. */
+async function checkIndexIdentity(kv: KvStore, storeIdentity: CatalogIdentity, dir: string, log: CommitLog): Promise<void> {
+  const bytes = await kv.get(IDENTITY_KEY);
+  if (bytes !== undefined && decodeIdentity(bytes).uuid !== storeIdentity.uuid) {
+    throw new StrataError(
+      'INVALID_ARGUMENT',
+      `the index in ${dir} belongs to catalog ${decodeIdentity(bytes).uuid}, but ${log.description} holds catalog ` +
+        `${storeIdentity.uuid}; give this store a fresh dir`,
+    );
+  }
+}

@@ -1,0 +1,116 @@
+// The object layout of the commit log: entry N is the object `log/<N, 20 digits>`, written create-if-absent,
+// so two writers can never both own N. For S3 and for directories shared between machines, where
+// create-if-absent of an object is the one atomic step every host agrees on.
+import { type KvSeq, kvSeq } from '../../keys/ids.js';
+import { StrataError } from '../errors.js';
+import type { ObjectStore } from '../store/object-store.js';
+import { Checkpoints } from './checkpoint.js';
+import type { CommitLog } from './commit-log.js';
+import { decodeEntry, encodeEntry, type LogEntry } from './log-entry.js';
+
+const LOG_PREFIX = 'log/';
+/** `compacted/<N, 20 digits>`: log compaction has stubbed every entry from 2 through N. */
+const COMPACTED_PREFIX = 'compacted/';
+/** Entries log compaction stubs at once: one request each, so a long log goes in parallel batches. */
+const COMPACT_BATCH = 16;
+/** How many times appendOwn tries a create whose outcome it could not learn. */
+const APPEND_ATTEMPTS = 3;
+
+const padded = (seq: number) => String(seq).padStart(20, '0');
+
+export function logObjectKey(seq: KvSeq): string {
+  return `${LOG_PREFIX}${padded(seq)}`;
+}
+
+export class ObjectLog implements CommitLog {
+  readonly checkpoints: Checkpoints;
+
+  constructor(private readonly store: ObjectStore) {
+    this.checkpoints = new Checkpoints(store);
+  }
+
+  get description(): string {
+    return this.store.description;
+  }
+
+  async append(entry: LogEntry): Promise<boolean> {
+    return this.store.putIfAbsent(logObjectKey(entry.seq), encodeEntry(entry));
+  }
+
+  async appendOwn(entry: LogEntry): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (await this.append(entry)) return true;
+        // After a failed try, "exists" may be our own earlier create that landed late.
+        return attempt > 1 && (await this.read(entry.seq))?.txn === entry.txn;
+      } catch (e) {
+        const there = await this.read(entry.seq).catch(() => undefined);
+        if (there !== undefined) return there.txn === entry.txn;
+        if (attempt >= APPEND_ATTEMPTS) {
+          throw new StrataError(
+            'STORE_UNAVAILABLE',
+            `writing log entry ${entry.seq} failed ${APPEND_ATTEMPTS} times and reading it back found nothing, so the commit ` +
+              `may or may not have been written (${(e as Error).message}); once the store answers, refresh() and ` +
+              'look for it in snapshots() before running it again',
+            { cause: e },
+          );
+        }
+      }
+    }
+  }
+
+  async read(seq: KvSeq): Promise<LogEntry | undefined> {
+    const key = logObjectKey(seq);
+    const bytes = await this.store.get(key);
+    if (bytes === undefined) return undefined;
+    const entry = decodeEntry(key, bytes);
+    if (entry.seq !== seq) {
+      throw new StrataError('CORRUPT', `log object ${key} holds entry ${entry.seq}; the store's log is damaged`);
+    }
+    return entry;
+  }
+
+  /** Sequence numbers are gap-free because a writer only claims N+1 after it has seen N. */
+  async *readAfter(seq: KvSeq): AsyncGenerator<LogEntry> {
+    for (let next = kvSeq(seq + 1); ; next = kvSeq(next + 1)) {
+      const entry = await this.read(next);
+      if (entry === undefined) return;
+      yield entry;
+    }
+  }
+
+  async head(from: KvSeq): Promise<KvSeq> {
+    let head = from;
+    while ((await this.store.get(logObjectKey(kvSeq(head + 1)))) !== undefined) head = kvSeq(head + 1);
+    return head;
+  }
+
+  /** Replaces each entry with a stub object (its bytes leave the store, its name stays taken), then marks how far it got. */
+  async compact(through: KvSeq): Promise<void> {
+    const from = Math.max(2, (await this.compactedThrough()) + 1);
+    for (let at = from; at <= through; at += COMPACT_BATCH) {
+      const last = Math.min(through, at + COMPACT_BATCH - 1);
+      await Promise.all(Array.from({ length: last - at + 1 }, (_, i) => this.stub(kvSeq(at + i))));
+    }
+    if (through >= from) await this.markCompacted(through);
+  }
+
+  private async stub(seq: KvSeq): Promise<void> {
+    await this.store.replace(logObjectKey(seq), encodeEntry({ seq, kind: 'stub', epoch: 0, snapshots: [], txn: '', mutations: [] }));
+  }
+
+  async compactedThrough(): Promise<KvSeq> {
+    let through = 0;
+    for await (const { key } of this.store.list(COMPACTED_PREFIX)) through = Math.max(through, Number(key.slice(COMPACTED_PREFIX.length)));
+    return kvSeq(through);
+  }
+
+  /** Records that every entry from 2 through `seq` is a stub, so the next run starts after it; older marks go. */
+  private async markCompacted(seq: KvSeq): Promise<void> {
+    const key = `${COMPACTED_PREFIX}${padded(seq)}`;
+    await this.store.putIfAbsent(key, new Uint8Array(0));
+    const older: string[] = [];
+    for await (const o of this.store.list(COMPACTED_PREFIX)) if (o.key < key) older.push(o.key);
+    await this.store.delete(older);
+  }
+}

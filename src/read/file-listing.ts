@@ -1,0 +1,185 @@
+// The files of a table at a snapshot: what a planner lists on every query, so this is the read path that
+// has to cost what the files cost. Data files are listed from their manifests (one value per commit, files
+// ascending by id) merged with the index of file ends (ascending by id too); small tables are cached whole.
+import {
+  dataFileEnds,
+  dataFileEntity,
+  dataFileIdOf,
+  dataFileKey,
+  type DataFileRow,
+  dataFilesOfTable,
+  decodeDataFileEnd,
+  decodeManifest,
+  manifestRanges,
+  manifestRow,
+} from '../../keys/data-files.js';
+import { deleteFileIdEnd, deleteFileIdOf, type DeleteFileRow, deleteFilesOfTable } from '../../keys/delete-files.js';
+import { type CatalogId, type FileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
+import { beginOf, type Key } from '../../keys/key-codec.js';
+import type { StoredVersion, Version } from '../../keys/versions.js';
+import { isVisible } from '../../keys/visibility.js';
+import type { ReadView } from '../kv/read-view.js';
+import { MAX_CACHED_GROUP } from '../kv/version-cache.js';
+import { snapshotRow, versionBatches } from './catalog-queries.js';
+import type { DataFileInfo, DeleteFileInfo } from './records.js';
+
+export type DataFileVersion = { id: FileId } & Version<DataFileRow>;
+export type DeleteFileVersion = { id: FileId } & Version<DeleteFileRow>;
+
+/**
+ * File ids grow with snapshots (each commit allocates from the previous snapshot's next_file_id), so no file
+ * visible at an old snapshot S has an id at or above S's next_file_id: a listing at S stops there instead of
+ * reading the files added after it. At the newest snapshot there is nothing to skip.
+ */
+async function fileScanEnd(view: ReadView, at: SnapshotId, end: (nextFileId: FileId) => Key): Promise<Key | undefined> {
+  if ((await snapshotRow(view, snapshotId(at + 1))) === undefined) return undefined;
+  const row = await snapshotRow(view, at);
+  return row && end(row.nextFileId);
+}
+
+/**
+ * The table's data files visible at `at`, in batches: from the cached group when the table is small and
+ * was listed before, else from its manifests merged with the index of file ends, so a listing reads about
+ * one value per commit, not one per file. A table of at most MAX_CACHED_GROUP files is read to its end,
+ * whatever `at`, and cached whole.
+ */
+export async function* dataFilesAt(view: ReadView, at: SnapshotId, tableId: CatalogId): AsyncGenerator<DataFileVersion[]> {
+  const group = dataFilesOfTable(tableId);
+  const hit = view.cached(group);
+  if (hit !== undefined) {
+    const out: DataFileVersion[] = [];
+    for (const v of hit) {
+      const row = v.row as DataFileRow;
+      if (isVisible(v.begin, row.end, at)) out.push({ id: dataFileIdOf(v.fields), begin: v.begin as SnapshotId, row });
+    }
+    if (out.length > 0) yield out;
+    return;
+  }
+  // What was read so far, while the table may still be small enough to cache (built into versions at the
+  // end, so a large table pays nothing for it).
+  let whole: { begin: SnapshotId; rows: [FileId, DataFileRow][] }[] | undefined = [];
+  let count = 0;
+  const ends = new EndCursor(view, tableId);
+  const { upTo, after } = manifestRanges(tableId, at);
+  try {
+    for (const range of [upTo, after]) {
+      // Past `at` only to complete a small table's group: nothing there is visible.
+      if (range === after && whole === undefined) break;
+      for await (const batch of view.scanBatches(range)) {
+        for (const [key, bytes] of batch) {
+          const begin = snapshotId(beginOf(key));
+          const files = decodeManifest(key, bytes);
+          await ends.readTo(files.at(-1)![0]);
+          const rows: [FileId, DataFileRow][] = [];
+          const out: DataFileVersion[] = [];
+          for (const file of files) {
+            const id = file[0];
+            const end = ends.endOf(id);
+            const row = manifestRow(file, end);
+            rows.push([id, row]);
+            if (begin <= at && (end === null || end > at)) out.push({ id, begin, row });
+          }
+          count += rows.length;
+          whole = whole !== undefined && count <= MAX_CACHED_GROUP ? (whole.push({ begin, rows }), whole) : undefined;
+          if (out.length > 0) yield out;
+        }
+        if (range === after && whole === undefined) break;
+      }
+    }
+  } finally {
+    await ends.close();
+  }
+  if (whole === undefined) return;
+  const versions: StoredVersion[] = [];
+  for (const { begin, rows } of whole) {
+    for (const [id, row] of rows) {
+      versions.push(Object.freeze({ key: dataFileKey(tableId, id, begin), fields: Object.freeze([tableId, id]), begin, row: Object.freeze(row) }));
+    }
+  }
+  view.offer(group, versions);
+}
+
+/** The ends of a table's data files, read in key (= file id) order as a listing's manifests ask for them. */
+class EndCursor {
+  private readonly batches: AsyncIterator<[Key, Uint8Array][]>;
+  private ends: { id: number; end: SnapshotId }[] = [];
+  private at = 0;
+  private done = false;
+
+  constructor(view: ReadView, tableId: CatalogId) {
+    this.batches = view.scanBatches(dataFileEnds(tableId))[Symbol.asyncIterator]();
+  }
+
+  /** Buffers the ends up to file `id` (and a batch beyond). */
+  async readTo(id: number): Promise<void> {
+    while (!this.done && (this.at >= this.ends.length || this.ends.at(-1)!.id < id)) {
+      const next = await this.batches.next();
+      if (next.done) {
+        this.done = true;
+        return;
+      }
+      this.ends = this.ends.slice(this.at).concat(next.value.map(([k, v]) => decodeDataFileEnd(k, v)));
+      this.at = 0;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.batches.return?.();
+  }
+
+  /** The end of file `id` (ids asked in ascending order, after readTo), or null. */
+  endOf(id: number): SnapshotId | null {
+    while (this.at < this.ends.length && this.ends[this.at]!.id < id) this.at++;
+    return this.at < this.ends.length && this.ends[this.at]!.id === id ? this.ends[this.at]!.end : null;
+  }
+}
+
+/** The table's delete files visible at `at`, in batches. */
+export async function* deleteFilesAt(view: ReadView, at: SnapshotId, tableId: CatalogId): AsyncGenerator<DeleteFileVersion[]> {
+  const end = await fileScanEnd(view, at, (next) => deleteFileIdEnd(tableId, next));
+  for await (const batch of versionBatches<DeleteFileRow>(view, deleteFilesOfTable(tableId), at, end)) {
+    yield batch.map((v) => ({ id: deleteFileIdOf(v.fields), begin: v.begin, row: v.row }));
+  }
+}
+
+/** A data file by id, whatever its visibility (a file has exactly one version). */
+export async function dataFile(view: ReadView, tableId: CatalogId, id: FileId): Promise<DataFileVersion | undefined> {
+  for await (const batch of versionBatches<DataFileRow>(view, dataFileEntity(tableId, id), undefined)) {
+    const v = batch[0]!;
+    return { id, begin: v.begin, row: v.row };
+  }
+  return undefined;
+}
+
+/**
+ * The end a file has as of snapshot `asOf`: an end after it is the future, which an answer about `asOf`
+ * must not show (or the same question would get another answer once the file is removed).
+ */
+const endAsOf = (end: SnapshotId | null, asOf: SnapshotId) => (end !== null && end <= asOf ? end : null);
+
+export function dataFileInfo(id: FileId, begin: SnapshotId, row: DataFileRow, asOf: SnapshotId): DataFileInfo {
+  return {
+    id,
+    path: row.path,
+    format: row.format,
+    recordCount: row.recordCount,
+    fileSizeBytes: row.fileSizeBytes,
+    footerSize: row.footerSize,
+    rowIdStart: row.rowIdStart,
+    beginSnapshot: begin,
+    endSnapshot: endAsOf(row.end, asOf),
+  };
+}
+
+export function deleteFileInfo(id: FileId, begin: SnapshotId, row: DeleteFileRow, asOf: SnapshotId): DeleteFileInfo {
+  return {
+    id,
+    dataFileId: row.dataFileId,
+    path: row.path,
+    format: row.format,
+    deleteCount: row.deleteCount,
+    fileSizeBytes: row.fileSizeBytes,
+    beginSnapshot: begin,
+    endSnapshot: endAsOf(row.end, asOf),
+  };
+}
