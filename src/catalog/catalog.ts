@@ -10,8 +10,7 @@ import type { ReclaimOptions, ReclaimReport } from '../../gc/reclaim.js';
 import type { PruneCheckpointsOptions, PruneCheckpointsReport } from '../../gc/checkpoints.js';
 import type { CompactLogOptions, CompactLogReport } from '../../gc/compact-log.js';
 import { type CatalogId, type SnapshotId, snapshotId } from '../../keys/ids.js';
-import { dropTag, putTag } from '../../keys/retention.js';
-import { checkName, checkOptionalText } from '../arguments.js';
+import { checkOptionalText } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import { quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
@@ -19,7 +18,7 @@ import * as q from '../read/catalog-queries.js';
 import { checkReadSources, history, type HistoryBound, type ReadSource, resolveBound, type TableChanges, tableChanges, tableIdAt } from '../read/history.js';
 import { Reader } from '../read/reader.js';
 import type { SnapshotInfo } from '../read/records.js';
-import { RESERVED_TAGS, resolveSnapshot, type SnapshotSelector } from '../read/resolve-snapshot.js';
+import { resolveSnapshot, type SnapshotSelector } from '../read/resolve-snapshot.js';
 import type { CommitMeta } from '../txn/plan.js';
 import { prepare, type TransactionFn } from '../txn/prepared.js';
 import { Background, type CheckpointResult } from './background.js';
@@ -27,6 +26,7 @@ import { Committer } from './committer.js';
 import { GroupCommit } from './group-commit.js';
 import { Maintenance } from './maintenance.js';
 import { type Opened, openCatalog, type OpenOptions } from './open.js';
+import { SnapshotTags } from './snapshot-tags.js';
 import { FollowStatus } from './status.js';
 
 export type { OpenOptions };
@@ -61,6 +61,7 @@ export class Catalog {
   private readonly committer: Committer;
   private readonly commits: GroupCommit;
   private readonly gc: Maintenance;
+  private readonly snapshotTags: SnapshotTags;
   private readonly readers = new Set<Reader>();
   /** Transactions under way, from their function to their commit: close() lets them finish. */
   private readonly transactions = new Set<Promise<unknown>>();
@@ -83,6 +84,7 @@ export class Catalog {
       status: this.status,
       assert: (write) => (write ? this.assertWritable() : this.assertOpen()),
     });
+    this.snapshotTags = new SnapshotTags(this.committer, limits, clock, () => this.assertWritable());
   }
 
   static async open(opts: OpenOptions): Promise<Catalog> {
@@ -260,47 +262,16 @@ export class Catalog {
   // ---------------------------------------------------------------- tags
 
   /** Pins `snapshot` under `name`. Tags are immutable: moving one is dropTag + createTag. */
-  async createTag(name: string, snapshot: number): Promise<void> {
-    checkName('tag name', name);
-    if (RESERVED_TAGS.has(name)) {
-      throw new StrataError('INVALID_ARGUMENT', `${JSON.stringify(name)} is a reserved tag name (it always means the ${name} snapshot); choose another`);
-    }
-    this.assertWritable();
-    const { limits, clock } = this.parts;
-    await this.committer.writeSystem(async (view) => {
-      if ((await q.tag(view, name)) !== undefined) {
-        throw new StrataError('ALREADY_EXISTS', `tag ${JSON.stringify(name)} already exists; tags are immutable: drop it first to move it`);
-      }
-      const { id } = await resolveSnapshot(view, { snapshot }, { previousWalkLimit: limits.previousWalkLimit });
-      let count = 0;
-      for await (const _ of q.tags(view)) count++;
-      if (count >= limits.maxTags) {
-        throw new StrataError(
-          'INVALID_ARGUMENT',
-          `the catalog already has ${count} tags, its limit; drop tags no longer needed, or open it with a higher maxTags`,
-        );
-      }
-      return { mutations: [putTag(name, { snapshot: id, createdAt: clock() })], value: undefined };
-    });
+  createTag(name: string, snapshot: number): Promise<void> {
+    return this.snapshotTags.create(name, snapshot);
   }
 
-  async dropTag(name: string): Promise<void> {
-    checkName('tag name', name);
-    this.assertWritable();
-    await this.committer.writeSystem(async (view) => {
-      if ((await q.tag(view, name)) === undefined) {
-        throw new StrataError('TAG_NOT_FOUND', `tag ${JSON.stringify(name)} does not exist; catalog.tags() lists the tags`);
-      }
-      return { mutations: [dropTag(name)], value: undefined };
-    });
+  dropTag(name: string): Promise<void> {
+    return this.snapshotTags.drop(name);
   }
 
   async tags(): Promise<{ name: string; snapshot: SnapshotId; createdAt: Date }[]> {
-    return this.view(async (view) => {
-      const out = [];
-      for await (const t of q.tags(view)) out.push({ name: t.name, snapshot: t.snapshot, createdAt: new Date(t.createdAt) });
-      return out;
-    });
+    return this.view((view) => this.snapshotTags.list(view));
   }
 
   // ---------------------------------------------------------------- checkpoints, retention and GC

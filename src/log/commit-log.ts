@@ -18,10 +18,12 @@ export interface CommitLog {
   append(entry: LogEntry): Promise<boolean>;
 
   /**
-   * Writes entry `entry.seq` as its writer: true when the entry in the log is this one. A write with no clear
-   * answer (the store failed, timed out or dropped the response after writing) is settled by reading the
-   * entry back and comparing its `txn`, then by trying again, so a commit lands exactly once; when even that
-   * cannot tell, STORE_UNAVAILABLE.
+   * Writes entry `entry.seq` as its writer: true when this call's write is the entry in the log, false when
+   * another writer owns the number. A write with no clear answer (the store failed, timed out or dropped
+   * the response after writing) is settled inside the call by reading the entry back and comparing its
+   * `txn`, then by trying again, so a commit lands exactly once; when even that cannot tell,
+   * STORE_UNAVAILABLE. A number found taken at the first try was lost to another writer: a caller never
+   * hands one entry to two calls (each commit attempt has its own `txn`).
    */
   appendOwn(entry: LogEntry): Promise<boolean>;
 
@@ -38,6 +40,8 @@ export interface CommitLog {
    * Log compaction (docs/decisions/0006): the entries from 2 through `through`, which a checkpoint covers,
    * lose what they carry while their sequence numbers stay taken, so no writer can create them again and
    * a reader meets a stub (kind `stub`) where an entry was. Resumable: entries already stubbed are skipped.
+   * A `through` the log does not hold is INVALID_ARGUMENT: stubs past the head would take numbers that no
+   * writer wrote.
    */
   compact(through: KvSeq): Promise<void>;
 

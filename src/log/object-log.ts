@@ -87,6 +87,9 @@ export class ObjectLog implements CommitLog {
 
   /** Replaces each entry with a stub object (its bytes leave the store, its name stays taken), then marks how far it got. */
   async compact(through: KvSeq): Promise<void> {
+    if ((await this.read(through)) === undefined) {
+      throw new StrataError('INVALID_ARGUMENT', `log entry ${through} does not exist in ${this.description}, so the log cannot be compacted through it`);
+    }
     const from = Math.max(2, (await this.compactedThrough()) + 1);
     for (let at = from; at <= through; at += COMPACT_BATCH) {
       const last = Math.min(through, at + COMPACT_BATCH - 1);

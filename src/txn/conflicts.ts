@@ -9,7 +9,7 @@ import { quote } from '../messages.js';
 import * as q from '../read/catalog-queries.js';
 import { dataFile, deleteFilesAt } from '../read/file-listing.js';
 import { classify } from './change.js';
-import type { PendingState } from './transaction.js';
+import type { PendingState } from './pending.js';
 
 /** What one commit did, by kind of change. */
 export interface Footprint {

@@ -17,7 +17,7 @@ import { quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
 import { type Change, type ChangeKind, classify } from './change.js';
-import type { PendingState } from './transaction.js';
+import type { PendingState } from './pending.js';
 
 export interface CommitMeta {
   author?: string;

@@ -10,7 +10,8 @@ import { verifyReadSources } from '../read/history.js';
 import { findConflict, ownFootprint } from './conflicts.js';
 import { type CommitMeta, type Plan, planCommit } from './plan.js';
 import { replayOrConflict } from './replay.js';
-import { type PendingState, Transaction } from './transaction.js';
+import type { PendingState } from './pending.js';
+import { Transaction } from './transaction.js';
 
 // The return value is ignored, so a one-liner like `(tx) => tx.createSchema('s')` needs no wrapping.
 export type TransactionFn = (tx: Transaction) => unknown;

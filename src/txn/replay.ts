@@ -3,7 +3,8 @@
 // the caller got back from the first run and passed to later operations are mapped to the new ones.
 import type { FileId, SnapshotId } from '../../keys/ids.js';
 import { StrataError } from '../errors.js';
-import type { DeleteFileSpec, RecordedOp, Transaction } from './transaction.js';
+import type { RecordedOp } from './pending.js';
+import type { DeleteFileSpec, Transaction } from './transaction.js';
 
 export async function replay(tx: Transaction, ops: readonly RecordedOp[]): Promise<void> {
   const fileIds = new Map<unknown, FileId>();

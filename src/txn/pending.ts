@@ -1,0 +1,320 @@
+// What a transaction sees and changes: the catalog at its base snapshot (through one read view) overlaid with
+// its pending Changes. Every lookup resolves pending changes first, then the base; an entity touched for the
+// first time is loaded as an unchanged Change, so the net effect of a transaction is always (base, next) per
+// entity (change.ts). Operations (transaction.ts) validate and read through this, and mutate it last.
+import { type CatalogId, type ColumnId, catalogId, type FileId, fileId, type SnapshotId } from '../../keys/ids.js';
+import type { ColumnRow } from '../../keys/columns.js';
+import type { DataFileRow } from '../../keys/data-files.js';
+import type { DeleteFileRow } from '../../keys/delete-files.js';
+import type { RelationKind, TableRow, ViewRow } from '../../keys/relations.js';
+import type { SchemaRow } from '../../keys/schemas.js';
+import { StrataError } from '../errors.js';
+import { listed, quote } from '../messages.js';
+import type { ReadView } from '../kv/read-view.js';
+import * as q from '../read/catalog-queries.js';
+import { dataFile, dataFilesAt, deleteFilesAt } from '../read/file-listing.js';
+import { checkCount, checkName } from '../arguments.js';
+import { type Change, unchanged } from './change.js';
+import type { OpName } from './transaction.js';
+
+export type FileChange<T> = Change<T> & {
+  tableId: CatalogId;
+  /** A file registered and retired by the same commit: kept in the catalog so reclamation knows it. */
+  endsAtCommit?: boolean;
+};
+
+export interface TableColumns {
+  changes: Map<ColumnId, Change<ColumnRow>>;
+  nextId: number;
+}
+
+/** An operation a transaction ran, as a rebase replays it. */
+export interface RecordedOp {
+  name: OpName;
+  args: unknown[];
+  result: unknown;
+}
+
+/** Everything plan.ts needs to turn the transaction into mutations. */
+export interface PendingState {
+  base: SnapshotId;
+  schemas: ReadonlyMap<CatalogId, Change<SchemaRow>>;
+  tables: ReadonlyMap<CatalogId, Change<TableRow>>;
+  views: ReadonlyMap<CatalogId, Change<ViewRow>>;
+  columns: ReadonlyMap<CatalogId, TableColumns>;
+  dataFiles: ReadonlyMap<FileId, FileChange<DataFileRow>>;
+  deleteFiles: ReadonlyMap<FileId, FileChange<DeleteFileRow>>;
+  nextRowIds: ReadonlyMap<CatalogId, number>;
+  options: ReadonlyMap<string, string>;
+  nextCatalogId: CatalogId;
+  nextFileId: FileId;
+  /** The operations that made this state, in order: what a rebase replays. */
+  ops: readonly RecordedOp[];
+  restoredTables: ReadonlySet<CatalogId>;
+}
+
+export const notFound = (message: string) => new StrataError('NOT_FOUND', message);
+export const alreadyExists = (message: string) => new StrataError('ALREADY_EXISTS', message);
+export const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);
+
+export interface ResolvedTable {
+  schemaId: CatalogId;
+  id: CatalogId;
+  change: Change<TableRow>;
+}
+
+export class PendingCatalog {
+  readonly schemas = new Map<CatalogId, Change<SchemaRow>>();
+  readonly tables = new Map<CatalogId, Change<TableRow>>();
+  readonly views = new Map<CatalogId, Change<ViewRow>>();
+  readonly columns = new Map<CatalogId, TableColumns>();
+  readonly dataFiles = new Map<FileId, FileChange<DataFileRow>>();
+  readonly deleteFiles = new Map<FileId, FileChange<DeleteFileRow>>();
+  /** Tables whose live data files (or delete files) at the base snapshot are all loaded into the maps. */
+  readonly dataFilesLoaded = new Set<CatalogId>();
+  readonly deleteFilesLoaded = new Set<CatalogId>();
+  readonly nextRowIds = new Map<CatalogId, number>();
+  readonly options = new Map<string, string>();
+  readonly restoredTables = new Set<CatalogId>();
+  private nextCatalogId: number;
+  private nextFileId: number;
+
+  constructor(
+    readonly view: ReadView,
+    /** The snapshot the transaction builds on: the newest one in its read view. */
+    readonly base: SnapshotId,
+    counters: { nextCatalogId: CatalogId; nextFileId: FileId },
+  ) {
+    this.nextCatalogId = counters.nextCatalogId;
+    this.nextFileId = counters.nextFileId;
+  }
+
+  allocateCatalogId(): CatalogId {
+    return catalogId(this.nextCatalogId++);
+  }
+
+  allocateFileId(): FileId {
+    return fileId(this.nextFileId++);
+  }
+
+  /** The state as plan.ts takes it, with the operations that made it. */
+  state(ops: readonly RecordedOp[]): PendingState {
+    return {
+      base: this.base,
+      schemas: this.schemas,
+      tables: this.tables,
+      views: this.views,
+      columns: this.columns,
+      dataFiles: this.dataFiles,
+      deleteFiles: this.deleteFiles,
+      nextRowIds: this.nextRowIds,
+      options: this.options,
+      nextCatalogId: catalogId(this.nextCatalogId),
+      nextFileId: fileId(this.nextFileId),
+      ops,
+      restoredTables: this.restoredTables,
+    };
+  }
+
+  // ---- resolution: pending changes first, then the base snapshot
+
+  async schemaId(name: string): Promise<CatalogId | undefined> {
+    for (const [id, c] of this.schemas) if (c.next?.name === name) return id;
+    const id = await q.schemaIdByName(this.view, this.base, name);
+    if (id === undefined) return undefined;
+    const c = await this.loadSchema(id);
+    return c.next?.name === name ? id : undefined;
+  }
+
+  async requireSchema(name: string): Promise<CatalogId> {
+    checkName('schema name', name);
+    const id = await this.schemaId(name);
+    if (id !== undefined) return id;
+    const live: string[] = [];
+    for await (const v of q.schemasAt(this.view, this.base)) {
+      const next = (await this.loadSchema(v.id)).next;
+      if (next) live.push(next.name);
+    }
+    for (const c of this.schemas.values()) if (c.base === undefined && c.next) live.push(c.next.name);
+    throw notFound(`schema ${quote(name)} does not exist; schemas: ${listed(live)}`);
+  }
+
+  /** The entity's pending change, starting from its version at the base snapshot on first touch. */
+  async load<T extends { end: SnapshotId | null }>(
+    map: Map<CatalogId, Change<T>>,
+    id: CatalogId,
+    fetch: (view: ReadView, at: SnapshotId, id: CatalogId) => Promise<q.Version<T> | undefined>,
+  ): Promise<Change<T>> {
+    let c = map.get(id);
+    if (!c) {
+      c = unchanged(await fetch(this.view, this.base, id));
+      map.set(id, c);
+    }
+    return c;
+  }
+
+  loadSchema = (id: CatalogId) => this.load(this.schemas, id, q.schemaAt);
+  loadTable = (id: CatalogId) => this.load(this.tables, id, q.tableAt);
+  loadView = (id: CatalogId) => this.load(this.views, id, q.viewAt);
+
+  /** The tables and views in a schema after the pending changes, by name. */
+  async relations(schemaId: CatalogId): Promise<Map<string, { kind: RelationKind; id: CatalogId }>> {
+    const out = new Map<string, { kind: RelationKind; id: CatalogId }>();
+    for await (const rel of q.relationsAt(this.view, this.base, schemaId)) {
+      const c = rel.kind === 'table' ? await this.loadTable(rel.id) : await this.loadView(rel.id);
+      if (c.next?.schemaId === schemaId) out.set(c.next.name, { kind: rel.kind, id: rel.id });
+    }
+    for (const [kind, map] of [['table', this.tables], ['view', this.views]] as const) {
+      for (const [id, c] of map) {
+        if (c.base === undefined && c.next?.schemaId === schemaId) out.set(c.next.name, { kind, id });
+      }
+    }
+    return out;
+  }
+
+  async relation(schemaId: CatalogId, name: string): Promise<{ kind: RelationKind; id: CatalogId } | undefined> {
+    for (const [kind, map] of [['table', this.tables], ['view', this.views]] as const) {
+      for (const [id, c] of map) if (c.next?.schemaId === schemaId && c.next.name === name) return { kind, id };
+    }
+    const rel = await q.relationByName(this.view, this.base, schemaId, name);
+    if (rel === undefined) return undefined;
+    const c = rel.kind === 'table' ? await this.loadTable(rel.id) : await this.loadView(rel.id);
+    return c.next?.schemaId === schemaId && c.next.name === name ? rel : undefined;
+  }
+
+  async requireFreeRelationName(schemaId: CatalogId, schema: string, name: string): Promise<void> {
+    const rel = await this.relation(schemaId, name);
+    if (rel) throw alreadyExists(`${rel.kind} ${quote(schema, name)} already exists (id ${rel.id})`);
+  }
+
+  async requireTable(schema: string, name: string): Promise<ResolvedTable> {
+    const schemaId = await this.requireSchema(schema);
+    const rel = await this.relation(schemaId, name);
+    if (rel?.kind === 'table') return { schemaId, id: rel.id, change: this.tables.get(rel.id)! };
+    if (rel?.kind === 'view') throw notFound(`${quote(schema, name)} is a view, not a table`);
+    const tables = [...(await this.relations(schemaId))].filter(([, r]) => r.kind === 'table').map(([n]) => n);
+    throw notFound(`table ${quote(schema, name)} does not exist; tables in ${quote(schema)}: ${listed(tables)}`);
+  }
+
+  async loadColumns(tableId: CatalogId): Promise<TableColumns> {
+    let cols = this.columns.get(tableId);
+    if (!cols) {
+      // Column ids are never reused, so the next one comes after every id the table ever had.
+      const all = await q.columnsOf(this.view, tableId, undefined);
+      cols = {
+        changes: new Map(
+          (await q.columnsOf(this.view, tableId, this.base)).map((v) => [v.id, unchanged<ColumnRow>(v)]),
+        ),
+        nextId: Math.max(0, ...all.map((v) => v.id)) + 1,
+      };
+      this.columns.set(tableId, cols);
+    }
+    return cols;
+  }
+
+  async requireColumn(schema: string, table: string, column: string) {
+    checkName('column name', column);
+    const t = await this.requireTable(schema, table);
+    const cols = await this.loadColumns(t.id);
+    const live = [...cols.changes.values()].filter((c) => c.next !== null);
+    const change = live.find((c) => c.next!.name === column);
+    if (!change) {
+      throw notFound(
+        `column ${quote(column)} does not exist in table ${quote(schema, table)}; columns: ${listed(live.map((c) => c.next!.name))}`,
+      );
+    }
+    return { change, cols, live: live.length };
+  }
+
+  // ---- files
+
+  async nextRowId(tableId: CatalogId): Promise<number> {
+    let next = this.nextRowIds.get(tableId);
+    if (next === undefined) {
+      next = (await q.tableStats(this.view, tableId))?.nextRowId ?? 0;
+      this.nextRowIds.set(tableId, next);
+    }
+    return next;
+  }
+
+  async requireLiveDataFile(
+    schema: string,
+    table: string,
+    tableId: CatalogId,
+    id: unknown,
+  ): Promise<FileChange<DataFileRow>> {
+    const fid = checkCount('dataFileId', id) as FileId;
+    let c = this.dataFiles.get(fid);
+    if (!c) {
+      const owner = await q.tableOfDataFile(this.view, fid);
+      if (owner === undefined) throw notFound(`data file ${fid} does not exist`);
+      if (owner !== tableId) {
+        const ownerRow = (await this.loadTable(owner)).next;
+        throw invalid(
+          `data file ${fid} belongs to ${ownerRow ? `table ${quote(ownerRow.name)}` : `dropped table ${owner}`}, not to ${quote(schema, table)}`,
+        );
+      }
+      const v = await dataFile(this.view, tableId, fid);
+      c = { tableId, ...(v && v.row.end === null ? unchanged(v) : { base: undefined, next: null }) };
+      if (c.next === null) throw notFound(`data file ${fid} of ${quote(schema, table)} was removed at snapshot ${v?.row.end}`);
+      this.dataFiles.set(fid, c);
+    }
+    if (c.tableId !== tableId) throw invalid(`data file ${fid} belongs to table ${c.tableId}, not to ${quote(schema, table)}`);
+    if (c.next === null) throw notFound(`data file ${fid} of ${quote(schema, table)} is already removed by this transaction`);
+    return c;
+  }
+
+  /** Ends a data file and its live delete files (the caller has loaded the table's delete files). */
+  retireDataFile(id: FileId, file: FileChange<DataFileRow>): void {
+    file.next = null;
+    for (const [did, d] of this.deleteFiles) {
+      if (d.tableId !== file.tableId || d.next?.dataFileId !== id) continue;
+      if (d.base === undefined && !d.endsAtCommit) this.deleteFiles.delete(did);
+      else if (d.base !== undefined) d.next = null;
+    }
+    if (file.base === undefined) this.dataFiles.delete(id);
+  }
+
+  async loadDataFiles(tableId: CatalogId): Promise<void> {
+    if (this.dataFilesLoaded.has(tableId)) return;
+    for await (const batch of dataFilesAt(this.view, this.base, tableId)) {
+      for (const v of batch) if (!this.dataFiles.has(v.id)) this.dataFiles.set(v.id, { tableId, ...unchanged(v) });
+    }
+    this.dataFilesLoaded.add(tableId);
+  }
+
+  async loadDeleteFiles(tableId: CatalogId): Promise<void> {
+    if (this.deleteFilesLoaded.has(tableId)) return;
+    for await (const batch of deleteFilesAt(this.view, this.base, tableId)) {
+      for (const v of batch) if (!this.deleteFiles.has(v.id)) this.deleteFiles.set(v.id, { tableId, ...unchanged(v) });
+    }
+    this.deleteFilesLoaded.add(tableId);
+  }
+
+  // ---- drops: load everything first, return the mutation to apply once every load has succeeded
+
+  async prepareDropTable(tableId: CatalogId): Promise<() => void> {
+    const table = await this.loadTable(tableId);
+    const cols = await this.loadColumns(tableId);
+    await this.loadDataFiles(tableId);
+    await this.loadDeleteFiles(tableId);
+    return () => {
+      table.next = null;
+      for (const c of cols.changes.values()) c.next = null;
+      for (const files of [this.dataFiles, this.deleteFiles] as Map<FileId, FileChange<unknown>>[]) {
+        for (const [id, c] of files) {
+          if (c.tableId !== tableId) continue;
+          if (c.base === undefined) files.delete(id);
+          else c.next = null;
+        }
+      }
+    };
+  }
+
+  prepareDropView(viewId: CatalogId): () => void {
+    const view = this.views.get(viewId)!;
+    return () => {
+      view.next = null;
+    };
+  }
+}
