@@ -3,8 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { Catalog, type OpenOptions } from '../src/index.js';
+import { seeded, seedOf } from './support/random.js';
 
 const dirs: string[] = [];
 const catalogs: Catalog[] = [];
@@ -21,9 +22,13 @@ export async function tempDir(): Promise<string> {
   return d;
 }
 
-/** A catalog in a fresh temporary directory (or the given options), closed after the test. */
+/**
+ * A catalog in a fresh temporary directory (or the given options), closed after the test. Its retry jitter
+ * is seeded by the test's name, so a failing run retries on the same schedule when replayed.
+ */
 export async function openCatalog(opts: Partial<OpenOptions> = {}): Promise<Catalog> {
-  const c = await Catalog.open({ dir: opts.dir ?? (await tempDir()), ...opts });
+  const random = seeded(seedOf(expect.getState().currentTestName ?? 'strata'));
+  const c = await Catalog.open({ dir: opts.dir ?? (await tempDir()), random, ...opts });
   catalogs.push(c);
   return c;
 }

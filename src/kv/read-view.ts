@@ -1,6 +1,6 @@
-// A frozen view of the local index: an explicit LevelDB snapshot plus the kv sequence it reflects, read from
-// inside that snapshot. Everything a reader or a transaction sees comes through one of these, so two reads
-// of one view can never straddle a write.
+// A frozen view of the local index: a frozen LevelDB state (what LevelDB calls a snapshot) plus the kv
+// sequence it reflects, read from inside that state. Everything a reader or a transaction sees comes
+// through one of these, so two reads of one view can never straddle a write.
 import type { Level } from 'level';
 import { cachedKind, type Group, groupId, groupPrefix, isImmutablePoint, parentGroup } from '../../keys/groups.js';
 import type { KvSeq, SnapshotId } from '../../keys/ids.js';

@@ -51,7 +51,7 @@ export class VersionCache {
   /**
    * Counts the times history was removed from the index: an applied entry that deletes, or the index
    * replaced from a checkpoint. A group stored after that may lack versions that a view opened before it
-   * still reads through its own LevelDB snapshot (see get).
+   * still reads through its own frozen LevelDB state (see get).
    */
   private removals = 0;
 

@@ -15,7 +15,6 @@ import * as q from '../read/catalog-queries.js';
 import { dataFile, dataFilesAt, deleteFilesAt } from '../read/file-listing.js';
 import { checkCount, checkName } from '../arguments.js';
 import { type Change, unchanged } from './change.js';
-import type { OpName } from './transaction.js';
 
 export type FileChange<T> = Change<T> & {
   tableId: CatalogId;
@@ -27,6 +26,26 @@ export interface TableColumns {
   changes: Map<ColumnId, Change<ColumnRow>>;
   nextId: number;
 }
+
+/** The operations a transaction offers, by name. */
+export type OpName =
+  | 'createSchema'
+  | 'dropSchema'
+  | 'createTable'
+  | 'renameTable'
+  | 'dropTable'
+  | 'addColumn'
+  | 'dropColumn'
+  | 'renameColumn'
+  | 'alterColumnType'
+  | 'createView'
+  | 'dropView'
+  | 'addDataFile'
+  | 'removeDataFile'
+  | 'addDeleteFile'
+  | 'restoreTable'
+  | 'restoreCatalog'
+  | 'setOption';
 
 /** An operation a transaction ran, as a rebase replays it. */
 export interface RecordedOp {

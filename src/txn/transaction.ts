@@ -11,7 +11,7 @@ import { StrataError } from '../errors.js';
 import { listed, quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
 import type { Row } from './change.js';
-import { alreadyExists, invalid, notFound, PendingCatalog, type PendingState, type RecordedOp } from './pending.js';
+import { alreadyExists, invalid, notFound, type OpName, PendingCatalog, type PendingState, type RecordedOp } from './pending.js';
 import { restoreCatalog, restoreTable } from './restore.js';
 import {
   checkColumnType,
@@ -48,26 +48,6 @@ export interface DeleteFileSpec {
   fileSizeBytes: number;
   format?: string;
 }
-
-/** The operations a transaction offers, by name. */
-export type OpName =
-  | 'createSchema'
-  | 'dropSchema'
-  | 'createTable'
-  | 'renameTable'
-  | 'dropTable'
-  | 'addColumn'
-  | 'dropColumn'
-  | 'renameColumn'
-  | 'alterColumnType'
-  | 'createView'
-  | 'dropView'
-  | 'addDataFile'
-  | 'removeDataFile'
-  | 'addDeleteFile'
-  | 'restoreTable'
-  | 'restoreCatalog'
-  | 'setOption';
 
 export class Transaction {
   private readonly p: PendingCatalog;

@@ -5,18 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { isStrataError } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { FaultyStore } from '../support/faulty-store.js';
+import { seeded } from '../support/random.js';
 import { openCatalog, tempDir } from '../helpers.js';
-
-/** A small deterministic PRNG (mulberry32), so a failing schedule can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function filesIn(storePath: string) {
   const fresh = await openCatalog({ dir: await tempDir(), store: { path: storePath }, readOnly: true });
@@ -59,7 +49,7 @@ describe('object store faults during commits', () => {
     await setup.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
     await setup.close();
 
-    const random = prng(20261129);
+    const random = seeded(20261129);
     const faults = { before: 0, after: 0, gets: 0 };
     const store = new FaultyStore(new DirectoryStore(storePath), {
       beforeCreate: (key) => {
