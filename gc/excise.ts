@@ -1,7 +1,6 @@
-// Excision: physically deletes what retain-from made unreadable. A version is excisable when it ended at or
-// before retain-from and no protected snapshot (a tag, an unexpired lease) falls in [begin, end); snapshot
-// records below retain-from go too unless protected. Versions are found through the end index, so the
-// cost follows what is removed. Each batch is one logged entry (atomic, replayed by every index) that also
+// Excision: physically deletes what retain-from made unreadable, by the rules of protection.ts. Versions are
+// found through the end index, so the cost follows what is removed; what each takes with it is its family's
+// business (keys/excision.ts). Each batch is one logged entry (atomic, replayed by every index) that also
 // carries the job's running record, so a crashed job is resumed by the next run and never counted twice.
 import { pathIndexEntry, trimmedManifest } from '../keys/data-files.js';
 import { endedThrough } from '../keys/end-index.js';
@@ -17,6 +16,7 @@ import { StrataError } from '../src/errors.js';
 import type { ReadView } from '../src/kv/read-view.js';
 import * as q from '../src/read/catalog-queries.js';
 import { flag, positiveCount } from '../src/arguments.js';
+import { isProtected, protectedSnapshots } from './protection.js';
 
 export type { ExciseCounts, ExcisionJobRow };
 
@@ -45,26 +45,6 @@ const add = (a: ExciseCounts, b: ExciseCounts): ExciseCounts => ({
   files: a.files + b.files,
 });
 const hex = (k: Key) => Buffer.from(k).toString('hex');
-
-/** Snapshots that keep what they can see: tagged ones, and those of unexpired leases. Sorted. */
-export async function protectedSnapshots(view: ReadView, now: number): Promise<number[]> {
-  const out = new Set<number>();
-  for await (const t of q.tags(view)) out.add(t.snapshot);
-  for await (const l of q.leases(view)) if (l.expiresAt > now) out.add(l.snapshot);
-  return [...out].sort((a, b) => a - b);
-}
-
-/** Whether a protected snapshot p has begin <= p < end. */
-function covered(sorted: readonly number[], begin: number, end: number): boolean {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid]! < begin) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < sorted.length && sorted[lo]! < end;
-}
 
 interface Batch {
   mutations: Mutation[];
@@ -131,7 +111,7 @@ export async function* excisionBatches(
   // Versions that ended at or before retain-from, oldest end first.
   for await (const [indexKey, indexValue] of view.scan(endedThrough(retainFrom))) {
     const ended = readEnded(indexKey, indexValue);
-    if (covered(protect, ended.begin, ended.end)) continue;
+    if (isProtected(protect, ended.begin, ended.end)) continue;
     const gone = excise(ended);
     mutations.push(...gone.mutations);
     counts.versions++;
@@ -159,7 +139,7 @@ export async function* excisionBatches(
   // Snapshot records below retain-from, unless protected.
   for await (const [key, bytes] of view.scan(snapshotsBelow(retainFrom))) {
     const id = snapshotOfKey(key);
-    if (covered(protect, id, id + 1)) continue;
+    if (isProtected(protect, id, id + 1)) continue;
     mutations.push(...exciseSnapshot(id, decodeValue<SnapshotRow>(key, bytes)));
     counts.snapshots++;
     if (full()) yield await finish();

@@ -1,6 +1,6 @@
-// File reclamation: deletes from the object store the data and delete files that excision left unnamed,
-// once their grace period is over, and (on request) orphans: objects under the data path that no row names
-// and that are older than a minimum age (an engine may be writing a file it has not registered yet).
+// File reclamation: which objects to delete from the store — the data and delete files that excision left
+// unnamed, once their grace period is over, and (on request) orphans under the data path — by the rules of
+// protection.ts. The catalog deletes what this plans.
 import type { Mutation } from '../keys/mutation.js';
 import { ALL_SCHEDULED, decodeScheduled, unschedule as unscheduled } from '../keys/retention.js';
 import { StrataError } from '../src/errors.js';
@@ -8,6 +8,7 @@ import type { ReadView } from '../src/kv/read-view.js';
 import * as q from '../src/read/catalog-queries.js';
 import type { ObjectStore } from '../src/store/object-store.js';
 import { durationMs, flag } from '../src/arguments.js';
+import { isOrphanAge, protectedSnapshots, scheduledFate } from './protection.js';
 
 const DAY = 24 * 3600 * 1000;
 
@@ -79,8 +80,7 @@ export async function planReclaim(
   now: number,
   opts: Required<ReclaimOptions>,
 ): Promise<ReclaimPlan> {
-  for await (const _ of q.tags(view));
-  for await (const _ of q.leases(view));
+  await protectedSnapshots(view, now);
   const plan: ReclaimPlan = { due: [], waiting: [], named: [], orphans: [] };
   const scheduled = new Set<string>();
   for await (const batch of view.scanBatches(ALL_SCHEDULED)) {
@@ -88,9 +88,7 @@ export async function planReclaim(
     const named = await namedPaths(view, entries.map((e) => e.path));
     for (const { path, scheduledAt } of entries) {
       scheduled.add(path);
-      if (named.has(path)) plan.named.push(path);
-      else if (scheduledAt + opts.graceMs <= now) plan.due.push(path);
-      else plan.waiting.push(path);
+      plan[scheduledFate(named.has(path), scheduledAt, opts.graceMs, now)].push(path);
     }
   }
   if (opts.orphans) {
@@ -102,7 +100,7 @@ export async function planReclaim(
     };
     for await (const o of store.list(dataPath)) {
       const path = o.key.slice(dataPath.length);
-      if (path === '' || scheduled.has(path) || now - o.lastModified < opts.minAgeMs) continue;
+      if (path === '' || scheduled.has(path) || !isOrphanAge(o.lastModified, opts.minAgeMs, now)) continue;
       candidates.push(path);
       if (candidates.length >= ORPHAN_BATCH) await check();
     }

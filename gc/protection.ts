@@ -1,0 +1,45 @@
+// What GC may delete, in one place (DESIGN §5). Every job decides through these rules and nothing else:
+//   - a version may be excised when it ended at or before retain-from and no protected snapshot falls in
+//     [begin, end); a snapshot record below retain-from when it is not protected itself;
+//   - protected snapshots are the tagged ones and those of unexpired leases, read whole before anything is
+//     planned (a value that cannot be read aborts the job, so nothing is deleted on a partial picture);
+//   - a file excision left unnamed may be deleted once its grace period is over, unless a row names it again;
+//   - an orphan (under the data path, named by no row, never scheduled) only once it is older than a minimum
+//     age: an engine may be writing a file it has not registered yet.
+// Which checkpoints and log entries may go is decided in checkpoints.ts and compact-log.ts: they hold no
+// catalog state the log or the newest checkpoint does not.
+import type { ReadView } from '../src/kv/read-view.js';
+import * as q from '../src/read/catalog-queries.js';
+
+/** Snapshots that keep what they can see: tagged ones, and those of unexpired leases. Sorted. */
+export async function protectedSnapshots(view: ReadView, now: number): Promise<number[]> {
+  const out = new Set<number>();
+  for await (const t of q.tags(view)) out.add(t.snapshot);
+  for await (const l of q.leases(view)) if (l.expiresAt > now) out.add(l.snapshot);
+  return [...out].sort((a, b) => a - b);
+}
+
+/** Whether a protected snapshot p (of `sorted`) has begin <= p < end: what keeps a version from excision. */
+export function isProtected(sorted: readonly number[], begin: number, end: number): boolean {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < begin) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < sorted.length && sorted[lo]! < end;
+}
+
+export type ScheduledFate = 'named' | 'due' | 'waiting';
+
+/** A scheduled path: named again (unschedule, never delete), past its grace (delete), or waiting. */
+export function scheduledFate(named: boolean, scheduledAt: number, graceMs: number, now: number): ScheduledFate {
+  if (named) return 'named';
+  return scheduledAt + graceMs <= now ? 'due' : 'waiting';
+}
+
+/** Whether an unscheduled object no row names is old enough to be an orphan rather than a file being written. */
+export function isOrphanAge(lastModified: number, minAgeMs: number, now: number): boolean {
+  return now - lastModified >= minAgeMs;
+}
