@@ -32,7 +32,7 @@ export class Background {
   /** After this process appended entry `seq` (and while it still holds the writer lock). */
   async appended(seq: KvSeq): Promise<void> {
     if (this.checkpointEvery === 0 || seq % this.checkpointEvery !== 0 || this.checkpointing !== undefined) return;
-    this.checkpointInBackground(await this.sync.kv.readView());
+    this.checkpointInBackground(await this.sync.kv.readView(), this.sync.kv.latestAppliedTxn);
   }
 
   /**
@@ -41,10 +41,10 @@ export class Background {
    * supersedes, with pruneCheckpoints' defaults, as Delta cleans up when it checkpoints: each is a full copy
    * of the catalog. The commit it follows is durable already, so a failure is only reported.
    */
-  private checkpointInBackground(view: ReadView): void {
+  private checkpointInBackground(view: ReadView, txn: string): void {
     this.checkpointing = (async () => {
       try {
-        await this.checkpointAt(view);
+        await this.checkpointAt(view, txn);
         await this.prune(checkPruneOptions({}));
       } catch (e) {
         this.status.failed(e);
@@ -55,9 +55,9 @@ export class Background {
     })();
   }
 
-  /** A checkpoint of exactly the state `view` shows. */
-  async checkpointAt(view: ReadView): Promise<CheckpointResult> {
-    const m = await this.log.checkpoints.write(view.seq, this.sync.kv.checkpointEntries(view), this.clock());
+  /** A checkpoint of exactly the state `view` shows, whose newest entry is `txn`. */
+  async checkpointAt(view: ReadView, txn: string): Promise<CheckpointResult> {
+    const m = await this.log.checkpoints.write(view.seq, txn, this.sync.kv.checkpointEntries(view), this.clock());
     return { seq: m.seq, chunks: m.chunks, keys: m.keys };
   }
 

@@ -285,7 +285,7 @@ export class Catalog {
     const { sync } = this.parts;
     return sync.exclusive(async () => {
       await sync.catchUp();
-      return sync.view((view) => this.background.checkpointAt(view));
+      return sync.view((view) => this.background.checkpointAt(view, sync.kv.latestAppliedTxn));
     });
   }
 

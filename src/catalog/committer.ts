@@ -75,7 +75,8 @@ export class Committer {
       );
     }
     const seq = kvSeq(view.seq + 1);
-    const entry: LogEntry = { seq, epoch, txn: randomUUID(), ...body };
+    // The writer lock is held, so the view is of the newest applied entry: the one this entry follows.
+    const entry: LogEntry = { seq, epoch, txn: randomUUID(), prev: this.sync.kv.latestAppliedTxn, ...body };
     if (!(await this.log.appendOwn(entry))) return { lostAt: seq };
     try {
       await this.sync.apply(entry);

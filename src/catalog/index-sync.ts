@@ -5,7 +5,7 @@
 // interleave.
 import { type KvSeq, kvSeq } from '../../keys/ids.js';
 import { decodeWriterEpoch, type WriterEpochRow, WRITER_EPOCH_KEY } from '../../keys/system.js';
-import { LocalIndexError, StrataError } from '../errors.js';
+import { isStrataError, LocalIndexError, StrataError } from '../errors.js';
 import type { KvStore } from '../kv/kv-store.js';
 import type { ReadView } from '../kv/read-view.js';
 import type { CheckpointManifest } from '../log/checkpoint.js';
@@ -37,10 +37,10 @@ export class IndexSync {
    * (which covers that entry: compaction only stubs entries a checkpoint holds), and replay goes on after it.
    * The caller holds the writer lock.
    */
-  async catchUp(): Promise<void> {
+  async catchUp(opts: { thorough?: boolean } = {}): Promise<void> {
     for (;;) {
       let stubbed: KvSeq | undefined;
-      for await (const entry of this.log.readAfter(this.kv.latestApplied)) {
+      for await (const entry of this.log.readAfter(this.kv.latestApplied, opts)) {
         if (entry.kind === 'stub') {
           stubbed = entry.seq;
           break;
@@ -48,15 +48,13 @@ export class IndexSync {
         await this.apply(entry);
       }
       if (stubbed === undefined) return;
-      const checkpoint = await this.newestCheckpoint();
-      if (checkpoint === undefined || checkpoint.seq < stubbed) {
+      if (!(await this.fromCheckpoint('rebuild', stubbed))) {
         throw new StrataError(
           'CORRUPT',
-          `log entry ${stubbed} was compacted, and the newest checkpoint in ${this.log.description} ` +
-            `(${checkpoint?.seq ?? 'none'}) does not cover it; the store has lost a checkpoint it needs`,
+          `log entry ${stubbed} was compacted, and no checkpoint in ${this.log.description} that covers it can be read; ` +
+            'the store has lost a checkpoint it needs: restore it from a backup (strata verify lists what is damaged)',
         );
       }
-      await this.kv.rebuild(checkpoint.seq, this.log.checkpoints.read(checkpoint));
     }
   }
 
@@ -91,14 +89,27 @@ export class IndexSync {
    * a fenced writer: its sequence number is consumed, its mutations are not applied.
    */
   async apply(entry: LogEntry): Promise<void> {
+    const applied = this.kv.latestAppliedTxn;
+    // Each entry names the one it follows: one that does not follow what this index applied was written into
+    // a gap or comes from another history, and applying it would serve a catalog no writer made.
+    if (entry.prev !== '' && applied !== '' && entry.prev !== applied) {
+      throw new StrataError(
+        'CORRUPT',
+        `log entry ${entry.seq} in ${this.log.description} follows an entry ${entry.seq - 1} (txn ${entry.prev}) other than the one this ` +
+          `index applied (txn ${applied}): an entry was replaced or written into a gap; restore the log from a backup ` +
+          '(strata verify lists what is damaged)',
+      );
+    }
     const fenced = entry.epoch < (await writerEpoch(this.kv)).epoch;
     await this.kv.apply(entry.seq, entry.txn, fenced ? [] : entry.mutations);
   }
 
-  /** A new index starts from the newest checkpoint, then replays only the log after it. */
+  /**
+   * A new index starts from the newest checkpoint that can be read (an older one when the newest is damaged),
+   * then replays only the log after it; with none, from the log's start.
+   */
   async bootstrap(): Promise<void> {
-    const checkpoint = await this.newestCheckpoint();
-    if (checkpoint !== undefined) await this.kv.restore(checkpoint.seq, this.log.checkpoints.read(checkpoint));
+    await this.fromCheckpoint('restore', kvSeq(0));
   }
 
   /**
@@ -115,14 +126,32 @@ export class IndexSync {
     const entry = await this.log.read(seq);
     const txn = this.kv.latestAppliedTxn;
     // A stub still names an entry the log had; an index that never recorded a txn can only be checked by number.
-    if (entry !== undefined && (entry.kind === 'stub' || txn === '' || entry.txn === txn)) return;
-    const checkpoint = await this.newestCheckpoint();
-    await this.kv.rebuild(checkpoint?.seq ?? kvSeq(0), checkpoint === undefined ? noChunks() : this.log.checkpoints.read(checkpoint));
+    if (entry !== undefined && (txn === '' || entry.txn === txn)) return;
+    if (!(await this.fromCheckpoint('rebuild', kvSeq(0)))) await this.kv.rebuild(kvSeq(0), '', noChunks());
   }
 
-  /** The newest complete checkpoint whose entry the log holds: one ahead of the log would put an index ahead of it. */
-  private newestCheckpoint(): Promise<CheckpointManifest | undefined> {
-    return this.log.checkpoints.newest(async (seq) => (await this.log.read(seq)) !== undefined);
+  /**
+   * Fills the index from the newest checkpoint at or past `atLeast` that can be read: one that turns out
+   * damaged is skipped for the next older. Only checkpoints whose entry the log holds count: one ahead of the
+   * log would put an index ahead of it. False when none would do.
+   */
+  private async fromCheckpoint(how: 'restore' | 'rebuild', atLeast: KvSeq): Promise<boolean> {
+    const usable = async (seq: KvSeq) => seq >= atLeast && (await this.log.read(seq)) !== undefined;
+    const candidates = this.log.checkpoints.newestFirst(usable);
+    for (;;) {
+      let m: CheckpointManifest;
+      try {
+        const next = await candidates.next();
+        if (next.done) return false;
+        m = next.value;
+        await this.kv[how](m.seq, m.txn, this.log.checkpoints.read(m));
+        return true;
+      } catch (e) {
+        // A damaged checkpoint (manifest or chunk) is passed over; anything else (the index cannot be written,
+        // the store cannot be reached) is not the checkpoint's fault.
+        if (!isStrataError(e, 'CORRUPT') || e instanceof LocalIndexError) throw e;
+      }
+    }
   }
 }
 

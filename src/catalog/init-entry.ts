@@ -24,6 +24,7 @@ export function initEntry(seq: KvSeq, identity: CatalogIdentity, dataPath: strin
     kind: 'init',
     epoch: 0,
     txn: identity.uuid,
+    prev: '',
     snapshots: [s0],
     mutations: [
       putIdentity(identity),

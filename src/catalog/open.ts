@@ -155,7 +155,8 @@ export async function openCatalog(opts: OpenOptions): Promise<Opened> {
     if (fresh) await sync.bootstrap();
     await checkIndexIdentity(kv, identity, opts.dir, log);
     if (!fresh) await sync.rebuildIfAheadOfLog();
-    await sync.catchUp();
+    // Thorough: a gap of any length in the log is found before this process reads or writes anything.
+    await sync.catchUp({ thorough: true });
     const view = await kv.readView();
     const dataPath = (await q.option(view, DATA_PATH_OPTION).finally(() => view.close())) ?? 'data/';
     if (requestedDataPath !== undefined && requestedDataPath !== dataPath) {

@@ -150,7 +150,7 @@ export class KvStore {
    * rebuild interrupted by a crash left behind is cleared first: a crash part-way leaves the applied sequence
    * at 0, so the next open starts over.
    */
-  async restore(seq: KvSeq, chunks: AsyncIterable<[Uint8Array, Uint8Array][]>): Promise<void> {
+  async restore(seq: KvSeq, txn: string, chunks: AsyncIterable<[Uint8Array, Uint8Array][]>): Promise<void> {
     if (this.latest !== 0) {
       throw new StrataError('CORRUPT', 'a checkpoint can only be loaded into an empty index');
     }
@@ -161,9 +161,9 @@ export class KvStore {
       for (const [key, value] of chunk) batch.put(key, value);
       await this.written(what, batch.write({ sync: false }));
     }
-    await this.written(what, this.db.batch().put(APPLIED_SEQ_KEY, encodeSeq(seq)).del(APPLIED_TXN_KEY).write({ sync: false }));
+    await this.written(what, this.db.batch().put(APPLIED_SEQ_KEY, encodeSeq(seq)).put(APPLIED_TXN_KEY, encodeTxn(txn)).write({ sync: false }));
     this.latest = seq;
-    this.latestTxn = '';
+    this.latestTxn = txn;
     this.retire(this.current);
     this.current = undefined;
     this.cache.reset(seq);
@@ -176,14 +176,14 @@ export class KvStore {
    * a crash leaves an index that the next open restores. New views wait for the end; views already open
    * keep reading their own frozen states.
    */
-  async rebuild(seq: KvSeq, chunks: AsyncIterable<[Uint8Array, Uint8Array][]>): Promise<void> {
+  async rebuild(seq: KvSeq, txn: string, chunks: AsyncIterable<[Uint8Array, Uint8Array][]>): Promise<void> {
     const done = (async () => {
       await this.written(`checkpoint ${seq}`, this.db.batch().del(APPLIED_SEQ_KEY).del(APPLIED_TXN_KEY).write({ sync: true }));
       this.latest = kvSeq(0);
       this.latestTxn = '';
       this.retire(this.current);
       this.current = undefined;
-      await this.restore(seq, chunks);
+      await this.restore(seq, txn, chunks);
     })();
     this.rebuilding = done.catch(() => undefined);
     try {

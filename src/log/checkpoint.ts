@@ -2,9 +2,12 @@
 // starts from the newest checkpoint and replays only the log after it. The manifest is written last: a
 // checkpoint without one is incomplete and ignored. Chunks and manifest are created once and never changed.
 //
-//   checkpoints/<seq, 20 digits>/chunk-<n, 6 digits>   framed MessagePack [[key, value], …], in key order
-//   checkpoints/<seq, 20 digits>/manifest              framed { seq, chunks, keys, createdAt }
-import { FrameError, frame, unframe } from '../../keys/framing.js';
+//   checkpoints/<seq, 20 digits>/chunk-<n, 6 digits>   { seq, chunk: n, pairs: [[key, value], …] } in key order
+//   checkpoints/<seq, 20 digits>/manifest              { seq, chunks, keys, createdAt, txn }
+// each a checksummed frame (keys/framing.ts) that names its own checkpoint (and chunk), so a damaged object or
+// one copied from another checkpoint is CORRUPT, and bootstrap falls back to an older checkpoint or the log.
+// Checkpoints written before checksums (plain frames, chunks a bare array) still read.
+import { checkedFrame, FrameError, isRecord, unframe } from '../../keys/framing.js';
 import { type KvSeq, kvSeq } from '../../keys/ids.js';
 import { StrataError } from '../errors.js';
 import type { ObjectStore } from '../store/object-store.js';
@@ -18,6 +21,14 @@ export interface CheckpointManifest {
   chunks: number;
   keys: number;
   createdAt: number;
+  /** The `txn` of log entry `seq` ('' in checkpoints written before it was recorded): the chain goes on from it. */
+  txn: string;
+}
+
+interface WireChunk {
+  seq: number;
+  chunk: number;
+  pairs: [Uint8Array, Uint8Array][];
 }
 
 /** A checkpoint as the store holds it, complete or not. */
@@ -35,21 +46,48 @@ const dir = (seq: KvSeq) => `${PREFIX}${String(seq).padStart(20, '0')}`;
 const chunkKey = (seq: KvSeq, n: number) => `${dir(seq)}/chunk-${String(n).padStart(6, '0')}`;
 const manifestKey = (seq: KvSeq) => `${dir(seq)}/manifest`;
 
-function decode<T>(key: string, bytes: Uint8Array): T {
+const corrupt = (key: string, why: string) =>
+  new StrataError('CORRUPT', `checkpoint object ${key} cannot be read: ${why}; the checkpoint is damaged (an older one, or the log, can stand in for it)`);
+
+function decode(key: string, bytes: Uint8Array): unknown {
   try {
-    return unframe(bytes) as T;
+    return unframe(bytes);
   } catch (e) {
     if (!(e instanceof FrameError)) throw e;
-    throw new StrataError('CORRUPT', `checkpoint object ${key} cannot be read: ${e.message}`, { cause: e });
+    throw corrupt(key, e.message);
   }
+}
+
+const isPair = (p: unknown): p is [Uint8Array, Uint8Array] =>
+  Array.isArray(p) && p.length === 2 && p[0] instanceof Uint8Array && p[1] instanceof Uint8Array;
+
+/** A chunk's pairs, after checking that it is chunk `n` of checkpoint `seq` (a bare array: before chunks named themselves). */
+function chunkPairs(key: string, bytes: Uint8Array, seq: KvSeq, n: number): [Uint8Array, Uint8Array][] {
+  const decoded = decode(key, bytes);
+  const legacy = Array.isArray(decoded);
+  const chunk = legacy ? { seq, chunk: n, pairs: decoded } : (decoded as WireChunk);
+  if (!legacy && (!isRecord(decoded) || !Array.isArray(chunk.pairs))) throw corrupt(key, 'not a checkpoint chunk');
+  if (chunk.seq !== seq || chunk.chunk !== n) throw corrupt(key, `it is chunk ${chunk.chunk} of checkpoint ${chunk.seq}`);
+  if (!chunk.pairs.every(isPair)) throw corrupt(key, 'a malformed key/value pair');
+  return chunk.pairs;
+}
+
+function manifestOf(key: string, bytes: Uint8Array, seq: KvSeq): CheckpointManifest {
+  const m = decode(key, bytes) as Partial<CheckpointManifest> | null;
+  const count = (n: unknown) => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
+  if (!isRecord(m) || !count(m.chunks) || !count(m.keys) || !count(m.createdAt) || (m.txn !== undefined && typeof m.txn !== 'string')) {
+    throw corrupt(key, 'not a checkpoint manifest');
+  }
+  if (m.seq !== seq) throw corrupt(key, `it is the manifest of checkpoint ${m.seq}`);
+  return { seq, chunks: m.chunks!, keys: m.keys!, createdAt: m.createdAt!, txn: m.txn ?? '' };
 }
 
 /** The checkpoints of one store: the only code that knows their layout. */
 export class Checkpoints {
   constructor(private readonly store: ObjectStore) {}
 
-  /** Writes the entries (in key order) as a checkpoint at `seq`; returns its manifest. */
-  async write(seq: KvSeq, entries: AsyncIterable<[Uint8Array, Uint8Array][]>, now: number): Promise<CheckpointManifest> {
+  /** Writes the entries (in key order) as a checkpoint at `seq`, whose log entry is `txn`; returns its manifest. */
+  async write(seq: KvSeq, txn: string, entries: AsyncIterable<[Uint8Array, Uint8Array][]>, now: number): Promise<CheckpointManifest> {
     let chunk: [Uint8Array, Uint8Array][] = [];
     let bytes = 0;
     let chunks = 0;
@@ -57,7 +95,8 @@ export class Checkpoints {
     const flush = async () => {
       if (chunk.length === 0) return;
       // Create-if-absent: two processes checkpointing the same sequence write the same bytes; either wins.
-      await this.store.putIfAbsent(chunkKey(seq, ++chunks), frame(chunk));
+      chunks++;
+      await this.store.putIfAbsent(chunkKey(seq, chunks), checkedFrame({ seq, chunk: chunks, pairs: chunk } satisfies WireChunk));
       chunk = [];
       bytes = 0;
     };
@@ -70,8 +109,8 @@ export class Checkpoints {
       }
     }
     await flush();
-    const manifest: CheckpointManifest = { seq, chunks, keys, createdAt: now };
-    await this.store.putIfAbsent(manifestKey(seq), frame(manifest));
+    const manifest: CheckpointManifest = { seq, chunks, keys, createdAt: now, txn };
+    await this.store.putIfAbsent(manifestKey(seq), checkedFrame(manifest));
     return manifest;
   }
 
@@ -101,15 +140,18 @@ export class Checkpoints {
     await this.store.delete(c.keys.filter((k) => k !== manifest));
   }
 
-  /** The newest complete checkpoint of those taken at a sequence `usable` accepts, if any. */
-  async newest(usable: (seq: KvSeq) => Promise<boolean>): Promise<CheckpointManifest | undefined> {
+  /**
+   * The complete checkpoints of those taken at a sequence `usable` accepts, newest first, each manifest read
+   * when the caller gets to it: a caller that finds one damaged goes on to the next. A damaged manifest is
+   * thrown as CORRUPT when its turn comes.
+   */
+  async *newestFirst(usable: (seq: KvSeq) => Promise<boolean>): AsyncGenerator<CheckpointManifest> {
     for (const c of (await this.list()).filter((s) => s.complete).reverse()) {
       if (!(await usable(c.seq))) continue;
       const key = manifestKey(c.seq);
       const bytes = await this.store.get(key);
-      return bytes === undefined ? undefined : { ...decode<CheckpointManifest>(key, bytes), seq: c.seq };
+      if (bytes !== undefined) yield manifestOf(key, bytes, c.seq);
     }
-    return undefined;
   }
 
   /** The checkpoint's entries, one chunk at a time: memory holds one chunk, however large the catalog. */
@@ -117,8 +159,8 @@ export class Checkpoints {
     for (let n = 1; n <= m.chunks; n++) {
       const key = chunkKey(m.seq, n);
       const bytes = await this.store.get(key);
-      if (bytes === undefined) throw new StrataError('CORRUPT', `checkpoint ${m.seq} lacks ${key}; its manifest lists ${m.chunks} chunks`);
-      yield decode<[Uint8Array, Uint8Array][]>(key, bytes);
+      if (bytes === undefined) throw corrupt(key, `it is missing, and the manifest lists ${m.chunks} chunks`);
+      yield chunkPairs(key, bytes, m.seq, n);
     }
   }
 }

@@ -27,13 +27,23 @@ export interface CommitLog {
    */
   appendOwn(entry: LogEntry): Promise<boolean>;
 
-  /** Entry `seq`, or undefined if the log has none there. A damaged entry is CORRUPT naming it. */
+  /**
+   * Entry `seq`, or undefined if the log has none there. A damaged entry, or one that names another number,
+   * is CORRUPT naming it.
+   */
   read(seq: KvSeq): Promise<LogEntry | undefined>;
 
-  /** Entries after `seq`, in order, until the first missing one. */
-  readAfter(seq: KvSeq): AsyncGenerator<LogEntry>;
+  /**
+   * Entries after `seq`, in order, to the end of the log. A gap — an entry missing while a later one exists —
+   * is CORRUPT naming the missing entry, never the end of the log. The next entry after a missing one is
+   * always looked for; with `thorough` (open, bootstrap), every later one is, so a gap of any length is found.
+   */
+  readAfter(seq: KvSeq, opts?: { thorough?: boolean }): AsyncGenerator<LogEntry>;
 
-  /** The newest entry's sequence number, reading forward from `from` (a number known to exist, or 0). */
+  /**
+   * The newest entry's sequence number, reading forward from `from` (a number known to exist, or 0); a gap
+   * right after the newest (the next entry missing, the one after it there) is CORRUPT, as for readAfter.
+   */
   head(from: KvSeq): Promise<KvSeq>;
 
   /**

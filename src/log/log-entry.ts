@@ -1,7 +1,10 @@
-// One log entry = one object in the store = one atomic batch in the index. An entry carries the physical
-// key/value mutations it makes, so replay is a plain batch: idempotent given the applied-sequence check, and
-// independent of the code version that planned it.
-import { FrameError, frame, isRecord, unframe } from '../../keys/framing.js';
+// One log entry = one atomic batch in the index. An entry carries the physical key/value mutations it makes,
+// so replay is a plain batch: idempotent given the applied-sequence check, and independent of the code
+// version that planned it. On the wire an entry is a checksummed frame (keys/framing.ts, format 2) that names
+// its own sequence number and its predecessor's `txn`, so a damaged entry, an entry stored under another
+// number, and an entry that does not follow the one before it (written into a gap, or a log put together
+// from two histories) are all told apart from a good one.
+import { checkedFrame, FrameError, isRecord, unframe } from '../../keys/framing.js';
 import { type KvSeq, kvSeq, type SnapshotId } from '../../keys/ids.js';
 import type { Mutation } from '../../keys/mutation.js';
 import { StrataError } from '../errors.js';
@@ -17,9 +20,10 @@ export type EntryKind =
   /** Bookkeeping that creates no snapshot: tags, writer epochs, retain-from, leases, excision. */
   | 'system'
   /**
-   * What log compaction leaves of an entry a checkpoint covers: no mutations, only the taken slot
-   * (docs/decisions/0006). An index that meets one is older than what the log still holds, and starts again
-   * from the newest checkpoint. (Stored as "compacted", its name before data-file compaction existed.)
+   * What log compaction leaves of an entry a checkpoint covers: no mutations, only the taken slot and its
+   * place in the chain (docs/decisions/0006). An index that meets one is older than what the log still
+   * holds, and starts again from the newest checkpoint. (Stored as "compacted", its name before data-file
+   * compaction existed.)
    */
   | 'stub';
 
@@ -35,10 +39,17 @@ export interface LogEntry {
    * response) reads the entry back and knows by this whether it is its own.
    */
   txn: string;
+  /**
+   * The `txn` of entry `seq - 1`, as the writer applied it ('' for entry 1, for entries written before
+   * entries named their predecessor, and after an index restored from such a checkpoint): replay refuses an
+   * entry that does not follow the one it applied before.
+   */
+  prev: string;
   mutations: Mutation[];
 }
 
 type WireKind = Exclude<EntryKind, 'stub'> | 'compacted';
+const WIRE_KINDS: ReadonlySet<string> = new Set<WireKind>(['init', 'commit', 'system', 'compacted']);
 
 interface WireEntry {
   seq: number;
@@ -48,6 +59,7 @@ interface WireEntry {
   snapshot: number | null;
   snapshots?: number[];
   txn?: string;
+  prev?: string;
   /** [key, value] for a put, [key, null] for a delete. */
   mutations: [Uint8Array, Uint8Array | null][];
 }
@@ -59,32 +71,57 @@ export function encodeEntry(entry: LogEntry): Uint8Array {
     ...(entry.epoch === 0 ? {} : { epoch: entry.epoch }),
     ...(entry.snapshots.length > 1 ? { snapshot: null, snapshots: [...entry.snapshots] } : { snapshot: entry.snapshots[0] ?? null }),
     txn: entry.txn,
+    ...(entry.prev === '' ? {} : { prev: entry.prev }),
     mutations: entry.mutations.map((m) => [m.key, m.type === 'put' ? m.value : null]),
   };
-  return frame(wire);
+  return checkedFrame(wire);
 }
 
+const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
+const isBytes = (b: unknown): b is Uint8Array => b instanceof Uint8Array;
+
+/** What makes a decoded payload an entry; each failure says which field, so the message names the damage. */
+function wireProblem(w: Record<string, unknown>): string | undefined {
+  if (!isCount(w.seq)) return 'no sequence number';
+  if (typeof w.kind !== 'string' || !WIRE_KINDS.has(w.kind)) return `unknown kind ${JSON.stringify(w.kind)}`;
+  if (w.epoch !== undefined && !isCount(w.epoch)) return 'a bad epoch';
+  if (w.snapshot !== null && !isCount(w.snapshot)) return 'a bad snapshot';
+  if (w.snapshots !== undefined && (!Array.isArray(w.snapshots) || !w.snapshots.every(isCount))) return 'bad snapshots';
+  if (w.txn !== undefined && typeof w.txn !== 'string') return 'a bad txn';
+  if (w.prev !== undefined && typeof w.prev !== 'string') return 'a bad predecessor';
+  if (!Array.isArray(w.mutations)) return 'no mutations';
+  for (const m of w.mutations as unknown[]) {
+    if (!Array.isArray(m) || m.length !== 2 || !isBytes(m[0]) || m[0].length === 0 || !(m[1] === null || isBytes(m[1]))) return 'a malformed mutation';
+  }
+  return undefined;
+}
+
+/** The entry `objectKey` holds; CORRUPT naming it (and what to do) if the bytes are not a whole entry. */
 export function decodeEntry(objectKey: string, bytes: Uint8Array): LogEntry {
   const corrupt = (why: string) =>
-    new StrataError('CORRUPT', `log object ${objectKey} cannot be read: ${why}. The store's log is damaged; restore it from a backup.`);
-  let wire: WireEntry;
+    new StrataError(
+      'CORRUPT',
+      `log object ${objectKey} cannot be read: ${why}. The store's log is damaged: restore this object from a backup ` +
+        '(strata verify lists what else is damaged)',
+    );
+  let decoded: unknown;
   try {
-    const decoded = unframe(bytes);
-    if (!isRecord(decoded)) throw new FrameError('not a record');
-    wire = decoded as unknown as WireEntry;
+    decoded = unframe(bytes);
   } catch (e) {
     if (e instanceof FrameError) throw corrupt(e.message);
     throw e;
   }
-  if (typeof wire.seq !== 'number' || !Array.isArray(wire.mutations)) throw corrupt('missing fields');
+  if (!isRecord(decoded)) throw corrupt('not an entry');
+  const problem = wireProblem(decoded);
+  if (problem !== undefined) throw corrupt(problem);
+  const wire = decoded as unknown as WireEntry;
   return {
     seq: kvSeq(wire.seq),
     kind: wire.kind === 'compacted' ? 'stub' : wire.kind,
     epoch: wire.epoch ?? 0,
     snapshots: (wire.snapshots ?? (wire.snapshot === null ? [] : [wire.snapshot])) as SnapshotId[],
     txn: wire.txn ?? '',
-    mutations: wire.mutations.map(([key, value]) =>
-      value === null ? { type: 'del', key } : { type: 'put', key, value },
-    ),
+    prev: wire.prev ?? '',
+    mutations: wire.mutations.map(([key, value]) => (value === null ? { type: 'del', key } : { type: 'put', key, value })),
   };
 }

@@ -70,19 +70,64 @@ export class ObjectLog implements CommitLog {
     return entry;
   }
 
-  /** Sequence numbers are gap-free because a writer only claims N+1 after it has seen N. */
-  async *readAfter(seq: KvSeq): AsyncGenerator<LogEntry> {
-    for (let next = kvSeq(seq + 1); ; next = kvSeq(next + 1)) {
+  async *readAfter(seq: KvSeq, opts: { thorough?: boolean } = {}): AsyncGenerator<LogEntry> {
+    for (let next = kvSeq(seq + 1); ; ) {
       const entry = await this.read(next);
-      if (entry === undefined) return;
-      yield entry;
+      if (entry !== undefined) {
+        yield entry;
+        next = kvSeq(next + 1);
+      } else if (await this.atEnd(next, opts.thorough === true)) return;
     }
   }
 
   async head(from: KvSeq): Promise<KvSeq> {
     let head = from;
-    while ((await this.store.get(logObjectKey(kvSeq(head + 1)))) !== undefined) head = kvSeq(head + 1);
-    return head;
+    // The probe of the entry after the next goes with it, so finding the end costs one round trip.
+    for (;;) {
+      const [next, after] = await Promise.all([this.exists(kvSeq(head + 1)), this.exists(kvSeq(head + 2))]);
+      if (next) head = kvSeq(head + (after ? 2 : 1));
+      else if (!after || !(await this.exists(kvSeq(head + 1)))) {
+        if (after) throw this.gap(kvSeq(head + 1), kvSeq(head + 2));
+        return head;
+      }
+      // With `after` missing the next round asks whether the one beyond is there (a gap) or not (the end);
+      // with `next` there on a second look, it was written between the two probes.
+    }
+  }
+
+  private async exists(seq: KvSeq): Promise<boolean> {
+    return (await this.store.get(logObjectKey(seq))) !== undefined;
+  }
+
+  /**
+   * Entry `missing` was not there: true at the end of the log, false if it is there on a second look (it was
+   * being written), CORRUPT if it is still missing while a later entry exists (a gap). A later entry can only
+   * have been written after `missing` was (its writer read it first), so once a later one is seen, a second
+   * look at `missing` tells a race from a deletion. The next entry is always probed; a thorough check lists
+   * the log past it (one LIST, for open and bootstrap).
+   */
+  private async atEnd(missing: KvSeq, thorough: boolean): Promise<boolean> {
+    let later: KvSeq | undefined;
+    if (await this.exists(kvSeq(missing + 1))) later = kvSeq(missing + 1);
+    else if (thorough) {
+      for await (const o of this.store.list(LOG_PREFIX, { startAfter: logObjectKey(kvSeq(missing + 1)) })) {
+        const n = Number(o.key.slice(LOG_PREFIX.length));
+        if (Number.isSafeInteger(n) && n > missing) later = kvSeq(n);
+        break;
+      }
+    }
+    if (later === undefined) return true;
+    if (await this.exists(missing)) return false;
+    throw this.gap(missing, later);
+  }
+
+  private gap(missing: KvSeq, later: KvSeq): StrataError {
+    return new StrataError(
+      'CORRUPT',
+      `log entry ${missing} (${logObjectKey(missing)}) is missing from ${this.description} although entry ${later} exists: ` +
+        'the log has a gap, so nothing after it can be trusted and no writer may fill it; restore the missing entry from a ' +
+        'backup (strata verify lists what else is damaged)',
+    );
   }
 
   /** Replaces each entry with a stub object (its bytes leave the store, its name stays taken), then marks how far it got. */
@@ -98,8 +143,11 @@ export class ObjectLog implements CommitLog {
     if (through >= from) await this.markCompacted(through);
   }
 
+  /** The entry without its mutations: its number and its place in the chain (txn, prev) stay. */
   private async stub(seq: KvSeq): Promise<void> {
-    await this.store.replace(logObjectKey(seq), encodeEntry({ seq, kind: 'stub', epoch: 0, snapshots: [], txn: '', mutations: [] }));
+    const entry = await this.read(seq);
+    if (entry === undefined || entry.kind === 'stub') return;
+    await this.store.replace(logObjectKey(seq), encodeEntry({ ...entry, kind: 'stub', epoch: 0, snapshots: [], mutations: [] }));
   }
 
   async compactedThrough(): Promise<KvSeq> {

@@ -44,7 +44,7 @@ describe('fencing', () => {
     const log = new ObjectLog(new DirectoryStore(storePath));
     const seq = kvSeq(await logCount(storePath) + 1);
     const forged = optionKey('forged');
-    expect(await log.append({ seq, kind: 'commit', epoch: 0, txn: 'zombie', snapshots: [], mutations: [{ type: 'put', key: forged, value: encodeValue({ value: 'x' }) }] })).toBe(true);
+    expect(await log.append({ seq, kind: 'commit', epoch: 0, txn: 'zombie', prev: '', snapshots: [], mutations: [{ type: 'put', key: forged, value: encodeValue({ value: 'x' }) }] })).toBe(true);
     await b.refresh();
     expect(await b.options()).not.toHaveProperty('forged');
     const fresh = await openCatalog({ dir: await tempDir(), store: { path: storePath }, readOnly: true });
