@@ -2,7 +2,7 @@
 // Byte order then equals the logical order of the field tuple, so a prefix scan is a range scan and
 // "the newest version at or below S" is a reverse seek.
 import { MAX_ID } from './ids.js';
-import { type FieldKind, Space, spaceSpec } from './spaces.js';
+import { type FieldKind, Space, SPACE_SPECS, spaceSpec } from './spaces.js';
 
 export type Field = number | string;
 export type Key = Uint8Array;
@@ -176,6 +176,11 @@ export function compareKeys(a: Key, b: Key): number {
 /** A key as a string, one character per byte, equal for equal keys: what maps keyed by key use. */
 export function keyId(key: Key): string {
   return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
+}
+
+/** Whether a key starts with the byte of a key space this version knows (a damaged key may not). */
+export function inKnownSpace(key: Key): boolean {
+  return key.length > 0 && SPACE_SPECS.has(key[0] as Space);
 }
 
 /** The begin_snapshot of a versioned or append-only key: its last 8 bytes. */

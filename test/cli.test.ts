@@ -103,7 +103,7 @@ describe('strata CLI', () => {
     const again = await run('demo', '--dir', dir);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('ALREADY_EXISTS');
-  });
+  }, 120_000); // a dozen CLI processes, each loading TypeScript through tsx: ~25 s on this VM, more under load
 
   it('reports errors with their code and a non-zero exit', async () => {
     const dir = path.join(await tempDir(), 'lake');

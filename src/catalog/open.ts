@@ -151,10 +151,11 @@ export async function openCatalog(opts: OpenOptions): Promise<Opened> {
     const first = await firstEntry(log, readOnly, clock, requestedDataPath ?? 'data/');
     const identity = checkedIdentity(first, log);
     const sync = new IndexSync(kv, log);
+    // An index of another catalog is as useless here as a damaged one: it is emptied and filled from this store.
+    if (await isForeign(kv, identity)) await kv.rebuild(kvSeq(0), '', noChunks());
     const fresh = kv.latestApplied === 0;
     if (fresh) await sync.bootstrap();
-    await checkIndexIdentity(kv, identity, opts.dir, log);
-    if (!fresh) await sync.rebuildIfAheadOfLog();
+    else await sync.rebuildIfAheadOfLog();
     // Thorough: a gap of any length in the log is found before this process reads or writes anything.
     await sync.catchUp({ thorough: true });
     const view = await kv.readView();
@@ -202,14 +203,10 @@ function checkedIdentity(first: LogEntry, log: CommitLog): CatalogIdentity {
   return identity;
 }
 
-/** An index never serves another catalog's store. */
-async function checkIndexIdentity(kv: KvStore, storeIdentity: CatalogIdentity, dir: string, log: CommitLog): Promise<void> {
+/** Whether the index holds another catalog than the store (an index never serves another catalog's store). */
+async function isForeign(kv: KvStore, storeIdentity: CatalogIdentity): Promise<boolean> {
   const bytes = await kv.get(IDENTITY_KEY);
-  if (bytes !== undefined && decodeIdentity(bytes).uuid !== storeIdentity.uuid) {
-    throw new StrataError(
-      'INVALID_ARGUMENT',
-      `the index in ${dir} belongs to catalog ${decodeIdentity(bytes).uuid}, but ${log.description} holds catalog ` +
-        `${storeIdentity.uuid}; give this store a fresh dir`,
-    );
-  }
+  return bytes !== undefined && decodeIdentity(bytes).uuid !== storeIdentity.uuid;
 }
+
+async function* noChunks(): AsyncGenerator<[Uint8Array, Uint8Array][]> {}

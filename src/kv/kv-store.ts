@@ -1,6 +1,7 @@
 // The local index: a LevelDB directory that holds the applied prefix of the commit log. Every write is one
 // atomic batch that also records the kv sequence it brings the index to (and that entry's txn), so "which
 // entries are applied" and "what they changed" can never disagree, whatever point a crash hits.
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { Level } from 'level';
 import { type KvSeq, kvSeq, MAX_ID, snapshotId } from '../../keys/ids.js';
@@ -17,6 +18,8 @@ import {
   WHOLE_KEYSPACE,
 } from '../../keys/system.js';
 import { LocalIndexError, StrataError } from '../errors.js';
+import { checkInChild } from './index-check.js';
+import { seal, unseal } from './index-seal.js';
 import { type Db, type FrozenState, IndexView, type ReadView } from './read-view.js';
 import { SnapshotTimeline } from './snapshot-timeline.js';
 import { VersionCache } from './version-cache.js';
@@ -32,9 +35,9 @@ async function openLevel(path: string): Promise<Db> {
 
 const causeCode = (e: unknown) => (e as { cause?: { code?: string } }).cause?.code;
 
-function indexUnavailable(path: string, e: unknown): StrataError {
+function indexUnavailable(path: string, e: unknown, locked: boolean): StrataError {
   const cause = (e as { cause?: { message?: string } }).cause;
-  const hint = causeCode(e) === 'LEVEL_LOCKED' ? ' Another process holds it open; give each process its own index directory.' : '';
+  const hint = locked ? ' Another process holds it open; give each process its own index directory.' : '';
   return new StrataError('STORE_UNAVAILABLE', `cannot open the local index at ${path}: ${cause?.message ?? (e as Error).message}.${hint}`, {
     cause: e,
   });
@@ -60,6 +63,8 @@ export class KvStore {
   private applying = 0;
   /** A rebuild() under way: new views wait for it. */
   private rebuilding: Promise<void> | undefined;
+  /** LevelDB reported damage while open: the index is not sealed at close, so the next open checks it. */
+  private damagedWhileOpen = false;
 
   private constructor(
     private readonly db: Db,
@@ -69,26 +74,48 @@ export class KvStore {
     private latest: KvSeq,
     /** That entry's `txn`; '' when unknown (restored from a checkpoint and nothing applied since, or older). */
     private latestTxn: string,
+    /** Why the index found at open was removed and created empty, if it was. */
+    readonly damage: string | undefined,
   ) {}
 
   /**
-   * Opens the index at `path`, creating it if there is none. One that LevelDB finds damaged is removed and
-   * created empty: it holds nothing the store does not, and the catalog fills it from there.
+   * Opens the index at `path`, creating it if there is none. The index holds nothing the store does not, so
+   * one found damaged is removed and created empty, and the catalog fills it from the store: one whose files
+   * changed since it was sealed at its last close (index-seal.ts), one that was not closed cleanly and that a
+   * check in a child process finds damaged or aborts on (index-check.ts), one LevelDB refuses to open (a
+   * missing MANIFEST, corruption), one whose applied sequence cannot be read. `damage` says why, when it was.
    */
   static async open(path: string): Promise<KvStore> {
-    let db: Db;
-    try {
-      db = await openLevel(path);
-    } catch (e) {
-      if (causeCode(e) !== 'LEVEL_CORRUPTION') throw indexUnavailable(path, e);
-      await rm(path, { recursive: true, force: true });
-      db = await openLevel(path).catch((again: unknown) => {
-        throw indexUnavailable(path, again);
-      });
+    let damage: string | undefined;
+    if (existsSync(path)) {
+      const sealed = await unseal(path);
+      if (sealed === 'broken') damage = 'its files changed while it was closed';
+      if (sealed === 'none') {
+        const check = await checkInChild(path);
+        if (!check.ok && check.locked) throw indexUnavailable(path, new Error(check.reason), true);
+        if (!check.ok) damage = check.reason;
+      }
     }
-    const applied = decodeSeq(db.getSync(APPLIED_SEQ_KEY) ?? undefined);
-    const txn = decodeTxn(db.getSync(APPLIED_TXN_KEY) ?? undefined);
-    return new KvStore(db, new VersionCache(applied), new SnapshotTimeline(applied), applied, txn);
+    for (let attempt = 1; ; attempt++) {
+      if (damage !== undefined) await rm(path, { recursive: true, force: true });
+      let db: Db;
+      try {
+        db = await openLevel(path);
+      } catch (e) {
+        if (causeCode(e) === 'LEVEL_LOCKED' || attempt > 1) throw indexUnavailable(path, e, causeCode(e) === 'LEVEL_LOCKED');
+        damage = `LevelDB could not open it: ${(e as { cause?: Error }).cause?.message ?? (e as Error).message}`;
+        continue;
+      }
+      try {
+        const applied = decodeSeq(db.getSync(APPLIED_SEQ_KEY) ?? undefined);
+        const txn = decodeTxn(db.getSync(APPLIED_TXN_KEY) ?? undefined);
+        return new KvStore(db, new VersionCache(applied), new SnapshotTimeline(applied), applied, txn, damage);
+      } catch (e) {
+        await db.close();
+        if (attempt > 1) throw e;
+        damage = (e as Error).message;
+      }
+    }
   }
 
   /** A point read of the newest applied state. */
@@ -239,10 +266,19 @@ export class KvStore {
     }
     const s = shared;
     s.views++;
-    return new IndexView(this.db, s.frozen, s.seq, this.cache, this.timeline, s.values, async () => {
-      s.views--;
-      if (s.views === 0 && s.retired) await s.frozen.close();
-    });
+    return new IndexView(
+      this.db,
+      s.frozen,
+      s.seq,
+      this.cache,
+      this.timeline,
+      s.values,
+      async () => {
+        s.views--;
+        if (s.views === 0 && s.retired) await s.frozen.close();
+      },
+      () => (this.damagedWhileOpen = true),
+    );
   }
 
   /**
@@ -268,9 +304,12 @@ export class KvStore {
     if (s.views === 0) void s.frozen.close().catch(() => undefined);
   }
 
+  /** Closes the index and seals it, so the next open can tell it was not changed in between. */
   async close(): Promise<void> {
     this.retire(this.current);
     this.current = undefined;
     await this.db.close();
+    // Without a seal the next open checks the index in a child process instead: slower, never wrong.
+    if (!this.damagedWhileOpen) await seal(this.db.location).catch(() => undefined);
   }
 }

@@ -7,6 +7,7 @@ import type { KvSeq, SnapshotId } from '../../keys/ids.js';
 import { decodeKey, type Key, keyId, type KeyRange, prefixEnd, prefixRange } from '../../keys/key-codec.js';
 import { ALL_TIMES } from '../../keys/snapshots.js';
 import { decodeValue } from '../../keys/value-codec.js';
+import { StrataError } from '../errors.js';
 import { decodeVersion, type StoredVersion } from '../../keys/versions.js';
 import type { SnapshotTimeline } from './snapshot-timeline.js';
 import { MAX_CACHED_GROUP, type VersionCache } from './version-cache.js';
@@ -84,6 +85,8 @@ export class IndexView implements ReadView {
     private readonly stateValues: Map<string, unknown>,
     /** Gives the frozen state back: views of one state share one (see KvStore.readView). */
     private readonly release: () => Promise<void>,
+    /** Told when LevelDB reports damage, so the index is not sealed as sound at its close (index-seal.ts). */
+    private readonly onDamage: () => void,
   ) {
     this.generation = cache.generation;
   }
@@ -216,7 +219,23 @@ export class IndexView implements ReadView {
    */
   async get(key: Key): Promise<Uint8Array | undefined> {
     this.assertOpen();
-    return this.db.getSync(key, { snapshot: this.frozen }) ?? undefined;
+    try {
+      return this.db.getSync(key, { snapshot: this.frozen }) ?? undefined;
+    } catch (e) {
+      throw this.damaged(e);
+    }
+  }
+
+  /** LevelDB's own report of damaged bytes, as CORRUPT naming the index and what to do; other errors as they are. */
+  private damaged(e: unknown): unknown {
+    if ((e as { code?: string }).code !== 'LEVEL_CORRUPTION') return e;
+    this.onDamage();
+    return new StrataError(
+      'CORRUPT',
+      `the local index at ${this.db.location} is damaged (${(e as Error).message}); close and reopen the catalog, which rebuilds ` +
+        'the index from the store (or run strata repair --rebuild-index)',
+      { cause: e },
+    );
   }
 
   /** Entries in key order (or reverse), fetched in batches: memory stays bounded however long the range. */
@@ -230,7 +249,9 @@ export class IndexView implements ReadView {
     const it = this.db.iterator({ ...range, limit: range.limit ?? -1, snapshot: this.frozen });
     try {
       for (;;) {
-        const batch = await it.nextv(SCAN_BATCH);
+        const batch = await it.nextv(SCAN_BATCH).catch((e: unknown) => {
+          throw this.damaged(e);
+        });
         if (batch.length === 0) return;
         yield batch as [Key, Uint8Array][];
       }
@@ -246,9 +267,13 @@ export class IndexView implements ReadView {
   async getMany(keys: readonly Key[]): Promise<(Uint8Array | undefined)[]> {
     this.assertOpen();
     if (keys.length === 0) return [];
-    if (keys.length <= SYNC_GET_MANY) return keys.map((k) => this.db.getSync(k, { snapshot: this.frozen }) ?? undefined);
-    const values = await this.db.getMany(keys as Key[], { snapshot: this.frozen });
-    return values.map((v) => v ?? undefined);
+    try {
+      if (keys.length <= SYNC_GET_MANY) return keys.map((k) => this.db.getSync(k, { snapshot: this.frozen }) ?? undefined);
+      const values = await this.db.getMany(keys as Key[], { snapshot: this.frozen });
+      return values.map((v) => v ?? undefined);
+    } catch (e) {
+      throw this.damaged(e);
+    }
   }
 
   /**
@@ -276,6 +301,8 @@ export class IndexView implements ReadView {
           if (keys.length < 8) break;
         }
       }
+    } catch (e) {
+      throw this.damaged(e);
     } finally {
       await it.close();
     }
@@ -288,6 +315,8 @@ export class IndexView implements ReadView {
     const it = this.db.iterator({ gte, lte, reverse: true, limit: 1, snapshot: this.frozen });
     try {
       return (await it.next()) as [Key, Uint8Array] | undefined;
+    } catch (e) {
+      throw this.damaged(e);
     } finally {
       await it.close();
     }

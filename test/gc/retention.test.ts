@@ -2,8 +2,9 @@
 // directory store: what stays readable, what is physically gone, which objects are deleted.
 import { readdir, utimes, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { Level } from 'level';
+import { kvSeq } from '../../keys/ids.js';
 import { tagKey } from '../../keys/retention.js';
+import { ObjectLog } from '../../src/log/object-log.js';
 import { describe, expect, it } from 'vitest';
 import { type Catalog, isStrataError } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
@@ -248,10 +249,12 @@ describe('excision and reclamation', () => {
     await c.advanceRetainFrom({ snapshot: 3 });
     await c.excise();
     await c.close();
-    // Damage the tag's value in the index, as a bad disk would.
-    const db = new Level<Uint8Array, Uint8Array>(path.join(dir, 'index'), { keyEncoding: 'view', valueEncoding: 'view' });
-    await db.put(tagKey('audit'), Uint8Array.of(0xff, 0x00));
-    await db.close();
+    // A tag value nobody can read, written into the log as a buggy writer would (damage to the index itself
+    // is rebuilt from the store at open: index-damage.test.ts).
+    const log = new ObjectLog(new DirectoryStore(path.join(dir, 'store')));
+    const seq = kvSeq((await readdir(path.join(dir, 'store', 'log'))).length + 1);
+    const garbage = { type: 'put' as const, key: tagKey('audit'), value: Uint8Array.of(0xff, 0x00) };
+    expect(await log.append({ seq, kind: 'system', epoch: 0, txn: 'buggy', prev: '', snapshots: [], mutations: [garbage] })).toBe(true);
     const again = await openCatalog({ dir });
     await expect(again.reclaimFiles({ graceMs: 0 })).rejects.toMatchObject({ code: 'CORRUPT' });
     expect(await store.get('data/t/f2.parquet')).toBeDefined();

@@ -1,0 +1,70 @@
+// The seal of a closed index: what its LevelDB files were when this process closed it (name, size, CRC-32 of
+// the bytes). LevelDB changes its files only while it has them open, so at the next open a seal that still
+// matches means the index is exactly what was closed, and one that does not means the bytes changed while
+// nobody had them (a disk, an operator, a copy gone wrong): the index is then rebuilt from the store, never
+// read. LevelDB does not check its own block checksums on reads (classic-level does not expose
+// verify_checksums), and on some damaged bytes it aborts the process instead of failing the call, so
+// damage has to be found before LevelDB reads it.
+import { createReadStream } from 'node:fs';
+import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { crc32 } from 'node:zlib';
+
+const SEAL = 'STRATA-SEAL';
+
+/** LevelDB's own lock and human-readable logs change on every open and say nothing about the data. */
+const UNSEALED = new Set(['LOCK', 'LOG', 'LOG.old', SEAL, `${SEAL}.tmp`]);
+
+interface SealedFile {
+  name: string;
+  size: number;
+  crc: number;
+}
+
+async function fileCrc(file: string): Promise<number> {
+  let crc = 0;
+  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) crc = crc32(chunk as Buffer, crc);
+  return crc;
+}
+
+async function filesOf(dir: string): Promise<SealedFile[]> {
+  const names = (await readdir(dir)).filter((n) => !UNSEALED.has(n)).sort();
+  const out: SealedFile[] = [];
+  for (const name of names) {
+    const file = path.join(dir, name);
+    out.push({ name, size: (await stat(file)).size, crc: await fileCrc(file) });
+  }
+  return out;
+}
+
+/** Writes the seal of a closed index (renamed into place: a crash leaves the old state, i.e. no seal). */
+export async function seal(dir: string): Promise<void> {
+  const tmp = path.join(dir, `${SEAL}.tmp`);
+  await writeFile(tmp, JSON.stringify(await filesOf(dir)));
+  await rename(tmp, path.join(dir, SEAL));
+}
+
+export type SealState = 'none' | 'intact' | 'broken';
+
+/**
+ * What the index at `dir` is found as: `none` (no seal: never closed cleanly, or made before seals), `intact`
+ * (every file as it was sealed) or `broken`. The seal is removed either way: once LevelDB opens the files
+ * they change, and a crash before the next close must not find a stale seal.
+ */
+export async function unseal(dir: string): Promise<SealState> {
+  const file = path.join(dir, SEAL);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 'none';
+    throw e;
+  }
+  await rm(file, { force: true });
+  try {
+    return text === JSON.stringify(await filesOf(dir)) ? 'intact' : 'broken';
+  } catch {
+    // A file that cannot be read is damage too.
+    return 'broken';
+  }
+}
