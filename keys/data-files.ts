@@ -18,6 +18,7 @@ import { filePathNote } from './end-index.js';
 import { Space } from './spaces.js';
 import { decodeValue } from './value-codec.js';
 import { Entity, type Row, type Versioned } from './versions.js';
+import type { Violation } from './violation.js';
 
 export interface DataFileRow extends Versioned {
   path: string;
@@ -140,4 +141,88 @@ export function excisedDataFile(fields: readonly unknown[], begin: number): { mu
     mutations: [del(encodeKey(Space.FileTableIndex, [id], begin)), del(encodeKey(Space.DataFileEndIndex, [tableId, id]))],
     manifest: manifestKey(tableId, begin),
   };
+}
+
+// ---- invariants (verify)
+
+/** What verify needs of one data file row: its place, its end, and what the indexes repeat of it. */
+export interface DataFileFact {
+  tableId: number;
+  id: number;
+  begin: number;
+  end: number | null;
+  row: DataFileRow;
+  key: string;
+}
+
+/**
+ * Each commit's manifest lists exactly the data files that commit added to the table, with their fields:
+ * listings read the manifests, not the rows, so a manifest that disagrees would list other files.
+ */
+export function manifestProblems(files: readonly DataFileFact[], manifests: readonly { tableId: number; begin: number; files: ManifestFile[]; key: string }[]): Violation[] {
+  const out: Violation[] = [];
+  const expected = new Map<string, ManifestFile[]>();
+  for (const f of files) {
+    const k = `${f.tableId}@${f.begin}`;
+    (expected.get(k) ?? expected.set(k, []).get(k)!).push(manifestFile(f.id as FileId, f.row));
+  }
+  const seen = new Set<string>();
+  for (const m of manifests) {
+    const k = `${m.tableId}@${m.begin}`;
+    seen.add(k);
+    const want = (expected.get(k) ?? []).sort((a, b) => a[0] - b[0]);
+    if (JSON.stringify(m.files) !== JSON.stringify(want)) {
+      out.push({ invariant: 'manifests-list-their-files', key: m.key, message: `the manifest of table ${m.tableId} at snapshot ${m.begin} lists ${m.files.length} files; the rows give ${want.length} that differ from them` });
+    }
+  }
+  for (const [k, want] of expected) {
+    if (!seen.has(k)) out.push({ invariant: 'manifests-list-their-files', message: `no manifest lists the ${want.length} data files table ${k.replace('@', ' added at snapshot ')}` });
+  }
+  return out;
+}
+
+/** Each data file's id resolves to its table, and only to it (a delete file aimed at another table's file is refused by it). */
+export function fileTableProblems(files: readonly DataFileFact[], entries: readonly { id: number; begin: number; tableId: number; key: string }[]): Violation[] {
+  const out: Violation[] = [];
+  const byId = new Map(entries.map((e) => [`${e.id}@${e.begin}`, e]));
+  for (const f of files) {
+    const e = byId.get(`${f.id}@${f.begin}`);
+    if (e?.tableId !== f.tableId) out.push({ invariant: 'file-table-index-names-each-file', key: f.key, message: `data file ${f.id} is in table ${f.tableId}; the file→table index says ${e === undefined ? 'nothing' : `table ${e.tableId}`}` });
+    byId.delete(`${f.id}@${f.begin}`);
+  }
+  for (const e of byId.values()) out.push({ invariant: 'file-table-index-names-each-file', key: e.key, message: `the file→table index names data file ${e.id}, which has no row` });
+  return out;
+}
+
+/** Each data file that has an end has it in the end index by file id too, the same end: listings merge that index with the manifests. */
+export function dataFileEndProblems(files: readonly DataFileFact[], ends: readonly { tableId: number; id: number; end: number; key: string }[]): Violation[] {
+  const out: Violation[] = [];
+  const byId = new Map(ends.map((e) => [`${e.tableId}/${e.id}`, e]));
+  for (const f of files) {
+    const e = byId.get(`${f.tableId}/${f.id}`);
+    byId.delete(`${f.tableId}/${f.id}`);
+    if (f.end === null && e === undefined) continue;
+    if (e?.end !== f.end) out.push({ invariant: 'file-end-index-equals-the-rows', key: f.key, message: `data file ${f.id} ends at ${f.end ?? 'nothing'}; its end entry says ${e === undefined ? 'nothing' : e.end}` });
+  }
+  for (const e of byId.values()) out.push({ invariant: 'file-end-index-equals-the-rows', key: e.key, message: `an end entry for data file ${e.id} of table ${e.tableId}, which has no row` });
+  return out;
+}
+
+/**
+ * The path index names, for each object path, exactly the file rows (data and delete files) that name it:
+ * reclamation deletes an object once none is left, so a missing id would let a live file be deleted.
+ */
+export function pathIndexProblems(rows: readonly { id: number; path: string; key: string }[], entries: readonly { path: string; ids: readonly number[]; key: string }[]): Violation[] {
+  const out: Violation[] = [];
+  const expected = new Map<string, number[]>();
+  for (const r of rows) (expected.get(r.path) ?? expected.set(r.path, []).get(r.path)!).push(r.id);
+  for (const e of entries) {
+    const want = (expected.get(e.path) ?? []).sort((a, b) => a - b);
+    expected.delete(e.path);
+    if (JSON.stringify([...e.ids].sort((a, b) => a - b)) !== JSON.stringify(want)) {
+      out.push({ invariant: 'path-index-names-every-row', key: e.key, message: `the path index gives files ${JSON.stringify(e.ids)} for ${JSON.stringify(e.path)}; the rows naming it are ${JSON.stringify(want)}` });
+    }
+  }
+  for (const [path, ids] of expected) out.push({ invariant: 'path-index-names-every-row', message: `${JSON.stringify(path)} is named by file rows ${JSON.stringify(ids)} but not in the path index` });
+  return out;
 }

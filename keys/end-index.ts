@@ -5,6 +5,7 @@
 import { type Key, KeyFormatError, type KeyRange, keyPrefix, readU64 } from './key-codec.js';
 import { Space } from './spaces.js';
 import { decodeValue } from './value-codec.js';
+import type { Violation } from './violation.js';
 
 export function endIndexKey(end: number, key: Key): Key {
   const prefix = keyPrefix(Space.EndIndex, [end]);
@@ -26,3 +27,29 @@ export const endedThrough = (through: number): KeyRange => ({ gte: keyPrefix(Spa
 export const filePathNote = (row: { path: string }): object => ({ path: row.path });
 
 export const decodeFilePathNote = (indexKey: Key, bytes: Uint8Array): string => decodeValue<{ path: string }>(indexKey, bytes).path;
+
+/** An ended version as verify sees it: its key (hex), its end, and (file rows) its path. */
+export interface EndedFact {
+  keyHex: string;
+  key: string;
+  end: number;
+  path: string | undefined;
+}
+
+/**
+ * Every version that has an end has one end-index entry, under that end, and no entry names a version that
+ * does not end there: excision finds what to remove only through this index, so a missing entry keeps bytes
+ * forever and a stray one could remove a live version.
+ */
+export function endIndexProblems(ended: readonly EndedFact[], entries: readonly { end: number; keyHex: string; path: string | undefined; key: string }[]): Violation[] {
+  const out: Violation[] = [];
+  const byKey = new Map(entries.map((e) => [`${e.end}/${e.keyHex}`, e]));
+  for (const v of ended) {
+    const e = byKey.get(`${v.end}/${v.keyHex}`);
+    byKey.delete(`${v.end}/${v.keyHex}`);
+    if (e === undefined) out.push({ invariant: 'end-index-lists-every-end', key: v.key, message: `this version ends at snapshot ${v.end}, but the end index has no entry for it` });
+    else if (e.path !== v.path) out.push({ invariant: 'end-index-lists-every-end', key: v.key, message: `the end index records path ${JSON.stringify(e.path)} for this file row of path ${JSON.stringify(v.path)}` });
+  }
+  for (const e of byKey.values()) out.push({ invariant: 'end-index-lists-every-end', key: e.key, message: `an end-index entry for a version that does not end at snapshot ${e.end}` });
+  return out;
+}

@@ -11,6 +11,7 @@ import { del, type Mutation, putRow } from './mutation.js';
 import { Space } from './spaces.js';
 import { SystemKey, systemKey } from './system.js';
 import { decodeValue } from './value-codec.js';
+import type { Violation } from './violation.js';
 
 const nameField = (key: Key): string => decodeKey(key).fields[0] as string;
 
@@ -97,3 +98,10 @@ export const decodeJob = (key: Key, bytes: Uint8Array): { id: number; row: Excis
   id: decodeKey(key).fields[0] as number,
   row: decodeValue<ExcisionJobRow>(key, bytes),
 });
+
+/** Every tag names a snapshot that still has its record: tags keep their snapshots through retain-from and excision. */
+export function tagProblems(tags: readonly { name: string; snapshot: number; key: string }[], existing: ReadonlySet<number>): Violation[] {
+  return tags
+    .filter((t) => !existing.has(t.snapshot))
+    .map((t) => ({ invariant: 'tagged-snapshots-exist', key: t.key, message: `tag ${JSON.stringify(t.name)} pins snapshot ${t.snapshot}, which has no record` }));
+}

@@ -7,6 +7,7 @@ import { beginOf, encodeKey, type Key, type KeyRange, keyPrefix, prefixEnd, pref
 import { del, type Mutation, putRow } from './mutation.js';
 import { Space } from './spaces.js';
 import { putHeadSnapshot } from './system.js';
+import type { Violation } from './violation.js';
 
 export interface SnapshotRow {
   /** ms since epoch, from the catalog clock; never lower than the previous snapshot's. */
@@ -78,4 +79,62 @@ export function createSnapshot(id: SnapshotId, row: SnapshotRow, changes: Snapsh
 /** Excision of a snapshot's records (its row, changes, schema version and time index entry). */
 export function exciseSnapshot(id: SnapshotId, row: SnapshotRow): Mutation[] {
   return [del(snapshotKey(id)), del(snapshotChangesKey(id)), del(schemaVersionsKey(id)), del(timeKey(row.time, id))];
+}
+
+// ---- invariants (verify)
+
+export interface SnapshotFacts {
+  /** Snapshot rows, by id, in id order. */
+  rows: readonly { id: number; row: SnapshotRow; key: string }[];
+  changes: ReadonlySet<number>;
+  /** Time index entries: [time, id]. */
+  times: readonly { time: number; id: number; key: string }[];
+  head: number | undefined;
+}
+
+/**
+ * The records of every snapshot are whole: its changes beside its row, one time-index entry at its time, times
+ * that never go backwards with ids (reads by timestamp binary-search them), and the head naming the newest.
+ */
+export function snapshotProblems(f: SnapshotFacts): Violation[] {
+  const out: Violation[] = [];
+  const timeOf = new Map(f.rows.map((r) => [r.id, r.row.time]));
+  f.rows.forEach((r, i) => {
+    if (!f.changes.has(r.id)) out.push({ invariant: 'snapshot-records-are-whole', key: r.key, message: `snapshot ${r.id} has no changes record` });
+    const before = f.rows[i - 1];
+    if (before !== undefined && r.row.time < before.row.time) {
+      out.push({ invariant: 'snapshot-times-never-go-back', key: r.key, message: `snapshot ${r.id} was committed at ${r.row.time}, before snapshot ${before.id} (${before.row.time})` });
+    }
+  });
+  for (const id of f.changes) if (!timeOf.has(id)) out.push({ invariant: 'snapshot-records-are-whole', message: `a changes record for snapshot ${id}, which has no row` });
+  const indexed = new Set<number>();
+  for (const t of f.times) {
+    indexed.add(t.id);
+    if (timeOf.get(t.id) !== t.time) out.push({ invariant: 'time-index-equals-the-snapshots', key: t.key, message: `the time index puts snapshot ${t.id} at ${t.time}; its row says ${timeOf.get(t.id) ?? 'nothing (no row)'}` });
+  }
+  for (const r of f.rows) if (!indexed.has(r.id)) out.push({ invariant: 'time-index-equals-the-snapshots', key: r.key, message: `snapshot ${r.id} is not in the time index` });
+  const newest = f.rows.at(-1)?.id;
+  if (f.head !== newest) out.push({ invariant: 'head-is-the-newest-snapshot', message: `the head names snapshot ${f.head ?? 'nothing'}; the newest snapshot row is ${newest ?? 'none'}` });
+  return out;
+}
+
+/**
+ * Every snapshot a version names (its begin, its end) has its record, or lies below retain-from where
+ * excision may have removed it: a reader at a named snapshot would otherwise find no snapshot there.
+ */
+export function referencedSnapshotProblems(referenced: ReadonlyMap<number, string>, existing: ReadonlySet<number>, retainFrom: number): Violation[] {
+  const out: Violation[] = [];
+  for (const [id, key] of referenced) {
+    if (id >= retainFrom && !existing.has(id)) out.push({ invariant: 'named-snapshots-exist', key, message: `snapshot ${id} is named here (at or above retain-from ${retainFrom}) but has no record` });
+  }
+  return out;
+}
+
+/** The newest snapshot's counters are above every id in use: the next commit allocates from them. */
+export function counterProblems(head: SnapshotRow | undefined, maxCatalogId: number, maxFileId: number): Violation[] {
+  if (head === undefined) return [];
+  const out: Violation[] = [];
+  if (head.nextCatalogId <= maxCatalogId) out.push({ invariant: 'counters-above-every-id', message: `next_catalog_id is ${head.nextCatalogId}, but catalog id ${maxCatalogId} is in use` });
+  if (head.nextFileId <= maxFileId) out.push({ invariant: 'counters-above-every-id', message: `next_file_id is ${head.nextFileId}, but file id ${maxFileId} is in use` });
+  return out;
 }

@@ -4,6 +4,7 @@ import type { CatalogId } from './ids.js';
 import { encodeKey, type Key, keyPrefix } from './key-codec.js';
 import { del, type Mutation, putRow } from './mutation.js';
 import { Space } from './spaces.js';
+import type { Violation } from './violation.js';
 
 export interface TableStatsRow {
   recordCount: number;
@@ -22,3 +23,35 @@ export const excisedTableStats = (tableId: CatalogId): Mutation => del(tableStat
 
 /** The prefix of one table's versions: excision asks whether any is left. */
 export const tableVersionsPrefix = (tableId: CatalogId): Key => keyPrefix(Space.Table, [tableId]);
+
+/**
+ * A live table's stats add up its live data files at the newest snapshot (records, bytes), and its next row
+ * id is past every row id a file of it ever took: a new file must not reuse one. (A dropped table keeps the
+ * stats it had, until excision removes them with its last version.)
+ */
+export function tableStatsProblems(
+  stats: readonly { tableId: number; row: TableStatsRow; key: string }[],
+  files: readonly { tableId: number; end: number | null; recordCount: number; fileSizeBytes: number; rowIdEnd: number }[],
+  liveTables: ReadonlySet<number>,
+): Violation[] {
+  const sums = new Map<number, { records: number; bytes: number; rowIdEnd: number }>();
+  for (const f of files) {
+    let s = sums.get(f.tableId);
+    if (!s) sums.set(f.tableId, (s = { records: 0, bytes: 0, rowIdEnd: 0 }));
+    if (f.end === null) {
+      s.records += f.recordCount;
+      s.bytes += f.fileSizeBytes;
+    }
+    s.rowIdEnd = Math.max(s.rowIdEnd, f.rowIdEnd);
+  }
+  const out: Violation[] = [];
+  for (const { tableId, row, key } of stats) {
+    if (!liveTables.has(tableId)) continue;
+    const s = sums.get(tableId) ?? { records: 0, bytes: 0, rowIdEnd: 0 };
+    if (row.recordCount !== s.records || row.fileSizeBytes !== s.bytes) {
+      out.push({ invariant: 'table-stats-add-up', key, message: `table ${tableId}'s stats say ${row.recordCount} records in ${row.fileSizeBytes} bytes; its live files hold ${s.records} in ${s.bytes}` });
+    }
+    if (row.nextRowId < s.rowIdEnd) out.push({ invariant: 'table-stats-add-up', key, message: `table ${tableId}'s next row id is ${row.nextRowId}, but its files took row ids up to ${s.rowIdEnd - 1}` });
+  }
+  return out;
+}

@@ -8,6 +8,7 @@ import { type Mutation, putRow } from './mutation.js';
 import type { Group } from './groups.js';
 import type { Space } from './spaces.js';
 import { decodeValue } from './value-codec.js';
+import type { Violation } from './violation.js';
 
 export interface Versioned {
   end: SnapshotId | null;
@@ -65,4 +66,24 @@ export interface StoredVersion {
 
 export function decodeVersion(key: Key, bytes: Uint8Array, fields: readonly Field[] = decodeKey(key).fields): StoredVersion {
   return Object.freeze({ key, fields, begin: beginOf(key), row: Object.freeze(decodeValue(key, bytes)) });
+}
+
+/**
+ * The versions of one entity, in key (= begin) order: each ends after it begins, and none overlaps the next
+ * (only the newest may be open). Overlapping versions would give a snapshot two answers.
+ */
+export function versionRunProblems(run: readonly { key: string; begin: number; end: number | null }[]): Violation[] {
+  const out: Violation[] = [];
+  run.forEach((v, i) => {
+    if (v.end !== null && v.end <= v.begin) out.push({ invariant: 'version-ends-after-it-begins', key: v.key, message: `a version that begins at snapshot ${v.begin} ends at ${v.end}` });
+    const next = run[i + 1];
+    if (next !== undefined && (v.end === null || v.end > next.begin)) {
+      out.push({
+        invariant: 'versions-do-not-overlap',
+        key: v.key,
+        message: `this version (snapshots ${v.begin}–${v.end ?? 'now'}) overlaps the next one of the same entity, which begins at ${next.begin}`,
+      });
+    }
+  });
+  return out;
 }

@@ -27,3 +27,4 @@ export type { ExciseCounts, ExciseOptions, ExciseReport, ExcisionJobRow } from '
 export type { ReclaimOptions, ReclaimReport } from '../gc/reclaim.js';
 export type { PruneCheckpointsOptions, PruneCheckpointsReport } from '../gc/checkpoints.js';
 export type { CompactLogOptions, CompactLogReport } from '../gc/compact-log.js';
+export type { VerifyOptions, VerifyReport, Violation } from './catalog/verify.js';

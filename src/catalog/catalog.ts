@@ -10,7 +10,7 @@ import type { ReclaimOptions, ReclaimReport } from '../../gc/reclaim.js';
 import type { PruneCheckpointsOptions, PruneCheckpointsReport } from '../../gc/checkpoints.js';
 import type { CompactLogOptions, CompactLogReport } from '../../gc/compact-log.js';
 import { type CatalogId, type SnapshotId, snapshotId } from '../../keys/ids.js';
-import { checkOptionalText } from '../arguments.js';
+import { checkOptionalText, flag } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import { quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
@@ -28,6 +28,7 @@ import { Maintenance } from './maintenance.js';
 import { type Opened, openCatalog, type OpenOptions } from './open.js';
 import { SnapshotTags } from './snapshot-tags.js';
 import { FollowStatus } from './status.js';
+import { verifyCatalog, type VerifyOptions, type VerifyReport } from './verify.js';
 
 export type { OpenOptions };
 
@@ -345,6 +346,18 @@ export class Catalog {
    */
   compactLog(options: CompactLogOptions = {}): Promise<CompactLogReport> {
     return this.gc.compactLog(options);
+  }
+
+  /**
+   * Checks every invariant the catalog keeps against what is stored (src/catalog/verify.ts): the log and the
+   * newest checkpoint read whole, the index scanned and compared with one rebuilt from the store, and with
+   * `files`, every file a row names found in the store with its size. Reports; changes nothing.
+   */
+  async verify(options: VerifyOptions = {}): Promise<VerifyReport> {
+    this.assertOpen();
+    const files = flag('files', (options as VerifyOptions | null)?.files);
+    const { sync, log, store, dataPath } = this.parts;
+    return verifyCatalog(sync, log, store, dataPath, { files });
   }
 
   /** Closes open readers and the index. Commits already acknowledged are durable in the store. */

@@ -1,6 +1,7 @@
 // Plain-text rendering for the CLI: aligned columns, no colour, so output pipes cleanly.
 import type { TableChanges } from '../read/history.js';
 import type { SnapshotInfo } from '../read/records.js';
+import type { VerifyReport } from '../catalog/verify.js';
 
 export function table(headers: string[], rows: (string | number)[][]): string {
   const cells = [headers, ...rows.map((r) => r.map(String))];
@@ -30,4 +31,11 @@ export function renderChanges(name: string, from: string, to: string, c: TableCh
     ...c.addedDeleteFiles.map((f) => ['+ deletes', f.path, f.deleteCount, f.snapshot]),
   ].sort((a, b) => (a[3] as number) - (b[3] as number));
   return `${name}, snapshots ${from}..${to}\n${table(['change', 'file', 'rows', 'snapshot'], rows)}`;
+}
+
+export function describeVerify(r: VerifyReport): string {
+  const what = `${r.checked.logEntries} log entries, ${r.checked.keys} index keys, checkpoint ${r.checked.checkpoint ?? 'none'}${r.checked.files > 0 ? `, ${r.checked.files} files` : ''}`;
+  if (r.ok) return `ok: every invariant holds (${what})`;
+  const rows = r.violations.map((v) => [v.invariant, v.object ?? v.key ?? '', v.message]);
+  return `${r.violations.length} violation${r.violations.length === 1 ? '' : 's'} (${what}):\n${table(['invariant', 'where', 'what'], rows)}`;
 }

@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 // The `strata` command. Argument parsing is Node's own util.parseArgs: no dependency needed for flags this simple.
 import { rm } from 'node:fs/promises';
+import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Catalog } from '../catalog/catalog.js';
+import type { VerifyReport } from '../catalog/verify.js';
 import { StrataError } from '../errors.js';
 import type { HistoryBound } from '../read/history.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import { runDemo } from './demo.js';
 import { compactLog, describeAdvance, excise, type GcOptions, gc, parseDuration, pruneCheckpoints, reclaim } from './gc.js';
-import { renderChanges, snapshotTable, table } from './format.js';
+import { describeVerify, renderChanges, snapshotTable, table } from './format.js';
 import { describeCatalog, describeTable, renderCatalog, renderTable } from './show.js';
 
 const USAGE = `strata — a lakehouse catalog that keeps its whole history
@@ -39,6 +41,9 @@ commands:
   gc --keep 30d [--grace 2d] [--orphans [--min-age 7d]] [--keep-checkpoints 2] [--checkpoint-age 1h]
      [--dry-run] [--json]        all of them: retain what is newer than --keep, excise, reclaim, and (after
                                  an excision) checkpoint, prune checkpoints, compact the log
+  verify [--files] [--json]      check every invariant the catalog keeps against the store (exit 1 on a
+                                 violation); --files also finds each file a row names, with its size
+  repair --rebuild-index         throw the local index away and rebuild it from the store
   demo [--force]                 build a small history in --dir and show time travel over it
 
 X, Y, FROM, TO and T are snapshot ids or ISO-8601 times (e.g. 2026-03-01T12:00:00Z).
@@ -86,6 +91,8 @@ async function main(argv: string[]): Promise<number> {
       'batch-size': { type: 'string' },
       'keep-checkpoints': { type: 'string', default: '2' },
       'checkpoint-age': { type: 'string', default: '1h' },
+      files: { type: 'boolean', default: false },
+      'rebuild-index': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -261,6 +268,23 @@ async function main(argv: string[]): Promise<number> {
       await withCatalog(async (c) => {
         const report = await gc(c, { keepMs: parseDuration('--keep', values.keep!), ...reclaimOptions(), now: Date.now(), prune: pruneOptions() }, gcOptions());
         if (values.json) console.log(json(report));
+      });
+      return 0;
+    case 'verify': {
+      let report: VerifyReport | undefined;
+      await withCatalog(async (c) => {
+        report = await c.verify({ files: values.files });
+      });
+      print(() => describeVerify(report!), report);
+      return report!.ok ? 0 : 1;
+    }
+    case 'repair':
+      if (!values['rebuild-index']) throw usage('repair takes --rebuild-index (the only repair there is: the store is the source of truth)');
+      // The index is a cache of the store: removing it loses nothing, and the open rebuilds it.
+      await rm(path.join(values.dir, 'index'), { recursive: true, force: true });
+      await withCatalog(async (c) => {
+        const n = (await c.snapshots()).length;
+        console.log(`index in ${path.join(values.dir, 'index')} rebuilt from the store (${n} snapshot${n === 1 ? '' : 's'})`);
       });
       return 0;
     case 'demo':

@@ -13,8 +13,12 @@ const LOG_PREFIX = 'log/';
 const COMPACTED_PREFIX = 'compacted/';
 /** Entries log compaction stubs at once: one request each, so a long log goes in parallel batches. */
 const COMPACT_BATCH = 16;
-/** How many times appendOwn tries a create whose outcome it could not learn. */
-const APPEND_ATTEMPTS = 3;
+/**
+ * How many times appendOwn tries a create whose outcome it could not learn. Each try is bounded by the store
+ * (S3: timeoutMs), so a commit against a service that accepts and never answers fails within about
+ * APPEND_ATTEMPTS times that.
+ */
+const APPEND_ATTEMPTS = 2;
 
 const padded = (seq: number) => String(seq).padStart(20, '0');
 
@@ -44,12 +48,19 @@ export class ObjectLog implements CommitLog {
         // After a failed try, "exists" may be our own earlier create that landed late.
         return attempt > 1 && (await this.read(entry.seq))?.txn === entry.txn;
       } catch (e) {
-        const there = await this.read(entry.seq).catch(() => undefined);
+        // A read-back that fails too leaves the outcome unknown: trying again would only wait longer.
+        let there: LogEntry | undefined;
+        let unknown = false;
+        try {
+          there = await this.read(entry.seq);
+        } catch {
+          unknown = true;
+        }
         if (there !== undefined) return there.txn === entry.txn;
-        if (attempt >= APPEND_ATTEMPTS) {
+        if (unknown || attempt >= APPEND_ATTEMPTS) {
           throw new StrataError(
             'STORE_UNAVAILABLE',
-            `writing log entry ${entry.seq} failed ${APPEND_ATTEMPTS} times and reading it back found nothing, so the commit ` +
+            `writing log entry ${entry.seq} failed ${attempt} time${attempt === 1 ? '' : 's'} and reading it back ${unknown ? 'failed too' : 'found nothing'}, so the commit ` +
               `may or may not have been written (${(e as Error).message}); once the store answers, refresh() and ` +
               'look for it in snapshots() before running it again',
             { cause: e },

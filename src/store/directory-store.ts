@@ -47,12 +47,12 @@ async function mtimeMs(file: string): Promise<number> {
 
 export interface DirectoryStoreOptions {
   /**
-   * true (default): a created object is on disk (its data and its directory entry fsync'd) before
-   * putIfAbsent returns. false is the opt-in relaxed mode: the directory entry is not fsync'd, so a machine
-   * crash (not a process crash) may lose the newest objects. Their data is synced even so, before they get
-   * their names: otherwise a crash could keep a name and lose its data (ext4's delayed allocation leaves
-   * empty files behind), and an empty log entry cannot be told from a damaged one, so the catalog would not
-   * open again.
+   * true (default): a created object is on disk (its data and its directory entry fsync'd, and the entries
+   * of directories made for it) before putIfAbsent returns. false is the opt-in relaxed mode: directory
+   * entries are not fsync'd, so a machine crash (not a process crash) may lose the newest objects. Their
+   * data is synced even so, before they get their names: otherwise a crash could keep a name and lose its
+   * data (ext4's delayed allocation leaves empty files behind), and an empty log entry cannot be told from a
+   * damaged one, so the catalog would not open again.
    */
   sync?: boolean;
 }
@@ -152,7 +152,7 @@ export class DirectoryStore implements ObjectStore {
   private async writeTemp(dir: string, body: Uint8Array): Promise<string> {
     const tmp = `${dir}${path.sep}${this.tmpPrefix}${++this.tmpCount}`;
     try {
-      const fd = this.createTemp(dir, tmp);
+      const fd = await this.createTemp(dir, tmp);
       try {
         writeAllSync(fd, body);
         await fdatasync(fd);
@@ -171,7 +171,7 @@ export class DirectoryStore implements ObjectStore {
    * removed (another process's delete() removes directories it leaves empty, possibly between our mkdir
    * and our open).
    */
-  private createTemp(dir: string, tmp: string): number {
+  private async createTemp(dir: string, tmp: string): Promise<number> {
     for (let attempt = 1; ; attempt++) {
       if (this.made.has(dir)) {
         try {
@@ -181,9 +181,25 @@ export class DirectoryStore implements ObjectStore {
           this.made.delete(dir);
         }
       }
-      fsSync.mkdirSync(dir, { recursive: true });
-      this.made.add(dir);
+      await this.makeDir(dir);
     }
+  }
+
+  /**
+   * Makes `dir` and whatever is missing above it. In durable mode a new directory is durable only once its
+   * parent is fsync'd, so before `dir` counts as made, the parent of every level is synced: up to the root
+   * even where mkdir found a level already there (mkdir tells which directories it made, not whether
+   * another writer, or a concurrent create in this store, made one a moment ago and has not synced it yet),
+   * and above the root only as far as mkdir made them. Once per directory per store (again after a
+   * delete removed it): cheap.
+   */
+  private async makeDir(dir: string): Promise<void> {
+    const first = fsSync.mkdirSync(dir, { recursive: true });
+    if (this.sync) {
+      const above = first !== undefined && first.length <= this.root.length ? first.length : Number.POSITIVE_INFINITY;
+      for (let d = dir; d.length > this.root.length || d.length >= above; d = path.dirname(d)) await fsyncDir(path.dirname(d));
+    }
+    this.made.add(dir);
   }
 
   async *list(prefix: string, options: { startAfter?: string } = {}): AsyncIterable<ObjectInfo> {
@@ -201,7 +217,7 @@ export class DirectoryStore implements ObjectStore {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // deleted while listing
         throw unavailable('list', key, e);
       }
-      yield { key, lastModified: stat.mtimeMs };
+      yield { key, lastModified: stat.mtimeMs, size: stat.size };
     }
   }
 

@@ -3,10 +3,11 @@
 // primitive between machines, so every implementation must make it atomic.
 import { StrataError } from '../errors.js';
 
-/** A listed object: its key, and when it was last written (ms since epoch, the store's clock). */
+/** A listed object: its key, when it was last written (ms since epoch, the store's clock), and its size in bytes. */
 export interface ObjectInfo {
   key: string;
   lastModified: number;
+  size: number;
 }
 
 export interface ObjectStore {

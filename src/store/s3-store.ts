@@ -1,8 +1,10 @@
 // The object store on S3 or any S3-compatible service (MinIO, Ceph RGW, R2). Create-if-absent is a PUT with
 // `If-None-Match: *`: the service answers 412 when the key exists. Transient failures (5xx, throttling,
 // network) are retried with jittered backoff, a bounded number of times; client errors (4xx) never are.
-// Every failure that remains is STORE_UNAVAILABLE naming the operation, the key and the endpoint — never
-// the credentials.
+// Every operation is bounded in time, its retries included (timeoutMs), so a hung service is STORE_UNAVAILABLE
+// within seconds instead of holding a commit for as long as TCP keeps a dead connection open. Every failure
+// that remains is STORE_UNAVAILABLE naming the operation, the key and the endpoint — never the credentials:
+// its message is redacted, and it carries no SDK error as its cause (those hold the request that was sent).
 import {
   DeleteObjectCommand,
   GetObjectCommand,
@@ -18,21 +20,40 @@ export interface S3StoreOptions {
   bucket: string;
   /** Key prefix inside the bucket (no leading or trailing slash needed). */
   prefix?: string;
+  /**
+   * The service's URL. A `user:password@` in it is taken as the access key id and secret (when
+   * `credentials` is not given) and removed: the endpoint the store keeps and shows has no userinfo.
+   */
   endpoint?: string;
   region?: string;
   /** Explicit credentials; without them the SDK's default chain (environment, profile, instance role). */
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
   /** Path-style addressing (`endpoint/bucket/key`), which MinIO and Ceph need. */
   forcePathStyle?: boolean;
-  /** Attempts per request, first included (default 5). */
+  /** Attempts per request, first included (default 5), as many as fit within timeoutMs. */
   maxAttempts?: number;
+  /**
+   * How long one store operation may take, its retries and the pauses between them included (ms, default
+   * 10,000). A list or a delete of several keys gets this for each request (page, key) it makes.
+   */
+  timeoutMs?: number;
   /** The jitter of retry pauses, uniform in [0, 1) (default Math.random; seeded in tests, so a run replays). */
   random?: () => number;
 }
 
+/**
+ * Ten seconds: a small request takes milliseconds (≈5 ms on loopback RGW, tens on AWS S3, whose p99 is well
+ * under a second), and the largest object written in one request, a 4 MiB checkpoint chunk, fits at 0.5 MB/s;
+ * so a healthy but slow service still gets several retries, while a hung one frees the commit or lock
+ * waiting on it in seconds. A service that is slower than that on purpose can be given more.
+ */
+const DEFAULT_TIMEOUT_MS = 10_000;
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
 interface S3Failure {
   name?: string;
   code?: string;
+  message?: string;
   $metadata?: { httpStatusCode?: number };
 }
 
@@ -50,13 +71,72 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Where assertConditionalWrites writes its probe objects (and deletes them again). */
 const PROBE_PREFIX = '_strata/probe/';
 
+/** The userinfo of any URL in a text (`scheme://user:password@`), whoever put it there. */
+const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*(?:@[^\s/?#@]*)*@/gi;
+
+/** One store operation: what the messages name, and when its time is up (performance.now(), monotonic). */
+interface Operation {
+  what: string;
+  key: string;
+  deadline: number;
+}
+
+/** What `client.send` accepts besides the command, per attempt. */
+interface Attempt {
+  abortSignal: AbortSignal;
+}
+
+/**
+ * The endpoint without its userinfo, and what the userinfo held (decoded, and as written, for redaction).
+ * Only http(s) URLs: anything else cannot be an S3 endpoint, and might be a key pasted in the wrong place.
+ */
+function splitEndpoint(endpoint: string): { bare: string; user: string; password: string; written: string } {
+  let url: URL | undefined;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    // Reported below, like a URL of another scheme.
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    // Quoted only without an "@": a text that is no URL has no userinfo to cut out, yet may hold a password.
+    const shown = endpoint.includes('@') ? '(not shown: it has an "@", maybe a password)' : JSON.stringify(endpoint);
+    throw new StrataError('INVALID_ARGUMENT', `the S3 endpoint ${shown} is not an http:// or https:// URL: give one such as http://127.0.0.1:7480`);
+  }
+  let user: string;
+  let password: string;
+  try {
+    user = decodeURIComponent(url.username);
+    password = decodeURIComponent(url.password);
+  } catch {
+    throw new StrataError('INVALID_ARGUMENT', 'the userinfo of the S3 endpoint is not valid percent-encoding: encode the key id and secret, or give them as credentials');
+  }
+  const bare = `${url.protocol}//${url.host}${url.pathname === '/' ? '' : url.pathname}${url.search}`;
+  return { bare, user, password, written: url.password };
+}
+
+/** Redacts `secrets` in each form a message could quote them (longest first, so none leaves a piece of another). */
+function redactor(secrets: readonly (string | undefined)[]): (text: string) => string {
+  const forms = [...new Set(secrets.flatMap((s) => (s ? [s, encodeURIComponent(s)] : [])))].sort((a, b) => b.length - a.length);
+  return (text) => {
+    let out = text;
+    for (const form of forms) out = out.split(form).join('***');
+    return out.replace(USERINFO, '$1***@');
+  };
+}
+
 export class S3Store implements ObjectStore {
   readonly description: string;
   private readonly client: S3Client;
   private readonly bucket: string;
   private readonly prefix: string;
   private readonly maxAttempts: number;
+  private readonly timeoutMs: number;
   private readonly random: () => number;
+  /**
+   * Cuts every secret this store knows, and any URL userinfo, out of a text. A closure, so that the secrets
+   * are in no field that printing the store (util.inspect, JSON) would show.
+   */
+  private readonly redact: (text: string) => string;
 
   constructor(opts: S3StoreOptions) {
     if (typeof opts?.bucket !== 'string' || opts.bucket === '') {
@@ -66,20 +146,45 @@ export class S3Store implements ObjectStore {
     this.prefix = (opts.prefix ?? '').replace(/^\/+|\/+$/g, '');
     if (this.prefix !== '') assertValidObjectKey(this.prefix);
     this.maxAttempts = opts.maxAttempts ?? 5;
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    // Node's timers take at most 2^31 - 1 ms, and fire at once past it.
+    if (!Number.isSafeInteger(this.timeoutMs) || this.timeoutMs <= 0 || this.timeoutMs > MAX_TIMEOUT_MS) {
+      throw new StrataError('INVALID_ARGUMENT', `timeoutMs must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, not ${opts.timeoutMs}`);
+    }
     this.random = opts.random ?? Math.random;
+    const endpoint = opts.endpoint === undefined ? undefined : splitEndpoint(opts.endpoint);
+    let credentials = opts.credentials;
+    if (credentials === undefined && endpoint !== undefined && (endpoint.user !== '' || endpoint.password !== '')) {
+      if (endpoint.user === '' || endpoint.password === '') {
+        throw new StrataError('INVALID_ARGUMENT', 'the S3 endpoint has userinfo without both parts: give user:password (the access key id and secret), or credentials');
+      }
+      credentials = { accessKeyId: endpoint.user, secretAccessKey: endpoint.password };
+    }
+    // Without credentials the SDK's default chain may read them from the environment: secrets this store can
+    // name too (a profile's or an instance role's it cannot, but the SDK puts those in no message).
+    const known =
+      credentials === undefined
+        ? [process.env.AWS_SECRET_ACCESS_KEY, process.env.AWS_SESSION_TOKEN]
+        : [credentials.secretAccessKey, credentials.sessionToken];
+    known.push(endpoint?.password, endpoint?.written);
+    this.redact = redactor(known);
     const config: S3ClientConfig = {
       region: opts.region ?? process.env.AWS_REGION ?? 'us-east-1',
       forcePathStyle: opts.forcePathStyle ?? false,
       // Retries are ours (bounded, jittered, conditional-write aware); the SDK makes one attempt.
       maxAttempts: 1,
+      // The SDK's own timers cap every request the client makes at a whole budget; each attempt narrows that
+      // to what is left of its operation's budget with an abort signal (see signal()). Without
+      // throwOnRequestTimeout the request timer only logs a warning.
+      requestHandler: { connectionTimeout: this.timeoutMs, requestTimeout: this.timeoutMs, throwOnRequestTimeout: true },
       // Compatible services reject the newer default checksums on streaming uploads.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
-      ...(opts.endpoint === undefined ? {} : { endpoint: opts.endpoint }),
-      ...(opts.credentials === undefined ? {} : { credentials: opts.credentials }),
+      ...(endpoint === undefined ? {} : { endpoint: endpoint.bare }),
+      ...(credentials === undefined ? {} : { credentials }),
     };
     this.client = new S3Client(config);
-    this.description = `s3://${this.bucket}/${this.prefix}${opts.endpoint ? ` at ${opts.endpoint}` : ''}`;
+    this.description = `s3://${this.bucket}/${this.prefix}${endpoint ? ` at ${endpoint.bare}` : ''}`;
   }
 
   private key(key: string): string {
@@ -91,63 +196,133 @@ export class S3Store implements ObjectStore {
     return `s3://${this.bucket}/${this.key(key)}`;
   }
 
-  /** Runs `op`, retrying transient failures with jittered exponential backoff. */
-  private async retrying<T>(what: string, key: string, op: () => Promise<T>): Promise<T> {
+  private operation(what: string, key: string): Operation {
+    return { what, key, deadline: performance.now() + this.timeoutMs };
+  }
+
+  /**
+   * The abort signal of an attempt of `op`: it fires when the operation's budget is up. Unlike the SDK's
+   * request timer it also covers reading the response body (a GET whose body stops coming). Throws if
+   * nothing is left of the budget, with `last` (the failure before) as what the message reports.
+   */
+  private signal(op: Operation, last: unknown): AbortSignal {
+    const left = Math.ceil(op.deadline - performance.now());
+    if (left <= 0) throw this.timedOut(op, last);
+    return AbortSignal.timeout(left);
+  }
+
+  /** Runs `request`, retrying transient failures with jittered exponential backoff, within `op`'s budget. */
+  private async retrying<T>(op: Operation, request: (attempt: Attempt) => Promise<T>, last?: unknown): Promise<T> {
     for (let attempt = 1; ; attempt++) {
+      const abortSignal = this.signal(op, last);
       try {
-        return await op();
+        return await request({ abortSignal });
       } catch (e) {
-        if (!transient(e) || attempt >= this.maxAttempts) throw this.unavailable(what, key, e);
-        await sleep(this.random() * Math.min(2000, 50 * 2 ** attempt));
+        if (abortSignal.aborted) throw this.timedOut(op, last);
+        if (!transient(e)) throw this.failed(op, e, last);
+        await this.pauseBeforeRetry(op, e, attempt);
+        last = e;
       }
     }
   }
 
-  private unavailable(what: string, key: string, e: unknown): StrataError {
-    const f = e as S3Failure & { message?: string };
+  /** After the transient failure `e` of attempt `attempt`: throws if no retry fits, else waits the jittered pause. */
+  private async pauseBeforeRetry(op: Operation, e: unknown, attempt: number): Promise<void> {
+    const left = op.deadline - performance.now();
+    if (left <= 0) throw this.timedOut(op, e);
+    if (attempt >= this.maxAttempts) throw this.gaveUp(op, 'maxAttempts', `failed ${attempt} times`, e);
+    const pause = this.random() * Math.min(2000, 50 * 2 ** attempt);
+    // Sleeping to the deadline only to give up there would hold the caller for nothing.
+    if (pause >= left) {
+      throw this.gaveUp(op, 'timeoutMs', `failed ${attempt} times, and one more attempt would not fit within ${this.timeoutMs.toLocaleString('en-US')} ms`, e);
+    }
+    await sleep(pause);
+  }
+
+  /** The SDK's failure as a line of text: its error code, the HTTP status, its message. */
+  private summary(e: unknown): string {
+    const f = e as S3Failure;
     const code = f.name ?? f.code ?? 'error';
     const http = status(e) === undefined ? 'no HTTP answer' : `HTTP ${status(e)}`;
+    return `${code}, ${http}${f.message ? `: ${f.message}` : ''}`;
+  }
+
+  /**
+   * A failure that retrying would not change (a 4xx). After an earlier failure that could be retried, a
+   * create may have happened even so.
+   */
+  private failed(op: Operation, e: unknown, earlier: unknown): StrataError {
+    const maybe = earlier === undefined ? '' : this.maybeCreated(op);
+    const message = `${this.description}: ${op.what} ${JSON.stringify(op.key)} failed (${this.summary(e)})${maybe}`;
+    return new StrataError('STORE_UNAVAILABLE', this.redact(message));
+  }
+
+  /** Transient failures that lasted past a bound, `knob`: `outcome` says how far the operation got. */
+  private gaveUp(op: Operation, knob: 'timeoutMs' | 'maxAttempts', outcome: string, last: unknown): StrataError {
+    const lastly = last === undefined ? '' : `; the last failure: ${this.summary(last)}`;
     return new StrataError(
       'STORE_UNAVAILABLE',
-      `${this.description}: ${what} ${JSON.stringify(key)} failed (${code}, ${http}): ${f.message ?? ''}`.trim(),
-      { cause: e },
+      this.redact(
+        `${this.description}: ${op.what} ${JSON.stringify(op.key)} ${outcome} (${knob}${lastly})${this.maybeCreated(op)}; ` +
+          `check that the service is up and reachable from here, or raise ${knob} if it is only ${knob === 'timeoutMs' ? 'slow' : 'busy'}`,
+      ),
     );
+  }
+
+  private timedOut(op: Operation, last: unknown): StrataError {
+    return this.gaveUp(op, 'timeoutMs', `did not answer within ${this.timeoutMs.toLocaleString('en-US')} ms`, last);
+  }
+
+  /** Said of a create that gave up after a failure that may have written the object regardless. */
+  private maybeCreated(op: Operation): string {
+    return op.what === 'create' ? '; it may have been created all the same, so read it before creating it again' : '';
+  }
+
+  /** The object's bytes (undefined if there is none), body included in the attempt. */
+  private async read(Key: string, attempt: Attempt): Promise<Uint8Array | undefined> {
+    try {
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }), attempt);
+      return out.Body ? await out.Body.transformToByteArray() : new Uint8Array();
+    } catch (e) {
+      if (status(e) === 404 || (e as S3Failure).name === 'NoSuchKey') return undefined;
+      throw e;
+    }
   }
 
   async get(key: string): Promise<Uint8Array | undefined> {
     const Key = this.key(key);
-    return this.retrying('get', key, async () => {
-      try {
-        const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }));
-        return out.Body ? await out.Body.transformToByteArray() : new Uint8Array();
-      } catch (e) {
-        if (status(e) === 404 || (e as S3Failure).name === 'NoSuchKey') return undefined;
-        throw e;
-      }
-    });
+    return this.retrying(this.operation('get', key), (attempt) => this.read(Key, attempt));
   }
 
   async putIfAbsent(key: string, body: Uint8Array): Promise<boolean> {
     const Key = this.key(key);
+    const op = this.operation('create', key);
+    let last: unknown;
     for (let attempt = 1; ; attempt++) {
+      const abortSignal = this.signal(op, last);
       try {
-        await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: body, IfNoneMatch: '*' }));
+        await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: body, IfNoneMatch: '*' }), { abortSignal });
         return true;
       } catch (e) {
-        if (status(e) === 412) return false;
-        if (!transient(e) || attempt >= this.maxAttempts) throw this.unavailable('create', key, e);
+        if (abortSignal.aborted) throw this.timedOut(op, last);
+        // After a failed attempt, "exists" may be that attempt landing late: the service can still apply a
+        // request this store stopped waiting for.
+        if (status(e) === 412 && attempt === 1) return false;
+        if (status(e) !== 412 && !transient(e)) throw this.failed(op, e, last);
         // A failed conditional write may still have happened, or another writer's may have: look before
-        // trying again (some services answer a lost race with 5xx instead of 412).
-        const existing = await this.get(key);
+        // trying again (some services answer a lost race with 5xx instead of 412). The look is part of the
+        // operation, within its budget.
+        const existing = await this.retrying(op, (a) => this.read(Key, a), e);
         if (existing !== undefined) return Buffer.compare(existing, body) === 0;
-        await sleep(this.random() * Math.min(2000, 50 * 2 ** attempt));
+        await this.pauseBeforeRetry(op, e, attempt);
+        last = e;
       }
     }
   }
 
   async replace(key: string, body: Uint8Array): Promise<void> {
     const Key = this.key(key);
-    await this.retrying('replace', key, () => this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: body })));
+    await this.retrying(this.operation('replace', key), (a) => this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: body }), a));
   }
 
   async *list(prefix: string, options: { startAfter?: string } = {}): AsyncIterable<ObjectInfo> {
@@ -156,17 +331,19 @@ export class S3Store implements ObjectStore {
     let token: string | undefined;
     const startAfter = options.startAfter === undefined ? undefined : this.key(options.startAfter);
     do {
-      const page = await this.retrying('list', prefix, () =>
+      // A budget per page: the caller's time between pages is not the service's.
+      const page = await this.retrying(this.operation('list', prefix), (a) =>
         this.client.send(
           new ListObjectsV2Command({
             Bucket: this.bucket,
             Prefix: full,
             ...(token === undefined ? (startAfter === undefined ? {} : { StartAfter: startAfter }) : { ContinuationToken: token }),
           }),
+          a,
         ),
       );
       for (const o of page.Contents ?? []) {
-        if (o.Key !== undefined) yield { key: o.Key.slice(strip), lastModified: o.LastModified?.getTime() ?? 0 };
+        if (o.Key !== undefined) yield { key: o.Key.slice(strip), lastModified: o.LastModified?.getTime() ?? 0, size: o.Size ?? 0 };
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token !== undefined);
@@ -185,7 +362,7 @@ export class S3Store implements ObjectStore {
     // and deletes are rare (reclamation, log compaction).
     for (const key of keys) {
       const Key = this.key(key);
-      await this.retrying('delete', key, () => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key })));
+      await this.retrying(this.operation('delete', key), (a) => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key }), a));
     }
   }
 

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.js';
 
 const child = fileURLToPath(new URL('../fixtures/store-writes-child.ts', import.meta.url));
+const nestedChild = fileURLToPath(new URL('./nested-dirs-child.ts', import.meta.url));
 const canTrace = spawnSync('strace', ['-f', '-o', '/dev/null', 'true']).status === 0;
 
 /** How one object got its name: whether the temporary file was fdatasync'd first, and the directory after. */
@@ -19,37 +20,76 @@ interface Naming {
   dirSynced: boolean;
 }
 
-async function traceWrites(durability: 'durable' | 'relaxed'): Promise<Naming[]> {
+/** What the traced writer did, in order, with paths as the system calls named them. */
+type Event = { call: 'mkdir' | 'sync'; path: string } | { call: 'link' | 'rename'; from: string; to: string };
+
+/** Runs `script <dir> <durability>` under strace: the events, and the directory it was given. */
+async function trace(script: string, durability: 'durable' | 'relaxed'): Promise<{ dir: string; events: Event[] }> {
   const dir = await tempDir();
   const out = path.join(dir, 'trace');
-  const calls = 'openat,link,linkat,rename,renameat,renameat2,fdatasync,fsync';
+  const calls = 'openat,link,linkat,rename,renameat,renameat2,fdatasync,fsync,mkdir,mkdirat';
   await new Promise<void>((resolve, reject) => {
-    const p = spawn('strace', ['-f', '-qq', '-e', `trace=${calls}`, '-o', out, process.execPath, '--import', 'tsx', child, dir, durability]);
+    const p = spawn('strace', ['-f', '-qq', '-e', `trace=${calls}`, '-o', out, process.execPath, '--import', 'tsx', script, dir, durability]);
     let stderr = '';
     p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     p.on('error', reject);
     p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the traced writer failed (${code}): ${stderr}`))));
   });
-  const store = path.join(dir, 'store');
   const fileOf = new Map<string, string>(); // fd → the path it was opened on, for the newest open
-  const synced = new Set<string>(); // paths whose data was fdatasync'd
-  const namings: Naming[] = [];
+  const events: Event[] = [];
   for (const line of (await readFile(out, 'utf8')).split('\n')) {
     const open = /openat\(AT_FDCWD, "([^"]+)", [^)]*\) = (\d+)/.exec(line);
-    if (open && open[1]!.startsWith(store)) fileOf.set(open[2]!, open[1]!);
+    if (open) fileOf.set(open[2]!, open[1]!);
     const sync = /(fdatasync|fsync)\((\d+)/.exec(line);
     const file = sync && fileOf.get(sync[2]!);
-    if (file) {
-      synced.add(file);
-      // A directory fsync'd after an object got its name there makes that name durable.
-      for (const n of namings) if (path.dirname(n.name) === file) n.dirSynced = true;
-    }
+    if (file) events.push({ call: 'sync', path: file });
+    const made = /\bmkdir(?:at)?\((?:AT_FDCWD, )?"([^"]+)", [^)]*\) = 0/.exec(line);
+    if (made) events.push({ call: 'mkdir', path: made[1]! });
     const named = /\b(link|rename)\("([^"]+)", "([^"]+)"/.exec(line);
-    if (named && named[3]!.startsWith(store)) {
-      namings.push({ name: named[3]!, call: named[1] as Naming['call'], dataSynced: synced.has(named[2]!), dirSynced: false });
+    if (named) events.push({ call: named[1] as 'link' | 'rename', from: named[2]!, to: named[3]! });
+  }
+  return { dir, events };
+}
+
+async function traceWrites(durability: 'durable' | 'relaxed'): Promise<Naming[]> {
+  const { dir, events } = await trace(child, durability);
+  const store = path.join(dir, 'store');
+  const synced = new Set<string>(); // paths whose data was fdatasync'd
+  const namings: Naming[] = [];
+  for (const e of events) {
+    if (e.call === 'sync') {
+      synced.add(e.path);
+      // A directory fsync'd after an object got its name there makes that name durable.
+      for (const n of namings) if (path.dirname(n.name) === e.path) n.dirSynced = true;
+    } else if ((e.call === 'link' || e.call === 'rename') && e.to.startsWith(store)) {
+      namings.push({ name: e.to, call: e.call, dataSynced: synced.has(e.from), dirSynced: false });
     }
   }
   return namings.map((n) => ({ ...n, name: path.relative(store, n.name) }));
+}
+
+/**
+ * For each directory the nested writer made (the store's root among them): whether its parent was fsync'd
+ * after it was made and before any name in it, or below it, was made durable.
+ */
+async function traceNewDirectories(durability: 'durable' | 'relaxed'): Promise<Record<string, boolean>> {
+  const { dir, events } = await trace(nestedChild, durability);
+  const within = (p: string, d: string) => p === d || p.startsWith(`${d}${path.sep}`);
+  const named = new Set<string>(); // directories an object has got its name in so far
+  const nameDurable = new Set<number>(); // the directory syncs that made a name durable
+  events.forEach((e, i) => {
+    if (e.call === 'link' || e.call === 'rename') named.add(path.dirname(e.to));
+    else if (e.call === 'sync' && named.has(e.path)) nameDurable.add(i);
+  });
+  const parentSynced: Record<string, boolean> = {};
+  events.forEach((e, madeAt) => {
+    if (e.call !== 'mkdir' || !within(e.path, dir)) return;
+    const by = events.findIndex((s, i) => nameDurable.has(i) && s.call === 'sync' && within(s.path, e.path));
+    parentSynced[path.relative(dir, e.path)] = events.some(
+      (s, i) => i > madeAt && (by < 0 || i < by) && s.call === 'sync' && s.path === path.dirname(e.path),
+    );
+  });
+  return parentSynced;
 }
 
 describe.skipIf(!canTrace)('DirectoryStore system calls (strace)', () => {
@@ -68,5 +108,13 @@ describe.skipIf(!canTrace)('DirectoryStore system calls (strace)', () => {
     const namings = await traceWrites('relaxed');
     expect(namings).toHaveLength(4);
     for (const n of namings) expect(n, n.name).toMatchObject({ dataSynced: true, dirSynced: false });
+  });
+
+  it('durable: a new directory\'s parent is fsync\'d before a name inside it is made durable, for every level mkdir made', { timeout: 60_000 }, async () => {
+    expect(await traceNewDirectories('durable')).toEqual({ store: true, 'store/a': true, 'store/a/b': true, 'store/a/b/c': true, 'store/a/d': true });
+  });
+
+  it('relaxed: new directories\' parents are not fsync\'d, like the directory of a name', { timeout: 60_000 }, async () => {
+    expect(await traceNewDirectories('relaxed')).toEqual({ store: false, 'store/a': false, 'store/a/b': false, 'store/a/b/c': false, 'store/a/d': false });
   });
 });

@@ -19,6 +19,20 @@ if (opts === undefined) {
       await s.assertConditionalWrites();
     });
 
+    it('works with the default timeout (no timeoutMs given), a 4 MiB object (a checkpoint chunk, sent after 100-continue) too', async () => {
+      const s = await freshS3Store(opts);
+      const chunk = Uint8Array.from({ length: 4 << 20 }, (_, i) => i % 251);
+      expect(await s.putIfAbsent('checkpoints/1/chunk-000001', chunk)).toBe(true);
+      expect(await s.putIfAbsent('checkpoints/1/chunk-000001', new Uint8Array(1))).toBe(false);
+      expect(Buffer.from((await s.get('checkpoints/1/chunk-000001'))!).equals(Buffer.from(chunk))).toBe(true);
+      await s.replace('checkpoints/1/manifest', new Uint8Array([1]));
+      const listed: string[] = [];
+      for await (const o of s.list('checkpoints/1/')) listed.push(o.key);
+      expect(listed).toEqual(['checkpoints/1/chunk-000001', 'checkpoints/1/manifest']);
+      await s.delete(listed);
+      expect(await s.get('checkpoints/1/manifest')).toBeUndefined();
+    });
+
     it('names objects with their bucket and prefix, and reports failures as STORE_UNAVAILABLE without credentials', async () => {
       const s = await freshS3Store(opts);
       expect(s.url('log/1')).toMatch(/^s3:\/\/strata-test\/t-[0-9a-f-]+\/log\/1$/);

@@ -1,0 +1,194 @@
+// What verify learns of an index from one scan of its whole keyspace, in key order: each key goes to the
+// family that owns its space, which keeps what its invariants need; `finish` runs them. Pure: the caller
+// does the reading (src/catalog/verify.ts). Memory holds one fact per entity version and per file row — a
+// maintenance job's budget, not a reader's.
+import { type DataFileFact, type DataFileRow, dataFileEndProblems, decodeDataFileEnd, decodeFileTable, decodeManifest, decodePathIndex, fileTableProblems, type ManifestFile, manifestProblems, pathIndexProblems } from './data-files.js';
+import type { DeleteFileRow } from './delete-files.js';
+import { decodeEndIndexKey, decodeFilePathNote, type EndedFact, endIndexProblems } from './end-index.js';
+import { decodeKey, type Key, keyToString } from './key-codec.js';
+import { type NamedVersion, type NameEntry, nameIndexProblems } from './name-index.js';
+import type { RelationNameIndexRow, TableRow, ViewRow } from './relations.js';
+import { decodeTag, RETAIN_FROM_KEY, type RetainFromRow, tagProblems } from './retention.js';
+import type { SchemaNameIndexRow, SchemaRow } from './schemas.js';
+import { counterProblems, decodeTimeKey, referencedSnapshotProblems, type SnapshotRow, snapshotProblems } from './snapshots.js';
+import { Space, spaceSpec } from './spaces.js';
+import { type TableStatsRow, tableStatsProblems } from './stats.js';
+import { HEAD_SNAPSHOT_KEY, type HeadSnapshotRow, isIndexBookkeeping } from './system.js';
+import { decodeValue } from './value-codec.js';
+import { type Versioned, versionRunProblems } from './versions.js';
+import type { Violation } from './violation.js';
+
+const hex = (k: Key) => Buffer.from(k).toString('hex');
+const same = (a: Key, b: Key) => Buffer.compare(a, b) === 0;
+
+/** Spaces whose rows carry an end: their versions of one entity must not overlap. */
+const hasEnd = (space: Space) => spaceSpec(space).category === 'versioned' || space === Space.DataFile || space === Space.DeleteFile;
+
+export class Census {
+  private readonly violations: Violation[] = [];
+  private run: { prefix: string; versions: { key: string; begin: number; end: number | null }[] } | undefined;
+  private readonly snapshotRows: { id: number; row: SnapshotRow; key: string }[] = [];
+  private readonly changes = new Set<number>();
+  private readonly times: { time: number; id: number; key: string }[] = [];
+  private head: number | undefined;
+  private retainFrom = 0;
+  private readonly referenced = new Map<number, string>();
+  private readonly schemas: NamedVersion[] = [];
+  private readonly schemaNames: NameEntry[] = [];
+  private readonly relations: NamedVersion[] = [];
+  private readonly relationNames: NameEntry[] = [];
+  private readonly liveTables = new Set<number>();
+  private readonly dataFiles: DataFileFact[] = [];
+  private readonly deleteFiles: { id: number; path: string; size: number; key: string }[] = [];
+  private readonly manifests: { tableId: number; begin: number; files: ManifestFile[]; key: string }[] = [];
+  private readonly fileTable: { id: number; begin: number; tableId: number; key: string }[] = [];
+  private readonly fileEnds: { tableId: number; id: number; end: number; key: string }[] = [];
+  private readonly paths: { path: string; ids: number[]; key: string }[] = [];
+  private readonly ended: EndedFact[] = [];
+  private readonly endEntries: { end: number; keyHex: string; path: string | undefined; key: string }[] = [];
+  private readonly stats: { tableId: number; row: TableStatsRow; key: string }[] = [];
+  private readonly tags: { name: string; snapshot: number; key: string }[] = [];
+  private maxCatalogId = -1;
+  private maxFileId = -1;
+
+  /** One key and its value, in key order. A value that cannot be decoded is a violation, and the scan goes on. */
+  visit(key: Key, value: Uint8Array): void {
+    try {
+      this.take(key, value);
+    } catch (e) {
+      this.violations.push({ invariant: 'values-decode', key: keyToString(key), message: (e as Error).message });
+    }
+  }
+
+  private take(key: Key, value: Uint8Array): void {
+    if (isIndexBookkeeping(key)) return;
+    const space = key[0] as Space;
+    const name = keyToString(key);
+    if (space === Space.EndIndex) {
+      const { end, key: ended } = decodeEndIndexKey(key);
+      const file = ended[0] === Space.DataFile || ended[0] === Space.DeleteFile;
+      this.endEntries.push({ end, keyHex: hex(ended), path: file ? decodeFilePathNote(key, value) : undefined, key: name });
+      return;
+    }
+    const { fields, begin } = decodeKey(key);
+    if (hasEnd(space)) this.version(space, key, fields, begin!, decodeValue<Versioned & Record<string, unknown>>(key, value), name);
+    switch (space) {
+      case Space.Snapshot:
+        this.snapshotRows.push({ id: begin!, row: decodeValue<SnapshotRow>(key, value), key: name });
+        break;
+      case Space.SnapshotChanges:
+        this.changes.add(begin!);
+        break;
+      case Space.SnapshotTimeIndex:
+        this.times.push({ ...decodeTimeKey(key), key: name });
+        break;
+      case Space.DataFileManifest:
+        this.manifests.push({ tableId: fields[0] as number, begin: begin!, files: decodeManifest(key, value), key: name });
+        this.reference(begin!, name);
+        break;
+      case Space.FileTableIndex:
+        this.fileTable.push({ id: fields[0] as number, begin: begin!, tableId: decodeFileTable(key, value), key: name });
+        break;
+      case Space.DataFileEndIndex:
+        this.fileEnds.push({ tableId: fields[0] as number, ...decodeDataFileEnd(key, value), key: name });
+        break;
+      case Space.FilePathIndex:
+        this.paths.push({ path: fields[0] as string, ids: decodePathIndex(key, value), key: name });
+        break;
+      case Space.TableStats:
+        this.stats.push({ tableId: fields[0] as number, row: decodeValue<TableStatsRow>(key, value), key: name });
+        break;
+      case Space.SnapshotTag:
+        this.tags.push({ ...decodeTag(key, value), key: name });
+        break;
+      case Space.System:
+        if (same(key, HEAD_SNAPSHOT_KEY)) this.head = decodeValue<HeadSnapshotRow>(key, value).id;
+        if (same(key, RETAIN_FROM_KEY)) this.retainFrom = decodeValue<RetainFromRow>(key, value).snapshot;
+        break;
+      default:
+    }
+  }
+
+  private version(space: Space, key: Key, fields: readonly (number | string)[], begin: number, row: Versioned & Record<string, unknown>, name: string): void {
+    const prefix = hex(key.subarray(0, key.length - 8));
+    if (this.run?.prefix !== prefix) this.endRun({ prefix, versions: [] });
+    this.run!.versions.push({ key: name, begin, end: row.end });
+    this.reference(begin, name);
+    if (row.end !== null) {
+      this.reference(row.end, name);
+      const path = space === Space.DataFile || space === Space.DeleteFile ? (row as unknown as { path: string }).path : undefined;
+      this.ended.push({ keyHex: hex(key), key: name, end: row.end, path });
+    }
+    const v = { begin, end: row.end, key: name };
+    switch (space) {
+      case Space.Schema:
+        this.schemas.push({ ...v, id: fields[0] as number, parent: 0, name: (row as unknown as SchemaRow).name });
+        this.maxCatalogId = Math.max(this.maxCatalogId, fields[0] as number);
+        break;
+      case Space.Table:
+      case Space.View: {
+        const r = row as unknown as TableRow | ViewRow;
+        this.relations.push({ ...v, id: fields[0] as number, parent: r.schemaId, name: r.name });
+        if (space === Space.Table && row.end === null) this.liveTables.add(fields[0] as number);
+        this.maxCatalogId = Math.max(this.maxCatalogId, fields[0] as number);
+        break;
+      }
+      case Space.SchemaNameIndex:
+        this.schemaNames.push({ ...v, parent: 0, name: fields[0] as string, id: (row as unknown as SchemaNameIndexRow).schemaId });
+        break;
+      case Space.RelationNameIndex:
+        this.relationNames.push({ ...v, parent: fields[0] as number, name: fields[1] as string, id: (row as unknown as RelationNameIndexRow).id });
+        break;
+      case Space.DataFile:
+        this.dataFiles.push({ tableId: fields[0] as number, id: fields[1] as number, begin, end: row.end, row: row as unknown as DataFileRow, key: name });
+        this.maxFileId = Math.max(this.maxFileId, fields[1] as number);
+        break;
+      case Space.DeleteFile:
+        this.deleteFiles.push({ id: fields[1] as number, path: (row as unknown as DeleteFileRow).path, size: (row as unknown as DeleteFileRow).fileSizeBytes, key: name });
+        this.maxFileId = Math.max(this.maxFileId, fields[1] as number);
+        break;
+      default:
+    }
+  }
+
+  private reference(id: number, key: string): void {
+    if (!this.referenced.has(id)) this.referenced.set(id, key);
+  }
+
+  private endRun(next: Census['run']): void {
+    if (this.run !== undefined) this.violations.push(...versionRunProblems(this.run.versions));
+    this.run = next;
+  }
+
+  /** Every invariant over what was visited. */
+  finish(): Violation[] {
+    this.endRun(undefined);
+    const existing = new Set(this.snapshotRows.map((r) => r.id));
+    const headRow = this.snapshotRows.find((r) => r.id === this.head)?.row;
+    const files = this.dataFiles.map((f) => ({ ...f, recordCount: f.row.recordCount, fileSizeBytes: f.row.fileSizeBytes, rowIdEnd: f.row.rowIdStart + f.row.recordCount }));
+    return [
+      ...this.violations,
+      ...snapshotProblems({ rows: this.snapshotRows, changes: this.changes, times: this.times, head: this.head }),
+      ...referencedSnapshotProblems(this.referenced, existing, this.retainFrom),
+      ...tagProblems(this.tags, existing),
+      ...counterProblems(headRow, this.maxCatalogId, this.maxFileId),
+      ...nameIndexProblems('schema', this.schemas, this.schemaNames),
+      ...nameIndexProblems('table or view', this.relations, this.relationNames),
+      ...manifestProblems(this.dataFiles, this.manifests),
+      ...fileTableProblems(this.dataFiles, this.fileTable),
+      ...dataFileEndProblems(this.dataFiles, this.fileEnds),
+      ...pathIndexProblems([...this.dataFiles.map((f) => ({ id: f.id, path: f.row.path, key: f.key })), ...this.deleteFiles], this.paths),
+      ...endIndexProblems(this.ended, this.endEntries),
+      ...tableStatsProblems(this.stats, files, this.liveTables),
+    ];
+  }
+
+  /** The object paths the file rows name, with the size each records: what `verify({ files })` looks for in the store. */
+  namedFiles(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const f of this.dataFiles) out.set(f.row.path, f.row.fileSizeBytes);
+    for (const f of this.deleteFiles) out.set(f.path, f.size);
+    return out;
+  }
+}
+

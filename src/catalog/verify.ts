@@ -1,0 +1,177 @@
+// catalog.verify(): every invariant the catalog keeps (DESIGN §6), checked against what is stored. The rules
+// themselves are the family modules' (keys/census.ts runs them over one scan of the index); this module adds
+// what needs the store: the log read whole (checksums, numbering, gaps, the chain of predecessors), the
+// newest checkpoint read whole, the index compared key for key with one rebuilt from the store, and, on
+// request, the files the catalog names.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { Census } from '../../keys/census.js';
+import { type KvSeq, kvSeq } from '../../keys/ids.js';
+import { keyToString } from '../../keys/key-codec.js';
+import { WHOLE_KEYSPACE, isIndexBookkeeping } from '../../keys/system.js';
+import type { Violation } from '../../keys/violation.js';
+import { isStrataError } from '../errors.js';
+import { KvStore } from '../kv/kv-store.js';
+import type { ReadView } from '../kv/read-view.js';
+import type { CommitLog } from '../log/commit-log.js';
+import type { ObjectStore } from '../store/object-store.js';
+import { IndexSync } from './index-sync.js';
+
+export type { Violation };
+
+export interface VerifyOptions {
+  /** Also check that every file a row names is in the store with its recorded size (default false). */
+  files?: boolean;
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  violations: Violation[];
+  /** What was looked at. */
+  checked: { logEntries: number; checkpoint: KvSeq | null; keys: number; files: number };
+}
+
+/** Differences between the index and the one rebuilt from the store, reported at most (then counted). */
+const MAX_DIFFERENCES = 20;
+
+export async function verifyCatalog(
+  sync: IndexSync,
+  log: CommitLog,
+  store: ObjectStore,
+  dataPath: string,
+  opts: Required<VerifyOptions>,
+): Promise<VerifyReport> {
+  await sync.refresh();
+  const violations: Violation[] = [];
+  const { entries, whole } = await checkLog(log, violations);
+  const checkpoint = await checkNewestCheckpoint(log, violations);
+  const census = new Census();
+  let keys = 0;
+  let files = 0;
+  await sync.view(async (view) => {
+    for await (const batch of view.scanBatches(WHOLE_KEYSPACE)) {
+      for (const [key, value] of batch) census.visit(key, value);
+      keys += batch.length;
+    }
+    violations.push(...census.finish());
+    // Rebuilding needs a log that can be read to its end.
+    if (whole) violations.push(...(await compareWithRebuild(log, view)));
+  });
+  if (opts.files) files = await checkFiles(store, dataPath, census.namedFiles(), violations);
+  return { ok: violations.length === 0, violations, checked: { logEntries: entries, checkpoint, keys, files } };
+}
+
+/**
+ * Reads the log from entry 1 to its end: every entry's checksum and number (the log's read does both),
+ * no gap, and each entry following the one before it. Stops at the first damage: what follows it cannot
+ * be trusted either.
+ */
+async function checkLog(log: CommitLog, violations: Violation[]): Promise<{ entries: number; whole: boolean }> {
+  let entries = 0;
+  let prevTxn = '';
+  try {
+    for await (const entry of log.readAfter(kvSeq(0), { thorough: true })) {
+      entries++;
+      if (entry.prev !== '' && prevTxn !== '' && entry.prev !== prevTxn) {
+        violations.push({
+          invariant: 'log-entries-follow-each-other',
+          object: `log entry ${entry.seq}`,
+          message: `entry ${entry.seq} names entry ${entry.seq - 1} as txn ${entry.prev}, but that entry is txn ${prevTxn}`,
+        });
+      }
+      prevTxn = entry.txn;
+    }
+    return { entries, whole: true };
+  } catch (e) {
+    if (!isStrataError(e, 'CORRUPT')) throw e;
+    violations.push({ invariant: 'log-entries-are-whole', object: `log entry ${entries + 1}`, message: e.message });
+    return { entries, whole: false };
+  }
+}
+
+/** Reads the newest complete checkpoint whole (checksums, names, the count its manifest gives). */
+async function checkNewestCheckpoint(log: CommitLog, violations: Violation[]): Promise<KvSeq | null> {
+  let seq: KvSeq | null = null;
+  try {
+    for await (const m of log.checkpoints.newestFirst(async () => true)) {
+      seq = m.seq;
+      let keys = 0;
+      for await (const chunk of log.checkpoints.read(m)) keys += chunk.length;
+      if (keys !== m.keys) {
+        violations.push({ invariant: 'checkpoints-are-whole', object: `checkpoint ${m.seq}`, message: `its manifest counts ${m.keys} keys; its chunks hold ${keys}` });
+      }
+      break;
+    }
+  } catch (e) {
+    if (!isStrataError(e, 'CORRUPT')) throw e;
+    violations.push({ invariant: 'checkpoints-are-whole', object: seq === null ? 'the newest checkpoint' : `checkpoint ${seq}`, message: e.message });
+  }
+  return seq;
+}
+
+/**
+ * The index equals the log: an index rebuilt from the store (newest checkpoint, then the log) in a scratch
+ * directory holds exactly the keys and values this one does, at the same entry.
+ */
+async function compareWithRebuild(log: CommitLog, view: ReadView): Promise<Violation[]> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'strata-verify-'));
+  const scratch = await KvStore.open(path.join(dir, 'index'));
+  try {
+    const rebuilt = new IndexSync(scratch, log);
+    await rebuilt.bootstrap();
+    await rebuilt.catchUp({ thorough: true });
+    if (scratch.latestApplied < view.seq) {
+      return [{ invariant: 'index-equals-log', message: `the index has applied entry ${view.seq}, but the store's log ends at ${scratch.latestApplied}` }];
+    }
+    return await rebuilt.view((other) => differences(view, other));
+  } finally {
+    await scratch.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function differences(index: ReadView, rebuilt: ReadView): Promise<Violation[]> {
+  const out: Violation[] = [];
+  let more = 0;
+  const report = (key: Uint8Array, message: string) => {
+    if (out.length < MAX_DIFFERENCES) out.push({ invariant: 'index-equals-log', key: keyToString(key), message });
+    else more++;
+  };
+  const a = entries(index);
+  const b = entries(rebuilt);
+  let x = await a.next();
+  let y = await b.next();
+  while (!x.done || !y.done) {
+    const order = x.done ? 1 : y.done ? -1 : Buffer.compare(x.value[0], y.value[0]);
+    if (order < 0) {
+      report(x.value![0], 'the index holds this key; the store does not');
+      x = await a.next();
+    } else if (order > 0) {
+      report(y.value![0], 'the store holds this key; the index does not');
+      y = await b.next();
+    } else {
+      if (Buffer.compare(x.value![1], y.value![1]) !== 0) report(x.value![0], 'the index holds another value here than the store');
+      x = await a.next();
+      y = await b.next();
+    }
+  }
+  if (more > 0) out.push({ invariant: 'index-equals-log', message: `and ${more} more differences` });
+  return out;
+}
+
+async function* entries(view: ReadView): AsyncGenerator<[Uint8Array, Uint8Array]> {
+  for await (const batch of view.scanBatches(WHOLE_KEYSPACE)) for (const e of batch) if (!isIndexBookkeeping(e[0])) yield e;
+}
+
+/** Every object path a file row names is in the store, with the size the row records. */
+async function checkFiles(store: ObjectStore, dataPath: string, named: ReadonlyMap<string, number>, violations: Violation[]): Promise<number> {
+  const found = new Map<string, number>();
+  for await (const o of store.list(dataPath)) found.set(o.key.slice(dataPath.length), o.size);
+  for (const [p, size] of named) {
+    const actual = found.get(p);
+    if (actual === undefined) violations.push({ invariant: 'named-files-exist', object: `${dataPath}${p}`, message: 'a retained row names this file, and the store has no object there' });
+    else if (actual !== size) violations.push({ invariant: 'named-files-exist', object: `${dataPath}${p}`, message: `the row records ${size} bytes; the object has ${actual}` });
+  }
+  return named.size;
+}

@@ -1,0 +1,243 @@
+// verify() finds each broken invariant in a catalog broken for real — through the store (a log entry a buggy
+// writer could write, a damaged object, a missing file) or through the index — and nothing in a healthy one,
+// after GC, compaction and a restore.
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { Level } from 'level';
+import { describe, expect, it } from 'vitest';
+import { dataFileEntity, dataFileKey, type DataFileRow, excisedDataFile, pathIndexEntry } from '../../keys/data-files.js';
+import { catalogId, fileId, kvSeq, snapshotId } from '../../keys/ids.js';
+import { type Mutation, putRow } from '../../keys/mutation.js';
+import { relationNameEntity } from '../../keys/relations.js';
+import { putTag } from '../../keys/retention.js';
+import { schemaEntity } from '../../keys/schemas.js';
+import { exciseSnapshot, snapshotChangesKey } from '../../keys/snapshots.js';
+import { putTableStats } from '../../keys/stats.js';
+import { putHeadSnapshot } from '../../keys/system.js';
+import { seal } from '../../src/kv/index-seal.js';
+import { logObjectKey, ObjectLog } from '../../src/log/object-log.js';
+import { decodeEntry, encodeEntry } from '../../src/log/log-entry.js';
+import { type Catalog, type VerifyReport } from '../../src/index.js';
+import { DirectoryStore } from '../../src/store/directory-store.js';
+import { openCatalog, steppingClock, tempDir } from '../helpers.js';
+
+/** A catalog with most of what a history holds: renames, views, columns, files with their objects, deletes, a restore, GC. */
+async function healthy(): Promise<{ dir: string; c: Catalog; store: DirectoryStore }> {
+  const dir = await tempDir();
+  const clock = steppingClock();
+  const c = await openCatalog({ dir, clock, checkpointEvery: 0 });
+  const store = new DirectoryStore(path.join(dir, 'store'));
+  const file = async (p: string, size: number) => {
+    await store.putIfAbsent(`data/${p}`, new Uint8Array(size));
+    return { path: p, recordCount: size, fileSizeBytes: size };
+  };
+  await c.transaction(async (tx) => {
+    await tx.createSchema('sales');
+    await tx.createTable('sales', 'orders', [{ name: 'id', type: 'int64' }]);
+    await tx.createView('sales', 'recent', 'SELECT 1');
+  });
+  const ids: number[] = [];
+  for (let i = 0; i < 6; i++) {
+    const spec = await file(`orders/f${i}.parquet`, 10 + i);
+    await c.transaction(async (tx) => void ids.push(await tx.addDataFile('sales', 'orders', spec)));
+  }
+  const del = await file('orders/d1.parquet', 3);
+  await c.transaction(async (tx) => {
+    await tx.addDeleteFile('sales', 'orders', { dataFileId: ids[1]!, path: del.path, deleteCount: 2, fileSizeBytes: 3 });
+    await tx.removeDataFile('sales', 'orders', ids[0]!);
+    await tx.addColumn('sales', 'orders', { name: 'status', type: 'varchar' });
+  });
+  await c.transaction((tx) => tx.renameTable('sales', 'orders', 'order_history'));
+  await c.createTag('before-drop', 9);
+  await c.transaction(async (tx) => {
+    await tx.dropView('sales', 'recent');
+    await tx.createTable('main', 'scratch', [{ name: 'x', type: 'int32' }]);
+  });
+  await c.restoreTable('sales', 'order_history', 5);
+  await c.advanceRetainFrom({ snapshot: 8 });
+  await c.excise();
+  await c.reclaimFiles({ graceMs: 0 });
+  await c.checkpoint();
+  await c.compactLog({ minAgeMs: 0 });
+  return { dir, c, store };
+}
+
+/** Appends an entry to the store's log as a writer would (numbered and chained after the newest one). */
+async function forge(dir: string, mutations: Mutation[]): Promise<void> {
+  const log = new ObjectLog(new DirectoryStore(path.join(dir, 'store')));
+  const head = await log.head(kvSeq(0));
+  const prev = (await log.read(head))!;
+  expect(await log.append({ seq: kvSeq(head + 1), kind: 'system', epoch: 0, txn: `forged-${head + 1}`, prev: prev.txn, snapshots: [], mutations })).toBe(true);
+}
+
+const invariantsOf = (r: VerifyReport) => [...new Set(r.violations.map((v) => v.invariant))].sort();
+
+/** A catalog broken by `forge`d mutations, opened afresh (its index applies them), and what verify says. */
+async function brokenBy(build: (c: Catalog) => Promise<Mutation[]>): Promise<VerifyReport> {
+  const { dir, c } = await healthy();
+  const mutations = await build(c);
+  await forge(dir, mutations);
+  await c.refresh();
+  return c.verify({ files: true });
+}
+
+const headOf = async (c: Catalog) => (await c.snapshots()).at(-1)!.id;
+
+describe('verify', () => {
+  it('finds nothing in a healthy catalog, after renames, deletes, a restore, excision, reclamation, a checkpoint and log compaction', async () => {
+    const { c } = await healthy();
+    const report = await c.verify({ files: true });
+    expect(report.violations).toEqual([]);
+    expect(report.ok).toBe(true);
+    expect(report.checked.logEntries).toBeGreaterThan(10);
+    expect(report.checked.files).toBeGreaterThan(3);
+  });
+
+  describe('finds each invariant broken through the log', () => {
+    const cases: [string, (c: Catalog) => Promise<Mutation[]>][] = [
+      ['versions-do-not-overlap', async () => [schemaEntity(catalogId(0)).create(snapshotId(3), { name: 'main', uuid: 'again' })]],
+      ['version-ends-after-it-begins', async () => [putRow(schemaEntity(catalogId(0)).key(0), { name: 'main', uuid: 'x', end: 0 })]],
+      ['snapshot-records-are-whole', async (c) => [{ type: 'del', key: snapshotChangesKey(await headOf(c)) }]],
+      ['time-index-equals-the-snapshots', async (c) => {
+        const s = (await c.snapshots()).at(-1)!;
+        return [exciseSnapshot(s.id, { time: s.time.getTime(), schemaVersion: 0, nextCatalogId: catalogId(0), nextFileId: fileId(0) })[3]!];
+      }],
+      ['head-is-the-newest-snapshot', async () => [putHeadSnapshot(snapshotId(9999))]],
+      ['named-snapshots-exist', async () => [schemaEntity(catalogId(500)).create(snapshotId(5000), { name: 'far_future', uuid: 'u' })]],
+      ['tagged-snapshots-exist', async () => [putTag('ghost', { snapshot: snapshotId(7777), createdAt: 0 })]],
+      ['counters-above-every-id', async () => [schemaEntity(catalogId(1_000_000)).create(snapshotId(9), { name: 'huge_id', uuid: 'u' })]],
+      ['name-index-names-what-exists', async () => [relationNameEntity(catalogId(1), 'ghost').create(snapshotId(9), { kind: 'table', id: catalogId(4242) })]],
+      ['manifests-list-their-files', async (c) => {
+        const r = await c.reader();
+        const t = await r.table('sales', 'order_history');
+        await r.close();
+        const row = { path: 'stray.parquet', format: 'parquet', recordCount: 1, fileSizeBytes: 1, footerSize: null, rowIdStart: 0 };
+        return [dataFileEntity(t.id, fileId(900)).create(snapshotId(9), row)];
+      }],
+      ['file-table-index-names-each-file', async (c) => {
+        const r = await c.reader();
+        const [f] = await r.dataFiles('sales', 'order_history');
+        const t = await r.table('sales', 'order_history');
+        await r.close();
+        return [excisedDataFile([t.id, f!.id], f!.beginSnapshot).mutations[0]!];
+      }],
+      ['file-end-index-equals-the-rows', async (c) => {
+        const r = await c.reader();
+        const [f] = await r.dataFiles('sales', 'order_history');
+        const t = await r.table('sales', 'order_history');
+        await r.close();
+        const row: DataFileRow = { path: f!.path, format: f!.format, recordCount: f!.recordCount, fileSizeBytes: f!.fileSizeBytes, footerSize: f!.footerSize, rowIdStart: f!.rowIdStart, end: snapshotId(await headOf(c)) };
+        return [putRow(dataFileKey(t.id, f!.id, f!.beginSnapshot), row)];
+      }],
+      ['path-index-names-every-row', async (c) => {
+        const r = await c.reader();
+        const [f] = await r.dataFiles('sales', 'order_history');
+        await r.close();
+        return [pathIndexEntry(f!.path, [])];
+      }],
+      ['end-index-lists-every-end', async () => [putRow(schemaEntity(catalogId(0)).key(0), { name: 'main', end: 9 })]],
+      ['table-stats-add-up', async (c) => {
+        const r = await c.reader();
+        const t = await r.table('sales', 'order_history');
+        await r.close();
+        return [putTableStats(t.id, { recordCount: 999_999, nextRowId: 0, fileSizeBytes: 1 })];
+      }],
+      ['values-decode', async () => [{ type: 'put', key: schemaEntity(catalogId(77)).key(9), value: Uint8Array.of(1, 0xc1) }]],
+    ];
+    for (const [invariant, build] of cases) {
+      it(invariant, async () => {
+        const report = await brokenBy(build);
+        expect(report.ok).toBe(false);
+        expect(invariantsOf(report)).toContain(invariant);
+        expect(report.violations.find((v) => v.invariant === invariant)!.message.length).toBeGreaterThan(10);
+      });
+    }
+  });
+
+  describe('finds damage in the store and in the index', () => {
+    it('a damaged log entry', async () => {
+      const { dir, c } = await healthy();
+      const log = path.join(dir, 'store', 'log');
+      const [last] = (await readdir(log)).sort().slice(-1);
+      const bytes = await readFile(path.join(log, last!));
+      bytes[bytes.length - 3] = bytes[bytes.length - 3]! ^ 0x20;
+      await writeFile(path.join(log, last!), bytes);
+      expect(invariantsOf(await c.verify())).toContain('log-entries-are-whole');
+    });
+
+    it('a log entry replaced by one that does not follow its predecessor (checksums intact)', async () => {
+      const { dir, c } = await healthy();
+      const store = new DirectoryStore(path.join(dir, 'store'));
+      const seq = kvSeq((await readdir(path.join(dir, 'store', 'log'))).length);
+      const entry = decodeEntry('x', (await store.get(logObjectKey(seq)))!);
+      await store.replace(logObjectKey(seq), encodeEntry({ ...entry, prev: 'another-history' }));
+      expect(invariantsOf(await c.verify())).toContain('log-entries-follow-each-other');
+    });
+
+    it('a damaged chunk of the newest checkpoint', async () => {
+      const { dir, c } = await healthy();
+      const cps = path.join(dir, 'store', 'checkpoints');
+      const [newest] = (await readdir(cps)).sort().slice(-1);
+      const chunk = path.join(cps, newest!, 'chunk-000001');
+      const bytes = await readFile(chunk);
+      bytes[20] = bytes[20]! ^ 0x01;
+      await writeFile(chunk, bytes);
+      expect(invariantsOf(await c.verify())).toContain('checkpoints-are-whole');
+    });
+
+    it('a file a retained row names deleted from the store, and one of another size', async () => {
+      const { c, store } = await healthy();
+      const r = await c.reader();
+      const [a, b] = await r.dataFiles('sales', 'order_history');
+      await r.close();
+      await store.delete([`data/${a!.path}`]);
+      await store.replace(`data/${b!.path}`, new Uint8Array(b!.fileSizeBytes + 5));
+      const report = await c.verify({ files: true });
+      expect(report.violations.filter((v) => v.invariant === 'named-files-exist').map((v) => v.object).sort()).toEqual([`data/${a!.path}`, `data/${b!.path}`].sort());
+      expect((await c.verify()).ok).toBe(true);
+    });
+
+    it('an index that differs from the log, below what its seal can see', async () => {
+      const { dir, c } = await healthy();
+      await c.close();
+      const db = new Level<Uint8Array, Uint8Array>(path.join(dir, 'index'), { keyEncoding: 'view', valueEncoding: 'view' });
+      await db.put(putTag('only-in-the-index', { snapshot: snapshotId(9), createdAt: 0 }).key, (putTag('x', { snapshot: snapshotId(9), createdAt: 0 }) as { value: Uint8Array }).value);
+      await db.close();
+      // As if LevelDB itself had written it: sealed, so the open trusts the files.
+      await seal(path.join(dir, 'index'));
+      const reopened = await openCatalog({ dir, checkpointEvery: 0 });
+      const report = await reopened.verify();
+      expect(report.violations).toEqual([expect.objectContaining({ invariant: 'index-equals-log', key: 'SnapshotTag["only-in-the-index"]' })]);
+    });
+  });
+});
+
+describe('strata verify and strata repair', () => {
+  const main = new URL('../../src/cli/main.ts', import.meta.url);
+  const cli = async (...args: string[]) => {
+    const { execFile } = await import('node:child_process');
+    const { fileURLToPath } = await import('node:url');
+    return new Promise<{ code: number; stdout: string }>((resolve) => {
+      execFile(process.execPath, ['--import', 'tsx', fileURLToPath(main), ...args], (e, stdout) => resolve({ code: e ? (e as { code?: number }).code ?? 1 : 0, stdout }));
+    });
+  };
+
+  it('exits 0 on a healthy catalog and 1 on a violation, with --json; repair --rebuild-index rebuilds the index from the store', async () => {
+    const { dir, c, store } = await healthy();
+    const r = await c.reader();
+    const [f] = await r.dataFiles('sales', 'order_history');
+    await r.close();
+    await c.close();
+    const ok = await cli('verify', '--dir', dir, '--files', '--json');
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ ok: true, violations: [] });
+    await store.delete([`data/${f!.path}`]);
+    const broken = await cli('verify', '--dir', dir, '--files', '--json');
+    expect(broken.code).toBe(1);
+    expect(JSON.parse(broken.stdout).violations).toEqual([expect.objectContaining({ invariant: 'named-files-exist', object: `data/${f!.path}` })]);
+    const repaired = await cli('repair', '--dir', dir, '--rebuild-index');
+    expect(repaired.code).toBe(0);
+    expect(repaired.stdout).toContain('rebuilt from the store');
+    expect((await cli('verify', '--dir', dir, '--json')).code).toBe(0);
+  }, 60_000);
+});
