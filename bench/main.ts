@@ -15,6 +15,7 @@ import { fmt, median, type Stats, stats } from './harness.js';
 import { type Sizes, WORKLOADS } from './workloads.js';
 import { sharedStoreBench } from './shared/suite.js';
 import { exciseBench } from './gc/excise-bench.js';
+import { checksumBench } from './integrity/checksum-bench.js';
 
 const { values } = parseArgs({
   options: {
@@ -109,6 +110,7 @@ if (values.only === undefined || 'shared store'.includes(values.only)) {
 if (values.only === undefined || 'excision'.includes(values.only)) {
   await exciseBench(values.quick ? { versions: 2000, catalogs: [20_000, 200_000] } : { versions: 10_000, catalogs: [100_000, 2_000_000] }, out);
 }
+if (values.only === undefined || 'checksums'.includes(values.only)) await checksumBench(values.quick, out);
 out(`\nTotal time: ${((Date.now() - started) / 1000).toFixed(0)} s.`);
 
 if (values.write) {

@@ -165,6 +165,14 @@ describe('verify', () => {
       expect(invariantsOf(await c.verify())).toContain('log-entries-are-whole');
     });
 
+    it('a gap in the log, even one a checkpoint stands for', async () => {
+      const { dir, c } = await healthy();
+      const store = new DirectoryStore(path.join(dir, 'store'));
+      await store.delete([logObjectKey(kvSeq(3))]);
+      const report = await c.verify();
+      expect(report.violations).toEqual([expect.objectContaining({ invariant: 'log-entries-are-whole', message: expect.stringContaining('log entry 3 ') })]);
+    });
+
     it('a log entry replaced by one that does not follow its predecessor (checksums intact)', async () => {
       const { dir, c } = await healthy();
       const store = new DirectoryStore(path.join(dir, 'store'));
