@@ -373,6 +373,7 @@ export class Catalog {
     // Last: any write that was still under way (a tag, a lease) may have started one.
     await this.background.settled();
     await this.parts.sync.kv.close();
+    this.parts.closeStore();
   }
 
   /** Runs `fn` over a view of the newest local state. */

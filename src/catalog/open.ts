@@ -91,6 +91,8 @@ export interface Opened {
   clock: () => number;
   random: () => number;
   readOnly: boolean;
+  /** Lets go of the store if the catalog made it (a store handed in belongs to the caller). */
+  closeStore: () => void;
   limits: Limits;
   /** Key prefix of data files in the store, e.g. `data/`. */
   dataPath: string;
@@ -113,16 +115,17 @@ function limitsOf(opts: OpenOptions): Limits {
   };
 }
 
-function openStore(opts: OpenOptions, random: () => number): ObjectStore {
+/** The store the options name, and whether the catalog made it (and so closes it) or was handed it. */
+function openStore(opts: OpenOptions, random: () => number): { store: ObjectStore; owned: boolean } {
   if (opts.durability !== undefined && opts.durability !== 'durable' && opts.durability !== 'relaxed') {
     throw new StrataError('INVALID_ARGUMENT', `durability is 'durable' or 'relaxed', got ${JSON.stringify(opts.durability)}`);
   }
   const sync = opts.durability !== 'relaxed';
   const s = opts.store;
-  if (s === undefined) return new DirectoryStore(path.join(opts.dir, 'store'), { sync });
-  if ('path' in s && typeof s.path === 'string') return new DirectoryStore(s.path, { sync });
-  if ('s3' in s && s.s3 !== null && typeof s.s3 === 'object') return new S3Store({ random, ...s.s3 });
-  if (typeof (s as ObjectStore).putIfAbsent === 'function') return s as ObjectStore;
+  if (s === undefined) return { store: new DirectoryStore(path.join(opts.dir, 'store'), { sync }), owned: true };
+  if ('path' in s && typeof s.path === 'string') return { store: new DirectoryStore(s.path, { sync }), owned: true };
+  if ('s3' in s && s.s3 !== null && typeof s.s3 === 'object') return { store: new S3Store({ random, ...s.s3 }), owned: true };
+  if (typeof (s as ObjectStore).putIfAbsent === 'function') return { store: s as ObjectStore, owned: false };
   throw new StrataError('INVALID_ARGUMENT', 'store must be { path }, { s3: { bucket, … } } or an ObjectStore instance');
 }
 
@@ -139,15 +142,17 @@ export async function openCatalog(opts: OpenOptions): Promise<Opened> {
   }
   const limits = limitsOf(opts);
   const random = opts.random ?? Math.random;
-  const store = openStore(opts, random);
+  const requestedDataPath = opts.dataPath === undefined ? undefined : normaliseDataPath(opts.dataPath);
+  const { store, owned } = openStore(opts, random);
+  const closeStore = () => (owned ? store.close?.() : undefined);
   const readOnly = opts.readOnly === true;
-  // A service that ignores conditional writes would let two writers own one log entry: refuse it up front.
-  if (store instanceof S3Store && !readOnly) await store.assertConditionalWrites();
   const log = new ObjectLog(store);
   const clock = opts.clock ?? Date.now;
-  const requestedDataPath = opts.dataPath === undefined ? undefined : normaliseDataPath(opts.dataPath);
-  const kv = await KvStore.open(path.join(opts.dir, 'index'));
+  let kv: KvStore | undefined;
   try {
+    // A service that ignores conditional writes would let two writers own one log entry: refuse it up front.
+    if (store instanceof S3Store && !readOnly) await store.assertConditionalWrites();
+    kv = await KvStore.open(path.join(opts.dir, 'index'));
     const first = await firstEntry(log, readOnly, clock, requestedDataPath ?? 'data/');
     const identity = checkedIdentity(first, log);
     const sync = new IndexSync(kv, log);
@@ -167,9 +172,10 @@ export async function openCatalog(opts: OpenOptions): Promise<Opened> {
           `${JSON.stringify(dataPath)} (fixed at creation); open it without dataPath`,
       );
     }
-    return { sync, store, log, clock, random, readOnly, limits, dataPath, writerName: opts.writerName ?? `${hostname()}:${process.pid}` };
+    return { sync, store, log, clock, random, readOnly, closeStore, limits, dataPath, writerName: opts.writerName ?? `${hostname()}:${process.pid}` };
   } catch (e) {
-    await kv.close();
+    await kv?.close();
+    closeStore();
     throw e;
   }
 }

@@ -14,9 +14,10 @@ const COMPACTED_PREFIX = 'compacted/';
 /** Entries log compaction stubs at once: one request each, so a long log goes in parallel batches. */
 const COMPACT_BATCH = 16;
 /**
- * How many times appendOwn tries a create whose outcome it could not learn. Each try is bounded by the store
- * (S3: timeoutMs), so a commit against a service that accepts and never answers fails within about
- * APPEND_ATTEMPTS times that.
+ * How many times appendOwn tries a create whose outcome it could not learn. Each try is a create and a
+ * read-back, each bounded by the store (S3: timeoutMs, T): a commit against a service that answers nothing
+ * fails within 2T (the read-back fails too, which ends it), against one that answers reads but not writes
+ * within 2 × 2T.
  */
 const APPEND_ATTEMPTS = 2;
 

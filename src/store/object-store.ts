@@ -37,6 +37,8 @@ export interface ObjectStore {
    * object: the directory store's temporary files, S3's probe objects of the conditional-write check.
    */
   sweep(before: number, dryRun: boolean): Promise<string[]>;
+  /** Lets go of what the store holds open (S3: its client and connections). Optional: most hold nothing. */
+  close?(): void;
 }
 
 /** One pass, no allocation: every store call checks its key, and readers probe the log on each open. */

@@ -384,7 +384,7 @@ export class S3Store implements ObjectStore {
     }
   }
 
-  destroy(): void {
+  close(): void {
     this.client.destroy();
   }
 }

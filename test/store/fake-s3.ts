@@ -10,7 +10,7 @@ const closers: (() => Promise<void>)[] = [];
 const stores: S3Store[] = [];
 
 afterEach(async () => {
-  for (const s of stores.splice(0)) s.destroy();
+  for (const s of stores.splice(0)) s.close();
   await Promise.all(closers.splice(0).map((close) => close()));
 });
 
