@@ -4,6 +4,7 @@
 // is passed over for an older one or the log. On the directory store and on S3.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { frame, unframe } from '../../keys/framing.js';
 import { kvSeq } from '../../keys/ids.js';
 import { isStrataError, type OpenOptions } from '../../src/index.js';
 import { logObjectKey } from '../../src/log/object-log.js';
@@ -157,3 +158,26 @@ if (s3 !== undefined) {
     40,
   );
 }
+
+describe('stores written before checksums', () => {
+  it('still open: entries, chunks and manifests in plain frames, entries naming no predecessor, chunks as bare arrays', async () => {
+    const path = `${await tempDir()}/store`;
+    const raw = new DirectoryStore(path);
+    const where: Where = { store: () => ({ path }), raw };
+    const { expected } = await history(where, { checkpoints: 1 });
+    // Rewrite every object as the earlier format wrote it.
+    for (const key of [...(await objectsOf(raw, 'log/')), ...(await objectsOf(raw, 'checkpoints/'))]) {
+      const payload = unframe((await raw.get(key))!) as Record<string, unknown>;
+      const { prev: _prev, ...entry } = payload;
+      const old = key.startsWith('log/') ? entry : key.endsWith('/manifest') ? (({ txn: _t, ...m }) => m)(payload) : payload.pairs;
+      await raw.replace(key, frame(old));
+      expect((await raw.get(key))![0]).toBe(1);
+    }
+    expect(await newMachine(where)).toEqual({ dump: expected });
+    // And a writer goes on from there, its entries checksummed again.
+    const c = await openCatalog({ dir: await tempDir(), store: where.store() });
+    await c.transaction((tx) => tx.createSchema('after'));
+    const newest = (await objectsOf(raw, 'log/')).at(-1)!;
+    expect((await raw.get(newest))![0]).toBe(2);
+  });
+});
