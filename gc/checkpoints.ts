@@ -5,9 +5,8 @@
 // ever a shortcut: pruning it loses no state, it only lengthens the replay of a machine that would have
 // started from it.
 import type { KvSeq } from '../keys/ids.js';
-import { StrataError } from '../src/errors.js';
 import type { StoredCheckpoint } from '../src/log/checkpoint.js';
-import { durationMs, flag, positiveCount } from '../src/arguments.js';
+import { durationMs, flag, options, positiveCount } from '../src/arguments.js';
 
 const HOUR = 3600 * 1000;
 
@@ -34,9 +33,8 @@ export interface PruneCheckpointsReport {
   objects: number;
 }
 
-export function checkPruneOptions(opts: unknown): Required<PruneCheckpointsOptions> {
-  const o = (opts ?? {}) as PruneCheckpointsOptions;
-  if (typeof o !== 'object') throw new StrataError('INVALID_ARGUMENT', 'pruneCheckpoints() takes { keep?, minAgeMs?, dryRun? }');
+export function checkPruneOptions(opts: PruneCheckpointsOptions | undefined): Required<PruneCheckpointsOptions> {
+  const o = options('pruneCheckpoints()', opts, ['keep', 'minAgeMs', 'dryRun']);
   return { keep: positiveCount('keep', o.keep, 2), minAgeMs: durationMs('minAgeMs', o.minAgeMs, HOUR), dryRun: flag('dryRun', o.dryRun) };
 }
 

@@ -4,9 +4,8 @@
 // writer, reads a stub, and rebuilds its index from the checkpoint. Entry 1 (the catalog's identity and
 // snapshot 0) is never compacted.
 import { type KvSeq, kvSeq } from '../keys/ids.js';
-import { StrataError } from '../src/errors.js';
 import type { StoredCheckpoint } from '../src/log/checkpoint.js';
-import { durationMs, flag } from '../src/arguments.js';
+import { durationMs, flag, options } from '../src/arguments.js';
 
 const HOUR = 3600 * 1000;
 
@@ -28,9 +27,8 @@ export interface CompactLogReport {
   entries: number;
 }
 
-export function checkCompactOptions(opts: unknown): Required<CompactLogOptions> {
-  const o = (opts ?? {}) as CompactLogOptions;
-  if (typeof o !== 'object') throw new StrataError('INVALID_ARGUMENT', 'compactLog() takes { minAgeMs?, dryRun? }');
+export function checkCompactOptions(opts: CompactLogOptions | undefined): Required<CompactLogOptions> {
+  const o = options('compactLog()', opts, ['minAgeMs', 'dryRun']);
   return { minAgeMs: durationMs('minAgeMs', o.minAgeMs, HOUR), dryRun: flag('dryRun', o.dryRun) };
 }
 

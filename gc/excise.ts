@@ -2,12 +2,12 @@
 // found through the end index, so the cost follows what is removed; what each takes with it is its family's
 // business (keys/excision.ts). Each batch is one logged entry (atomic, replayed by every index) that also
 // carries the job's running record, so a crashed job is resumed by the next run and never counted twice.
-import { pathIndexEntry, trimmedManifest } from '../keys/data-files.js';
+import { decodeManifest, manifestParts, pathIndexEntry, trimmedManifest } from '../keys/data-files.js';
 import { endedThrough } from '../keys/end-index.js';
 import { excise, readEnded } from '../keys/excision.js';
 import type { CatalogId, SnapshotId } from '../keys/ids.js';
 import type { Key } from '../keys/key-codec.js';
-import type { Mutation } from '../keys/mutation.js';
+import { append, type Mutation } from '../keys/mutation.js';
 import { ALL_JOBS, decodeJob, type ExciseCounts, type ExcisionJobRow, jobKey, putJob, schedule, scheduleKey } from '../keys/retention.js';
 import { exciseSnapshot, snapshotOfKey, type SnapshotRow, snapshotsBelow } from '../keys/snapshots.js';
 import { excisedTableStats, tableVersionsPrefix } from '../keys/stats.js';
@@ -15,7 +15,7 @@ import { decodeValue } from '../keys/value-codec.js';
 import { StrataError } from '../src/errors.js';
 import type { ReadView } from '../src/kv/read-view.js';
 import * as q from '../src/read/catalog-queries.js';
-import { flag, positiveCount } from '../src/arguments.js';
+import { flag, options, positiveCount } from '../src/arguments.js';
 import { isProtected, protectedSnapshots } from './protection.js';
 
 export type { ExciseCounts, ExcisionJobRow };
@@ -91,9 +91,12 @@ export async function* excisionBatches(
     // A manifest keeps the files no excision took; one left empty goes.
     const touched = [...manifestsTouched].map((id) => manifestCuts.get(id)!);
     const values = await view.getMany(touched.map((m) => m.key));
-    touched.forEach((m, i) => {
-      if (values[i] !== undefined) mutations.push(trimmedManifest(m.key, values[i]!, m.ids));
-    });
+    for (const [i, m] of touched.entries()) {
+      if (values[i] === undefined) continue;
+      const parts: [Key, Uint8Array][] = [];
+      if (decodeManifest(m.key, values[i]!).more) for await (const batch of view.scanBatches(manifestParts(m.key))) append(parts, batch);
+      append(mutations, trimmedManifest([m.key, values[i]!], parts, m.ids));
+    }
     // A table whose last version is gone leaves nothing behind, its stats included.
     const ids = [...tables];
     const alive = await view.anyUnder(ids.map(tableVersionsPrefix), (k) => !removedTables.has(hex(k)));
@@ -206,9 +209,8 @@ export async function nextStep(view: ReadView, jobId: number | undefined, who: s
   return { mutations: [...(first.done ? [] : first.value.mutations), record], job: { id: current.id, row } };
 }
 
-export function checkExciseOptions(opts: unknown): Required<Pick<ExciseOptions, 'dryRun' | 'batchSize'>> & Pick<ExciseOptions, 'onProgress' | 'retainFrom'> {
-  const o = (opts ?? {}) as ExciseOptions;
-  if (typeof o !== 'object') throw new StrataError('INVALID_ARGUMENT', 'excise() takes { dryRun?, batchSize?, onProgress? }');
+export function checkExciseOptions(opts: ExciseOptions | undefined): Required<Pick<ExciseOptions, 'dryRun' | 'batchSize'>> & Pick<ExciseOptions, 'onProgress' | 'retainFrom'> {
+  const o = options('excise()', opts, ['dryRun', 'batchSize', 'onProgress', 'retainFrom']);
   const batchSize = positiveCount('batchSize', o.batchSize, 1000);
   const dryRun = flag('dryRun', o.dryRun);
   if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw new StrataError('INVALID_ARGUMENT', 'onProgress must be a function');

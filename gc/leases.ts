@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { SnapshotId } from '../keys/ids.js';
 import type { Mutation } from '../keys/mutation.js';
 import { dropLease, type LeaseRow, putLease } from '../keys/retention.js';
+import { options, shown } from '../src/arguments.js';
 import { StrataError } from '../src/errors.js';
 import type { ReadView } from '../src/kv/read-view.js';
 import * as q from '../src/read/catalog-queries.js';
@@ -24,10 +25,13 @@ export interface LeaseInfo {
   expired: boolean;
 }
 
-export function checkLeaseOptions(o: unknown): { ttlMs: number; holder: string | undefined } {
-  const opts = o as LeaseOptions;
-  if (opts === null || typeof opts !== 'object' || typeof opts.ttlMs !== 'number' || !Number.isSafeInteger(opts.ttlMs) || opts.ttlMs < 1) {
-    throw new StrataError('INVALID_ARGUMENT', `lease takes { ttlMs, holder? } with ttlMs a positive integer of ms, got ${JSON.stringify(o)}`);
+/** The longest lease: a year (longer leases are a pin that nobody will ever release, and times past 2^53 ms break). */
+const MAX_TTL_MS = 365 * 24 * 3600 * 1000;
+
+export function checkLeaseOptions(o: LeaseOptions | undefined): { ttlMs: number; holder: string | undefined } {
+  const opts = options('lease', o, ['ttlMs', 'holder']);
+  if (typeof opts.ttlMs !== 'number' || !Number.isSafeInteger(opts.ttlMs) || opts.ttlMs < 1 || opts.ttlMs > MAX_TTL_MS) {
+    throw new StrataError('INVALID_ARGUMENT', `lease takes { ttlMs, holder? } with ttlMs a whole number of ms from 1 to ${MAX_TTL_MS} (a year), got ${shown(opts.ttlMs)}`);
   }
   if (opts.holder !== undefined && (typeof opts.holder !== 'string' || opts.holder === '')) {
     throw new StrataError('INVALID_ARGUMENT', `lease holder must be a non-empty string, got ${JSON.stringify(opts.holder)}`);

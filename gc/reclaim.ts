@@ -3,11 +3,10 @@
 // protection.ts. The catalog deletes what this plans.
 import type { Mutation } from '../keys/mutation.js';
 import { ALL_SCHEDULED, decodeScheduled, unschedule as unscheduled } from '../keys/retention.js';
-import { StrataError } from '../src/errors.js';
 import type { ReadView } from '../src/kv/read-view.js';
 import * as q from '../src/read/catalog-queries.js';
 import type { ObjectStore } from '../src/store/object-store.js';
-import { durationMs, flag } from '../src/arguments.js';
+import { durationMs, flag, options } from '../src/arguments.js';
 import { isOrphanAge, protectedSnapshots, scheduledFate } from './protection.js';
 
 const DAY = 24 * 3600 * 1000;
@@ -49,9 +48,8 @@ export interface ReclaimPlan {
   orphans: string[];
 }
 
-export function checkReclaimOptions(opts: unknown): Required<ReclaimOptions> {
-  const o = (opts ?? {}) as ReclaimOptions;
-  if (typeof o !== 'object') throw new StrataError('INVALID_ARGUMENT', 'reclaimFiles() takes { graceMs?, dryRun?, orphans?, minAgeMs? }');
+export function checkReclaimOptions(opts: ReclaimOptions | undefined): Required<ReclaimOptions> {
+  const o = options('reclaimFiles()', opts, ['graceMs', 'dryRun', 'orphans', 'minAgeMs']);
   return {
     graceMs: durationMs('graceMs', o.graceMs, 2 * DAY),
     dryRun: flag('dryRun', o.dryRun),

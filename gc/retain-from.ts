@@ -4,6 +4,7 @@
 import { type SnapshotId, snapshotId } from '../keys/ids.js';
 import type { Mutation } from '../keys/mutation.js';
 import { putRetainFrom } from '../keys/retention.js';
+import { options } from '../src/arguments.js';
 import { StrataError } from '../src/errors.js';
 import type { ReadView } from '../src/kv/read-view.js';
 import * as q from '../src/read/catalog-queries.js';
@@ -18,8 +19,11 @@ export interface AdvanceResult {
   clampedBy?: { lease: string; holder: string; snapshot: SnapshotId; expiresAt: Date };
 }
 
-async function wanted(view: ReadView, target: AdvanceTarget, current: SnapshotId, head: SnapshotId): Promise<SnapshotId> {
-  if (target !== null && typeof target === 'object' && 'snapshot' in target) {
+async function wanted(view: ReadView, given: AdvanceTarget, current: SnapshotId, head: SnapshotId): Promise<SnapshotId> {
+  if (given === undefined) throw new StrataError('INVALID_ARGUMENT', 'advanceRetainFrom() needs { snapshot } or { olderThan }: where retain-from moves to');
+  const target = options('advanceRetainFrom()', given as { snapshot?: number; olderThan?: number | Date | string }, ['snapshot', 'olderThan']);
+  if ('snapshot' in target && 'olderThan' in target) throw new StrataError('INVALID_ARGUMENT', 'advanceRetainFrom() takes { snapshot } or { olderThan }, not both');
+  if ('snapshot' in target) {
     const n = target.snapshot;
     if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
       throw new StrataError('INVALID_ARGUMENT', `snapshot must be a snapshot id (an integer >= 0), got ${JSON.stringify(n)}`);
@@ -38,7 +42,7 @@ async function wanted(view: ReadView, target: AdvanceTarget, current: SnapshotId
     }
     return snapshotId(n);
   }
-  if (target !== null && typeof target === 'object' && 'olderThan' in target) {
+  if ('olderThan' in target) {
     const time = parseTimestamp('olderThan', target.olderThan);
     // The first snapshot committed at or after `time` is the oldest to keep; the newest always stays.
     const older = time === 0 ? undefined : await q.snapshotAtOrBefore(view, time - 1);

@@ -2,7 +2,7 @@
 // family that owns its space, which keeps what its invariants need; `finish` runs them. Pure: the caller
 // does the reading (src/catalog/verify.ts). Memory holds one fact per entity version and per file row — a
 // maintenance job's budget, not a reader's.
-import { type DataFileFact, type DataFileRow, dataFileEndProblems, decodeDataFileEnd, decodeFileTable, decodeManifest, decodePathIndex, fileTableProblems, type ManifestFile, manifestProblems, pathIndexProblems } from './data-files.js';
+import { type DataFileFact, type DataFileRow, dataFileEndProblems, decodeDataFileEnd, decodeFileTable, decodeManifest, decodeManifestPart, decodePathIndex, fileTableProblems, type ManifestValue, manifestProblems, pathIndexProblems } from './data-files.js';
 import type { DeleteFileRow } from './delete-files.js';
 import { decodeEndIndexKey, decodeFilePathNote, type EndedFact, endIndexProblems } from './end-index.js';
 import { decodeKey, type Key, keyToString } from './key-codec.js';
@@ -14,6 +14,7 @@ import { counterProblems, decodeTimeKey, referencedSnapshotProblems, type Snapsh
 import { Space, spaceSpec } from './spaces.js';
 import { type TableStatsRow, tableStatsProblems } from './stats.js';
 import { HEAD_SNAPSHOT_KEY, type HeadSnapshotRow, isIndexBookkeeping } from './system.js';
+import { append } from './mutation.js';
 import { decodeValue } from './value-codec.js';
 import { type Versioned, versionRunProblems } from './versions.js';
 import type { Violation } from './violation.js';
@@ -40,7 +41,7 @@ export class Census {
   private readonly liveTables = new Set<number>();
   private readonly dataFiles: DataFileFact[] = [];
   private readonly deleteFiles: { id: number; path: string; size: number; key: string }[] = [];
-  private readonly manifests: { tableId: number; begin: number; files: ManifestFile[]; key: string }[] = [];
+  private readonly manifests: ManifestValue[] = [];
   private readonly fileTable: { id: number; begin: number; tableId: number; key: string }[] = [];
   private readonly fileEnds: { tableId: number; id: number; end: number; key: string }[] = [];
   private readonly paths: { path: string; ids: number[]; key: string }[] = [];
@@ -83,8 +84,12 @@ export class Census {
         this.times.push({ ...decodeTimeKey(key), key: name });
         break;
       case Space.DataFileManifest:
-        this.manifests.push({ tableId: fields[0] as number, begin: begin!, files: decodeManifest(key, value), key: name });
+        this.manifests.push({ tableId: fields[0] as number, begin: begin!, ...decodeManifest(key, value), key: name });
         this.reference(begin!, name);
+        break;
+      case Space.DataFileManifestPart:
+        this.manifests.push({ tableId: fields[0] as number, begin: fields[1] as number, files: decodeManifestPart(key, value), part: true, key: name });
+        this.reference(fields[1] as number, name);
         break;
       case Space.FileTableIndex:
         this.fileTable.push({ id: fields[0] as number, begin: begin!, tableId: decodeFileTable(key, value), key: name });
@@ -156,7 +161,7 @@ export class Census {
   }
 
   private endRun(next: Census['run']): void {
-    if (this.run !== undefined) this.violations.push(...versionRunProblems(this.run.versions));
+    if (this.run !== undefined) append(this.violations, versionRunProblems(this.run.versions));
     this.run = next;
   }
 
@@ -166,21 +171,24 @@ export class Census {
     const existing = new Set(this.snapshotRows.map((r) => r.id));
     const headRow = this.snapshotRows.find((r) => r.id === this.head)?.row;
     const files = this.dataFiles.map((f) => ({ ...f, recordCount: f.row.recordCount, fileSizeBytes: f.row.fileSizeBytes, rowIdEnd: f.row.rowIdStart + f.row.recordCount }));
-    return [
-      ...this.violations,
-      ...snapshotProblems({ rows: this.snapshotRows, changes: this.changes, times: this.times, head: this.head }),
-      ...referencedSnapshotProblems(this.referenced, existing, this.retainFrom),
-      ...tagProblems(this.tags, existing),
-      ...counterProblems(headRow, this.maxCatalogId, this.maxFileId),
-      ...nameIndexProblems('schema', this.schemas, this.schemaNames),
-      ...nameIndexProblems('table or view', this.relations, this.relationNames),
-      ...manifestProblems(this.dataFiles, this.manifests),
-      ...fileTableProblems(this.dataFiles, this.fileTable),
-      ...dataFileEndProblems(this.dataFiles, this.fileEnds),
-      ...pathIndexProblems([...this.dataFiles.map((f) => ({ id: f.id, path: f.row.path, key: f.key })), ...this.deleteFiles], this.paths),
-      ...endIndexProblems(this.ended, this.endEntries),
-      ...tableStatsProblems(this.stats, files, this.liveTables),
-    ];
+    const out: Violation[] = [];
+    for (const found of [
+      this.violations,
+      snapshotProblems({ rows: this.snapshotRows, changes: this.changes, times: this.times, head: this.head }),
+      referencedSnapshotProblems(this.referenced, existing, this.retainFrom),
+      tagProblems(this.tags, existing),
+      counterProblems(headRow, this.maxCatalogId, this.maxFileId),
+      nameIndexProblems('schema', this.schemas, this.schemaNames),
+      nameIndexProblems('table or view', this.relations, this.relationNames),
+      manifestProblems(this.dataFiles, this.manifests),
+      fileTableProblems(this.dataFiles, this.fileTable),
+      dataFileEndProblems(this.dataFiles, this.fileEnds),
+      pathIndexProblems([...this.dataFiles.map((f) => ({ id: f.id, path: f.row.path, key: f.key })), ...this.deleteFiles], this.paths),
+      endIndexProblems(this.ended, this.endEntries),
+      tableStatsProblems(this.stats, files, this.liveTables),
+    ])
+      append(out, found);
+    return out;
   }
 
   /** The object paths the file rows name, with the size each records: what `verify({ files })` looks for in the store. */

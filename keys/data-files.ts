@@ -1,18 +1,22 @@
 // Data files (ducklake_data_file) and everything that indexes them:
 //   [DataFile][table_id][data_file_id][begin]      the file's row (append-only; gets an end when removed)
-//   [DataFileManifest][table_id][begin]            the files one commit added to the table, in one value (as
-//                                                  an Iceberg manifest): a listing reads a value per commit
+//   [DataFileManifest][table_id][begin]            the files one commit added to the table (as an Iceberg
+//                                                  manifest): a listing reads a value per commit; its first
+//                                                  MANIFEST_PART_FILES files, when it has more
+//   [DataFileManifestPart][table_id][begin][part]  the rest of such a commit's files, MANIFEST_PART_FILES a part
 //   [DataFileEndIndex][table_id][data_file_id]     the end of every file that has one, in file-id order like
 //                                                  the manifests, so a listing merges the two
 //   [FileTableIndex][data_file_id][begin]          the table a file id belongs to (a delete file aimed at
 //                                                  another table's file is refused)
 //   [FilePathIndex][path]                          the file ids (data and delete) naming one object path:
 //                                                  reclamation deletes an object only once none is left
-// File ids grow with snapshots (each commit allocates from the previous snapshot's next_file_id), which is
-// what lets a listing at an old snapshot stop early and the manifests and ends merge by id.
+// Every file id committed by snapshot S is below S's next_file_id, which lets a listing at an old snapshot
+// stop early. Ids ascend within each manifest, and mostly from one commit to the next (a writer's ids come
+// from the block it claimed, so commits of two writers interleave theirs): a listing merges the manifests
+// with the end index by id, going back in it when a commit's ids start below the last one's.
 import type { CatalogId, FileId, SnapshotId } from './ids.js';
-import { encodeKey, type Key, type KeyRange, keyPrefix, prefixEnd, prefixRange, readU64 } from './key-codec.js';
-import { del, type Mutation, putRow } from './mutation.js';
+import { decodeKey, encodeKey, type Key, type KeyRange, keyPrefix, prefixEnd, prefixRange, readU64 } from './key-codec.js';
+import { append, del, type Mutation, putRow } from './mutation.js';
 import { group, type Group } from './groups.js';
 import { filePathNote } from './end-index.js';
 import { Space } from './spaces.js';
@@ -33,8 +37,20 @@ export interface DataFileRow extends Versioned {
 /** One manifest entry, positional: [id, path, format, recordCount, fileSizeBytes, footerSize, rowIdStart]. */
 export type ManifestFile = [FileId, string, string, number, number, number | null, number];
 
-/** The data files one commit added to one table, ascending by id. */
+/**
+ * Files per manifest value. A commit of 100,000 files in one 4 MB value made every LevelDB seek landing near
+ * it read the whole value (a block holds at least one entry), 2 ms a seek for any table's listing.
+ */
+export const MANIFEST_PART_FILES = 512;
+
+/** The data files one commit added to one table, ascending by id: the first part. */
 export interface DataFileManifestRow {
+  files: ManifestFile[];
+  /** Whether DataFileManifestPart values hold the rest (absent: no). */
+  more?: true;
+}
+
+interface ManifestPartRow {
   files: ManifestFile[];
 }
 
@@ -85,31 +101,70 @@ export function manifestRow(file: ManifestFile, end: SnapshotId | null): DataFil
 
 const manifestKey = (tableId: CatalogId, begin: number): Key => encodeKey(Space.DataFileManifest, [tableId], begin);
 
+const partKey = (tableId: CatalogId, begin: number, part: number): Key => encodeKey(Space.DataFileManifestPart, [tableId, begin, part]);
+
 /** The manifests of the commits up to `at`, and of those after it. */
 export function manifestRanges(tableId: CatalogId, at: SnapshotId): { upTo: KeyRange; after: KeyRange } {
   const prefix = keyPrefix(Space.DataFileManifest, [tableId]);
   return { upTo: { gte: prefix, lte: manifestKey(tableId, at) }, after: { gte: manifestKey(tableId, at + 1), lt: prefixEnd(prefix) } };
 }
 
-export const decodeManifest = (key: Key, bytes: Uint8Array): ManifestFile[] => decodeValue<DataFileManifestRow>(key, bytes).files;
+/** A commit's first manifest part: its files, and whether more parts follow (read them at manifestParts(key)). */
+export function decodeManifest(key: Key, bytes: Uint8Array): { files: ManifestFile[]; more: boolean } {
+  const row = decodeValue<DataFileManifestRow>(key, bytes);
+  return { files: row.files, more: row.more === true };
+}
 
-/** The files a commit adds to one table: its manifest (files ascending by id) and each file's table entry. */
+/** Where the rest of the manifest at `key` (a DataFileManifest key) is, in order. */
+export function manifestParts(key: Key): KeyRange {
+  const { fields, begin } = decodeKey(key);
+  return prefixRange(keyPrefix(Space.DataFileManifestPart, [fields[0] as number, begin!]));
+}
+
+export const decodeManifestPart = (key: Key, bytes: Uint8Array): ManifestFile[] => decodeValue<ManifestPartRow>(key, bytes).files;
+
+/** The files a commit adds to one table: its manifest (files ascending by id, in parts) and each file's table entry. */
 export function addedDataFiles(tableId: CatalogId, at: SnapshotId, files: ManifestFile[]): Mutation[] {
   const sorted = files.sort((a, b) => a[0] - b[0]);
-  const out = [putRow(manifestKey(tableId, at), { files: sorted } satisfies DataFileManifestRow)];
+  const out = manifestValues(tableId, at, sorted, 1);
   for (const f of sorted) out.push(putRow(encodeKey(Space.FileTableIndex, [f[0]], at), { tableId } satisfies FileTableIndexRow));
   return out;
 }
 
-/** A manifest without the files excision took out of it; one left empty goes. */
-export function trimmedManifest(key: Key, bytes: Uint8Array, gone: ReadonlySet<number>): Mutation {
-  const files = decodeManifest(key, bytes).filter(([id]) => !gone.has(id));
-  return files.length === 0 ? del(key) : putRow(key, { files } satisfies DataFileManifestRow);
+/** The manifest values of `files` (ascending): the first part, and parts from `firstPart` on if more follow. */
+function manifestValues(tableId: CatalogId, at: number, files: ManifestFile[], firstPart: number): Mutation[] {
+  const head: DataFileManifestRow = { files: files.slice(0, MANIFEST_PART_FILES) };
+  if (files.length > MANIFEST_PART_FILES) head.more = true;
+  const out = [putRow(manifestKey(tableId, at), head)];
+  for (let i = MANIFEST_PART_FILES, part = firstPart; i < files.length; i += MANIFEST_PART_FILES, part++) {
+    out.push(putRow(partKey(tableId, at, part), { files: files.slice(i, i + MANIFEST_PART_FILES) } satisfies ManifestPartRow));
+  }
+  return out;
+}
+
+/**
+ * A commit's manifest (its first part `head`, the rest `parts`) without the files excision took out of it:
+ * rewritten whole, its parts numbered after the old ones so that no key is both deleted and written; one
+ * left empty goes.
+ */
+export function trimmedManifest(head: [Key, Uint8Array], parts: readonly [Key, Uint8Array][], gone: ReadonlySet<number>): Mutation[] {
+  const { fields, begin } = decodeKey(head[0]);
+  const all = decodeManifest(head[0], head[1]).files.concat(...parts.map(([k, v]) => decodeManifestPart(k, v)));
+  const left = all.filter(([id]) => !gone.has(id));
+  const out = parts.map(([k]) => del(k));
+  if (left.length === 0) return [...out, del(head[0])];
+  const lastPart = parts.length === 0 ? 0 : (decodeKey(parts.at(-1)![0]).fields[2] as number);
+  append(out, manifestValues(fields[0] as CatalogId, begin!, left, lastPart + 1));
+  return out;
 }
 
 // ---- ends by file id
 
-export const dataFileEnds = (tableId: CatalogId): KeyRange => prefixRange(keyPrefix(Space.DataFileEndIndex, [tableId]));
+/** The ends of a table's data files from file id `from` on, ascending by id. */
+export const dataFileEnds = (tableId: CatalogId, from: FileId): KeyRange => ({
+  gte: keyPrefix(Space.DataFileEndIndex, [tableId, from]),
+  lt: prefixEnd(keyPrefix(Space.DataFileEndIndex, [tableId])),
+});
 
 export const decodeDataFileEnd = (key: Key, bytes: Uint8Array): { id: number; end: SnapshotId } => ({
   id: readU64(key, 9),
@@ -155,28 +210,38 @@ export interface DataFileFact {
   key: string;
 }
 
+/** A manifest value as verify reads it: a commit's first part (`more` when parts follow) or one of those parts. */
+export type ManifestValue = { tableId: number; begin: number; files: ManifestFile[]; key: string } & ({ more: boolean; part?: undefined } | { part: true });
+
 /**
- * Each commit's manifest lists exactly the data files that commit added to the table, with their fields:
- * listings read the manifests, not the rows, so a manifest that disagrees would list other files.
+ * Each commit's manifest lists exactly the data files that commit added to the table, with their fields,
+ * ascending by id through its parts: listings read the manifests, not the rows, so a manifest that disagrees
+ * would list other files. Parts belong to a first part that says they follow.
  */
-export function manifestProblems(files: readonly DataFileFact[], manifests: readonly { tableId: number; begin: number; files: ManifestFile[]; key: string }[]): Violation[] {
+export function manifestProblems(files: readonly DataFileFact[], values: readonly ManifestValue[]): Violation[] {
   const out: Violation[] = [];
   const expected = new Map<string, ManifestFile[]>();
   for (const f of files) {
     const k = `${f.tableId}@${f.begin}`;
     (expected.get(k) ?? expected.set(k, []).get(k)!).push(manifestFile(f.id as FileId, f.row));
   }
-  const seen = new Set<string>();
-  for (const m of manifests) {
-    const k = `${m.tableId}@${m.begin}`;
-    seen.add(k);
-    const want = (expected.get(k) ?? []).sort((a, b) => a[0] - b[0]);
-    if (JSON.stringify(m.files) !== JSON.stringify(want)) {
-      out.push({ invariant: 'manifests-list-their-files', key: m.key, message: `the manifest of table ${m.tableId} at snapshot ${m.begin} lists ${m.files.length} files; the rows give ${want.length} that differ from them` });
+  // Census reads keys in order: every first part before any part, and parts in order.
+  const manifests = new Map<string, { files: ManifestFile[]; more: boolean; parts: number; key: string }>();
+  for (const v of values) {
+    const k = `${v.tableId}@${v.begin}`;
+    const m = manifests.get(k);
+    if (v.part === undefined) manifests.set(k, { files: v.files.slice(), more: v.more, parts: 0, key: v.key });
+    else if (m?.more !== true) out.push({ invariant: 'manifests-list-their-files', key: v.key, message: `a part of the manifest of table ${v.tableId} at snapshot ${v.begin}, whose first part ${m ? 'says none follow' : 'is missing'}` });
+    else (append(m.files, v.files), m.parts++);
+  }
+  for (const [k, m] of manifests) {
+    const want = expected.get(k) ?? [];
+    if (JSON.stringify(m.files) !== JSON.stringify(want.sort((a, b) => a[0] - b[0])) || m.more !== m.parts > 0) {
+      out.push({ invariant: 'manifests-list-their-files', key: m.key, message: `the manifest of table ${k.replace('@', ' at snapshot ')} lists ${m.files.length} files in ${m.parts + 1} parts; the rows give ${want.length} that differ from them` });
     }
   }
   for (const [k, want] of expected) {
-    if (!seen.has(k)) out.push({ invariant: 'manifests-list-their-files', message: `no manifest lists the ${want.length} data files table ${k.replace('@', ' added at snapshot ')}` });
+    if (!manifests.has(k)) out.push({ invariant: 'manifests-list-their-files', message: `no manifest lists the ${want.length} data files table ${k.replace('@', ' added at snapshot ')}` });
   }
   return out;
 }

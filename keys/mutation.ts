@@ -9,3 +9,11 @@ export type Mutation = { type: 'put'; key: Key; value: Uint8Array } | { type: 'd
 export const putRow = (key: Key, row: unknown): Mutation => ({ type: 'put', key, value: encodeValue(row) });
 
 export const del = (key: Key): Mutation => ({ type: 'del', key });
+
+/**
+ * Appends `more` to `out` one by one: a commit can carry hundreds of thousands of mutations, and spreading
+ * them into push() passes each as an argument, which overflows the stack.
+ */
+export function append<T>(out: T[], more: readonly T[]): void {
+  for (const m of more) out.push(m);
+}

@@ -46,6 +46,7 @@ export enum Space {
   DeleteFile = 0x21,
   FileColumnStats = 0x22,
   DataFileManifest = 0x23,
+  DataFileManifestPart = 0x24,
   Metadata = 0x30,
   TableStats = 0x31,
   TableColumnStats = 0x32,
@@ -99,6 +100,8 @@ export const SPACE_SPECS: ReadonlyMap<Space, SpaceSpec> = new Map(
     // The data files one commit added to one table, in one value (as an Iceberg manifest): a listing reads a
     // value per commit instead of an entry per file. With DataFileEndIndex it answers "the files at S".
     spec(Space.DataFileManifest, 'append-only', ['u64'], { indexes: [Space.DataFile] }), // table_id
+    // The rest of a commit's manifest past its first part, in parts: no value grows with the commit.
+    spec(Space.DataFileManifestPart, 'singleton', ['u64', 'u64', 'u64'], { indexes: [Space.DataFile] }), // table_id, begin_snapshot, part
     spec(Space.Metadata, 'singleton', ['name']), // key (global scope)
     spec(Space.TableStats, 'singleton', ['u64']), // table_id
     spec(Space.TableColumnStats, 'singleton', ['u64', 'u64']), // table_id, column_id

@@ -10,9 +10,21 @@ export interface TableStatsRow {
   recordCount: number;
   nextRowId: number;
   fileSizeBytes: number;
+  /**
+   * How many data files are live: 0 lets a drop skip listing a table that has none (a cascade over
+   * thousands of fresh tables). Absent in rows written before it was kept; such a table is listed.
+   */
+  dataFiles?: number;
 }
 
-export const EMPTY_TABLE_STATS: TableStatsRow = { recordCount: 0, nextRowId: 0, fileSizeBytes: 0 };
+export const EMPTY_TABLE_STATS: TableStatsRow = { recordCount: 0, nextRowId: 0, fileSizeBytes: 0, dataFiles: 0 };
+
+/** A table's stats after a commit changed its live files by these amounts. */
+export function changedTableStats(base: TableStatsRow, d: { records: number; bytes: number; files: number }, nextRowId: number): TableStatsRow {
+  const stats: TableStatsRow = { recordCount: base.recordCount + d.records, nextRowId: Math.max(base.nextRowId, nextRowId), fileSizeBytes: base.fileSizeBytes + d.bytes };
+  if (base.dataFiles !== undefined) stats.dataFiles = base.dataFiles + d.files;
+  return stats;
+}
 
 export const tableStatsKey = (tableId: CatalogId): Key => encodeKey(Space.TableStats, [tableId]);
 
@@ -25,7 +37,7 @@ export const excisedTableStats = (tableId: CatalogId): Mutation => del(tableStat
 export const tableVersionsPrefix = (tableId: CatalogId): Key => keyPrefix(Space.Table, [tableId]);
 
 /**
- * A live table's stats add up its live data files at the newest snapshot (records, bytes), and its next row
+ * A live table's stats add up its live data files at the newest snapshot (count, records, bytes), and its next row
  * id is past every row id a file of it ever took: a new file must not reuse one. (A dropped table keeps the
  * stats it had, until excision removes them with its last version.)
  */
@@ -34,22 +46,27 @@ export function tableStatsProblems(
   files: readonly { tableId: number; end: number | null; recordCount: number; fileSizeBytes: number; rowIdEnd: number }[],
   liveTables: ReadonlySet<number>,
 ): Violation[] {
-  const sums = new Map<number, { records: number; bytes: number; rowIdEnd: number }>();
+  const sums = new Map<number, { records: number; bytes: number; files: number; rowIdEnd: number }>();
   for (const f of files) {
     let s = sums.get(f.tableId);
-    if (!s) sums.set(f.tableId, (s = { records: 0, bytes: 0, rowIdEnd: 0 }));
+    if (!s) sums.set(f.tableId, (s = { records: 0, bytes: 0, files: 0, rowIdEnd: 0 }));
     if (f.end === null) {
       s.records += f.recordCount;
       s.bytes += f.fileSizeBytes;
+      s.files++;
     }
     s.rowIdEnd = Math.max(s.rowIdEnd, f.rowIdEnd);
   }
   const out: Violation[] = [];
   for (const { tableId, row, key } of stats) {
     if (!liveTables.has(tableId)) continue;
-    const s = sums.get(tableId) ?? { records: 0, bytes: 0, rowIdEnd: 0 };
-    if (row.recordCount !== s.records || row.fileSizeBytes !== s.bytes) {
-      out.push({ invariant: 'table-stats-add-up', key, message: `table ${tableId}'s stats say ${row.recordCount} records in ${row.fileSizeBytes} bytes; its live files hold ${s.records} in ${s.bytes}` });
+    const s = sums.get(tableId) ?? { records: 0, bytes: 0, files: 0, rowIdEnd: 0 };
+    if (row.recordCount !== s.records || row.fileSizeBytes !== s.bytes || (row.dataFiles ?? s.files) !== s.files) {
+      out.push({
+        invariant: 'table-stats-add-up',
+        key,
+        message: `table ${tableId}'s stats say ${row.dataFiles ?? 'some'} files with ${row.recordCount} records in ${row.fileSizeBytes} bytes; its live files are ${s.files} with ${s.records} in ${s.bytes}`,
+      });
     }
     if (row.nextRowId < s.rowIdEnd) out.push({ invariant: 'table-stats-add-up', key, message: `table ${tableId}'s next row id is ${row.nextRowId}, but its files took row ids up to ${s.rowIdEnd - 1}` });
   }

@@ -1,6 +1,7 @@
 // Argument checks for every public call, transaction operation and GC job, worded once for each kind of
 // mistake. Each failure is INVALID_ARGUMENT naming the argument, what was given and what is accepted; nothing
 // is changed by a call that fails here.
+import { columnType, PRIMITIVE_TYPES } from '../keys/column-types.js';
 import { isKeyableName } from '../keys/key-codec.js';
 import { StrataError } from './errors.js';
 
@@ -48,27 +49,11 @@ export function checkFilePath(what: string, p: unknown): string {
   return p as string;
 }
 
-// DuckLake's primitive type names. Nested types (struct, list, map) need child columns and are not
-// accepted yet; refusing them is better than storing a type no reader can resolve.
-const PRIMITIVE_TYPES = new Set([
-  'boolean',
-  'int8', 'int16', 'int32', 'int64', 'int128',
-  'uint8', 'uint16', 'uint32', 'uint64', 'uint128',
-  'float32', 'float64',
-  'date', 'time', 'timetz', 'timestamp', 'timestamptz', 'timestamp_s', 'timestamp_ms', 'timestamp_ns',
-  'interval', 'varchar', 'blob', 'uuid', 'json',
-]);
-const DECIMAL = /^decimal\((\d{1,2}),\s*(\d{1,2})\)$/;
-
 export function checkColumnType(what: string, type: unknown): string {
-  if (typeof type === 'string') {
-    const t = type.trim().toLowerCase();
-    if (PRIMITIVE_TYPES.has(t)) return t;
-    const m = DECIMAL.exec(t);
-    if (m && Number(m[1]) >= 1 && Number(m[1]) <= 38 && Number(m[2]) <= Number(m[1])) return `decimal(${m[1]},${m[2]})`;
-  }
+  const t = typeof type === 'string' ? columnType(type) : undefined;
+  if (t !== undefined) return t;
   throw invalid(
-    `${what} ${JSON.stringify(type)} is not a supported type; use one of ${[...PRIMITIVE_TYPES].join(', ')} ` +
+    `${what} ${JSON.stringify(type)} is not a supported type; use one of ${PRIMITIVE_TYPES.join(', ')} ` +
       'or decimal(P,S) with 1 <= P <= 38 and S <= P',
   );
 }
@@ -100,4 +85,68 @@ export function positiveCount(what: string, v: unknown, fallback: number): numbe
 export function flag(what: string, v: unknown): boolean {
   if (v !== undefined && typeof v !== 'boolean') throw invalid(`${what} must be a boolean`);
   return v ?? false;
+}
+
+/** The closest of `known` to `key`, if one is close enough to be what was meant (a typo, another case). */
+function closest(key: string, known: readonly string[]): string | undefined {
+  const lower = key.toLowerCase();
+  const exact = known.find((k) => k.toLowerCase() === lower);
+  if (exact !== undefined) return exact;
+  let best: string | undefined;
+  let bestDistance = Math.max(1, Math.floor(key.length / 3)) + 1;
+  for (const k of known) {
+    const d = editDistance(lower, k.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [k, d];
+  }
+  return best;
+}
+
+/** Edits (insert, delete, substitute, swap two neighbours) between `a` and `b`: a swap is the commonest typo. */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const row = d[i]!;
+      row[j] = Math.min(d[i - 1]![j]! + 1, row[j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/** A value as a message quotes it: short, and never a whole object. */
+export function shown(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') return 'an object';
+  if (typeof v === 'function') return 'a function';
+  const s = typeof v === 'string' ? JSON.stringify(v) : String(v);
+  return s.length > 80 ? `${s.slice(0, 77)}…` : s;
+}
+
+/**
+ * An options object as `call` takes it: undefined for none, else a plain object whose every key is one of
+ * `known`. An unknown key is refused — naming it, what exists, and the key it most likely meant — because a
+ * typo must not turn `{ dryrun: true }` into a real run.
+ */
+export function options<T extends object>(call: string, value: T | undefined | null, known: readonly (keyof T & string)[]): T {
+  if (value === undefined) return {} as T;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw invalid(`${call} takes an options object with ${known.join(', ')}; got ${shown(value)}`);
+  }
+  for (const key of Object.keys(value)) {
+    if ((known as readonly string[]).includes(key)) continue;
+    const meant = closest(key, known);
+    throw invalid(
+      `${call} has no option ${JSON.stringify(key)}${meant === undefined ? '' : ` (did you mean ${JSON.stringify(meant)}?)`}; its options are ${known.join(', ')}`,
+    );
+  }
+  return value;
+}
+
+/** A required argument: missing (undefined) or not an object is refused, never defaulted. */
+export function required(call: string, what: string, value: unknown): void {
+  if (value === undefined || value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw invalid(`${call} needs ${what}; got ${shown(value)}`);
+  }
 }

@@ -29,7 +29,7 @@ const LAYERS: [string, number][] = [
   ['src/errors.ts', 0],
   ['src/messages.ts', 0],
   ['keys/', 1],
-  ['src/arguments.ts', 2],
+  ['src/arguments.ts', 1.5],
   ['src/store/', 2],
   ['src/kv/', 3],
   ['src/log/', 3],

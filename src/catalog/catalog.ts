@@ -10,7 +10,7 @@ import type { ReclaimOptions, ReclaimReport } from '../../gc/reclaim.js';
 import type { PruneCheckpointsOptions, PruneCheckpointsReport } from '../../gc/checkpoints.js';
 import type { CompactLogOptions, CompactLogReport } from '../../gc/compact-log.js';
 import { type CatalogId, type SnapshotId, snapshotId } from '../../keys/ids.js';
-import { checkOptionalText, flag } from '../arguments.js';
+import { checkOptionalText, flag, options } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import { quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
@@ -45,8 +45,8 @@ export interface HistoryOptions {
  */
 export type ReaderOptions = SnapshotSelector & { lease?: LeaseOptions };
 
-function checkMeta(meta: CommitMeta): CommitMeta {
-  if (meta === null || typeof meta !== 'object') throw new StrataError('INVALID_ARGUMENT', 'commit metadata must be an object');
+function checkMeta(given: CommitMeta | undefined): CommitMeta {
+  const meta = options('commit metadata', given, ['author', 'message', 'extraInfo', 'maintenance', 'readSources']);
   checkOptionalText('author', meta.author);
   checkOptionalText('message', meta.message);
   checkOptionalText('extraInfo', meta.extraInfo);
@@ -116,7 +116,7 @@ export class Catalog {
    * operations are replayed on the newer state under fresh ids. Transactions of this process that are ready
    * at once share one log entry (group commit), each with its own snapshot.
    */
-  async transaction(fn: TransactionFn, meta: CommitMeta = {}): Promise<{ snapshot: SnapshotId | null }> {
+  async transaction(fn: TransactionFn, meta?: CommitMeta): Promise<{ snapshot: SnapshotId | null }> {
     this.assertWritable();
     if (typeof fn !== 'function') throw new StrataError('INVALID_ARGUMENT', 'transaction() takes a function (tx) => …');
     const checked = checkMeta(meta);
@@ -151,16 +151,9 @@ export class Catalog {
   }
 
   /** A reader pinned to one snapshot (the newest, or the one `selector` names); close it when done. */
-  async reader(options: ReaderOptions = {}): Promise<Reader> {
+  async reader(given?: ReaderOptions): Promise<Reader> {
     this.assertOpen();
-    if (options === null || typeof options !== 'object') {
-      throw new StrataError('INVALID_ARGUMENT', 'reader() takes { snapshot } | { timestamp } | { tag } | { previous: true }, and { lease }');
-    }
-    const unknown = Object.keys(options).filter((k) => !['snapshot', 'timestamp', 'tag', 'previous', 'lease'].includes(k));
-    if (unknown.length > 0) {
-      throw new StrataError('INVALID_ARGUMENT', `reader() does not take ${unknown.join(', ')}; it takes one of snapshot, timestamp, tag, previous, and lease`);
-    }
-    const { lease, ...selector } = options;
+    const { lease, ...selector } = options('reader()', given, ['snapshot', 'timestamp', 'tag', 'previous', 'lease']);
     const leaseOptions = lease === undefined ? undefined : checkLeaseOptions(lease);
     if (leaseOptions) this.assertWritable();
     // Retain-from, tags and the newest snapshot as the store has them now, not as this index last saw them.
@@ -198,8 +191,10 @@ export class Catalog {
    * The history, oldest first, streamed: every snapshot, or those in [from, to] (ids or times, inclusive),
    * or only those that created, changed or dropped one table (named as it is now, or as it was at `to`).
    */
-  async *iterateSnapshots(opts: HistoryOptions = {}): AsyncGenerator<SnapshotInfo> {
+  async *iterateSnapshots(given?: HistoryOptions): AsyncGenerator<SnapshotInfo> {
     this.assertOpen();
+    const opts = options('snapshots()', given, ['from', 'to', 'table']);
+    if (opts.table !== undefined) options('snapshots() table', opts.table, ['schema', 'table']);
     const view = await this.parts.sync.kv.readView();
     try {
       const head = (await q.headSnapshot(view)).begin;
@@ -217,7 +212,7 @@ export class Catalog {
     }
   }
 
-  async snapshots(opts: HistoryOptions = {}): Promise<SnapshotInfo[]> {
+  async snapshots(opts?: HistoryOptions): Promise<SnapshotInfo[]> {
     const out: SnapshotInfo[] = [];
     for await (const s of this.iterateSnapshots(opts)) out.push(s);
     return out;
@@ -229,7 +224,8 @@ export class Catalog {
    * `from`) and followed by id, so a rename inside the range does not break the answer.
    */
   async changes(schema: string, table: string, range: { from: HistoryBound; to: HistoryBound }): Promise<TableChanges> {
-    if (range === null || typeof range !== 'object') throw new StrataError('INVALID_ARGUMENT', 'changes() takes { from, to }');
+    if (range === undefined) throw new StrataError('INVALID_ARGUMENT', 'changes() needs { from, to }: the snapshots (ids or times, inclusive) to compare');
+    options('changes()', range, ['from', 'to']);
     return this.view(async (view) => {
       const from = await resolveBound(view, 'from', range.from);
       const to = await resolveBound(view, 'to', range.to);
@@ -299,8 +295,8 @@ export class Catalog {
    * Moves retain-from forward: to `{ snapshot }`, or past the snapshots committed before `{ olderThan }`.
    * Never backwards, never past the newest snapshot, never past an unexpired lease (the result says which).
    */
-  advanceRetainFrom(target: AdvanceTarget, options: { dryRun?: boolean } = {}): Promise<AdvanceResult> {
-    return this.gc.advanceRetainFrom(target, options);
+  advanceRetainFrom(target: AdvanceTarget, opts?: { dryRun?: boolean }): Promise<AdvanceResult> {
+    return this.gc.advanceRetainFrom(target, opts);
   }
 
   /** The leases readers hold (expired ones included until their reader closes; they protect nothing). */
@@ -312,8 +308,8 @@ export class Catalog {
    * Physically deletes what retain-from made unreadable (see gc/excise.ts), in logged batches; a job a crash
    * interrupted is resumed. Open readers keep their views.
    */
-  excise(options: ExciseOptions = {}): Promise<ExciseReport> {
-    return this.gc.excise(options);
+  excise(opts?: ExciseOptions): Promise<ExciseReport> {
+    return this.gc.excise(opts);
   }
 
   /** The records of excision jobs, oldest first: when, who, retain-from, what each removed. */
@@ -326,8 +322,8 @@ export class Catalog {
    * also unnamed objects under the data path, and the leftovers of writes a crash cut short anywhere in the
    * store (temporary files, probe objects), older than minAgeMs. Catalog objects are never touched.
    */
-  reclaimFiles(options: ReclaimOptions = {}): Promise<ReclaimReport> {
-    return this.gc.reclaimFiles(options);
+  reclaimFiles(opts?: ReclaimOptions): Promise<ReclaimReport> {
+    return this.gc.reclaimFiles(opts);
   }
 
   /**
@@ -335,8 +331,8 @@ export class Catalog {
    * checkpoints left incomplete by a writer that stopped. Store space: each checkpoint is a full copy of
    * the catalog. Log compaction relies only on the newest, which is always kept, so no state is lost.
    */
-  pruneCheckpoints(options: PruneCheckpointsOptions = {}): Promise<PruneCheckpointsReport> {
-    return this.gc.pruneCheckpoints(options);
+  pruneCheckpoints(opts?: PruneCheckpointsOptions): Promise<PruneCheckpointsReport> {
+    return this.gc.pruneCheckpoints(opts);
   }
 
   /**
@@ -344,8 +340,8 @@ export class Catalog {
    * they wrote, excised rows included, leaves the store. A process whose index is older than the stubs
    * rebuilds it from that checkpoint when it next reads the log.
    */
-  compactLog(options: CompactLogOptions = {}): Promise<CompactLogReport> {
-    return this.gc.compactLog(options);
+  compactLog(opts?: CompactLogOptions): Promise<CompactLogReport> {
+    return this.gc.compactLog(opts);
   }
 
   /**
@@ -353,9 +349,9 @@ export class Catalog {
    * newest checkpoint read whole, the index scanned and compared with one rebuilt from the store, and with
    * `files`, every file a row names found in the store with its size. Reports; changes nothing.
    */
-  async verify(options: VerifyOptions = {}): Promise<VerifyReport> {
+  async verify(opts?: VerifyOptions): Promise<VerifyReport> {
     this.assertOpen();
-    const files = flag('files', (options as VerifyOptions | null)?.files);
+    const files = flag('files', options('verify()', opts, ['files']).files);
     const { sync, log, store, dataPath } = this.parts;
     return verifyCatalog(sync, log, store, dataPath, { files });
   }

@@ -5,7 +5,7 @@
 // leave (an OverlayView), exactly as a transaction that lost the race to another writer is: the group
 // adds no rule of its own (docs/decisions/0004-group-commit.md).
 import type { SnapshotId } from '../../keys/ids.js';
-import type { Mutation } from '../../keys/mutation.js';
+import { append, type Mutation } from '../../keys/mutation.js';
 import { OverlayView } from '../kv/overlay-view.js';
 import type { ReadView } from '../kv/read-view.js';
 import { type Prepared, rebase } from '../txn/prepared.js';
@@ -91,7 +91,7 @@ export class GroupCommit {
       outcomes.push({ member, result: { snapshot: plan.snapshot?.id ?? null } });
       if (plan.mutations.length === 0) continue;
       if (plan.snapshot) snapshots.push(plan.snapshot.id);
-      mutations.push(...plan.mutations);
+      append(mutations, plan.mutations);
       // The state this member leaves, for the members after it (the last has none).
       if (i < members.length - 1) view = OverlayView.over(view, plan.mutations);
     }

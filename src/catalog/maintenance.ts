@@ -8,6 +8,7 @@ import { checkReclaimOptions, planReclaim, type ReclaimOptions, type ReclaimRepo
 import { checkPruneOptions, type PruneCheckpointsOptions, type PruneCheckpointsReport } from '../../gc/checkpoints.js';
 import { checkCompactOptions, type CompactLogOptions, type CompactLogReport, planLogCompaction } from '../../gc/compact-log.js';
 import type { SnapshotId } from '../../keys/ids.js';
+import { flag, options } from '../arguments.js';
 import type { ReadView } from '../kv/read-view.js';
 import type { CommitLog } from '../log/commit-log.js';
 import * as q from '../read/catalog-queries.js';
@@ -46,9 +47,10 @@ export class Maintenance {
     return this.viewLatest(async (view) => (await q.retainFrom(view)).snapshot);
   }
 
-  async advanceRetainFrom(target: AdvanceTarget, options: { dryRun?: boolean }): Promise<AdvanceResult> {
+  async advanceRetainFrom(target: AdvanceTarget, given: { dryRun?: boolean } | undefined): Promise<AdvanceResult> {
+    const dryRun = flag('dryRun', options('advanceRetainFrom() options', given, ['dryRun']).dryRun);
     const now = this.c.clock();
-    if (options.dryRun === true) return this.viewLatest(async (view) => (await planAdvance(view, target, now)).result);
+    if (dryRun) return this.viewLatest(async (view) => (await planAdvance(view, target, now)).result);
     this.c.assert(true);
     return this.c.committer.writeSystem(async (view) => {
       const { result, mutations } = await planAdvance(view, target, now);
@@ -56,9 +58,9 @@ export class Maintenance {
     });
   }
 
-  async excise(options: ExciseOptions): Promise<ExciseReport> {
+  async excise(given: ExciseOptions | undefined): Promise<ExciseReport> {
     this.c.assert(false);
-    const opts = checkExciseOptions(options);
+    const opts = checkExciseOptions(given);
     const now = this.c.clock();
     if (opts.dryRun) {
       return this.viewLatest(async (view) => ({ dryRun: true, job: null, ...(await planExcision(view, now, opts.batchSize, opts.retainFrom)) }));
@@ -87,9 +89,9 @@ export class Maintenance {
     });
   }
 
-  async reclaimFiles(options: ReclaimOptions): Promise<ReclaimReport> {
+  async reclaimFiles(given: ReclaimOptions | undefined): Promise<ReclaimReport> {
     this.c.assert(false);
-    const opts = checkReclaimOptions(options);
+    const opts = checkReclaimOptions(given);
     if (!opts.dryRun) this.c.assert(true);
     const now = this.c.clock();
     // Strictly caught up (a store it cannot reach is an error here): deleting goes by the newest state.
@@ -105,16 +107,16 @@ export class Maintenance {
     return report;
   }
 
-  async pruneCheckpoints(options: PruneCheckpointsOptions): Promise<PruneCheckpointsReport> {
+  async pruneCheckpoints(given: PruneCheckpointsOptions | undefined): Promise<PruneCheckpointsReport> {
     this.c.assert(false);
-    const opts = checkPruneOptions(options);
+    const opts = checkPruneOptions(given);
     if (!opts.dryRun) this.c.assert(true);
     return this.c.background.prune(opts);
   }
 
-  async compactLog(options: CompactLogOptions): Promise<CompactLogReport> {
+  async compactLog(given: CompactLogOptions | undefined): Promise<CompactLogReport> {
     this.c.assert(false);
-    const opts = checkCompactOptions(options);
+    const opts = checkCompactOptions(given);
     if (!opts.dryRun) this.c.assert(true);
     const { log } = this.c;
     const plan = planLogCompaction(await log.checkpoints.list(), await log.compactedThrough(), this.c.clock(), opts);

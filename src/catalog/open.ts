@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import * as path from 'node:path';
 import { kvSeq } from '../../keys/ids.js';
 import { type CatalogIdentity, decodeIdentity, IDENTITY_KEY, identityIn } from '../../keys/system.js';
+import { options } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import { KvStore } from '../kv/kv-store.js';
 import type { CommitLog } from '../log/commit-log.js';
@@ -122,10 +123,11 @@ function openStore(opts: OpenOptions, random: () => number): { store: ObjectStor
   }
   const sync = opts.durability !== 'relaxed';
   const s = opts.store;
+  if (s !== undefined && s !== null && typeof (s as ObjectStore).putIfAbsent === 'function') return { store: s as ObjectStore, owned: false };
+  if (s !== undefined) options('store', s as { path?: string; s3?: S3StoreOptions }, ['path', 's3']);
   if (s === undefined) return { store: new DirectoryStore(path.join(opts.dir, 'store'), { sync }), owned: true };
   if ('path' in s && typeof s.path === 'string') return { store: new DirectoryStore(s.path, { sync }), owned: true };
   if ('s3' in s && s.s3 !== null && typeof s.s3 === 'object') return { store: new S3Store({ random, ...s.s3 }), owned: true };
-  if (typeof (s as ObjectStore).putIfAbsent === 'function') return { store: s as ObjectStore, owned: false };
   throw new StrataError('INVALID_ARGUMENT', 'store must be { path }, { s3: { bucket, … } } or an ObjectStore instance');
 }
 
@@ -136,8 +138,26 @@ function normaliseDataPath(p: string | undefined): string {
   return `${trimmed}/`;
 }
 
-export async function openCatalog(opts: OpenOptions): Promise<Opened> {
-  if (opts === null || typeof opts !== 'object' || typeof opts.dir !== 'string' || opts.dir === '') {
+const OPEN_OPTIONS: readonly (keyof OpenOptions)[] = [
+  'dir',
+  'store',
+  'clock',
+  'random',
+  'readOnly',
+  'dataPath',
+  'durability',
+  'exclusiveWriter',
+  'writerName',
+  'followIntervalMs',
+  'maxTags',
+  'checkpointEvery',
+  'maxCommitAttempts',
+  'previousWalkLimit',
+];
+
+export async function openCatalog(given: OpenOptions): Promise<Opened> {
+  const opts = options('Catalog.open()', given, OPEN_OPTIONS);
+  if (typeof opts.dir !== 'string' || opts.dir === '') {
     throw new StrataError('INVALID_ARGUMENT', 'Catalog.open needs { dir }: the local directory for the index');
   }
   const limits = limitsOf(opts);

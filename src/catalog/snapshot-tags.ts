@@ -2,7 +2,7 @@
 // snapshot id). A tag keeps its snapshot readable through retain-from and excision.
 import type { SnapshotId } from '../../keys/ids.js';
 import { dropTag, putTag } from '../../keys/retention.js';
-import { checkName } from '../arguments.js';
+import { checkName, shown } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
@@ -22,6 +22,9 @@ export class SnapshotTags {
     checkName('tag name', name);
     if (RESERVED_TAGS.has(name)) {
       throw new StrataError('INVALID_ARGUMENT', `${JSON.stringify(name)} is a reserved tag name (it always means the ${name} snapshot); choose another`);
+    }
+    if (typeof snapshot !== 'number') {
+      throw new StrataError('INVALID_ARGUMENT', `createTag(${JSON.stringify(name)}, snapshot) needs the snapshot id to pin; got ${shown(snapshot)} (it never defaults to the newest)`);
     }
     this.assertWritable();
     await this.committer.writeSystem(async (view) => {

@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Census } from '../../keys/census.js';
+import { append } from '../../keys/mutation.js';
 import { type KvSeq, kvSeq } from '../../keys/ids.js';
 import { keyToString } from '../../keys/key-codec.js';
 import { WHOLE_KEYSPACE, isIndexBookkeeping } from '../../keys/system.js';
@@ -54,9 +55,9 @@ export async function verifyCatalog(
       for (const [key, value] of batch) census.visit(key, value);
       keys += batch.length;
     }
-    violations.push(...census.finish());
+    append(violations, census.finish());
     // Rebuilding needs a log that can be read to its end.
-    if (whole) violations.push(...(await compareWithRebuild(log, view)));
+    if (whole) append(violations, await compareWithRebuild(log, view));
   });
   if (opts.files) files = await checkFiles(store, dataPath, census.namedFiles(), violations);
   return { ok: violations.length === 0, violations, checked: { logEntries: entries, checkpoint, keys, files } };

@@ -116,7 +116,7 @@ export async function gc(
   // A dry run plans excision at the retain-from the policy would set; reclamation's plan cannot include
   // the files that excision would schedule, only those already scheduled.
   const excised = await excise(c, undefined, o, o.dryRun ? retain.retainFrom : undefined);
-  const reclaimed = await reclaim(c, opts, o);
+  const reclaimed = await reclaim(c, { graceMs: opts.graceMs, orphans: opts.orphans, minAgeMs: opts.minAgeMs }, o);
   let checkpoint: { seq: number } | null = null;
   if (!o.dryRun && excised.versions + excised.snapshots > 0) {
     const written = await c.checkpoint();

@@ -76,6 +76,10 @@ export class OverlayView implements ReadView {
     return merged;
   }
 
+  prefetch(gs: readonly Group[]): Promise<void> {
+    return this.base.prefetch(gs);
+  }
+
   async *versionBatches(g: Group, end?: Key): AsyncGenerator<readonly StoredVersion[]> {
     const prefix = groupPrefix(g);
     const extra = this.within({ gte: prefix, lt: end ?? prefixEnd(prefix) });

@@ -24,6 +24,8 @@ export interface Range extends KeyRange {
   limit?: number;
 }
 
+const NO_VERSIONS: readonly StoredVersion[] = Object.freeze([]);
+
 /** Versions read per metadata cache miss: the missing group's whole parent, when it is no larger than this. */
 const READ_AHEAD = 16_384;
 
@@ -43,6 +45,11 @@ export interface ReadView {
   readonly seq: KvSeq;
   snapshotAtOrBefore(time: number, head: SnapshotId): Promise<SnapshotId | undefined | null>;
   group(g: Group): Promise<readonly StoredVersion[]>;
+  /**
+   * Reads the groups (cached kinds) that are not in memory in one pass, for group() to answer from: a
+   * caller about to resolve thousands of entities (a cascade drop) pays one scan instead of one per entity.
+   */
+  prefetch(gs: readonly Group[]): Promise<void>;
   versionBatches(g: Group, end?: Key): AsyncGenerator<readonly StoredVersion[]>;
   /** A cached group's versions if the cache holds them for this view's state; never reads the index. */
   cached(g: Group): readonly StoredVersion[] | undefined;
@@ -71,6 +78,14 @@ export class IndexView implements ReadView {
   private closed = false;
   /** Parents this view has read whole (see group()). */
   private readonly readAhead = new Set<string>();
+  /**
+   * Of those, the ones read to their end (not cut short at READ_AHEAD), with the groups they hold: in this
+   * frozen state, a group under such a parent that is not among them has no versions, with no read needed
+   * (a transaction creating thousands of names asks about each one).
+   */
+  private readonly completeParents = new Map<string, ReadonlySet<string>>();
+  /** Groups prefetch() read, for this view alone (the cache may refuse them: see VersionCache.offer). */
+  private readonly prefetched = new Map<string, readonly StoredVersion[]>();
   /** The cache's generation when this view opened: its groups serve this view until history is removed. */
   private readonly generation: number;
 
@@ -111,12 +126,14 @@ export class IndexView implements ReadView {
     const spec = cachedKind(g);
     if (spec === undefined) return (await this.readGroups(g, groupPrefix(g), Infinity)).versions;
     const id = groupId(g);
-    const hit = this.cache.get(id, this.generation);
+    const hit = this.cache.get(id, this.generation) ?? this.prefetched.get(id);
     if (hit !== undefined) return hit;
     // Only a miss encodes a key: on a hit that would be most of the lookup's cost.
     const own = groupPrefix(g);
     const parent = parentGroup(g);
     const parentId = groupId(parent);
+    const present = this.completeParents.get(parentId);
+    if (present !== undefined && !present.has(id)) return NO_VERSIONS;
     if (!spec.readAhead || this.readAhead.has(parentId) || !this.cache.shouldReadAhead(parentId)) {
       const versions = (await this.readGroups(g, own, Infinity)).versions;
       this.cache.offer(id, versions, this.seq);
@@ -129,9 +146,46 @@ export class IndexView implements ReadView {
     this.readAhead.add(parentId);
     const read = await this.readGroups(g, groupPrefix(parent), READ_AHEAD);
     this.cache.offerParent(parentId, read.groups, this.seq);
+    if (!read.truncated) this.completeParents.set(parentId, new Set(read.groups.map(([groupName]) => groupName)));
     const versions = read.complete ? read.versions : (await this.readGroups(g, own, Infinity)).versions;
     this.cache.offer(id, versions, this.seq);
     return versions;
+  }
+
+  async prefetch(gs: readonly Group[]): Promise<void> {
+    this.assertOpen();
+    const wanted = gs
+      .filter((g) => cachedKind(g) !== undefined && this.cache.get(groupId(g), this.generation) === undefined && !this.prefetched.has(groupId(g)))
+      .map((g) => ({ id: groupId(g), prefix: groupPrefix(g) }))
+      .sort((a, b) => Buffer.compare(a.prefix, b.prefix));
+    if (wanted.length === 0) return;
+    const it = this.db.iterator({ gte: wanted[0]!.prefix, lt: prefixEnd(wanted.at(-1)!.prefix), snapshot: this.frozen });
+    try {
+      let batch: [Key, Uint8Array][] = [];
+      let at = 0;
+      let done = false;
+      for (const { id, prefix } of wanted) {
+        const versions: StoredVersion[] = [];
+        // Wanted groups that lie close together are read in passing; one batch of others between two of
+        // them, and the iterator seeks instead.
+        for (let skipped = 0; ; skipped++) {
+          while (at < batch.length && Buffer.compare(batch[at]![0], prefix) < 0) at++;
+          while (at < batch.length && startsWith(batch[at]![0], prefix)) versions.push(decodeVersion(...batch[at++]!));
+          if (at < batch.length || done) break;
+          if (versions.length === 0 && skipped > 0) it.seek(prefix);
+          batch = (await it.nextv(SCAN_BATCH)) as [Key, Uint8Array][];
+          at = 0;
+          done = batch.length === 0;
+        }
+        const frozen = Object.freeze(versions);
+        this.prefetched.set(id, frozen);
+        this.cache.offer(id, frozen, this.seq);
+      }
+    } catch (e) {
+      throw this.damaged(e);
+    } finally {
+      await it.close();
+    }
   }
 
   /**
@@ -186,7 +240,7 @@ export class IndexView implements ReadView {
     if (truncated) groups.pop();
     const wanted = groupId(g);
     const own = groups.find(([id]) => id === wanted)?.[1];
-    return { versions: own ?? [], complete: own !== undefined || !truncated, groups };
+    return { versions: own ?? [], complete: own !== undefined || !truncated, truncated, groups };
   }
 
   /** A decoded value that is written once and never changes (see version-cache.ts), from memory when cached. */

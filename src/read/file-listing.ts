@@ -10,11 +10,14 @@ import {
   dataFilesOfTable,
   decodeDataFileEnd,
   decodeManifest,
+  decodeManifestPart,
+  type ManifestFile,
+  manifestParts,
   manifestRanges,
   manifestRow,
 } from '../../keys/data-files.js';
 import { deleteFileIdEnd, deleteFileIdOf, type DeleteFileRow, deleteFilesOfTable } from '../../keys/delete-files.js';
-import { type CatalogId, type FileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
+import { type CatalogId, type FileId, fileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
 import { beginOf, type Key } from '../../keys/key-codec.js';
 import type { StoredVersion, Version } from '../../keys/versions.js';
 import { isVisible } from '../../keys/visibility.js';
@@ -27,9 +30,9 @@ export type DataFileVersion = { id: FileId } & Version<DataFileRow>;
 export type DeleteFileVersion = { id: FileId } & Version<DeleteFileRow>;
 
 /**
- * File ids grow with snapshots (each commit allocates from the previous snapshot's next_file_id), so no file
- * visible at an old snapshot S has an id at or above S's next_file_id: a listing at S stops there instead of
- * reading the files added after it. At the newest snapshot there is nothing to skip.
+ * A snapshot's next_file_id is above every file id committed by then, so no file visible at an old snapshot
+ * S has an id at or above it: a listing at S stops there instead of reading most files added after it. At
+ * the newest snapshot there is nothing to skip.
  */
 async function fileScanEnd(view: ReadView, at: SnapshotId, end: (nextFileId: FileId) => Key): Promise<Key | undefined> {
   if ((await snapshotRow(view, snapshotId(at + 1))) === undefined) return undefined;
@@ -68,20 +71,22 @@ export async function* dataFilesAt(view: ReadView, at: SnapshotId, tableId: Cata
       for await (const batch of view.scanBatches(range)) {
         for (const [key, bytes] of batch) {
           const begin = snapshotId(beginOf(key));
-          const files = decodeManifest(key, bytes);
-          await ends.readTo(files.at(-1)![0]);
           const rows: [FileId, DataFileRow][] = [];
-          const out: DataFileVersion[] = [];
-          for (const file of files) {
-            const id = file[0];
-            const end = ends.endOf(id);
-            const row = manifestRow(file, end);
-            rows.push([id, row]);
-            if (begin <= at && (end === null || end > at)) out.push({ id, begin, row });
+          for await (const files of manifestFiles(view, key, bytes)) {
+            await ends.readTo(files[0]![0], files.at(-1)![0]);
+            const out: DataFileVersion[] = [];
+            for (const file of files) {
+              const id = file[0];
+              const end = ends.endOf(id);
+              const row = manifestRow(file, end);
+              if (whole !== undefined) rows.push([id, row]);
+              if (begin <= at && (end === null || end > at)) out.push({ id, begin, row });
+            }
+            count += files.length;
+            if (count > MAX_CACHED_GROUP) whole = undefined;
+            if (out.length > 0) yield out;
           }
-          count += rows.length;
-          whole = whole !== undefined && count <= MAX_CACHED_GROUP ? (whole.push({ begin, rows }), whole) : undefined;
-          if (out.length > 0) yield out;
+          whole?.push({ begin, rows });
         }
         if (range === after && whole === undefined) break;
       }
@@ -96,24 +101,44 @@ export async function* dataFilesAt(view: ReadView, at: SnapshotId, tableId: Cata
       versions.push(Object.freeze({ key: dataFileKey(tableId, id, begin), fields: Object.freeze([tableId, id]), begin, row: Object.freeze(row) }));
     }
   }
+  // A group is in key order, which is file-id order; commits of two writers can interleave their ids.
+  versions.sort((a, b) => (a.fields[1] as number) - (b.fields[1] as number));
   view.offer(group, versions);
 }
 
-/** The ends of a table's data files, read in key (= file id) order as a listing's manifests ask for them. */
+/** The files of one commit's manifest, part by part (the first part is `bytes`, at `key`). */
+async function* manifestFiles(view: ReadView, key: Key, bytes: Uint8Array): AsyncGenerator<ManifestFile[]> {
+  const first = decodeManifest(key, bytes);
+  yield first.files;
+  if (!first.more) return;
+  for await (const batch of view.scanBatches(manifestParts(key))) {
+    for (const [k, v] of batch) yield decodeManifestPart(k, v);
+  }
+}
+
+/**
+ * The ends of a table's data files, read in file-id order as a listing's manifests ask for them: ascending
+ * within a commit, and mostly from one commit to the next; a commit whose ids start below what was read
+ * (ids from a block another writer claimed earlier) starts the reading again from its first id.
+ */
 class EndCursor {
-  private readonly batches: AsyncIterator<[Key, Uint8Array][]>;
+  private batches: AsyncIterator<[Key, Uint8Array][]> | undefined;
   private ends: { id: number; end: SnapshotId }[] = [];
   private at = 0;
   private done = false;
+  /** The lowest id the buffered ends answer for. */
+  private from = 0;
 
-  constructor(view: ReadView, tableId: CatalogId) {
-    this.batches = view.scanBatches(dataFileEnds(tableId))[Symbol.asyncIterator]();
-  }
+  constructor(
+    private readonly view: ReadView,
+    private readonly tableId: CatalogId,
+  ) {}
 
-  /** Buffers the ends up to file `id` (and a batch beyond). */
-  async readTo(id: number): Promise<void> {
-    while (!this.done && (this.at >= this.ends.length || this.ends.at(-1)!.id < id)) {
-      const next = await this.batches.next();
+  /** Buffers the ends of files `first` to `last` (ascending), and a batch beyond. */
+  async readTo(first: number, last: number): Promise<void> {
+    if (this.batches === undefined || first < this.from) await this.restart(first);
+    while (!this.done && (this.at >= this.ends.length || this.ends.at(-1)!.id < last)) {
+      const next = await this.batches!.next();
       if (next.done) {
         this.done = true;
         return;
@@ -123,13 +148,23 @@ class EndCursor {
     }
   }
 
+  private async restart(from: number): Promise<void> {
+    await this.close();
+    this.batches = this.view.scanBatches(dataFileEnds(this.tableId, fileId(from)))[Symbol.asyncIterator]();
+    this.ends = [];
+    this.at = 0;
+    this.done = false;
+    this.from = from;
+  }
+
   async close(): Promise<void> {
-    await this.batches.return?.();
+    await this.batches?.return?.();
   }
 
   /** The end of file `id` (ids asked in ascending order, after readTo), or null. */
   endOf(id: number): SnapshotId | null {
     while (this.at < this.ends.length && this.ends[this.at]!.id < id) this.at++;
+    this.from = id;
     return this.at < this.ends.length && this.ends[this.at]!.id === id ? this.ends[this.at]!.end : null;
   }
 }

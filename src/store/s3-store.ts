@@ -13,6 +13,7 @@ import {
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
+import { options } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import { assertValidObjectKey, type ObjectInfo, type ObjectStore } from './object-store.js';
 
@@ -138,8 +139,9 @@ export class S3Store implements ObjectStore {
    */
   private readonly redact: (text: string) => string;
 
-  constructor(opts: S3StoreOptions) {
-    if (typeof opts?.bucket !== 'string' || opts.bucket === '') {
+  constructor(given: S3StoreOptions) {
+    const opts = options('the S3 store', given, ['bucket', 'prefix', 'endpoint', 'region', 'credentials', 'forcePathStyle', 'maxAttempts', 'timeoutMs', 'random']);
+    if (typeof opts.bucket !== 'string' || opts.bucket === '') {
       throw new StrataError('INVALID_ARGUMENT', 'an S3 store needs { bucket }');
     }
     this.bucket = opts.bucket;

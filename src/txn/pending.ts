@@ -3,10 +3,10 @@
 // first time is loaded as an unchanged Change, so the net effect of a transaction is always (base, next) per
 // entity (change.ts). Operations (transaction.ts) validate and read through this, and mutate it last.
 import { type CatalogId, type ColumnId, catalogId, type FileId, fileId, type SnapshotId } from '../../keys/ids.js';
-import type { ColumnRow } from '../../keys/columns.js';
+import { type ColumnRow, columnsOfTable } from '../../keys/columns.js';
 import type { DataFileRow } from '../../keys/data-files.js';
 import type { DeleteFileRow } from '../../keys/delete-files.js';
-import type { RelationKind, TableRow, ViewRow } from '../../keys/relations.js';
+import { type RelationKind, relationNameEntity, tableEntity, type TableRow, viewEntity, type ViewRow } from '../../keys/relations.js';
 import type { SchemaRow } from '../../keys/schemas.js';
 import { StrataError } from '../errors.js';
 import { listed, quote } from '../messages.js';
@@ -82,6 +82,8 @@ export interface ResolvedTable {
   change: Change<TableRow>;
 }
 
+const nameKey = (schemaId: CatalogId, name: string) => `${schemaId}\0${name}`;
+
 export class PendingCatalog {
   readonly schemas = new Map<CatalogId, Change<SchemaRow>>();
   readonly tables = new Map<CatalogId, Change<TableRow>>();
@@ -95,6 +97,8 @@ export class PendingCatalog {
   readonly nextRowIds = new Map<CatalogId, number>();
   readonly options = new Map<string, string>();
   readonly restoredTables = new Set<CatalogId>();
+  /** Relations given a name by this transaction, by (schema, name); see renamed(). */
+  private readonly named = new Map<string, { kind: RelationKind; id: CatalogId }>();
   private nextCatalogId: number;
   private nextFileId: number;
 
@@ -179,9 +183,12 @@ export class PendingCatalog {
   /** The tables and views in a schema after the pending changes, by name. */
   async relations(schemaId: CatalogId): Promise<Map<string, { kind: RelationKind; id: CatalogId }>> {
     const out = new Map<string, { kind: RelationKind; id: CatalogId }>();
-    for await (const rel of q.relationsAt(this.view, this.base, schemaId)) {
+    const found: { kind: RelationKind; id: CatalogId }[] = [];
+    for await (const rel of q.relationsAt(this.view, this.base, schemaId)) found.push(rel);
+    await this.view.prefetch(found.map((rel) => (rel.kind === 'table' ? tableEntity(rel.id) : viewEntity(rel.id))));
+    for (const rel of found) {
       const c = rel.kind === 'table' ? await this.loadTable(rel.id) : await this.loadView(rel.id);
-      if (c.next?.schemaId === schemaId) out.set(c.next.name, { kind: rel.kind, id: rel.id });
+      if (c.next?.schemaId === schemaId) out.set(c.next.name, rel);
     }
     for (const [kind, map] of [['table', this.tables], ['view', this.views]] as const) {
       for (const [id, c] of map) {
@@ -191,14 +198,39 @@ export class PendingCatalog {
     return out;
   }
 
+  /**
+   * Reads at once what dropping these relations of a schema will resolve one by one (their columns, and
+   * the name entries the commit ends): a cascade over thousands of tables, one scan instead of thousands.
+   */
+  async prefetchDrops(schemaId: CatalogId, rels: ReadonlyMap<string, { kind: RelationKind; id: CatalogId }>): Promise<void> {
+    const groups = [];
+    for (const [name, rel] of rels) {
+      groups.push(relationNameEntity(schemaId, name));
+      if (rel.kind === 'table') groups.push(columnsOfTable(rel.id));
+    }
+    await this.view.prefetch(groups);
+  }
+
   async relation(schemaId: CatalogId, name: string): Promise<{ kind: RelationKind; id: CatalogId } | undefined> {
-    for (const [kind, map] of [['table', this.tables], ['view', this.views]] as const) {
-      for (const [id, c] of map) if (c.next?.schemaId === schemaId && c.next.name === name) return { kind, id };
+    const named = this.named.get(nameKey(schemaId, name));
+    if (named !== undefined) {
+      const next = (named.kind === 'table' ? this.tables : this.views).get(named.id)?.next;
+      if (next?.schemaId === schemaId && next.name === name) return named;
     }
     const rel = await q.relationByName(this.view, this.base, schemaId, name);
     if (rel === undefined) return undefined;
     const c = rel.kind === 'table' ? await this.loadTable(rel.id) : await this.loadView(rel.id);
     return c.next?.schemaId === schemaId && c.next.name === name ? rel : undefined;
+  }
+
+  /**
+   * Records that relation `id` now has the name its pending change gives it (after a create, a rename, a
+   * restore): relation() looks names up here instead of scanning every pending change, which made a
+   * transaction creating n tables cost n².
+   */
+  renamed(kind: RelationKind, id: CatalogId): void {
+    const next = (kind === 'table' ? this.tables : this.views).get(id)?.next;
+    if (next) this.named.set(nameKey(next.schemaId, next.name), { kind, id });
   }
 
   async requireFreeRelationName(schemaId: CatalogId, schema: string, name: string): Promise<void> {
@@ -296,6 +328,7 @@ export class PendingCatalog {
 
   async loadDataFiles(tableId: CatalogId): Promise<void> {
     if (this.dataFilesLoaded.has(tableId)) return;
+    if (await this.hasNoLiveFiles(tableId)) return void this.dataFilesLoaded.add(tableId);
     for await (const batch of dataFilesAt(this.view, this.base, tableId)) {
       for (const v of batch) if (!this.dataFiles.has(v.id)) this.dataFiles.set(v.id, { tableId, ...unchanged(v) });
     }
@@ -304,10 +337,19 @@ export class PendingCatalog {
 
   async loadDeleteFiles(tableId: CatalogId): Promise<void> {
     if (this.deleteFilesLoaded.has(tableId)) return;
+    if (await this.hasNoLiveFiles(tableId)) return void this.deleteFilesLoaded.add(tableId);
     for await (const batch of deleteFilesAt(this.view, this.base, tableId)) {
       for (const v of batch) if (!this.deleteFiles.has(v.id)) this.deleteFiles.set(v.id, { tableId, ...unchanged(v) });
     }
     this.deleteFilesLoaded.add(tableId);
+  }
+
+  /**
+   * Whether the table's stats (the base snapshot's: the newest) count no live data file, and so no live
+   * delete file either: listing is skipped, which a cascade over thousands of fresh tables would otherwise pay.
+   */
+  private async hasNoLiveFiles(tableId: CatalogId): Promise<boolean> {
+    return (await q.tableStats(this.view, tableId))?.dataFiles === 0;
   }
 
   // ---- drops: load everything first, return the mutation to apply once every load has succeeded

@@ -5,12 +5,12 @@ import { columnEntity } from '../../keys/columns.js';
 import { addedDataFiles, dataFileEntity, type ManifestFile, manifestFile, pathIndexEntry } from '../../keys/data-files.js';
 import { deleteFileEntity, type DeleteFileRow } from '../../keys/delete-files.js';
 import { type CatalogId, type FileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
-import type { Mutation } from '../../keys/mutation.js';
+import { append, type Mutation } from '../../keys/mutation.js';
 import { putOption } from '../../keys/options.js';
 import { relationNameEntity, type RelationKind, tableEntity, type TableRow, viewEntity, type ViewRow } from '../../keys/relations.js';
 import { schemaEntity, schemaNameEntity, type SchemaRow } from '../../keys/schemas.js';
 import { createSnapshot, type SnapshotChangesRow, type SnapshotRow } from '../../keys/snapshots.js';
-import { EMPTY_TABLE_STATS, putTableStats, type TableStatsRow } from '../../keys/stats.js';
+import { changedTableStats, EMPTY_TABLE_STATS, putTableStats } from '../../keys/stats.js';
 import type { Entity, Versioned } from '../../keys/versions.js';
 import type { ReadSource } from '../read/history.js';
 import { quote } from '../messages.js';
@@ -118,10 +118,10 @@ export async function planCommit(
   // Files: what each table gained and lost, for changes_made and the table's stats.
   const inserted = new Set<CatalogId>();
   const deleted = new Set<CatalogId>();
-  const statsDelta = new Map<CatalogId, { records: number; bytes: number }>();
+  const statsDelta = new Map<CatalogId, { records: number; bytes: number; files: number }>();
   const delta = (tableId: CatalogId) => {
     let d = statsDelta.get(tableId);
-    if (!d) statsDelta.set(tableId, (d = { records: 0, bytes: 0 }));
+    if (!d) statsDelta.set(tableId, (d = { records: 0, bytes: 0, files: 0 }));
     return d;
   };
   const tableGone = (tableId: CatalogId) => state.tables.get(tableId)?.next === null;
@@ -141,13 +141,15 @@ export async function planCommit(
       inserted.add(c.tableId);
       d.records += c.next!.recordCount;
       d.bytes += c.next!.fileSizeBytes;
+      d.files++;
     } else {
       if (!tableGone(c.tableId)) deleted.add(c.tableId);
       d.records -= c.base!.row.recordCount;
       d.bytes -= c.base!.row.fileSizeBytes;
+      d.files--;
     }
   }
-  for (const [tableId, files] of manifests) mutations.push(...addedDataFiles(tableId, at, files));
+  for (const [tableId, files] of manifests) append(mutations, addedDataFiles(tableId, at, files));
   for (const [id, c] of state.deleteFiles) {
     const kind = classify(c);
     const entity = deleteFileEntity(c.tableId, id);
@@ -165,12 +167,7 @@ export async function planCommit(
   for (const [tableId, d] of statsDelta) {
     if (tableGone(tableId)) continue;
     const base = (await q.tableStats(view, tableId)) ?? EMPTY_TABLE_STATS;
-    const stats: TableStatsRow = {
-      recordCount: base.recordCount + d.records,
-      nextRowId: Math.max(base.nextRowId, state.nextRowIds.get(tableId) ?? 0),
-      fileSizeBytes: base.fileSizeBytes + d.bytes,
-    };
-    mutations.push(putTableStats(tableId, stats));
+    mutations.push(putTableStats(tableId, changedTableStats(base, d, state.nextRowIds.get(tableId) ?? 0)));
   }
 
   // DuckLake's changes_made vocabulary, in a stable order: creations, data, drops (contents before their

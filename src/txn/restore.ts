@@ -47,6 +47,7 @@ export async function restoreCatalog(p: PendingCatalog, at: unknown): Promise<vo
       if (kind === 'table') steps.push(old.next === null ? await p.prepareDropTable(id) : await prepareRestoreContents(p, id, snapshot));
       steps.push(() => {
         c.next = old.next;
+        if (kind !== 'schema') p.renamed(kind, id);
       });
     }
   };

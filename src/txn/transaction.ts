@@ -6,6 +6,7 @@
 // leaves the transaction exactly as it was and the caller may catch the error and go on.
 import { randomUUID } from 'node:crypto';
 import { type CatalogId, type ColumnId, columnId, type FileId, type SnapshotId } from '../../keys/ids.js';
+import { isWidening, wideningsOf } from '../../keys/column-types.js';
 import type { ColumnRow } from '../../keys/columns.js';
 import { StrataError } from '../errors.js';
 import { listed, quote } from '../messages.js';
@@ -20,6 +21,9 @@ import {
   checkName,
   checkOptionalCount,
   checkOptionalText,
+  flag,
+  options,
+  required,
 } from '../arguments.js';
 
 export interface ColumnSpec {
@@ -76,17 +80,19 @@ export class Transaction {
     });
   }
 
-  dropSchema(name: string, options: { cascade?: boolean } = {}): Promise<void> {
-    return this.op('dropSchema', [name, options], async () => {
+  dropSchema(name: string, opts?: { cascade?: boolean }): Promise<void> {
+    return this.op('dropSchema', [name, opts], async () => {
+      const cascade = flag('cascade', options('dropSchema()', opts, ['cascade']).cascade);
       const schemaId = await this.p.requireSchema(name);
       const relations = await this.p.relations(schemaId);
-      if (relations.size > 0 && options.cascade !== true) {
+      if (relations.size > 0 && !cascade) {
         throw new StrataError(
           'DEPENDENT_OBJECTS',
           `schema ${quote(name)} is not empty: it holds ${listed([...relations.keys()])}; ` +
             'drop those first, or pass { cascade: true } to drop them with it',
         );
       }
+      await this.p.prefetchDrops(schemaId, relations);
       const dropped: (() => void)[] = [];
       for (const rel of relations.values()) {
         dropped.push(rel.kind === 'table' ? await this.p.prepareDropTable(rel.id) : this.p.prepareDropView(rel.id));
@@ -114,6 +120,7 @@ export class Transaction {
       await this.p.requireFreeRelationName(schemaId, schema, name);
       const id = this.p.allocateCatalogId();
       this.p.tables.set(id, { base: undefined, next: { schemaId, name, uuid: randomUUID() } });
+      this.p.renamed('table', id);
       this.p.columns.set(id, {
         changes: new Map(rows.map((row, i) => [columnId(i + 1), { base: undefined, next: row }])),
         nextId: rows.length + 1,
@@ -132,6 +139,7 @@ export class Transaction {
       if (from === to) return;
       await this.p.requireFreeRelationName(t.schemaId, schema, to);
       t.change.next = { ...t.change.next!, name: to };
+      this.p.renamed('table', t.id);
     });
   }
 
@@ -185,21 +193,33 @@ export class Transaction {
     return this.op('alterColumnType', [schema, table, column, type], async () => {
       const checked = checkColumnType(`type of column ${quote(column)}`, type);
       const { change } = await this.p.requireColumn(schema, table, column);
+      const from = change.next!.type;
+      if (checked === from) return;
+      if (!isWidening(from, checked)) {
+        const allowed = wideningsOf(from);
+        throw invalid(
+          `column ${quote(column)} of ${quote(schema, table)} is ${from} and cannot become ${checked}: files already written keep ` +
+            `${from}, so only widening changes are allowed (${allowed.length === 0 ? `none from ${from}` : `${from} to ${allowed.join(', ')}`}); ` +
+            'to change it otherwise, add a new column, copy the values over, and drop this one',
+        );
+      }
       change.next = { ...change.next!, type: checked };
     });
   }
 
   // ---------------------------------------------------------------- views
 
-  createView(schema: string, name: string, sql: string, options: { dialect?: string } = {}): Promise<CatalogId> {
-    return this.op('createView', [schema, name, sql, options], async () => {
+  createView(schema: string, name: string, sql: string, opts?: { dialect?: string }): Promise<CatalogId> {
+    return this.op('createView', [schema, name, sql, opts], async () => {
+      const { dialect: given } = options('createView()', opts, ['dialect']);
       checkName('view name', name);
       if (typeof sql !== 'string' || sql.trim() === '') throw invalid(`view ${quote(schema, name)} needs its SQL text`);
-      const dialect = checkOptionalText('view dialect', options.dialect) ?? 'duckdb';
+      const dialect = checkOptionalText('view dialect', given) ?? 'duckdb';
       const schemaId = await this.p.requireSchema(schema);
       await this.p.requireFreeRelationName(schemaId, schema, name);
       const id = this.p.allocateCatalogId();
       this.p.views.set(id, { base: undefined, next: { schemaId, name, uuid: randomUUID(), dialect, sql } });
+      this.p.renamed('view', id);
       return id;
     });
   }
@@ -219,8 +239,10 @@ export class Transaction {
 
   addDataFile(schema: string, table: string, file: DataFileSpec): Promise<FileId> {
     return this.op('addDataFile', [schema, table, file], async () => {
+      required('addDataFile()', 'a data file { path, recordCount, fileSizeBytes }', file);
+      options('addDataFile()', file, ['path', 'recordCount', 'fileSizeBytes', 'footerSize', 'format']);
       const row = {
-        path: checkFilePath('data file path', file?.path),
+        path: checkFilePath('data file path', file.path),
         format: checkOptionalText('data file format', file.format) ?? 'parquet',
         recordCount: checkCount('recordCount', file.recordCount),
         fileSizeBytes: checkCount('fileSizeBytes', file.fileSizeBytes),
@@ -246,8 +268,10 @@ export class Transaction {
 
   addDeleteFile(schema: string, table: string, spec: DeleteFileSpec): Promise<FileId> {
     return this.op('addDeleteFile', [schema, table, spec], async () => {
+      required('addDeleteFile()', 'a delete file { dataFileId, path, deleteCount, fileSizeBytes }', spec);
+      options('addDeleteFile()', spec, ['dataFileId', 'path', 'deleteCount', 'fileSizeBytes', 'format']);
       const row = {
-        path: checkFilePath('delete file path', spec?.path),
+        path: checkFilePath('delete file path', spec.path),
         format: checkOptionalText('delete file format', spec.format) ?? 'parquet',
         deleteCount: checkCount('deleteCount', spec.deleteCount, 1),
         fileSizeBytes: checkCount('fileSizeBytes', spec.fileSizeBytes),
@@ -344,7 +368,8 @@ export class Transaction {
   }
 
   private columnRow(c: ColumnSpec, order: number): Row<ColumnRow> {
-    if (c === null || typeof c !== 'object') throw invalid(`a column is { name, type }, got ${JSON.stringify(c)}`);
+    required('a column', '{ name, type }', c);
+    options('a column', c, ['name', 'type', 'nullable', 'default']);
     const name = checkName('column name', c.name);
     if (c.nullable !== undefined && typeof c.nullable !== 'boolean') {
       throw invalid(`nullable of column ${quote(name)} must be a boolean`);
