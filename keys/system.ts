@@ -20,6 +20,8 @@ export enum SystemKey {
   RetainFrom = 5,
   /** The `txn` of the last log entry applied to this index: tells it from another entry of that number. */
   AppliedTxn = 6,
+  /** The first catalog and file ids no writer has claimed (id blocks: docs/decisions/0009). */
+  IdHorizon = 7,
 }
 
 export const systemKey = (k: SystemKey): Key => encodeKey(Space.System, [k]);
@@ -106,3 +108,22 @@ export const putWriterEpoch = (row: WriterEpochRow): Mutation => putRow(WRITER_E
 
 export const decodeWriterEpoch = (bytes: Uint8Array | undefined): WriterEpochRow =>
   bytes === undefined ? NO_WRITER_EPOCH : decodeValue<WriterEpochRow>(WRITER_EPOCH_KEY, bytes);
+
+// ---- id blocks
+
+/** The first ids of each kind that no writer has claimed: a claim takes the block above and moves this. */
+export interface IdHorizonRow {
+  catalog: number;
+  file: number;
+}
+
+export const ID_HORIZON_KEY = systemKey(SystemKey.IdHorizon);
+
+export const putIdHorizon = (row: IdHorizonRow): Mutation => putRow(ID_HORIZON_KEY, row);
+
+/** Whether an entry's mutations only claim ids (they change nothing a transaction reads). */
+export const isIdClaim = (mutations: readonly Mutation[]): boolean =>
+  mutations.length > 0 && mutations.every((m) => Buffer.compare(m.key, ID_HORIZON_KEY) === 0);
+
+export const decodeIdHorizon = (bytes: Uint8Array | undefined): IdHorizonRow | undefined =>
+  bytes === undefined ? undefined : decodeValue<IdHorizonRow>(ID_HORIZON_KEY, bytes);

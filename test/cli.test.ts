@@ -58,7 +58,7 @@ describe('strata CLI', () => {
     expect(restored.dataFiles.map((f: { path: string }) => f.path)).toContain('sales/orders/2026-03.parquet');
     expect((await run('tag', 'drop', 'board_report_2026_03', '--dir', dir)).stdout).toContain('dropped');
     expect((await run('tag', 'bogus', '--dir', dir)).code).toBe(1);
-    expect((await run('checkpoint', '--dir', dir)).stdout).toMatch(/checkpoint at log entry 12: \d+ keys in 1 chunk/);
+    expect((await run('checkpoint', '--dir', dir)).stdout).toMatch(/checkpoint at log entry 14: \d+ keys in 1 chunk/);
 
     // The demo showed GC on a copy; the lake itself kept everything.
     expect(JSON.parse((await run('retain', '--dir', `${dir}-gc`, '--json')).stdout).retainFrom).toBe(8);
@@ -68,15 +68,15 @@ describe('strata CLI', () => {
     expect(plan.retain.retainFrom).toBe(9);
     expect(JSON.parse((await run('retain', '--dir', dir, '--json')).stdout).retainFrom).toBe(0);
     expect(plan.checkpoint).toBe(null);
-    expect(plan.prune).toEqual({ dryRun: true, kept: [12], deleted: [], objects: 0 });
+    expect(plan.prune).toEqual({ dryRun: true, kept: [14], deleted: [], objects: 0 });
     const gc = JSON.parse(
       (await run('gc', '--dir', dir, '--keep', '0s', '--grace', '0s', '--keep-checkpoints', '1', '--checkpoint-age', '0s', '--json')).stdout,
     );
     expect(gc.excise).toMatchObject({ dryRun: false, retainFrom: 9, versions: plan.excise.versions, snapshots: plan.excise.snapshots });
     expect(gc.reclaim.deleted).toContain('sales/customers/all.parquet');
     // The checkpoint taken before the excision still held what it removed: a new one replaces it.
-    expect(gc.checkpoint.seq).toBeGreaterThan(12);
-    expect(gc.prune).toMatchObject({ kept: [gc.checkpoint.seq], deleted: [12] });
+    expect(gc.checkpoint.seq).toBeGreaterThan(14);
+    expect(gc.prune).toMatchObject({ kept: [gc.checkpoint.seq], deleted: [14] });
     expect(JSON.parse((await run('prune-checkpoints', '--dir', dir, '--keep-checkpoints', '1', '--json')).stdout)).toEqual({
       dryRun: false,
       kept: [gc.checkpoint.seq],

@@ -24,6 +24,7 @@ import { prepare, type TransactionFn } from '../txn/prepared.js';
 import { Background, type CheckpointResult } from './background.js';
 import { Committer } from './committer.js';
 import { GroupCommit } from './group-commit.js';
+import { IdBlocks } from './id-blocks.js';
 import { Maintenance } from './maintenance.js';
 import { type Opened, openCatalog, type OpenOptions } from './open.js';
 import { SnapshotTags } from './snapshot-tags.js';
@@ -61,6 +62,7 @@ export class Catalog {
   private readonly background: Background;
   private readonly committer: Committer;
   private readonly commits: GroupCommit;
+  private readonly ids: IdBlocks;
   private readonly gc: Maintenance;
   private readonly snapshotTags: SnapshotTags;
   private readonly readers = new Set<Reader>();
@@ -77,7 +79,8 @@ export class Catalog {
     this.dataPath = parts.dataPath;
     this.background = new Background(sync, log, this.status, clock, limits.checkpointEvery);
     this.committer = new Committer(sync, log, this.status, this.background, { maxCommitAttempts: limits.maxCommitAttempts, random: parts.random });
-    this.commits = new GroupCommit(this.committer, clock);
+    this.ids = new IdBlocks(this.committer);
+    this.commits = new GroupCommit(this.committer, clock, this.ids.inHand);
     this.gc = new Maintenance({
       ...parts,
       committer: this.committer,
@@ -113,8 +116,9 @@ export class Catalog {
    * Transactions are optimistic, as DuckLake's are: `fn` runs once, concurrently with other transactions of
    * this process and of other writers. If others commit first, this one is checked against their changes
    * with DuckLake's conflict rules and, when they commute (e.g. inserts into one table), its recorded
-   * operations are replayed on the newer state under fresh ids. Transactions of this process that are ready
-   * at once share one log entry (group commit), each with its own snapshot.
+   * operations are replayed on the newer state, with the ids they handed out. Transactions of this process
+   * that are ready at once share one log entry (group commit), each with its own snapshot. An operation
+   * that fails where `fn` never looks (not awaited, not caught) fails the whole transaction.
    */
   async transaction(fn: TransactionFn, meta?: CommitMeta): Promise<{ snapshot: SnapshotId | null }> {
     this.assertWritable();
@@ -124,7 +128,7 @@ export class Catalog {
       // While a group of this process is being written, asking the store would find that group's own
       // entry and wait for it; whatever else is new, the group's write learns and the rebase handles.
       if (!this.commits.busy) await this.parts.sync.refresh();
-      const prepared = await this.parts.sync.view((view) => prepare(view, fn, checked, this.parts.clock()));
+      const prepared = await this.parts.sync.view((view) => prepare(view, fn, checked, this.parts.clock(), this.ids));
       if (prepared.plan.mutations.length === 0) return { snapshot: null };
       return this.commits.commit(prepared);
     })();

@@ -106,6 +106,11 @@ export class Committer {
     });
   }
 
+  /** Whether an entry applied after `seq` changed the catalog's state (not just claimed ids). */
+  changedSince(seq: KvSeq): boolean {
+    return this.sync.kv.changedSince(seq);
+  }
+
   /** Takes the next writer epoch: from now on, writers holding an older one (or none) are FENCED. */
   async claimWriterEpoch(holder: string, now: () => number): Promise<void> {
     this.epoch = await this.loop(async (view) => {

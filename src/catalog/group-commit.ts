@@ -8,6 +8,7 @@ import type { SnapshotId } from '../../keys/ids.js';
 import { append, type Mutation } from '../../keys/mutation.js';
 import { OverlayView } from '../kv/overlay-view.js';
 import type { ReadView } from '../kv/read-view.js';
+import type { IdSource } from '../txn/ids.js';
 import { type Prepared, rebase } from '../txn/prepared.js';
 import type { Committer, LostRace } from './committer.js';
 
@@ -31,6 +32,8 @@ export class GroupCommit {
   constructor(
     private readonly committer: Committer,
     private readonly clock: () => number,
+    /** New ids for a rebase that needs more than its first run took (it runs under the writer lock). */
+    private readonly ids: IdSource,
   ) {}
 
   /** Whether a group is being written: its outcome will show this process anything newer in the store. */
@@ -80,10 +83,11 @@ export class GroupCommit {
     const snapshots: SnapshotId[] = [];
     const mutations: Mutation[] = [];
     for (const [i, member] of members.entries()) {
-      const ownState = view === root && root.seq === member.prepared.seq;
+      // Entries that only claimed ids (this transaction's own claims, most often) leave its plan as it was.
+      const ownState = view === root && !this.committer.changedSince(member.prepared.seq);
       let plan;
       try {
-        plan = await rebase(view, member.prepared, ownState, this.clock());
+        plan = await rebase(view, member.prepared, ownState, this.clock(), this.ids);
       } catch (error) {
         outcomes.push({ member, error });
         continue;

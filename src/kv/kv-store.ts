@@ -14,6 +14,7 @@ import {
   decodeTxn,
   encodeSeq,
   encodeTxn,
+  isIdClaim,
   isIndexBookkeeping,
   WHOLE_KEYSPACE,
 } from '../../keys/system.js';
@@ -76,7 +77,12 @@ export class KvStore {
     private latestTxn: string,
     /** Why the index found at open was removed and created empty, if it was. */
     readonly damage: string | undefined,
-  ) {}
+  ) {
+    this.lastChange = latest;
+  }
+
+  /** The last entry applied that changed more than the id horizon (see changedSince). */
+  private lastChange: KvSeq;
 
   /**
    * Opens the index at `path`, creating it if there is none. The index holds nothing the store does not, so
@@ -137,6 +143,14 @@ export class KvStore {
   }
 
   /**
+   * Whether an entry after `seq` changed the catalog's state — anything but a claim of ids, which changes
+   * what no transaction reads: a transaction prepared at `seq` then commits its own plan, not a replay.
+   */
+  changedSince(seq: KvSeq): boolean {
+    return this.lastChange > seq;
+  }
+
+  /**
    * Applies log entry `seq` (written as `txn`) as one atomic batch. Entries must arrive in order; the log,
    * not this index, is the source of truth, so the batch is not fsync'd: after a crash the entry is simply
    * replayed.
@@ -162,6 +176,7 @@ export class KvStore {
       done = seq;
       this.latest = seq;
       this.latestTxn = txn;
+      if (!isIdClaim(mutations)) this.lastChange = seq;
     } finally {
       this.applying--;
       this.retire(this.current);
@@ -191,6 +206,7 @@ export class KvStore {
     await this.written(what, this.db.batch().put(APPLIED_SEQ_KEY, encodeSeq(seq)).put(APPLIED_TXN_KEY, encodeTxn(txn)).write({ sync: false }));
     this.latest = seq;
     this.latestTxn = txn;
+    this.lastChange = seq;
     this.retire(this.current);
     this.current = undefined;
     this.cache.reset(seq);

@@ -14,6 +14,8 @@ import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
 import { dataFile, dataFilesAt, deleteFilesAt } from '../read/file-listing.js';
 import { checkCount, checkName } from '../arguments.js';
+import { append } from '../../keys/mutation.js';
+import { type IdKind, type IdSource, noIds, type TakenIds } from './ids.js';
 import { type Change, unchanged } from './change.js';
 
 export type FileChange<T> = Change<T> & {
@@ -52,6 +54,8 @@ export interface RecordedOp {
   name: OpName;
   args: unknown[];
   result: unknown;
+  /** The ids it reserved: a replay reserves them again, so what the caller was given is what commits. */
+  ids: TakenIds;
 }
 
 /** Everything plan.ts needs to turn the transaction into mutations. */
@@ -101,23 +105,68 @@ export class PendingCatalog {
   private readonly named = new Map<string, { kind: RelationKind; id: CatalogId }>();
   private nextCatalogId: number;
   private nextFileId: number;
+  /**
+   * The ids the operation in progress reserved, and how many of each it has used: recorded with it, so
+   * that a replay reserves (and hands out) the same ones.
+   */
+  private reserved: TakenIds = noIds();
+  private used: Record<IdKind, number> = { catalog: 0, file: 0 };
 
   constructor(
     readonly view: ReadView,
     /** The snapshot the transaction builds on: the newest one in its read view. */
     readonly base: SnapshotId,
     counters: { nextCatalogId: CatalogId; nextFileId: FileId },
+    private readonly ids: IdSource,
   ) {
     this.nextCatalogId = counters.nextCatalogId;
     this.nextFileId = counters.nextFileId;
   }
 
-  allocateCatalogId(): CatalogId {
-    return catalogId(this.nextCatalogId++);
+  /** Reserves `n` ids of `kind` for the operation in progress, which then takes them without waiting. */
+  async reserve(kind: IdKind, n: number): Promise<void> {
+    const ids = await this.ids.take(kind, n);
+    append(this.reserved[kind], ids);
+    // The snapshot's counters stay above every id the commit may hold.
+    const next = ids.reduce((max, id) => Math.max(max, id + 1), 0);
+    if (kind === 'catalog') this.nextCatalogId = Math.max(this.nextCatalogId, next);
+    else this.nextFileId = Math.max(this.nextFileId, next);
   }
 
-  allocateFileId(): FileId {
-    return fileId(this.nextFileId++);
+  /** A reserved id (see reserve). */
+  takeCatalogId(): CatalogId {
+    return catalogId(this.takeReserved('catalog'));
+  }
+
+  takeFileId(): FileId {
+    return fileId(this.takeReserved('file'));
+  }
+
+  private takeReserved(kind: IdKind): number {
+    const id = this.reserved[kind][this.used[kind]++];
+    if (id === undefined) throw new Error(`an operation took a ${kind} id it had not reserved`);
+    return id;
+  }
+
+  async allocateCatalogId(): Promise<CatalogId> {
+    await this.reserve('catalog', 1);
+    return this.takeCatalogId();
+  }
+
+  async allocateFileId(): Promise<FileId> {
+    await this.reserve('file', 1);
+    return this.takeFileId();
+  }
+
+  /**
+   * The ids the operation that just ended reserved, to record with it; what it left unused is dropped, so
+   * each operation's ids are its own on a replay too.
+   */
+  endOperation(): TakenIds {
+    const reserved = this.reserved;
+    this.reserved = noIds();
+    this.used = { catalog: 0, file: 0 };
+    return reserved;
   }
 
   /** The state as plan.ts takes it, with the operations that made it. */

@@ -5,6 +5,7 @@ import type { ColumnRow } from '../../keys/columns.js';
 import type { DataFileRow } from '../../keys/data-files.js';
 import type { DeleteFileRow } from '../../keys/delete-files.js';
 import type { CatalogId, FileId, SnapshotId } from '../../keys/ids.js';
+import { append } from '../../keys/mutation.js';
 import { isVisible } from '../../keys/visibility.js';
 import { checkCount } from '../arguments.js';
 import { StrataError } from '../errors.js';
@@ -86,10 +87,12 @@ async function prepareRestoreContents(p: PendingCatalog, tableId: CatalogId, at:
   await p.loadDataFiles(tableId);
   await p.loadDeleteFiles(tableId);
   const oldFiles: DataFileVersion[] = [];
-  for await (const batch of dataFilesAt(p.view, at, tableId)) oldFiles.push(...batch);
+  for await (const batch of dataFilesAt(p.view, at, tableId)) append(oldFiles, batch);
   const oldDeletes: DeleteFileVersion[] = [];
-  for await (const batch of deleteFilesAt(p.view, at, tableId)) oldDeletes.push(...batch);
+  for await (const batch of deleteFilesAt(p.view, at, tableId)) append(oldDeletes, batch);
   const rowIdNext = await p.nextRowId(tableId);
+  // Enough ids for every file that may come back; those that are there already need none.
+  await p.reserve('file', oldFiles.length + oldDeletes.length);
   return () => {
     const wanted = new Map(oldCols.map((v) => [v.id, unchanged<ColumnRow>(v).next!]));
     for (const [id, c] of cols.changes) if (!wanted.has(id)) c.next = null;
@@ -115,7 +118,7 @@ async function prepareRestoreContents(p: PendingCatalog, tableId: CatalogId, at:
         fileIds.set(f.id, now);
         dataNow.delete(dataKey(f.row));
       } else {
-        const id = p.allocateFileId();
+        const id = p.takeFileId();
         fileIds.set(f.id, id);
         p.dataFiles.set(id, { tableId, base: undefined, next: unchanged<DataFileRow>(f).next! });
       }
@@ -124,7 +127,7 @@ async function prepareRestoreContents(p: PendingCatalog, tableId: CatalogId, at:
       const k = deleteKey(d.row, pathOfOld.get(d.row.dataFileId) ?? '');
       if (deletesNow.delete(k)) continue;
       const row = unchanged<DeleteFileRow>(d).next!;
-      p.deleteFiles.set(p.allocateFileId(), {
+      p.deleteFiles.set(p.takeFileId(), {
         tableId,
         base: undefined,
         next: { ...row, dataFileId: fileIds.get(row.dataFileId) ?? row.dataFileId },

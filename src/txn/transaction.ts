@@ -14,6 +14,8 @@ import type { ReadView } from '../kv/read-view.js';
 import type { Row } from './change.js';
 import { alreadyExists, invalid, notFound, type OpName, PendingCatalog, type PendingState, type RecordedOp } from './pending.js';
 import { restoreCatalog, restoreTable } from './restore.js';
+import type { IdSource } from './ids.js';
+import { ObservedPromise } from './observed-promise.js';
 import {
   checkColumnType,
   checkCount,
@@ -57,10 +59,11 @@ export class Transaction {
   private readonly p: PendingCatalog;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly ops: RecordedOp[] = [];
+  private readonly failures: { name: OpName; error: unknown; promise: ObservedPromise<unknown> }[] = [];
   private sealed = false;
 
-  constructor(view: ReadView, base: SnapshotId, counters: { nextCatalogId: CatalogId; nextFileId: FileId }) {
-    this.p = new PendingCatalog(view, base, counters);
+  constructor(view: ReadView, base: SnapshotId, counters: { nextCatalogId: CatalogId; nextFileId: FileId }, ids: IdSource) {
+    this.p = new PendingCatalog(view, base, counters, ids);
   }
 
   /** The snapshot this transaction builds on: the newest one in its read view. */
@@ -74,7 +77,7 @@ export class Transaction {
     return this.op('createSchema', [name], async () => {
       checkName('schema name', name);
       if ((await this.p.schemaId(name)) !== undefined) throw alreadyExists(`schema ${quote(name)} already exists`);
-      const id = this.p.allocateCatalogId();
+      const id = await this.p.allocateCatalogId();
       this.p.schemas.set(id, { base: undefined, next: { name, uuid: randomUUID() } });
       return id;
     });
@@ -118,7 +121,7 @@ export class Transaction {
       }
       const schemaId = await this.p.requireSchema(schema);
       await this.p.requireFreeRelationName(schemaId, schema, name);
-      const id = this.p.allocateCatalogId();
+      const id = await this.p.allocateCatalogId();
       this.p.tables.set(id, { base: undefined, next: { schemaId, name, uuid: randomUUID() } });
       this.p.renamed('table', id);
       this.p.columns.set(id, {
@@ -217,7 +220,7 @@ export class Transaction {
       const dialect = checkOptionalText('view dialect', given) ?? 'duckdb';
       const schemaId = await this.p.requireSchema(schema);
       await this.p.requireFreeRelationName(schemaId, schema, name);
-      const id = this.p.allocateCatalogId();
+      const id = await this.p.allocateCatalogId();
       this.p.views.set(id, { base: undefined, next: { schemaId, name, uuid: randomUUID(), dialect, sql } });
       this.p.renamed('view', id);
       return id;
@@ -250,7 +253,7 @@ export class Transaction {
       };
       const t = await this.p.requireTable(schema, table);
       const rowIdStart = await this.p.nextRowId(t.id);
-      const id = this.p.allocateFileId();
+      const id = await this.p.allocateFileId();
       this.p.nextRowIds.set(t.id, rowIdStart + row.recordCount);
       this.p.dataFiles.set(id, { tableId: t.id, base: undefined, next: { ...row, rowIdStart } });
       return id;
@@ -289,7 +292,7 @@ export class Transaction {
       for (const c of this.p.deleteFiles.values()) {
         if (c.tableId === t.id && c.next?.dataFileId === dataFileId) c.next = null;
       }
-      const id = this.p.allocateFileId();
+      const id = await this.p.allocateFileId();
       const deletesAll = row.deleteCount === records;
       // A delete of every row retires the data file itself. The delete file then never becomes visible, but
       // is still recorded (ending at this commit) so that reclamation knows the engine wrote it, unless
@@ -332,10 +335,25 @@ export class Transaction {
 
   // ---------------------------------------------------------------- for the catalog
 
-  /** Ends the transaction: waits for operations still running, then refuses any further call. */
+  /**
+   * Ends the transaction: waits for operations still running, then refuses any further call. An operation
+   * that failed where the caller never looked (not awaited, no handler) fails the transaction: committing
+   * the rest would commit half of what the caller meant (an insert without its delete).
+   */
   async seal(): Promise<PendingState> {
-    await this.queue.catch(() => undefined);
+    await this.queue;
     this.sealed = true;
+    const unseen = this.failures.find((f) => !f.promise.observed);
+    if (unseen !== undefined) {
+      const e = unseen.error;
+      const code = e instanceof StrataError ? e.code : 'INVALID_ARGUMENT';
+      throw new StrataError(
+        code,
+        `${unseen.name}() failed and its failure was never awaited or caught, so the transaction fails as a whole and nothing ` +
+          `was committed: ${e instanceof Error ? e.message : String(e)} — await each operation (or catch it to go on without it)`,
+        { cause: e },
+      );
+    }
     return this.p.state(this.ops);
   }
 
@@ -343,8 +361,9 @@ export class Transaction {
 
   /**
    * Runs operations one at a time even if the caller does not await each, so each sees the last one's
-   * effects, and records each that succeeds (with a copy of its arguments, taken when it was called) so
-   * that a commit that loses the race to another writer can replay them on the newer state.
+   * effects, and records each that succeeds (with a copy of its arguments, taken when it was called, and
+   * the ids it reserved) so that a commit that loses the race to another writer can replay them on the
+   * newer state. Each failure is kept with the promise the caller got, which tells whether anyone looked.
    */
   private op<T>(name: OpName, args: unknown[], fn: () => Promise<T>): Promise<T> {
     if (this.sealed) {
@@ -358,13 +377,22 @@ export class Transaction {
       copy = args;
     }
     const recorded = async () => {
-      const result = await fn();
-      this.ops.push({ name, args: copy, result });
-      return result;
+      try {
+        const result = await fn();
+        this.ops.push({ name, args: copy, result, ids: this.p.endOperation() });
+        return result;
+      } catch (e) {
+        this.p.endOperation();
+        throw e;
+      }
     };
-    const run = this.queue.then(recorded, recorded);
-    this.queue = run.catch(() => undefined);
-    return run;
+    const run = this.queue.then(recorded);
+    const promise = ObservedPromise.of(run);
+    this.queue = run.then(
+      () => undefined,
+      (error: unknown) => void this.failures.push({ name, error, promise }),
+    );
+    return promise;
   }
 
   private columnRow(c: ColumnSpec, order: number): Row<ColumnRow> {

@@ -150,3 +150,57 @@ describe('no size of one transaction overflows the stack', () => {
     await after.close();
   }, 240_000);
 });
+
+describe('an operation that failed where the caller never looked fails the whole transaction', () => {
+  const setup = async () => {
+    const c = await openCatalog();
+    await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int32' }]));
+    await c.transaction((tx) => tx.addDataFile('main', 't', { path: 'old.parquet', recordCount: 1, fileSizeBytes: 1 }));
+    return c;
+  };
+  const badDelete = { dataFileId: 999, path: 'del.parquet', deleteCount: 1, fileSizeBytes: 1 };
+  const newFile = { path: 'new.parquet', recordCount: 1, fileSizeBytes: 1 };
+
+  it('an addDeleteFile aimed at no file, never awaited, then an awaited addDataFile: nothing commits, and the error says which operation', async () => {
+    const c = await setup();
+    const before = await dumpCatalog(c);
+    const err = await c
+      .transaction(async (tx) => {
+        void tx.addDeleteFile('main', 't', badDelete);
+        await tx.addDataFile('main', 't', newFile);
+      })
+      .catch((e: unknown) => e);
+    expect(isStrataError(err, 'NOT_FOUND'), String(err)).toBe(true);
+    expect((err as StrataError).message).toContain('addDeleteFile');
+    expect((err as StrataError).message).toContain('never awaited');
+    expect(await dumpCatalog(c)).toEqual(before);
+  });
+
+  it('a failure the caller caught, or saw through Promise.allSettled, leaves the transaction as it was: the rest commits', async () => {
+    const c = await setup();
+    const caught = await c.transaction(async (tx) => {
+      await tx.addDeleteFile('main', 't', badDelete).catch(() => undefined);
+      await tx.addDataFile('main', 't', newFile);
+    });
+    expect(caught.snapshot).toBe(3);
+    const settled = await c.transaction(async (tx) => {
+      const results = await Promise.allSettled([tx.addDeleteFile('main', 't', badDelete), tx.addDataFile('main', 't', { ...newFile, path: 'other.parquet' })]);
+      expect(results.map((x) => x.status)).toEqual(['rejected', 'fulfilled']);
+    });
+    expect(settled.snapshot).toBe(4);
+    const r = await c.reader();
+    expect((await r.dataFiles('main', 't')).map((f) => f.path).sort()).toEqual(['new.parquet', 'old.parquet', 'other.parquet']);
+    expect(await r.deleteFiles('main', 't')).toEqual([]);
+    await r.close();
+  });
+
+  it('an operation still running when the function returns is waited for and commits', async () => {
+    const c = await setup();
+    const { snapshot } = await c.transaction((tx) => {
+      void tx.addDataFile('main', 't', newFile);
+    });
+    const r = await c.reader({ snapshot: snapshot! });
+    expect((await r.dataFiles('main', 't')).map((f) => f.path).sort()).toEqual(['new.parquet', 'old.parquet']);
+    await r.close();
+  });
+});

@@ -24,7 +24,7 @@ describe('checkpoints', () => {
     const c = await build(dir, 12);
     await c.createTag('pinned', 3);
     const cp = await c.checkpoint();
-    expect(cp.seq).toBe(15); // init + create + 12 commits + tag
+    expect(cp.seq).toBe(16); // init + the first id claim + create + 12 commits + tag
     expect(cp.keys).toBeGreaterThan(30);
     for (let i = 0; i < 3; i++) await c.transaction((tx) => tx.addDataFile('main', 't', { path: `late${i}`, recordCount: 1, fileSizeBytes: 1 }));
     const expected = await dumpCatalog(c);
@@ -37,11 +37,11 @@ describe('checkpoints', () => {
     // Opening read entry 1 (the catalog's identity), the checkpoint's own entry (the log must reach it), and
     // the tail after the checkpoint, probing two past the end (the next entry, and the one after it, which
     // would make a gap of the missing one).
-    expect(logReads.map((k) => Number(k.slice(4)))).toEqual([1, 15, 16, 17, 18, 19, 20]);
+    expect(logReads.map((k) => Number(k.slice(4)))).toEqual([1, 16, 17, 18, 19, 20, 21]);
     expect(await dumpCatalog(fresh)).toEqual(expected);
     expect((await fresh.tags()).map((t) => t.name)).toEqual(['pinned']);
     // Each reader since only probed for a newer entry (and the one after it).
-    expect(new Set(logReads.slice(7))).toEqual(new Set(['log/00000000000000000019', 'log/00000000000000000020']));
+    expect(new Set(logReads.slice(7))).toEqual(new Set(['log/00000000000000000020', 'log/00000000000000000021']));
   });
 
   it('are written automatically every N entries in the background; an incomplete one (no manifest) is ignored', async () => {
@@ -54,15 +54,15 @@ describe('checkpoints', () => {
     });
     const c = await openCatalog({ dir, store, checkpointEvery: 3 });
     const commit = (i: number) => c.transaction((tx) => tx.addDataFile('main', 't', { path: `f${i}`, recordCount: 1, fileSizeBytes: 1 }));
-    await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }])); // entry 2 (1 is the catalog's creation)
+    await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }])); // entry 3 (1 created the catalog, 2 claimed ids)
     // Entry 3 starts checkpoint 3, which the store holds: the commits after it do not wait for it, and
     // entry 6, reached while it is being written, starts none.
-    for (let i = 3; i <= 7; i++) await commit(i);
+    for (let i = 4; i <= 7; i++) await commit(i);
     expect(existsSync(manifest(3))).toBe(false);
     release();
     while (!existsSync(manifest(3))) await new Promise((r) => setTimeout(r, 5));
     await commit(8);
-    await commit(9);
+    await commit(9); // entry 9
     await c.close(); // waits for checkpoint 9
     expect((await readdir(path.join(dir, 'store', 'checkpoints'))).map(Number)).toEqual([3, 9]);
     expect(existsSync(manifest(9))).toBe(true);
@@ -77,17 +77,17 @@ describe('checkpoints', () => {
     const dir = await tempDir();
     const onDisk = async () => (await readdir(path.join(dir, 'store', 'checkpoints'))).map(Number);
     // The catalog's clock runs two hours ahead of the store's: every superseded checkpoint is old enough.
-    const c = await openCatalog({ dir, checkpointEvery: 6, clock: () => Date.now() + 2 * 3600 * 1000 });
+    const c = await openCatalog({ dir, checkpointEvery: 7, clock: () => Date.now() + 2 * 3600 * 1000 });
     const commit = (i: number) => c.transaction((tx) => tx.addDataFile('main', 't', { path: `f${i}`, recordCount: 1, fileSizeBytes: 1 }));
-    await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }])); // entry 2
-    for (let i = 3; i <= 5; i++) {
+    await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }])); // entry 2 claims ids, entry 3 creates
+    for (let i = 4; i <= 6; i++) {
       await commit(i);
       await c.checkpoint();
     }
-    expect(await onDisk()).toEqual([3, 4, 5]);
-    await commit(6); // entry 6: the automatic checkpoint, then the prune
+    expect(await onDisk()).toEqual([4, 5, 6]);
+    await commit(7); // entry 7: the automatic checkpoint, then the prune
     await c.close(); // waits for both
-    expect(await onDisk()).toEqual([5, 6]);
+    expect(await onDisk()).toEqual([6, 7]);
     const fresh = await openCatalog({ dir: await tempDir(), store: { path: path.join(dir, 'store') }, readOnly: true });
     expect(await dumpCatalog(fresh)).toEqual(await dumpCatalog(await openCatalog({ dir })));
   });

@@ -139,13 +139,13 @@ describe('durability', () => {
     const run = await runChild([dir, 'kill-after-log']);
     expect(run.signal).toBe('SIGKILL');
     expect(run.stdout).toBe(''); // never acknowledged…
-    expect(await logCount(dir)).toBe(entries + 1); // …but durable in the log
+    expect(await logCount(dir)).toBe(entries + 2); // …but durable in the log (after the child's claim of ids)
     const first = await state(dir);
     expect(first.snapshots).toEqual([0, 1, 2]);
     expect(first.files).toHaveLength(1);
     // Reopening again replays nothing twice.
     expect(await state(dir)).toEqual(first);
-    expect(await logCount(dir)).toBe(entries + 1);
+    expect(await logCount(dir)).toBe(entries + 2);
   });
 
   it('a process killed while rebuilding its index after log compaction comes back consistent with the store', async () => {

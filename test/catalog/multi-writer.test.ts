@@ -15,6 +15,8 @@ interface Ack {
   snapshot: number;
   table: string;
   path: string;
+  /** The file id addDataFile returned inside the writer's function. */
+  id: number;
 }
 
 async function runWriter(dir: string, store: NonNullable<OpenOptions['store']>, commits: number, name: string): Promise<Ack[]> {
@@ -23,8 +25,8 @@ async function runWriter(dir: string, store: NonNullable<OpenOptions['store']>, 
     .trim()
     .split('\n')
     .map((line) => {
-      const [, snapshot, table, file] = line.split(' ');
-      return { writer: name, snapshot: Number(snapshot), table: table!, path: file! };
+      const [, snapshot, table, file, id] = line.split(' ');
+      return { writer: name, snapshot: Number(snapshot), table: table!, path: file!, id: Number(id) };
     });
 }
 
@@ -53,6 +55,9 @@ async function writersRace(store: NonNullable<OpenOptions['store']>, writers: nu
     expect(files.map((f) => f.path).sort()).toEqual(expected.map((a) => a.path).sort());
     const begin = new Map(files.map((f) => [f.path, f.beginSnapshot]));
     for (const a of expected) expect(begin.get(a.path)).toBe(a.snapshot);
+    // Under the id the writer's function was given, however often its commit was rebased.
+    const ids = new Map(files.map((f) => [f.path, f.id]));
+    for (const a of expected) expect(ids.get(a.path), a.path).toBe(a.id);
     // Row ids re-assigned on rebase never overlap.
     const ranges = files.map((f) => [f.rowIdStart, f.rowIdStart + f.recordCount] as const).sort((x, y) => x[0] - y[0]);
     for (let i = 1; i < ranges.length; i++) expect(ranges[i]![0]).toBe(ranges[i - 1]![1]);

@@ -287,8 +287,8 @@ if (opts === undefined) {
         );
         expect(ms, `transaction took ${Math.round(ms)} ms`).toBeGreaterThanOrEqual(2 * TIMEOUT_MS - 10);
         expect(ms, `transaction took ${Math.round(ms)} ms`).toBeLessThan(2 * TIMEOUT_MS + MARGIN_MS);
-        expect(err.message).toMatch(/^writing log entry 3 failed 1 time and reading it back failed too, so the commit may or may not have been written/);
-        expect(err.message).toContain('create "log/00000000000000000003" did not answer within 700 ms (timeoutMs)');
+        expect(err.message).toMatch(/^writing log entry 4 failed 1 time and reading it back failed too, so the commit may or may not have been written/);
+        expect(err.message).toContain('create "log/00000000000000000004" did not answer within 700 ms (timeoutMs)');
       }
 
       // Once the service answers again, the catalog commits on, after the last acknowledged commit.
