@@ -5,7 +5,7 @@
 import { decodeManifest, manifestParts, pathIndexEntry, trimmedManifest } from '../keys/data-files.js';
 import { endedThrough } from '../keys/end-index.js';
 import { excise, readEnded } from '../keys/excision.js';
-import type { CatalogId, SnapshotId } from '../keys/ids.js';
+import { type CatalogId, kvSeq, type SnapshotId } from '../keys/ids.js';
 import type { Key } from '../keys/key-codec.js';
 import { append, type Mutation } from '../keys/mutation.js';
 import { ALL_JOBS, decodeJob, type ExciseCounts, type ExcisionJobRow, jobKey, putJob, schedule, scheduleKey } from '../keys/retention.js';
@@ -85,7 +85,7 @@ export async function* excisionBatches(
       const left = rows.get(path)!.filter((id) => !gone.has(id));
       mutations.push(pathIndexEntry(path, left));
       if (left.length > 0 || scheduled[i] !== undefined) return;
-      mutations.push(schedule(path, now));
+      mutations.push(schedule(path, now, kvSeq(view.seq + 1)));
       counts.files++;
     });
     // A manifest keeps the files no excision took; one left empty goes.

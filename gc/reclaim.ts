@@ -1,8 +1,8 @@
 // File reclamation: which objects to delete from the store — the data and delete files that excision left
 // unnamed, once their grace period is over, and (on request) orphans under the data path — by the rules of
-// protection.ts. The catalog deletes what this plans.
+// protection.ts. The catalog deletes what this plans (src/catalog/reclaim-objects.ts).
 import type { Mutation } from '../keys/mutation.js';
-import { ALL_SCHEDULED, decodeScheduled, unschedule as unscheduled } from '../keys/retention.js';
+import { ALL_SCHEDULED, decodeScheduled, type Scheduled, unschedule as unscheduled } from '../keys/retention.js';
 import type { ReadView } from '../src/kv/read-view.js';
 import * as q from '../src/read/catalog-queries.js';
 import type { ObjectStore } from '../src/store/object-store.js';
@@ -31,6 +31,13 @@ export interface ReclaimReport {
   scheduled: string[];
   /** Paths deleted (or, in a dry run, that would be). */
   deleted: string[];
+  /**
+   * Scheduled paths whose object was written after the excision scheduled it (an engine wrote a new file
+   * at the old path): left in place and unscheduled, the object is not the one the catalog let go.
+   */
+  skipped: string[];
+  /** Objects the store would not delete, and why (a symbolic link on the way, a permission): still scheduled. */
+  failed: { path: string; reason: string }[];
   /** Orphans deleted (or that would be); empty unless asked for. */
   orphans: string[];
   /**
@@ -41,7 +48,7 @@ export interface ReclaimReport {
 }
 
 export interface ReclaimPlan {
-  due: string[];
+  due: Scheduled[];
   waiting: string[];
   /** Scheduled paths a row names again: unscheduled, never deleted. */
   named: string[];
@@ -84,9 +91,11 @@ export async function planReclaim(
   for await (const batch of view.scanBatches(ALL_SCHEDULED)) {
     const entries = batch.map(([key, bytes]) => decodeScheduled(key, bytes));
     const named = await namedPaths(view, entries.map((e) => e.path));
-    for (const { path, scheduledAt } of entries) {
-      scheduled.add(path);
-      plan[scheduledFate(named.has(path), scheduledAt, opts.graceMs, now)].push(path);
+    for (const entry of entries) {
+      scheduled.add(entry.path);
+      const fate = scheduledFate(named.has(entry.path), entry.scheduledAt, opts.graceMs, now);
+      if (fate === 'due') plan.due.push(entry);
+      else plan[fate].push(entry.path);
     }
   }
   if (opts.orphans) {

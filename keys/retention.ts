@@ -5,7 +5,7 @@
 //   [System][RetainFrom]         retain-from: untagged snapshots below it are out of retention
 //   [ReclaimSchedule][path]      an object path whose last row was excised, and when: deleted after a grace
 //   [ExcisionJob][job id]        an excision job's progress while it runs, its audit record after
-import type { SnapshotId } from './ids.js';
+import { type KvSeq, kvSeq, type SnapshotId } from './ids.js';
 import { decodeKey, encodeKey, type Key, type KeyRange, keyPrefix, prefixRange } from './key-codec.js';
 import { del, type Mutation, putRow } from './mutation.js';
 import { Space } from './spaces.js';
@@ -62,16 +62,28 @@ export const putRetainFrom = (row: RetainFromRow): Mutation => putRow(RETAIN_FRO
 
 interface ReclaimScheduleRow {
   scheduledAt: number;
+  /**
+   * The log entry that scheduled it: its time in the store is when the object was last the one the catalog
+   * named, so one modified after it (an engine rewrote the path) is not deleted. Absent in older schedules.
+   */
+  seq?: number;
+}
+
+export interface Scheduled {
+  path: string;
+  scheduledAt: number;
+  seq: KvSeq | undefined;
 }
 
 export const scheduleKey = (path: string): Key => encodeKey(Space.ReclaimSchedule, [path]);
 export const ALL_SCHEDULED: KeyRange = prefixRange(keyPrefix(Space.ReclaimSchedule));
-export const schedule = (path: string, now: number): Mutation => putRow(scheduleKey(path), { scheduledAt: now } satisfies ReclaimScheduleRow);
+export const schedule = (path: string, now: number, seq: KvSeq): Mutation =>
+  putRow(scheduleKey(path), { scheduledAt: now, seq } satisfies ReclaimScheduleRow);
 export const unschedule = (path: string): Mutation => del(scheduleKey(path));
-export const decodeScheduled = (key: Key, bytes: Uint8Array): { path: string; scheduledAt: number } => ({
-  path: nameField(key),
-  scheduledAt: decodeValue<ReclaimScheduleRow>(key, bytes).scheduledAt,
-});
+export function decodeScheduled(key: Key, bytes: Uint8Array): Scheduled {
+  const row = decodeValue<ReclaimScheduleRow>(key, bytes);
+  return { path: nameField(key), scheduledAt: row.scheduledAt, seq: row.seq === undefined ? undefined : kvSeq(row.seq) };
+}
 
 // ---- excision jobs
 

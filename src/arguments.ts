@@ -30,23 +30,45 @@ export function checkOptionalCount(what: string, n: unknown): number | null {
   return n === undefined || n === null ? null : checkCount(what, n);
 }
 
-/** A data or delete file path: relative to the catalog's data path, no `.`/`..` or empty segments. */
-export function checkFilePath(what: string, p: unknown): string {
+/** The longest segment of a path, in UTF-8 bytes, that file systems hold (NAME_MAX). */
+const MAX_SEGMENT_BYTES = 255;
+
+/**
+ * A data or delete file path: relative to the catalog's data path, and one the store can address and so
+ * delete when reclamation gets to it — refused here, not discovered by GC. `maxBytes` is what the store
+ * allows under the data path.
+ */
+export function checkFilePath(what: string, p: unknown, maxBytes: number): string {
   const ok =
     typeof p === 'string' &&
     p.length > 0 &&
-    p.length <= 4096 &&
-    !p.includes('\0') &&
     !p.startsWith('/') &&
     !/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(p) &&
     p.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..');
   if (!ok) {
     throw invalid(
-      `${what} ${JSON.stringify(p)} is not a path relative to the data path: give e.g. "sales/orders/f1.parquet" ` +
+      `${what} ${shown(p)} is not a path relative to the data path: give e.g. "sales/orders/f1.parquet" ` +
         '(no leading "/", no scheme, no "." or ".." segments)',
     );
   }
-  return p as string;
+  const path = p as string;
+  const problem = !path.isWellFormed()
+    ? 'is not valid unicode (it holds a lone surrogate)'
+    : /[\u0000-\u001f\u007f]/.test(path)
+      ? 'holds a control character'
+      : path.split('/').some((seg) => seg.startsWith('.'))
+        ? 'has a segment that starts with "." (the store keeps its temporary files under such names and lists none)'
+        : undefined;
+  if (problem !== undefined) throw invalid(`${what} ${shown(path)} ${problem}; give a path the store can list and delete`);
+  const long = path.split('/').find((seg) => Buffer.byteLength(seg) > MAX_SEGMENT_BYTES);
+  if (long !== undefined) {
+    throw invalid(`${what} ${shown(path)} has a segment of ${Buffer.byteLength(long)} bytes; file systems hold at most ${MAX_SEGMENT_BYTES} bytes a segment`);
+  }
+  const bytes = Buffer.byteLength(path);
+  if (bytes > maxBytes) {
+    throw invalid(`${what} ${shown(path)} is ${bytes} bytes; this store addresses at most ${maxBytes} bytes under the data path`);
+  }
+  return path;
 }
 
 export function checkColumnType(what: string, type: unknown): string {

@@ -7,14 +7,22 @@ export interface RequestCounts {
   list: number;
   delete: number;
   replace: number;
+  info: number;
 }
 
 export class CountingStore implements ObjectStore {
-  readonly counts: RequestCounts = { get: 0, create: 0, list: 0, delete: 0, replace: 0 };
+  readonly counts: RequestCounts = { get: 0, create: 0, list: 0, delete: 0, replace: 0, info: 0 };
   readonly description: string;
+  readonly maxKeyBytes: number;
 
   constructor(private readonly inner: ObjectStore) {
     this.description = inner.description;
+    this.maxKeyBytes = inner.maxKeyBytes;
+  }
+
+  info(key: string): Promise<ObjectInfo | undefined> {
+    this.counts.info++;
+    return this.inner.info(key);
   }
 
   url(key: string): string {
@@ -47,7 +55,8 @@ export class CountingStore implements ObjectStore {
   }
 
   delete(keys: readonly string[]): Promise<void> {
-    this.counts.delete += Math.ceil(keys.length / 1000);
+    // One request per key, as S3Store deletes.
+    this.counts.delete += keys.length;
     return this.inner.delete(keys);
   }
 
@@ -56,6 +65,6 @@ export class CountingStore implements ObjectStore {
   }
 
   total(): number {
-    return this.counts.get + this.counts.create + this.counts.list + this.counts.delete + this.counts.replace;
+    return this.counts.get + this.counts.create + this.counts.list + this.counts.delete + this.counts.replace + this.counts.info;
   }
 }

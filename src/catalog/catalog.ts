@@ -21,6 +21,7 @@ import type { SnapshotInfo } from '../read/records.js';
 import { resolveSnapshot, type SnapshotSelector } from '../read/resolve-snapshot.js';
 import type { CommitMeta } from '../txn/plan.js';
 import { prepare, type TransactionFn } from '../txn/prepared.js';
+import type { TxnContext } from '../txn/transaction.js';
 import { Background, type CheckpointResult } from './background.js';
 import { Committer } from './committer.js';
 import { GroupCommit } from './group-commit.js';
@@ -62,7 +63,7 @@ export class Catalog {
   private readonly background: Background;
   private readonly committer: Committer;
   private readonly commits: GroupCommit;
-  private readonly ids: IdBlocks;
+  private readonly txnContext: TxnContext;
   private readonly gc: Maintenance;
   private readonly snapshotTags: SnapshotTags;
   private readonly readers = new Set<Reader>();
@@ -79,8 +80,9 @@ export class Catalog {
     this.dataPath = parts.dataPath;
     this.background = new Background(sync, log, this.status, clock, limits.checkpointEvery);
     this.committer = new Committer(sync, log, this.status, this.background, { maxCommitAttempts: limits.maxCommitAttempts, random: parts.random });
-    this.ids = new IdBlocks(this.committer);
-    this.commits = new GroupCommit(this.committer, clock, this.ids.inHand);
+    const ids = new IdBlocks(this.committer);
+    this.txnContext = { ids, maxPathBytes: parts.store.maxKeyBytes - Buffer.byteLength(parts.dataPath) };
+    this.commits = new GroupCommit(this.committer, clock, { ...this.txnContext, ids: ids.inHand });
     this.gc = new Maintenance({
       ...parts,
       committer: this.committer,
@@ -128,7 +130,7 @@ export class Catalog {
       // While a group of this process is being written, asking the store would find that group's own
       // entry and wait for it; whatever else is new, the group's write learns and the rebase handles.
       if (!this.commits.busy) await this.parts.sync.refresh();
-      const prepared = await this.parts.sync.view((view) => prepare(view, fn, checked, this.parts.clock(), this.ids));
+      const prepared = await this.parts.sync.view((view) => prepare(view, fn, checked, this.parts.clock(), this.txnContext));
       if (prepared.plan.mutations.length === 0) return { snapshot: null };
       return this.commits.commit(prepared);
     })();

@@ -8,7 +8,7 @@ import type { SnapshotId } from '../../keys/ids.js';
 import { append, type Mutation } from '../../keys/mutation.js';
 import { OverlayView } from '../kv/overlay-view.js';
 import type { ReadView } from '../kv/read-view.js';
-import type { IdSource } from '../txn/ids.js';
+import type { TxnContext } from '../txn/transaction.js';
 import { type Prepared, rebase } from '../txn/prepared.js';
 import type { Committer, LostRace } from './committer.js';
 
@@ -32,8 +32,8 @@ export class GroupCommit {
   constructor(
     private readonly committer: Committer,
     private readonly clock: () => number,
-    /** New ids for a rebase that needs more than its first run took (it runs under the writer lock). */
-    private readonly ids: IdSource,
+    /** A rebase's context: it runs under the writer lock, so its new ids come from the blocks in hand. */
+    private readonly ctx: TxnContext,
   ) {}
 
   /** Whether a group is being written: its outcome will show this process anything newer in the store. */
@@ -87,7 +87,7 @@ export class GroupCommit {
       const ownState = view === root && !this.committer.changedSince(member.prepared.seq);
       let plan;
       try {
-        plan = await rebase(view, member.prepared, ownState, this.clock(), this.ids);
+        plan = await rebase(view, member.prepared, ownState, this.clock(), this.ctx);
       } catch (error) {
         outcomes.push({ member, error });
         continue;

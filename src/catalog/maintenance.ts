@@ -15,6 +15,7 @@ import * as q from '../read/catalog-queries.js';
 import type { LeaseHandle } from '../read/reader.js';
 import type { ObjectStore } from '../store/object-store.js';
 import type { Background } from './background.js';
+import { deleteObjects } from './reclaim-objects.js';
 import type { Committer } from './committer.js';
 import type { IndexSync } from './index-sync.js';
 import type { FollowStatus } from './status.js';
@@ -99,10 +100,19 @@ export class Maintenance {
     const { store, dataPath } = this.c;
     const plan = await this.c.sync.view((view) => planReclaim(view, store, dataPath, now, opts));
     const abandoned = opts.orphans ? await store.sweep(now - opts.minAgeMs, opts.dryRun) : [];
-    const report = { dryRun: opts.dryRun, scheduled: plan.waiting, deleted: plan.due, orphans: plan.orphans, abandoned };
+    const done = await deleteObjects(store, dataPath, (seq) => this.c.log.writtenAt(seq), plan, opts.dryRun);
+    const orphans = new Set(plan.orphans);
+    const report: ReclaimReport = {
+      dryRun: opts.dryRun,
+      scheduled: plan.waiting,
+      deleted: done.deleted.filter((p) => !orphans.has(p)),
+      skipped: done.skipped,
+      failed: done.failed,
+      orphans: done.deleted.filter((p) => orphans.has(p)),
+      abandoned,
+    };
     if (opts.dryRun) return report;
-    await store.delete([...plan.due, ...plan.orphans].map((p) => `${dataPath}${p}`));
-    const gone = [...plan.due, ...plan.named];
+    const gone = [...report.deleted, ...report.skipped, ...plan.named];
     if (gone.length > 0) await this.c.committer.writeSystem(async () => ({ mutations: unschedule(gone), value: undefined }));
     return report;
   }

@@ -61,9 +61,13 @@ export async function reclaim(c: Catalog, opts: { graceMs: number; orphans: bool
   o.say(
     `reclaim${o.dryRun ? ' (dry run)' : ''}: ${verb} ${report.deleted.length} scheduled files` +
       (opts.orphans ? `, ${report.orphans.length} orphans and ${report.abandoned.length} leftovers of interrupted writes` : '') +
-      `; ${report.scheduled.length} still within their grace period`,
+      `; ${report.scheduled.length} still within their grace period` +
+      (report.skipped.length > 0 ? `; ${report.skipped.length} left in place (written again after they were scheduled)` : '') +
+      (report.failed.length > 0 ? `; ${report.failed.length} could not be deleted (still scheduled)` : ''),
   );
   for (const p of [...report.deleted, ...report.orphans, ...report.abandoned]) o.say(`  ${p}`);
+  for (const p of report.skipped) o.say(`  left in place: ${p}`);
+  for (const f of report.failed) o.say(`  not deleted: ${f.path}: ${f.reason}`);
   return report;
 }
 

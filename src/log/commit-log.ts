@@ -34,6 +34,12 @@ export interface CommitLog {
   read(seq: KvSeq): Promise<LogEntry | undefined>;
 
   /**
+   * When entry `seq` was written, by the store's clock (ms since epoch; S3 gives whole seconds), or undefined
+   * if the log has none there. Log compaction rewrites an entry, which moves its time later.
+   */
+  writtenAt(seq: KvSeq): Promise<number | undefined>;
+
+  /**
    * Entries after `seq`, in order, to the end of the log. A gap — an entry missing while a later one exists —
    * is CORRUPT naming the missing entry, never the end of the log. The next entry after a missing one is
    * always looked for; with `thorough` (open, bootstrap), every later one is, so a gap of any length is found.

@@ -82,6 +82,10 @@ export class ObjectLog implements CommitLog {
     return entry;
   }
 
+  async writtenAt(seq: KvSeq): Promise<number | undefined> {
+    return (await this.store.info(logObjectKey(seq)))?.lastModified;
+  }
+
   async *readAfter(seq: KvSeq, opts: { thorough?: boolean } = {}): AsyncGenerator<LogEntry> {
     for (let next = kvSeq(seq + 1); ; ) {
       const entry = await this.read(next);

@@ -59,6 +59,7 @@ export interface DirectoryStoreOptions {
 
 export class DirectoryStore implements ObjectStore {
   readonly description: string;
+  readonly maxKeyBytes: number;
   private readonly sync: boolean;
   /** Directories known to exist: creating objects in them needs no mkdir (a round trip each). */
   private readonly made = new Set<string>();
@@ -74,6 +75,8 @@ export class DirectoryStore implements ObjectStore {
     options: DirectoryStoreOptions = {},
   ) {
     this.root = path.resolve(root);
+    // PATH_MAX (4,096 with its NUL) less the root and its separator.
+    this.maxKeyBytes = 4095 - Buffer.byteLength(this.root) - 1;
     this.sync = options.sync ?? true;
     this.description = `directory ${this.root}${this.sync ? '' : ' (relaxed durability)'}`;
   }
@@ -212,7 +215,7 @@ export class DirectoryStore implements ObjectStore {
       if (options.startAfter !== undefined && key <= options.startAfter) continue;
       let stat: import('node:fs').Stats;
       try {
-        stat = await fs.stat(this.file(key));
+        stat = await fs.lstat(this.file(key));
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // deleted while listing
         throw unavailable('list', key, e);
@@ -264,15 +267,28 @@ export class DirectoryStore implements ObjectStore {
     return left.map((f) => path.relative(this.root, f).split(path.sep).join('/')).sort();
   }
 
+  async info(key: string): Promise<ObjectInfo | undefined> {
+    try {
+      const stat = await fs.lstat(this.file(key));
+      return { key, lastModified: stat.mtimeMs, size: stat.size };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+      throw unavailable('info', key, e);
+    }
+  }
+
   async delete(keys: readonly string[]): Promise<void> {
     const dirs = new Set<string>();
+    const real = new Set<string>(); // directories checked to be directories, not links
     for (const key of keys) {
+      const file = this.file(key);
+      await this.assertNoLinkAbove(key, file, real);
       try {
-        await fs.rm(this.file(key), { force: true });
+        await fs.rm(file, { force: true });
       } catch (e) {
         throw unavailable('delete', key, e);
       }
-      for (let d = path.dirname(this.file(key)); d.length > this.root.length; d = path.dirname(d)) dirs.add(d);
+      for (let d = path.dirname(file); d.length > this.root.length; d = path.dirname(d)) dirs.add(d);
     }
     // Directories left empty go too (a pruned checkpoint, a reclaimed partition), deepest first. A writer
     // that had one in `made` finds it gone at its next create and makes it again (createTemp).
@@ -283,6 +299,34 @@ export class DirectoryStore implements ObjectStore {
         const code = (e as NodeJS.ErrnoException).code;
         if (code !== 'ENOTEMPTY' && code !== 'EEXIST' && code !== 'ENOENT') throw unavailable('delete', d, e);
       }
+    }
+  }
+
+  /**
+   * Refuses a key whose path goes through a symbolic link (someone linked a directory of the data path
+   * elsewhere): deleting through it would delete outside the store. The object itself may be a link;
+   * removing it removes the link alone.
+   */
+  private async assertNoLinkAbove(key: string, file: string, real: Set<string>): Promise<void> {
+    const above: string[] = [];
+    for (let d = path.dirname(file); d.length > this.root.length; d = path.dirname(d)) above.unshift(d);
+    for (const d of above) {
+      if (real.has(d)) continue;
+      let stat: import('node:fs').Stats;
+      try {
+        stat = await fs.lstat(d);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return; // nothing below it to delete
+        throw unavailable('delete', key, e);
+      }
+      if (!stat.isDirectory()) {
+        throw new StrataError(
+          'INVALID_ARGUMENT',
+          `${key} is not deleted: ${path.relative(this.root, d)} in ${this.description} is ${stat.isSymbolicLink() ? 'a symbolic link' : 'not a directory'}, ` +
+            'and Strata never deletes through one (it could lead outside the store); remove the object by hand if it should go',
+        );
+      }
+      real.add(d);
     }
   }
 }

@@ -15,6 +15,11 @@ export interface ObjectStore {
   readonly description: string;
   /** Where an engine finds the object: a file path, or a URL such as s3://bucket/prefix/key. */
   url(key: string): string;
+  /**
+   * The longest key, in UTF-8 bytes, the store can address: S3's 1,024 less its prefix, a file system's
+   * path limit less the root. Keys the catalog records for later deletion are checked against it.
+   */
+  readonly maxKeyBytes: number;
   /** The object's bytes, or undefined if there is no object under `key`. */
   get(key: string): Promise<Uint8Array | undefined>;
   /**
@@ -29,7 +34,12 @@ export interface ObjectStore {
   replace(key: string, body: Uint8Array): Promise<void>;
   /** Objects whose keys start with `prefix`, in key byte order, after `startAfter` when given. Pages internally. */
   list(prefix: string, options?: { startAfter?: string }): AsyncIterable<ObjectInfo>;
-  /** Deletes the objects; a key that does not exist is not an error. */
+  /** The object's listing entry (its size and when it was last written), or undefined if there is none. */
+  info(key: string): Promise<ObjectInfo | undefined>;
+  /**
+   * Deletes the objects; a key that does not exist is not an error. Never through a symbolic link, never
+   * outside the store: such a key is INVALID_ARGUMENT, the objects before it deleted.
+   */
   delete(keys: readonly string[]): Promise<void>;
   /**
    * What writes cut short by a crash left behind, last written before `before` (ms since epoch; a live

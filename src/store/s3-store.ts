@@ -8,6 +8,7 @@
 import {
   DeleteObjectCommand,
   GetObjectCommand,
+  HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
@@ -127,6 +128,7 @@ function redactor(secrets: readonly (string | undefined)[]): (text: string) => s
 
 export class S3Store implements ObjectStore {
   readonly description: string;
+  readonly maxKeyBytes: number;
   private readonly client: S3Client;
   private readonly bucket: string;
   private readonly prefix: string;
@@ -187,6 +189,7 @@ export class S3Store implements ObjectStore {
     };
     this.client = new S3Client(config);
     this.description = `s3://${this.bucket}/${this.prefix}${endpoint ? ` at ${endpoint.bare}` : ''}`;
+    this.maxKeyBytes = 1024 - (this.prefix === '' ? 0 : Buffer.byteLength(this.prefix) + 1);
   }
 
   private key(key: string): string {
@@ -294,6 +297,19 @@ export class S3Store implements ObjectStore {
   async get(key: string): Promise<Uint8Array | undefined> {
     const Key = this.key(key);
     return this.retrying(this.operation('get', key), (attempt) => this.read(Key, attempt));
+  }
+
+  async info(key: string): Promise<ObjectInfo | undefined> {
+    const Key = this.key(key);
+    return this.retrying(this.operation('info', key), async (attempt) => {
+      try {
+        const out = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key }), attempt);
+        return { key, lastModified: out.LastModified?.getTime() ?? 0, size: out.ContentLength ?? 0 };
+      } catch (e) {
+        if (status(e) === 404 || (e as S3Failure).name === 'NotFound') return undefined;
+        throw e;
+      }
+    });
   }
 
   async putIfAbsent(key: string, body: Uint8Array): Promise<boolean> {

@@ -9,10 +9,10 @@ import * as q from '../read/catalog-queries.js';
 import { verifyReadSources } from '../read/history.js';
 import { findConflict, ownFootprint } from './conflicts.js';
 import { type CommitMeta, type Plan, planCommit } from './plan.js';
-import { type IdSource, ReplayedIds } from './ids.js';
+import { ReplayedIds } from './ids.js';
 import { replayOrConflict } from './replay.js';
 import type { PendingState } from './pending.js';
-import { Transaction } from './transaction.js';
+import { Transaction, type TxnContext } from './transaction.js';
 
 // The return value is ignored, so a one-liner like `(tx) => tx.createSchema('s')` needs no wrapping.
 export type TransactionFn = (tx: Transaction) => unknown;
@@ -27,10 +27,10 @@ export interface Prepared {
   meta: CommitMeta;
 }
 
-/** Runs `fn` on `view` (the function's only run), with new ids from `ids`, and plans its commit there. */
-export async function prepare(view: ReadView, fn: TransactionFn, meta: CommitMeta, time: number, ids: IdSource): Promise<Prepared> {
+/** Runs `fn` on `view` (the function's only run) and plans its commit there. */
+export async function prepare(view: ReadView, fn: TransactionFn, meta: CommitMeta, time: number, ctx: TxnContext): Promise<Prepared> {
   const head = await q.headSnapshot(view);
-  const state = await sealedRun(view, head, ids, fn);
+  const state = await sealedRun(view, head, ctx, fn);
   return { seq: view.seq, base: head.begin, state, plan: await planOn(view, head, state, meta, time), meta };
 }
 
@@ -39,13 +39,13 @@ export async function prepare(view: ReadView, fn: TransactionFn, meta: CommitMet
  * replay of its operations there, after DuckLake's conflict checks against the snapshots in between. A
  * conflict throws CONFLICT naming them.
  */
-export async function rebase(view: ReadView, p: Prepared, isOwnState: boolean, time: number, fresh: IdSource): Promise<Plan> {
+export async function rebase(view: ReadView, p: Prepared, isOwnState: boolean, time: number, ctx: TxnContext): Promise<Plan> {
   if (isOwnState) return p.plan;
   const head = await q.headSnapshot(view);
   const found = await findConflict(view, p.base, head.begin, ownFootprint(p.state, p.plan.snapshot?.changes ?? []));
   if (found) throw found;
-  const ids = new ReplayedIds(fresh);
-  const state = await sealedRun(view, head, ids, (tx) => replayOrConflict(tx, p.state.ops, ids, p.base, head.begin));
+  const ids = new ReplayedIds(ctx.ids);
+  const state = await sealedRun(view, head, { ...ctx, ids }, (tx) => replayOrConflict(tx, p.state.ops, ids, p.base, head.begin));
   return planOn(view, head, state, p.meta, time);
 }
 
@@ -53,8 +53,8 @@ export async function rebase(view: ReadView, p: Prepared, isOwnState: boolean, t
  * Runs `body` on a transaction built on `head` and returns its sealed state; the tx is sealed even if
  * `body` throws, and then `body`'s error is the one that counts.
  */
-async function sealedRun(view: ReadView, head: q.Version<SnapshotRow>, ids: IdSource, body: TransactionFn): Promise<PendingState> {
-  const tx = new Transaction(view, head.begin, head.row, ids);
+async function sealedRun(view: ReadView, head: q.Version<SnapshotRow>, ctx: TxnContext, body: TransactionFn): Promise<PendingState> {
+  const tx = new Transaction(view, head.begin, head.row, ctx);
   try {
     await body(tx);
   } catch (e) {

@@ -55,6 +55,14 @@ export interface DeleteFileSpec {
   format?: string;
 }
 
+/** What a transaction needs of the writer it runs in. */
+export interface TxnContext {
+  /** Where its new catalog and file ids come from. */
+  ids: IdSource;
+  /** The longest file path (UTF-8 bytes, under the data path) the store can address. */
+  maxPathBytes: number;
+}
+
 export class Transaction {
   private readonly p: PendingCatalog;
   private queue: Promise<unknown> = Promise.resolve();
@@ -62,8 +70,13 @@ export class Transaction {
   private readonly failures: { name: OpName; error: unknown; promise: ObservedPromise<unknown> }[] = [];
   private sealed = false;
 
-  constructor(view: ReadView, base: SnapshotId, counters: { nextCatalogId: CatalogId; nextFileId: FileId }, ids: IdSource) {
-    this.p = new PendingCatalog(view, base, counters, ids);
+  constructor(
+    view: ReadView,
+    base: SnapshotId,
+    counters: { nextCatalogId: CatalogId; nextFileId: FileId },
+    private readonly ctx: TxnContext,
+  ) {
+    this.p = new PendingCatalog(view, base, counters, ctx.ids);
   }
 
   /** The snapshot this transaction builds on: the newest one in its read view. */
@@ -245,7 +258,7 @@ export class Transaction {
       required('addDataFile()', 'a data file { path, recordCount, fileSizeBytes }', file);
       options('addDataFile()', file, ['path', 'recordCount', 'fileSizeBytes', 'footerSize', 'format']);
       const row = {
-        path: checkFilePath('data file path', file.path),
+        path: checkFilePath('data file path', file.path, this.ctx.maxPathBytes),
         format: checkOptionalText('data file format', file.format) ?? 'parquet',
         recordCount: checkCount('recordCount', file.recordCount),
         fileSizeBytes: checkCount('fileSizeBytes', file.fileSizeBytes),
@@ -274,7 +287,7 @@ export class Transaction {
       required('addDeleteFile()', 'a delete file { dataFileId, path, deleteCount, fileSizeBytes }', spec);
       options('addDeleteFile()', spec, ['dataFileId', 'path', 'deleteCount', 'fileSizeBytes', 'format']);
       const row = {
-        path: checkFilePath('delete file path', spec.path),
+        path: checkFilePath('delete file path', spec.path, this.ctx.maxPathBytes),
         format: checkOptionalText('delete file format', spec.format) ?? 'parquet',
         deleteCount: checkCount('deleteCount', spec.deleteCount, 1),
         fileSizeBytes: checkCount('fileSizeBytes', spec.fileSizeBytes),

@@ -36,6 +36,24 @@ if (opts === undefined) {
       );
     });
 
+    it('a path longer than S3 can address (1,024 bytes with the prefix) is refused when registered, not when reclaimed', async () => {
+      const c = await openCatalog({ dir: await tempDir(), store: await freshS3Store(opts) });
+      await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'i', type: 'int32' }]));
+      const long = Array.from({ length: 11 }, () => 'd'.repeat(100)).join('/');
+      let err: unknown;
+      await c.transaction(async (tx) => {
+        err = await tx.addDataFile('main', 't', { path: long, recordCount: 1, fileSizeBytes: 1 }).catch((e: unknown) => e);
+      });
+      expect((err as { code?: string }).code).toBe('INVALID_ARGUMENT');
+      expect(String(err)).toMatch(/bytes/);
+      // The same path fits a directory store's limit.
+      const d = await openCatalog();
+      await d.transaction(async (tx) => {
+        await tx.createTable('main', 't', [{ name: 'i', type: 'int32' }]);
+        await tx.addDataFile('main', 't', { path: long, recordCount: 1, fileSizeBytes: 1 });
+      });
+    });
+
     it('GC on S3: excision schedules, reclamation deletes through the bucket, the orphan sweep goes by S3 modification times', async () => {
       const s3 = await freshS3Store(opts);
       let now = Date.now();

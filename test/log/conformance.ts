@@ -176,6 +176,20 @@ export function commitLogConformance(name: string, make: () => Promise<LogHarnes
         expect(await h.log.read(kvSeq(1_000_000))).toBeUndefined();
       });
 
+      it('says when an entry was written, by the store\'s clock, and nothing for one it does not have', async () => {
+        const h = await make();
+        const before = Date.now();
+        await appendAll(h.log, 2);
+        const after = Date.now();
+        for (const seq of [1, 2]) {
+          const at = await h.log.writtenAt(kvSeq(seq));
+          // The store's clock is this machine's here; S3 times have whole seconds.
+          expect(at, `entry ${seq}`).toBeGreaterThanOrEqual(before - 1000);
+          expect(at, `entry ${seq}`).toBeLessThanOrEqual(after + 1000);
+        }
+        expect(await h.log.writtenAt(kvSeq(3))).toBeUndefined();
+      });
+
       it('append at a taken sequence number is false and leaves the first entry as it was', async () => {
         const h = await make();
         const [first] = await appendAll(h.log, 1);

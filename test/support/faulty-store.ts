@@ -9,16 +9,25 @@ export interface Faults {
   afterCreate?: (key: string, created: boolean) => void | Promise<void>;
   /** Called before a get; throwing fails the get. */
   beforeGet?: (key: string) => void | Promise<void>;
+  /** Called before each key of a delete; throwing fails the delete there (the keys before it are gone). */
+  beforeDelete?: (key: string) => void | Promise<void>;
 }
 
 export class FaultyStore implements ObjectStore {
   readonly description: string;
+
+  readonly maxKeyBytes: number;
 
   constructor(
     private readonly inner: ObjectStore,
     private readonly faults: Faults,
   ) {
     this.description = `${inner.description} (fault-injecting)`;
+    this.maxKeyBytes = inner.maxKeyBytes;
+  }
+
+  info(key: string): Promise<ObjectInfo | undefined> {
+    return this.inner.info(key);
   }
 
   url(key: string): string {
@@ -45,8 +54,11 @@ export class FaultyStore implements ObjectStore {
     return this.inner.list(prefix, options);
   }
 
-  delete(keys: readonly string[]): Promise<void> {
-    return this.inner.delete(keys);
+  async delete(keys: readonly string[]): Promise<void> {
+    for (const key of keys) {
+      await this.faults.beforeDelete?.(key);
+      await this.inner.delete([key]);
+    }
   }
 
   sweep(before: number, dryRun: boolean): Promise<string[]> {
