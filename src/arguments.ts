@@ -9,6 +9,9 @@ export const MAX_NAME_LENGTH = 255;
 
 const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);
 
+/** The last ms a time may be (the end of year 9999): past it, dates cannot be written down. */
+export const MAX_TIME_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 export function checkName(what: string, name: unknown): string {
   if (typeof name !== 'string' || !isKeyableName(name)) {
     throw invalid(`${what} must be a non-empty string without NUL characters, got ${JSON.stringify(name)}`);
@@ -104,9 +107,9 @@ export function positiveCount(what: string, v: unknown, fallback: number): numbe
   return v;
 }
 
-export function flag(what: string, v: unknown): boolean {
+export function flag(what: string, v: unknown, absent = false): boolean {
   if (v !== undefined && typeof v !== 'boolean') throw invalid(`${what} must be a boolean`);
-  return v ?? false;
+  return v ?? absent;
 }
 
 /** The closest of `known` to `key`, if one is close enough to be what was meant (a typo, another case). */

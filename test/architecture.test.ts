@@ -28,6 +28,7 @@ function importsOf(file: string): string[] {
 const LAYERS: [string, number][] = [
   ['src/errors.ts', 0],
   ['src/messages.ts', 0],
+  ['src/make-dirs.ts', 0.5],
   ['keys/', 1],
   ['src/arguments.ts', 1.5],
   ['src/store/', 2],

@@ -25,6 +25,14 @@ export class CountingStore implements ObjectStore {
     return this.inner.info(key);
   }
 
+  clockNow(): number | undefined {
+    return this.inner.clockNow();
+  }
+
+  readClock(): Promise<void> {
+    return this.inner.readClock();
+  }
+
   url(key: string): string {
     return this.inner.url(key);
   }

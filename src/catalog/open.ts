@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import * as path from 'node:path';
 import { kvSeq } from '../../keys/ids.js';
 import { type CatalogIdentity, decodeIdentity, IDENTITY_KEY, identityIn } from '../../keys/system.js';
-import { options } from '../arguments.js';
+import { durationMs, flag, options } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import { KvStore } from '../kv/kv-store.js';
 import type { CommitLog } from '../log/commit-log.js';
@@ -18,6 +18,7 @@ import { assertValidObjectKey, type ObjectStore } from '../store/object-store.js
 import { S3Store, type S3StoreOptions } from '../store/s3-store.js';
 import { DATA_PATH_OPTION, initEntry, KEYSPACE_LAYOUT } from './init-entry.js';
 import { IndexSync } from './index-sync.js';
+import { checkedClock, DEFAULT_MAX_CLOCK_SKEW_MS } from './catalog-clock.js';
 
 export interface OpenOptions {
   /** Local directory: the index lives in `<dir>/index`, and the default store in `<dir>/store`. */
@@ -27,12 +28,23 @@ export interface OpenOptions {
   /** ms since epoch; the only clock the catalog reads. Defaults to Date.now. */
   clock?: () => number;
   /**
+   * How far the clock may run ahead of the store's (S3's Date, a directory's modification times) before a
+   * writer is refused (default 60,000 ms); null turns the check off (a test that moves an injected clock).
+   */
+  maxClockSkewMs?: number | null;
+  /**
    * The jitter of retry pauses, uniform in [0, 1) (default Math.random). Tests pass a seeded one so a run
    * that fails can be replayed.
    */
   random?: () => number;
   /** Never write to the shared store (the local index is still maintained). */
   readOnly?: boolean;
+  /**
+   * Create the catalog if the store holds none (default true). With false such a store is NOT_FOUND and
+   * nothing is made, neither the store nor the local index: a mistyped directory is an error, not a new
+   * empty catalog.
+   */
+  create?: boolean;
   /** Key prefix of data files in the store, fixed when the catalog is created. Default `data/`. */
   dataPath?: string;
   /**
@@ -142,8 +154,10 @@ const OPEN_OPTIONS: readonly (keyof OpenOptions)[] = [
   'dir',
   'store',
   'clock',
+  'maxClockSkewMs',
   'random',
   'readOnly',
+  'create',
   'dataPath',
   'durability',
   'exclusiveWriter',
@@ -165,15 +179,20 @@ export async function openCatalog(given: OpenOptions): Promise<Opened> {
   const requestedDataPath = opts.dataPath === undefined ? undefined : normaliseDataPath(opts.dataPath);
   const { store, owned } = openStore(opts, random);
   const closeStore = () => (owned ? store.close?.() : undefined);
-  const readOnly = opts.readOnly === true;
+  const readOnly = flag('readOnly', opts.readOnly);
+  const create = flag('create', opts.create, true);
   const log = new ObjectLog(store);
-  const clock = opts.clock ?? Date.now;
+  if (opts.clock !== undefined && typeof opts.clock !== 'function') throw new StrataError('INVALID_ARGUMENT', 'clock must be a function () => ms since epoch');
+  const maxSkew = opts.maxClockSkewMs === null ? null : durationMs('maxClockSkewMs', opts.maxClockSkewMs, DEFAULT_MAX_CLOCK_SKEW_MS);
+  const clock = checkedClock(opts.clock ?? Date.now, store, readOnly ? null : maxSkew);
   let kv: KvStore | undefined;
   try {
     // A service that ignores conditional writes would let two writers own one log entry: refuse it up front.
     if (store instanceof S3Store && !readOnly) await store.assertConditionalWrites();
+    // Before the index exists: a store with no catalog that may not get one leaves nothing behind.
+    const first = await firstEntry(log, readOnly ? 'readOnly' : create ? undefined : 'create: false', clock, requestedDataPath ?? 'data/');
     kv = await KvStore.open(path.join(opts.dir, 'index'));
-    const first = await firstEntry(log, readOnly, clock, requestedDataPath ?? 'data/');
+    if (!readOnly && maxSkew !== null && store.clockNow() === undefined) await store.readClock();
     const identity = checkedIdentity(first, log);
     const sync = new IndexSync(kv, log);
     // An index of another catalog is as useless here as a damaged one: it is emptied and filled from this store.
@@ -200,12 +219,12 @@ export async function openCatalog(given: OpenOptions): Promise<Opened> {
   }
 }
 
-/** Log entry 1, creating the catalog if the store has none (and we may write). */
-async function firstEntry(log: CommitLog, readOnly: boolean, clock: () => number, dataPath: string): Promise<LogEntry> {
+/** Log entry 1, creating the catalog if the store has none — unless `noCreate` names the option that forbids it. */
+async function firstEntry(log: CommitLog, noCreate: string | undefined, clock: () => number, dataPath: string): Promise<LogEntry> {
   const existing = await log.read(FIRST_SEQ);
   if (existing) return existing;
-  if (readOnly) {
-    throw new StrataError('NOT_FOUND', `there is no catalog in ${log.description}; open it once without readOnly to create one`);
+  if (noCreate !== undefined) {
+    throw new StrataError('NOT_FOUND', `there is no catalog in ${log.description}; it was opened with ${noCreate}, so none was created (open it once without ${noCreate} to create one)`);
   }
   const entry = initEntry(FIRST_SEQ, { uuid: randomUUID(), createdAt: clock(), layout: KEYSPACE_LAYOUT }, dataPath);
   // Two processes creating the same catalog at once: one wins, the other adopts the winner's entry.

@@ -1,10 +1,11 @@
 // `strata demo`: builds a small but realistic history through the public API (create, load, rename, add a
 // column, delete rows, drop a table) and shows what readers see at several snapshots; then GC on a copy.
-import { cp, rm } from 'node:fs/promises';
+import { cp, lstat, readdir, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Catalog } from '../catalog/catalog.js';
 import { DirectoryStore } from '../store/directory-store.js';
 import { StrataError } from '../errors.js';
+import { makeDirs } from '../make-dirs.js';
 import { renderChanges, snapshotTable } from './format.js';
 import { describeCatalog, describeTable, renderCatalog, renderTable } from './show.js';
 
@@ -18,7 +19,35 @@ const PATHS = [
   'sales/order_history/2026-03-restated.parquet',
 ];
 
+/** What the demo leaves in each directory it makes, so that only such a directory is ever replaced. */
+const MARKER = '.strata-demo';
+
+/** Whether `dir` is missing or empty (the demo may use it), a demo's (it may be replaced), or someone else's. */
+async function claim(dir: string): Promise<'free' | 'demo'> {
+  let entries: string[];
+  try {
+    entries = await readdir(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 'free';
+    throw e;
+  }
+  if (entries.length === 0) return 'free';
+  if (await lstat(path.join(dir, MARKER)).then((s) => s.isFile(), () => false)) return 'demo';
+  const shown = entries.slice(0, 3).map((e) => JSON.stringify(e)).join(', ') + (entries.length > 3 ? `, … (${entries.length} entries)` : '');
+  throw new StrataError(
+    'ALREADY_EXISTS',
+    `${dir} holds ${shown} and no ${MARKER}: it is not a directory strata demo made, so the demo neither writes into it ` +
+      'nor replaces it (not with --force either). Give the demo a new or empty directory',
+  );
+}
+
+/** Removes a directory the demo made; nothing where there is none; any other directory is ALREADY_EXISTS, untouched. */
+export async function removeDemo(dir: string): Promise<void> {
+  if ((await claim(dir)) === 'demo') await rm(dir, { recursive: true, force: true });
+}
+
 export async function runDemo(dir: string, print: (s: string) => void): Promise<void> {
+  await makeDemoDir(dir);
   const catalog = await Catalog.open({ dir });
   try {
     if ((await catalog.snapshots()).length > 1) {
@@ -137,11 +166,17 @@ export async function runDemo(dir: string, print: (s: string) => void): Promise<
   await gcOnACopy(dir, print);
 }
 
+async function makeDemoDir(dir: string): Promise<void> {
+  await claim(dir);
+  makeDirs(dir);
+  await writeFile(path.join(dir, MARKER), 'made by strata demo; strata demo --force may replace this directory\n');
+}
+
 /** GC is the only way history goes away, so the demo shows it on a copy and leaves the lake above whole. */
 async function gcOnACopy(dir: string, print: (s: string) => void): Promise<void> {
   const copy = `${dir.replace(/\/+$/, '')}-gc`;
-  await rm(copy, { recursive: true, force: true });
-  await cp(dir, copy, { recursive: true });
+  await removeDemo(copy);
+  await cp(dir, copy, { recursive: true }); // the marker with it
   const store = new DirectoryStore(path.join(copy, 'store'));
   const objects = async () => {
     let n = 0;

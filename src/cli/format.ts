@@ -3,8 +3,20 @@ import type { TableChanges } from '../read/history.js';
 import type { SnapshotInfo } from '../read/records.js';
 import type { VerifyReport } from '../catalog/verify.js';
 
+// Control characters (all but the newline, C1 too), and the marks that reorder text that follows them.
+const UNPRINTABLE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text safe for a terminal: what is not printable shown as a \u escape, so a name cannot move the cursor,
+ * recolour the screen, clear it or reorder what is printed after it.
+ */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 export function table(headers: string[], rows: (string | number)[][]): string {
-  const cells = [headers, ...rows.map((r) => r.map(String))];
+  // Escaped before measuring, so that columns line up as printed.
+  const cells = [headers, ...rows.map((r) => r.map((c) => printable(String(c)).replaceAll('\n', '\\n')))];
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
   return [line(cells[0]!), line(widths.map((w) => '-'.repeat(w))), ...cells.slice(1).map(line)].join('\n');

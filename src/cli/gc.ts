@@ -55,9 +55,24 @@ export async function excise(c: Catalog, batchSize: number | undefined, o: GcOpt
   }
 }
 
-export async function reclaim(c: Catalog, opts: { graceMs: number; orphans: boolean; minAgeMs: number }, o: GcOptions): Promise<ReclaimReport> {
+/**
+ * In a dry run of the whole policy, excision has not scheduled anything yet: what it would schedule, and
+ * whether this run would delete it too (it would with no grace period: it is due as soon as it is scheduled).
+ */
+export interface AfterExcision {
+  files: number;
+  deletedThisRun: boolean;
+}
+
+export async function reclaim(
+  c: Catalog,
+  opts: { graceMs: number; orphans: boolean; minAgeMs: number },
+  o: GcOptions,
+  pending?: number,
+): Promise<ReclaimReport & { afterExcision?: AfterExcision }> {
   const report = await c.reclaimFiles({ ...opts, dryRun: o.dryRun });
   const verb = o.dryRun ? 'would delete' : 'deleted';
+  const after = pending === undefined || pending === 0 ? undefined : { files: pending, deletedThisRun: opts.graceMs === 0 };
   o.say(
     `reclaim${o.dryRun ? ' (dry run)' : ''}: ${verb} ${report.deleted.length} scheduled files` +
       (opts.orphans ? `, ${report.orphans.length} orphans and ${report.abandoned.length} leftovers of interrupted writes` : '') +
@@ -65,10 +80,17 @@ export async function reclaim(c: Catalog, opts: { graceMs: number; orphans: bool
       (report.skipped.length > 0 ? `; ${report.skipped.length} left in place (written again after they were scheduled)` : '') +
       (report.failed.length > 0 ? `; ${report.failed.length} could not be deleted (still scheduled)` : ''),
   );
+  if (after !== undefined) {
+    o.say(
+      after.deletedThisRun
+        ? `  and the ${after.files} files excision would schedule first: with no grace period the real run deletes them too (which paths, only excision finds out)`
+        : `  the ${after.files} files excision would schedule are not deleted by this run: they wait out their grace period first`,
+    );
+  }
   for (const p of [...report.deleted, ...report.orphans, ...report.abandoned]) o.say(`  ${p}`);
   for (const p of report.skipped) o.say(`  left in place: ${p}`);
   for (const f of report.failed) o.say(`  not deleted: ${f.path}: ${f.reason}`);
-  return report;
+  return after === undefined ? report : { ...report, afterExcision: after };
 }
 
 export interface PruneOptions {
@@ -109,7 +131,7 @@ export async function gc(
 ): Promise<{
   retain: AdvanceResult;
   excise: ExciseReport;
-  reclaim: ReclaimReport;
+  reclaim: ReclaimReport & { afterExcision?: AfterExcision };
   checkpoint: { seq: number } | null;
   prune: PruneCheckpointsReport;
   compact: CompactLogReport;
@@ -117,10 +139,10 @@ export async function gc(
   const target = { olderThan: Math.max(0, opts.now - opts.keepMs) };
   const retain = await c.advanceRetainFrom(target, { dryRun: o.dryRun });
   o.say(`retain${o.dryRun ? ' (dry run)' : ''}: ${describeAdvance(retain, o.dryRun)}`);
-  // A dry run plans excision at the retain-from the policy would set; reclamation's plan cannot include
-  // the files that excision would schedule, only those already scheduled.
+  // A dry run plans excision at the retain-from the policy would set; reclamation then counts what that
+  // excision would schedule, which the real run deletes at once when there is no grace period.
   const excised = await excise(c, undefined, o, o.dryRun ? retain.retainFrom : undefined);
-  const reclaimed = await reclaim(c, { graceMs: opts.graceMs, orphans: opts.orphans, minAgeMs: opts.minAgeMs }, o);
+  const reclaimed = await reclaim(c, { graceMs: opts.graceMs, orphans: opts.orphans, minAgeMs: opts.minAgeMs }, o, o.dryRun ? excised.files : undefined);
   let checkpoint: { seq: number } | null = null;
   if (!o.dryRun && excised.versions + excised.snapshots > 0) {
     const written = await c.checkpoint();

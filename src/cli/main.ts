@@ -8,9 +8,9 @@ import type { VerifyReport } from '../catalog/verify.js';
 import { StrataError } from '../errors.js';
 import type { HistoryBound } from '../read/history.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
-import { runDemo } from './demo.js';
+import { removeDemo, runDemo } from './demo.js';
 import { compactLog, describeAdvance, excise, type GcOptions, gc, parseDuration, pruneCheckpoints, reclaim } from './gc.js';
-import { describeVerify, renderChanges, snapshotTable, table } from './format.js';
+import { describeVerify, printable, renderChanges, snapshotTable, table } from './format.js';
 import { describeCatalog, describeTable, renderCatalog, renderTable } from './show.js';
 
 const USAGE = `strata — a lakehouse catalog that keeps its whole history
@@ -53,6 +53,8 @@ options:
   --store PATH   a shared store directory
   --help         this text`;
 
+/** Every line the CLI prints goes through this: names in it come from whoever wrote the catalog. */
+const say = (text: string) => console.log(printable(text));
 const json = (v: unknown) => JSON.stringify(v, (_k, x) => (x instanceof Date ? x.toISOString() : x), 2);
 const usage = (message: string) => new StrataError('INVALID_ARGUMENT', `${message}\n\n${USAGE}`);
 
@@ -98,14 +100,14 @@ async function main(argv: string[]): Promise<number> {
   });
   const [command, ...args] = positionals;
   if (values.help || command === undefined) {
-    console.log(USAGE);
+    say(USAGE);
     return command === undefined && !values.help ? 2 : 0;
   }
-  const print = (human: () => string, data: unknown) => console.log(values.json ? json(data) : human());
+  const print = (human: () => string, data: unknown) => say(values.json ? json(data) : human());
   const gcOptions = (): GcOptions => ({
     dryRun: values['dry-run'],
     progress: !values.json && process.stderr.isTTY === true,
-    say: (line) => (values.json ? undefined : console.log(line)),
+    say: (line) => (values.json ? undefined : say(line)),
   });
   const reclaimOptions = () => ({
     graceMs: parseDuration('--grace', values.grace),
@@ -118,7 +120,13 @@ async function main(argv: string[]): Promise<number> {
     return { keep: Number(keep), minAgeMs: parseDuration('--checkpoint-age', values['checkpoint-age']) };
   };
   const withCatalog = async (fn: (c: Catalog) => Promise<void>) => {
-    const c = await Catalog.open({ dir: values.dir, ...(values.store ? { store: { path: values.store } } : {}) });
+    // Only init creates a catalog: a mistyped --dir in a cron job fails instead of GC'ing a new empty one.
+    const c = await Catalog.open({ dir: values.dir, create: command === 'init', ...(values.store ? { store: { path: values.store } } : {}) }).catch((e: unknown) => {
+      if (e instanceof StrataError && e.code === 'NOT_FOUND') {
+        throw new StrataError('NOT_FOUND', `there is no catalog in ${values.store ?? values.dir}; nothing was created (strata init --dir ${values.dir}${values.store ? ` --store ${values.store}` : ''} creates one)`);
+      }
+      throw e;
+    });
     try {
       await fn(c);
     } finally {
@@ -130,7 +138,7 @@ async function main(argv: string[]): Promise<number> {
     case 'init':
       await withCatalog(async (c) => {
         const n = (await c.snapshots()).length;
-        console.log(`catalog ready in ${values.dir} (${n} snapshot${n === 1 ? '' : 's'})`);
+        say(`catalog ready in ${values.dir} (${n} snapshot${n === 1 ? '' : 's'})`);
       });
       return 0;
     case 'snapshots':
@@ -181,10 +189,10 @@ async function main(argv: string[]): Promise<number> {
       await withCatalog(async (c) => {
         if (action === 'create' && name !== undefined && snapshot !== undefined && /^\d+$/.test(snapshot)) {
           await c.createTag(name, Number(snapshot));
-          console.log(`tag ${name} → snapshot ${snapshot}`);
+          say(`tag ${name} → snapshot ${snapshot}`);
         } else if (action === 'drop' && name !== undefined) {
           await c.dropTag(name);
-          console.log(`tag ${name} dropped`);
+          say(`tag ${name} dropped`);
         } else if (action === 'list') {
           const tags = await c.tags();
           print(() => table(['tag', 'snapshot', 'created'], tags.map((x) => [x.name, x.snapshot, x.createdAt.toISOString()])), tags);
@@ -200,7 +208,7 @@ async function main(argv: string[]): Promise<number> {
       const { schema, table: t } = qualified(name);
       await withCatalog(async (c) => {
         const result = await c.restoreTable(schema, t, Number(snapshot));
-        console.log(
+        say(
           result.snapshot === null
             ? `${schema}.${t} already is as it was at snapshot ${snapshot}; nothing committed`
             : `${schema}.${t} restored to snapshot ${snapshot} as snapshot ${result.snapshot}`,
@@ -242,32 +250,32 @@ async function main(argv: string[]): Promise<number> {
         const batch = values['batch-size'];
         if (batch !== undefined && !/^\d+$/.test(batch)) throw usage('--batch-size takes a positive integer');
         const report = await excise(c, batch === undefined ? undefined : Number(batch), gcOptions());
-        if (values.json) console.log(json(report));
+        if (values.json) say(json(report));
       });
       return 0;
     case 'reclaim':
       await withCatalog(async (c) => {
         const report = await reclaim(c, reclaimOptions(), gcOptions());
-        if (values.json) console.log(json(report));
+        if (values.json) say(json(report));
       });
       return 0;
     case 'prune-checkpoints':
       await withCatalog(async (c) => {
         const report = await pruneCheckpoints(c, pruneOptions(), gcOptions());
-        if (values.json) console.log(json(report));
+        if (values.json) say(json(report));
       });
       return 0;
     case 'compact-log':
       await withCatalog(async (c) => {
         const report = await compactLog(c, parseDuration('--checkpoint-age', values['checkpoint-age']), gcOptions());
-        if (values.json) console.log(json(report));
+        if (values.json) say(json(report));
       });
       return 0;
     case 'gc':
       if (values.keep === undefined) throw usage('gc needs --keep DURATION (e.g. --keep 30d): history newer than that stays readable');
       await withCatalog(async (c) => {
         const report = await gc(c, { keepMs: parseDuration('--keep', values.keep!), ...reclaimOptions(), now: Date.now(), prune: pruneOptions() }, gcOptions());
-        if (values.json) console.log(json(report));
+        if (values.json) say(json(report));
       });
       return 0;
     case 'verify': {
@@ -284,12 +292,12 @@ async function main(argv: string[]): Promise<number> {
       await rm(path.join(values.dir, 'index'), { recursive: true, force: true });
       await withCatalog(async (c) => {
         const n = (await c.snapshots()).length;
-        console.log(`index in ${path.join(values.dir, 'index')} rebuilt from the store (${n} snapshot${n === 1 ? '' : 's'})`);
+        say(`index in ${path.join(values.dir, 'index')} rebuilt from the store (${n} snapshot${n === 1 ? '' : 's'})`);
       });
       return 0;
     case 'demo':
-      if (values.force) await rm(values.dir, { recursive: true, force: true });
-      await runDemo(values.dir, (s) => console.log(s));
+      if (values.force) await removeDemo(values.dir);
+      await runDemo(values.dir, (s) => say(s));
       return 0;
     default:
       console.error(`strata: unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
@@ -302,8 +310,8 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (e: unknown) => {
-    if (e instanceof StrataError) console.error(`strata: ${e.code}: ${e.message}`);
-    else if ((e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) console.error(`strata: ${(e as Error).message}\n\n${USAGE}`);
+    if (e instanceof StrataError) console.error(printable(`strata: ${e.code}: ${e.message}`));
+    else if ((e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) console.error(printable(`strata: ${(e as Error).message}\n\n${USAGE}`));
     else console.error(e);
     process.exitCode = 1;
   },

@@ -19,6 +19,7 @@ import {
   WHOLE_KEYSPACE,
 } from '../../keys/system.js';
 import { LocalIndexError, StrataError } from '../errors.js';
+import { makeDirs } from '../make-dirs.js';
 import { checkInChild } from './index-check.js';
 import { seal, unseal } from './index-seal.js';
 import { type Db, type FrozenState, IndexView, type ReadView } from './read-view.js';
@@ -29,6 +30,7 @@ import { VersionCache } from './version-cache.js';
 const MAX_SNAPSHOT = snapshotId(MAX_ID);
 
 async function openLevel(path: string): Promise<Db> {
+  makeDirs(path); // not level's own mkdir: see make-dirs.ts
   const db: Db = new Level<Uint8Array, Uint8Array>(path, { keyEncoding: 'view', valueEncoding: 'view' });
   await db.open();
   return db;

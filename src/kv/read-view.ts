@@ -159,7 +159,7 @@ export class IndexView implements ReadView {
       .map((g) => ({ id: groupId(g), prefix: groupPrefix(g) }))
       .sort((a, b) => Buffer.compare(a.prefix, b.prefix));
     if (wanted.length === 0) return;
-    const it = this.db.iterator({ gte: wanted[0]!.prefix, lt: prefixEnd(wanted.at(-1)!.prefix), snapshot: this.frozen });
+    const it = this.guarded(() => this.db.iterator({ gte: wanted[0]!.prefix, lt: prefixEnd(wanted.at(-1)!.prefix), snapshot: this.frozen }));
     try {
       let batch: [Key, Uint8Array][] = [];
       let at = 0;
@@ -280,9 +280,22 @@ export class IndexView implements ReadView {
     }
   }
 
-  /** LevelDB's own report of damaged bytes, as CORRUPT naming the index and what to do; other errors as they are. */
+  private guarded<T>(open: () => T): T {
+    try {
+      return open();
+    } catch (e) {
+      throw this.damaged(e);
+    }
+  }
+
+  /**
+   * LevelDB's own report of damaged bytes, as CORRUPT naming the index and what to do; an index closed under
+   * a read under way as the StrataError a closed reader gives; other errors as they are.
+   */
   private damaged(e: unknown): unknown {
-    if ((e as { code?: string }).code !== 'LEVEL_CORRUPTION') return e;
+    const code = (e as { code?: string }).code;
+    if (code === 'LEVEL_ITERATOR_NOT_OPEN' || code === 'LEVEL_DATABASE_NOT_OPEN') return closedUnder(e);
+    if (code !== 'LEVEL_CORRUPTION') return e;
     this.onDamage();
     return new StrataError(
       'CORRUPT',
@@ -300,7 +313,7 @@ export class IndexView implements ReadView {
   /** The same entries in the batches the index hands them over in: one async step per batch, not per entry. */
   async *scanBatches(range: Range): AsyncGenerator<[Key, Uint8Array][]> {
     this.assertOpen();
-    const it = this.db.iterator({ ...range, limit: range.limit ?? -1, snapshot: this.frozen });
+    const it = this.guarded(() => this.db.iterator({ ...range, limit: range.limit ?? -1, snapshot: this.frozen }));
     try {
       for (;;) {
         const batch = await it.nextv(SCAN_BATCH).catch((e: unknown) => {
@@ -339,7 +352,7 @@ export class IndexView implements ReadView {
     const out = new Array<boolean>(prefixes.length).fill(false);
     if (prefixes.length === 0) return out;
     const order = prefixes.map((p, i) => ({ p, i })).sort((a, b) => Buffer.compare(a.p, b.p));
-    const it = this.db.keys({ gte: order[0]!.p, lt: prefixEnd(order.at(-1)!.p), snapshot: this.frozen });
+    const it = this.guarded(() => this.db.keys({ gte: order[0]!.p, lt: prefixEnd(order.at(-1)!.p), snapshot: this.frozen }));
     try {
       for (const { p, i } of order) {
         it.seek(p);
@@ -366,7 +379,7 @@ export class IndexView implements ReadView {
   /** The greatest entry in [gte, lte]: "the newest version at or below S" when lte ends in S. */
   async last(gte: Key, lte: Key): Promise<[Key, Uint8Array] | undefined> {
     this.assertOpen();
-    const it = this.db.iterator({ gte, lte, reverse: true, limit: 1, snapshot: this.frozen });
+    const it = this.guarded(() => this.db.iterator({ gte, lte, reverse: true, limit: 1, snapshot: this.frozen }));
     try {
       return (await it.next()) as [Key, Uint8Array] | undefined;
     } catch (e) {
@@ -383,8 +396,17 @@ export class IndexView implements ReadView {
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new Error('read view used after close');
+    if (this.closed) throw closedUnder(undefined);
   }
+}
+
+function closedUnder(cause: unknown): StrataError {
+  return new StrataError(
+    'INVALID_ARGUMENT',
+    'this read was cut short: its reader or its catalog was closed while it ran (close() waits for transactions, not ' +
+      'for reads); read from a reader of an open catalog, and close only once reads are done',
+    cause === undefined ? {} : { cause },
+  );
 }
 
 function startsWith(key: Key, prefix: Key): boolean {

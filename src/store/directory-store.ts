@@ -8,6 +8,8 @@ import * as fs from 'node:fs/promises';
 import { promisify } from 'node:util';
 import * as path from 'node:path';
 import { StrataError } from '../errors.js';
+import { makeDirs } from '../make-dirs.js';
+import { StoreClock } from './store-clock.js';
 import { assertValidObjectKey, type ObjectInfo, type ObjectStore } from './object-store.js';
 
 const TMP_PREFIX = '.tmp-';
@@ -61,6 +63,7 @@ export class DirectoryStore implements ObjectStore {
   readonly description: string;
   readonly maxKeyBytes: number;
   private readonly sync: boolean;
+  private readonly clock = new StoreClock();
   /** Directories known to exist: creating objects in them needs no mkdir (a round trip each). */
   private readonly made = new Set<string>();
   /**
@@ -159,6 +162,8 @@ export class DirectoryStore implements ObjectStore {
       try {
         writeAllSync(fd, body);
         await fdatasync(fd);
+        // The file system's clock, which is a shared directory's server's: what snapshot times are checked by.
+        this.clock.observe(fsSync.fstatSync(fd).mtimeMs);
       } finally {
         fsSync.closeSync(fd);
       }
@@ -197,7 +202,7 @@ export class DirectoryStore implements ObjectStore {
    * delete removed it): cheap.
    */
   private async makeDir(dir: string): Promise<void> {
-    const first = fsSync.mkdirSync(dir, { recursive: true });
+    const first = makeDirs(dir);
     if (this.sync) {
       const above = first !== undefined && first.length <= this.root.length ? first.length : Number.POSITIVE_INFINITY;
       for (let d = dir; d.length > this.root.length || d.length >= above; d = path.dirname(d)) await fsyncDir(path.dirname(d));
@@ -265,6 +270,16 @@ export class DirectoryStore implements ObjectStore {
     await visit(this.root);
     if (!dryRun) for (const f of left) await fs.rm(f, { force: true });
     return left.map((f) => path.relative(this.root, f).split(path.sep).join('/')).sort();
+  }
+
+  clockNow(): number | undefined {
+    return this.clock.now();
+  }
+
+  async readClock(): Promise<void> {
+    makeDirs(this.root);
+    // A temporary file: one a crash leaves behind is swept like any other.
+    fsSync.rmSync(await this.writeTemp(this.root, new Uint8Array(0)), { force: true });
   }
 
   async info(key: string): Promise<ObjectInfo | undefined> {

@@ -20,6 +20,14 @@ export interface ObjectStore {
    * path limit less the root. Keys the catalog records for later deletion are checked against it.
    */
   readonly maxKeyBytes: number;
+  /**
+   * The store's own clock now (ms since epoch): its newest answer's time — S3's `Date` header, whole
+   * seconds; the modification time of the newest object a directory store wrote — carried forward by this
+   * process's monotonic clock. Undefined until the store has told its time once (see readClock).
+   */
+  clockNow(): number | undefined;
+  /** Asks the store for its time (a request, or a probe write), so that clockNow() has an answer. */
+  readClock(): Promise<void>;
   /** The object's bytes, or undefined if there is no object under `key`. */
   get(key: string): Promise<Uint8Array | undefined>;
   /**

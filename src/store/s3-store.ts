@@ -17,6 +17,7 @@ import {
 import { options } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import { assertValidObjectKey, type ObjectInfo, type ObjectStore } from './object-store.js';
+import { StoreClock } from './store-clock.js';
 
 export interface S3StoreOptions {
   bucket: string;
@@ -69,6 +70,9 @@ function transient(e: unknown): boolean {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A key nobody writes, asked for only for the answer's Date. */
+const CLOCK_KEY = '_strata/clock';
 
 /** Where assertConditionalWrites writes its probe objects (and deletes them again). */
 const PROBE_PREFIX = '_strata/probe/';
@@ -129,6 +133,7 @@ function redactor(secrets: readonly (string | undefined)[]): (text: string) => s
 export class S3Store implements ObjectStore {
   readonly description: string;
   readonly maxKeyBytes: number;
+  private readonly clock = new StoreClock();
   private readonly client: S3Client;
   private readonly bucket: string;
   private readonly prefix: string;
@@ -188,6 +193,16 @@ export class S3Store implements ObjectStore {
       ...(credentials === undefined ? {} : { credentials }),
     };
     this.client = new S3Client(config);
+    // Innermost, so it sees every raw response, errors (a 404 for an absent log entry) included.
+    this.client.middlewareStack.add(
+      (next) => async (args) => {
+        const out = await next(args);
+        const date = (out.response as { headers?: Record<string, string | undefined> } | undefined)?.headers?.date;
+        if (date !== undefined) this.clock.observe(Date.parse(date));
+        return out;
+      },
+      { step: 'deserialize', priority: 'low', name: 'strataStoreClock' },
+    );
     this.description = `s3://${this.bucket}/${this.prefix}${endpoint ? ` at ${endpoint.bare}` : ''}`;
     this.maxKeyBytes = 1024 - (this.prefix === '' ? 0 : Buffer.byteLength(this.prefix) + 1);
   }
@@ -297,6 +312,15 @@ export class S3Store implements ObjectStore {
   async get(key: string): Promise<Uint8Array | undefined> {
     const Key = this.key(key);
     return this.retrying(this.operation('get', key), (attempt) => this.read(Key, attempt));
+  }
+
+  clockNow(): number | undefined {
+    return this.clock.now();
+  }
+
+  async readClock(): Promise<void> {
+    // Any answer carries the service's Date, a refusal too.
+    await this.info(CLOCK_KEY).catch(() => undefined);
   }
 
   async info(key: string): Promise<ObjectInfo | undefined> {

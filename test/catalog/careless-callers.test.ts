@@ -204,3 +204,21 @@ describe('an operation that failed where the caller never looked fails the whole
     await r.close();
   });
 });
+
+describe('close() while reads are under way', () => {
+  it('each read in flight fails with a StrataError (never a raw LevelDB error), and close still completes', async () => {
+    const c = await openCatalog();
+    await c.transaction(async (tx) => {
+      await tx.createTable('main', 't', [{ name: 'x', type: 'int32' }]);
+      for (let i = 0; i < 3000; i++) await tx.addDataFile('main', 't', { path: `f${i}`, recordCount: 1, fileSizeBytes: 1 });
+    });
+    const r = await c.reader();
+    const reads = Promise.allSettled([r.dataFiles('main', 't'), r.tables('main'), c.snapshots(), c.changes('main', 't', { from: 0, to: 1 })]);
+    await c.close();
+    for (const outcome of await reads) {
+      if (outcome.status === 'fulfilled') continue; // finished before the close
+      refused(outcome.reason, 'closed');
+    }
+    refused(await r.table('main', 't').catch((e: unknown) => e), 'closed');
+  });
+});

@@ -30,6 +30,14 @@ export class FaultyStore implements ObjectStore {
     return this.inner.info(key);
   }
 
+  clockNow(): number | undefined {
+    return this.inner.clockNow();
+  }
+
+  readClock(): Promise<void> {
+    return this.inner.readClock();
+  }
+
   url(key: string): string {
     return this.inner.url(key);
   }

@@ -1,0 +1,128 @@
+// The CLI as a careless user and a cron job meet it: a mistyped --dir, --force on the wrong directory, a dry
+// run that must tell what the real run does, names made to fool a terminal.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { Catalog } from '../src/index.js';
+import { tempDir } from './helpers.js';
+
+const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+const run = async (...args: string[]) => {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', main, ...args], { timeout: 60_000 });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string; killed?: boolean };
+    return { code: err.killed ? 'killed' : err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+};
+
+describe('strata CLI, carelessly', () => {
+  it('commands other than init refuse a directory with no catalog and create nothing; init creates one', async () => {
+    const base = await tempDir();
+    const typo = path.join(base, 'lakee');
+    for (const args of [['excise'], ['reclaim', '--grace', '0s'], ['gc', '--keep', '1d'], ['snapshots'], ['verify'], ['checkpoint']]) {
+      const r = await run(...args, '--dir', typo);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr, args.join(' ')).toMatch(/NOT_FOUND: there is no catalog in .*lakee; nothing was created \(strata init --dir/);
+      expect(existsSync(typo), args.join(' ')).toBe(false);
+    }
+    // An existing but empty directory stays empty.
+    await mkdir(typo);
+    expect((await run('excise', '--dir', typo)).code).toBe(1);
+    expect(await readdir(typo)).toEqual([]);
+    expect((await run('init', '--dir', typo)).stdout).toContain('catalog ready');
+    expect((await run('excise', '--dir', typo)).code).toBe(0);
+  }, 60_000);
+
+  it('init on a directory that cannot hold one (/proc/self) fails at once instead of hanging', async () => {
+    const r = await run('init', '--dir', '/proc/self');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('takes no new entries');
+  });
+
+  it('demo --force replaces only a directory holding a demo it made', async () => {
+    const base = await tempDir();
+    const docs = path.join(base, 'docs');
+    await mkdir(docs);
+    await writeFile(path.join(docs, 'thesis.txt'), 'four years');
+    for (const args of [['demo', '--dir', docs, '--force'], ['demo', '--dir', docs]]) {
+      const r = await run(...args);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/ALREADY_EXISTS: .*thesis\.txt.* not a directory strata demo made/);
+    }
+    expect(await readdir(docs)).toEqual(['thesis.txt']);
+    // A demo's own directory (and its -gc copy) is replaced, again and again.
+    const lake = path.join(base, 'lake');
+    expect((await run('demo', '--dir', lake, '--force')).code).toBe(0);
+    const again = await run('demo', '--dir', lake, '--force');
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('GC, on a copy');
+    // The -gc copy is the demo's too; a directory of that name that is not, is left alone.
+    const other = path.join(base, 'mine');
+    await mkdir(`${other}-gc`);
+    await writeFile(path.join(`${other}-gc`, 'keep.txt'), 'mine');
+    expect((await run('demo', '--dir', other)).stderr).toContain('ALREADY_EXISTS');
+    expect(await readdir(`${other}-gc`)).toEqual(['keep.txt']);
+  }, 120_000);
+
+  it('gc --dry-run tells what the real run deletes, files excision schedules in the same run included', async () => {
+    const dir = await tempDir();
+    const c = await Catalog.open({ dir });
+    const paths = Array.from({ length: 30 }, (_, i) => `t/f${i}.parquet`);
+    for (const p of paths) {
+      await mkdir(path.join(dir, 'store', 'data', 't'), { recursive: true });
+      await writeFile(path.join(dir, 'store', 'data', p), 'x');
+    }
+    await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int32' }]));
+    const ids: number[] = [];
+    await c.transaction(async (tx) => {
+      for (const p of paths) ids.push(await tx.addDataFile('main', 't', { path: p, recordCount: 1, fileSizeBytes: 1 }));
+    });
+    await c.transaction(async (tx) => {
+      for (const id of ids.slice(0, 20)) await tx.removeDataFile('main', 't', id);
+    });
+    await c.close();
+    const args = ['gc', '--dir', dir, '--keep', '0s', '--keep-checkpoints', '1', '--checkpoint-age', '0s'];
+    const withGrace = await run(...args, '--dry-run');
+    expect(withGrace.stdout).toContain('the 20 files excision would schedule are not deleted by this run');
+    const plan = JSON.parse((await run(...args, '--grace', '0s', '--dry-run', '--json')).stdout);
+    const text = await run(...args, '--grace', '0s', '--dry-run');
+    expect(text.stdout).toContain('and the 20 files excision would schedule first: with no grace period the real run deletes them too');
+    const real = JSON.parse((await run(...args, '--grace', '0s', '--json')).stdout);
+    expect(real.reclaim.deleted).toHaveLength(20);
+    expect(plan.reclaim.deleted.length + plan.reclaim.afterExcision.files).toBe(real.reclaim.deleted.length);
+    expect(plan.reclaim.afterExcision.deletedThisRun).toBe(true);
+    expect(plan.excise.files).toBe(real.excise.files);
+  }, 60_000);
+
+  it('names printed to a terminal are escaped: no escape sequence, control character or reordering mark gets through', async () => {
+    const dir = await tempDir();
+    const c = await Catalog.open({ dir });
+    const evil = '\u001b[2J\u001b[31mred\u0007\u009b1m\u202eevil';
+    await c.transaction(async (tx) => {
+      await tx.createSchema(evil);
+      await tx.createTable(evil, 't', [{ name: 'x\rcolumn', type: 'int32' }]);
+    }, { message: 'msg\u001b]0;title\u0007' });
+    await c.close();
+    for (const [args, shown] of [
+      [['show'], '\\u001b[2J\\u001b[31mred\\u0007\\u009b1m\\u202eevil'],
+      [['show', `${evil}.t`], 'x\\u000dcolumn'],
+      [['snapshots'], 'msg\\u001b]0;title\\u0007'],
+    ] as const) {
+      const out = await run(...args, '--dir', dir);
+      expect(out.code, args[0]).toBe(0);
+      expect(out.stdout, args[0]).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+      expect(out.stdout, args[0]).toContain(shown);
+    }
+    const missing = await run('show', '--dir', dir, `${evil}.nope`);
+    expect(missing.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+    // JSON keeps the names exact (escaped as JSON does).
+    const json = JSON.parse((await run('show', '--dir', dir, '--json')).stdout);
+    expect(json.schemas.map((s: { name: string }) => s.name)).toContain(evil);
+  }, 60_000);
+});
