@@ -1,6 +1,8 @@
 // npm run bench [-- --quick] [--runs N] [--only substring] [--write] [--tables N --versions N --commits N
-//                --lookups N --depth N --files N]
-// `--only "shared store"` runs just the shared-store section (directory store, and S3 when its variables are set).
+//                --lookups N --depth N --files N --cascade-tables N]
+// `--only "shared store"` runs just the shared-store section (directory store, and S3 when its variables are set);
+// `--only "large transactions"` the one-transaction commit of --files files, its drop, and a cascade drop of
+// --cascade-tables tables.
 // Runs every workload against Strata, the peer (DuckLake's catalog on SQLite) and the raw LevelDB limit, in
 // this one process, each run on fresh directories; reports the median run of each side.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -16,6 +18,7 @@ import { type Sizes, WORKLOADS } from './workloads.js';
 import { sharedStoreBench } from './shared/suite.js';
 import { exciseBench } from './gc/excise-bench.js';
 import { checksumBench } from './integrity/checksum-bench.js';
+import { largeTransactionsBench } from './scale/large-transactions.js';
 
 const { values } = parseArgs({
   options: {
@@ -30,6 +33,7 @@ const { values } = parseArgs({
     depth: { type: 'string' },
     files: { type: 'string' },
     snapshots: { type: 'string' },
+    'cascade-tables': { type: 'string' },
   },
 });
 
@@ -111,6 +115,10 @@ if (values.only === undefined || 'excision'.includes(values.only)) {
   await exciseBench(values.quick ? { versions: 2000, catalogs: [20_000, 200_000] } : { versions: 10_000, catalogs: [100_000, 2_000_000] }, out);
 }
 if (values.only === undefined || 'checksums'.includes(values.only)) await checksumBench(values.quick, out);
+if (values.only === undefined || 'large transactions'.includes(values.only)) {
+  const tables = Number(values['cascade-tables'] ?? (values.quick ? 4000 : 20_000));
+  await largeTransactionsBench({ files: sizes.files, tables, runs }, out);
+}
 out(`\nTotal time: ${((Date.now() - started) / 1000).toFixed(0)} s.`);
 
 if (values.write) {

@@ -169,25 +169,34 @@ export class Census {
   finish(): Violation[] {
     this.endRun(undefined);
     const existing = new Set(this.snapshotRows.map((r) => r.id));
-    const headRow = this.snapshotRows.find((r) => r.id === this.head)?.row;
-    const files = this.dataFiles.map((f) => ({ ...f, recordCount: f.row.recordCount, fileSizeBytes: f.row.fileSizeBytes, rowIdEnd: f.row.rowIdStart + f.row.recordCount }));
-    const out: Violation[] = [];
-    for (const found of [
-      this.violations,
-      snapshotProblems({ rows: this.snapshotRows, changes: this.changes, times: this.times, head: this.head }),
-      referencedSnapshotProblems(this.referenced, existing, this.retainFrom),
-      tagProblems(this.tags, existing),
-      counterProblems(headRow, this.maxCatalogId, this.maxFileId),
-      nameIndexProblems('schema', this.schemas, this.schemaNames),
-      nameIndexProblems('table or view', this.relations, this.relationNames),
-      manifestProblems(this.dataFiles, this.manifests),
-      fileTableProblems(this.dataFiles, this.fileTable),
-      dataFileEndProblems(this.dataFiles, this.fileEnds),
-      pathIndexProblems([...this.dataFiles.map((f) => ({ id: f.id, path: f.row.path, key: f.key })), ...this.deleteFiles], this.paths),
-      endIndexProblems(this.ended, this.endEntries),
-      tableStatsProblems(this.stats, files, this.liveTables),
-    ])
-      append(out, found);
+    const out: Violation[] = [...this.violations];
+    // A value that decoded to a record of the wrong shape (damage that left valid MessagePack) breaks the
+    // rule that reads it, not verify: that rule reports it and the others still run.
+    const rule = (invariant: string, check: () => Violation[]) => {
+      try {
+        append(out, check());
+      } catch (e) {
+        out.push({ invariant: 'values-decode', message: `the ${invariant} rule could not read what the index holds (${(e as Error).message}): a value has the wrong shape; rebuild the index from the store` });
+      }
+    };
+    rule('snapshot', () => snapshotProblems({ rows: this.snapshotRows, changes: this.changes, times: this.times, head: this.head }));
+    rule('referenced snapshot', () => referencedSnapshotProblems(this.referenced, existing, this.retainFrom));
+    rule('tag', () => tagProblems(this.tags, existing));
+    rule('counter', () => counterProblems(this.snapshotRows.find((r) => r.id === this.head)?.row, this.maxCatalogId, this.maxFileId));
+    rule('schema name index', () => nameIndexProblems('schema', this.schemas, this.schemaNames));
+    rule('relation name index', () => nameIndexProblems('table or view', this.relations, this.relationNames));
+    rule('manifest', () => manifestProblems(this.dataFiles, this.manifests));
+    rule('file table', () => fileTableProblems(this.dataFiles, this.fileTable));
+    rule('data file end', () => dataFileEndProblems(this.dataFiles, this.fileEnds));
+    rule('path index', () => pathIndexProblems([...this.dataFiles.map((f) => ({ id: f.id, path: f.row.path, key: f.key })), ...this.deleteFiles], this.paths));
+    rule('end index', () => endIndexProblems(this.ended, this.endEntries));
+    rule('table stats', () =>
+      tableStatsProblems(
+        this.stats,
+        this.dataFiles.map((f) => ({ ...f, recordCount: f.row.recordCount, fileSizeBytes: f.row.fileSizeBytes, rowIdEnd: f.row.rowIdStart + f.row.recordCount })),
+        this.liveTables,
+      ),
+    );
     return out;
   }
 

@@ -2,7 +2,7 @@
 // (written by versions.ts in the batch that ends it). The version's key is appended whole (it is
 // self-delimiting only as the key's remainder), so a range scan over [0, R] yields, in end order, exactly the
 // versions that ended at or before R: excision costs what it removes, not what the catalog holds.
-import { type Key, KeyFormatError, type KeyRange, keyPrefix, readU64 } from './key-codec.js';
+import { type Key, KeyDecodeError, type KeyRange, keyPrefix, readU64 } from './key-codec.js';
 import { Space } from './spaces.js';
 import { decodeValue } from './value-codec.js';
 import type { Violation } from './violation.js';
@@ -16,7 +16,7 @@ export function endIndexKey(end: number, key: Key): Key {
 }
 
 export function decodeEndIndexKey(k: Key): { end: number; key: Key } {
-  if (k[0] !== Space.EndIndex || k.length <= 9) throw new KeyFormatError(`not an end-index key: ${Buffer.from(k).toString('hex')}`);
+  if (k[0] !== Space.EndIndex || k.length <= 9) throw new KeyDecodeError(k, 'not an end-index key');
   return { end: readU64(k, 1), key: k.subarray(9) };
 }
 

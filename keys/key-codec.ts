@@ -3,6 +3,7 @@
 // "the newest version at or below S" is a reverse seek.
 import { MAX_ID } from './ids.js';
 import { type FieldKind, Space, SPACE_SPECS, spaceSpec } from './spaces.js';
+import { StrataError } from '../src/errors.js';
 
 export type Field = number | string;
 export type Key = Uint8Array;
@@ -118,30 +119,47 @@ export function readU64(b: Uint8Array, at: number): number {
   return hi * TWO_32 + lo;
 }
 
+/**
+ * Bytes that are not a key of ours. Keys are only read back from the local index, which the store can
+ * rebuild: CORRUPT, never a crash.
+ */
+export class KeyDecodeError extends StrataError {
+  constructor(key: Key, reason: string) {
+    super('CORRUPT', `index key 0x${Buffer.from(key.subarray(0, 64)).toString('hex')}${key.length > 64 ? '…' : ''} cannot be decoded: ${reason}; rebuild the index from the store (strata repair --rebuild-index)`);
+  }
+}
+
 export function decodeKey(key: Key): DecodedKey {
   const space = key[0] as Space;
-  const spec = spaceSpec(space);
+  const spec = key.length === 0 ? undefined : SPACE_SPECS.get(space);
+  if (spec === undefined) throw new KeyDecodeError(key, key.length === 0 ? 'it is empty' : `no key space 0x${space.toString(16)}`);
   let at = 1;
   const fields: Field[] = [];
   for (const kind of spec.fields) {
     if (kind === 'u64') {
-      if (at + 8 > key.length) throw new KeyFormatError(`${spec.name} key truncated at byte ${at}`);
+      if (at + 8 > key.length) throw new KeyDecodeError(key, `${spec.name} key truncated at byte ${at}`);
       fields.push(readU64(key, at));
       at += 8;
     } else {
       const end = key.indexOf(0, at);
-      if (end < 0) throw new KeyFormatError(`${spec.name} key: unterminated name at byte ${at}`);
-      fields.push(utf8Decode.decode(key.subarray(at, end)));
+      if (end < 0) throw new KeyDecodeError(key, `${spec.name} key: unterminated name at byte ${at}`);
+      let name: string;
+      try {
+        name = utf8Decode.decode(key.subarray(at, end));
+      } catch {
+        throw new KeyDecodeError(key, `${spec.name} key: the name at byte ${at} is not UTF-8`);
+      }
+      fields.push(name);
       at = end + 1;
     }
   }
   let begin: number | undefined;
   if (spec.hasBegin) {
-    if (at + 8 > key.length) throw new KeyFormatError(`${spec.name} key truncated at byte ${at}`);
+    if (at + 8 > key.length) throw new KeyDecodeError(key, `${spec.name} key truncated at byte ${at}`);
     begin = readU64(key, at);
     at += 8;
   }
-  if (at !== key.length) throw new KeyFormatError(`${spec.name} key: ${key.length - at} trailing bytes`);
+  if (at !== key.length) throw new KeyDecodeError(key, `${spec.name} key: ${key.length - at} trailing bytes`);
   return { space, fields, begin };
 }
 

@@ -100,6 +100,24 @@ describe('strata CLI, carelessly', () => {
     expect(plan.excise.files).toBe(real.excise.files);
   }, 60_000);
 
+  it('a lease of huge ttlMs is refused when taken; the longest allowed one prints in strata retain', async () => {
+    const dir = await tempDir();
+    const store = path.join(dir, 'shared');
+    const c = await Catalog.open({ dir: path.join(dir, 'a'), store: { path: store } });
+    for (const ttlMs of [1e16, 8.64e15, Number.MAX_SAFE_INTEGER, 366 * 24 * 3600 * 1000]) {
+      await expect(c.reader({ lease: { ttlMs } }), String(ttlMs)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    }
+    const r = await c.reader({ lease: { ttlMs: 365 * 24 * 3600 * 1000, holder: 'year-long report' } });
+    await expect(r.renew(1e16)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    // Another machine, on the shared store, lists the lease.
+    const shown = await run('retain', '--dir', path.join(dir, 'b'), '--store', store);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('year-long report');
+    expect(shown.stdout).toContain(r.lease!.expiresAt.toISOString());
+    await r.close();
+    await c.close();
+  });
+
   it('names printed to a terminal are escaped: no escape sequence, control character or reordering mark gets through', async () => {
     const dir = await tempDir();
     const c = await Catalog.open({ dir });

@@ -1,10 +1,20 @@
 // The peer: DuckLake's catalog tables in SQLite (better-sqlite3), laid out as DuckLake's specification gives
 // them, queried with DuckLake's visibility filter, in WAL mode, with the indexes a competent operator would
 // add for these queries. Commits follow DuckLake's steps: read the latest snapshot, check for conflicting
-// snapshots since, write the new rows, the snapshot and its changes, all in one transaction.
+// snapshots since, write the new rows, the snapshot and its changes, all in one transaction. A drop ends
+// what DuckLake's DropTables ends, by id list: the table rows, their columns and their data files.
 import Database from 'better-sqlite3';
 import * as path from 'node:path';
 import { COLUMNS, type Driver, type DriverOptions, type FileSpec } from './driver.js';
+
+/** What only the large-transaction section asks of the peer (Strata's side is its own API there). */
+export interface PeerDriver extends Driver {
+  /** Creates schema `name` holding `tables` (one int32 column x each), in one commit. */
+  createSchema(name: string, tables: string[]): Promise<number>;
+  dropTable(name: string): Promise<number>;
+  /** DROP SCHEMA ... CASCADE: the schema, its tables and what they hold, in one commit. */
+  dropSchema(name: string): Promise<number>;
+}
 
 const DDL = `
 CREATE TABLE ducklake_snapshot(snapshot_id INTEGER PRIMARY KEY, snapshot_time INTEGER, schema_version BIGINT,
@@ -38,16 +48,20 @@ CREATE TABLE strata_snapshot_tag(tag_name TEXT PRIMARY KEY, snapshot_id BIGINT, 
 
 const VISIBLE = (t: string) => `@s >= ${t}.begin_snapshot AND (@s < ${t}.end_snapshot OR ${t}.end_snapshot IS NULL)`;
 
-export async function openPeer(opts: DriverOptions): Promise<Driver> {
+export async function openPeer(opts: DriverOptions): Promise<PeerDriver> {
   const db = new Database(path.join(opts.dir, 'ducklake.sqlite'));
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${opts.durable ? 'FULL' : 'NORMAL'}`);
   db.pragma('cache_size = -65536');
-  db.exec(DDL);
-  db.exec(`INSERT INTO ducklake_snapshot VALUES (0, ${Date.now()}, 0, 1, 0);
-    INSERT INTO ducklake_snapshot_changes VALUES (0, 'created_schema:"main"', NULL, NULL, NULL);
-    INSERT INTO ducklake_schema_versions VALUES (0, 0);
-    INSERT INTO ducklake_schema VALUES (0, 'uuid-main', 0, NULL, 'main', 'main/', 1);`);
+  // A catalog an earlier process made is opened as it is: the large-transaction section times one
+  // operation per process.
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'ducklake_snapshot'").get() === undefined) {
+    db.exec(DDL);
+    db.exec(`INSERT INTO ducklake_snapshot VALUES (0, ${Date.now()}, 0, 1, 0);
+      INSERT INTO ducklake_snapshot_changes VALUES (0, 'created_schema:"main"', NULL, NULL, NULL);
+      INSERT INTO ducklake_schema_versions VALUES (0, 0);
+      INSERT INTO ducklake_schema VALUES (0, 'uuid-main', 0, NULL, 'main', 'main/', 1);`);
+  }
 
   const q = {
     latest: db.prepare(
@@ -76,7 +90,11 @@ export async function openPeer(opts: DriverOptions): Promise<Driver> {
       `SELECT data_file_id, path, file_format, record_count, file_size_bytes, footer_size, row_id_start, begin_snapshot, end_snapshot
        FROM ducklake_data_file f WHERE table_id = @table AND ${VISIBLE('f')}`,
     ),
-    insertTable: db.prepare("INSERT INTO ducklake_table VALUES (?, ?, ?, NULL, 0, ?, ?, 1)"),
+    schemaAt: db.prepare(`SELECT schema_id FROM ducklake_schema s WHERE schema_name = @schema AND ${VISIBLE('s')}`),
+    insertSchema: db.prepare('INSERT INTO ducklake_schema VALUES (?, ?, ?, NULL, ?, ?, 1)'),
+    endSchema: db.prepare('UPDATE ducklake_schema SET end_snapshot = ? WHERE schema_id = ? AND end_snapshot IS NULL'),
+    liveTablesIn: db.prepare('SELECT table_id FROM ducklake_table WHERE schema_id = ? AND end_snapshot IS NULL'),
+    insertTable: db.prepare('INSERT INTO ducklake_table VALUES (?, ?, ?, NULL, ?, ?, ?, 1)'),
     endTable: db.prepare('UPDATE ducklake_table SET end_snapshot = ? WHERE table_id = ? AND end_snapshot IS NULL'),
     insertColumn: db.prepare('INSERT INTO ducklake_column VALUES (?, ?, NULL, ?, ?, ?, ?, NULL, NULL, 1, NULL)'),
     insertStats: db.prepare('INSERT INTO ducklake_table_stats VALUES (?, 0, 0, 0)'),
@@ -109,6 +127,24 @@ export async function openPeer(opts: DriverOptions): Promise<Driver> {
       })
       .immediate();
 
+  /** Tables `names` in schema `schemaId` from catalog id `id` on; returns the next free id. */
+  const insertTables = (s: number, schemaId: number, schema: string, names: string[], columns: typeof COLUMNS, id: number, changes: string[]) => {
+    for (const name of names) {
+      q.insertTable.run(id, `uuid-${id}`, s, schemaId, name, `${name}/`);
+      columns.forEach((c, i) => q.insertColumn.run(i + 1, s, id, i + 1, c.name, c.type));
+      q.insertStats.run(id);
+      changes.push(`created_table:"${schema}"."${name}"`);
+      id++;
+    }
+    return id;
+  };
+  // DuckLake's FlushDrop: one UPDATE per catalog table with the dropped ids as a literal list.
+  const endTables = (s: number, ids: number[]) => {
+    for (const t of ['ducklake_table', 'ducklake_column', 'ducklake_data_file']) {
+      db.prepare(`UPDATE ${t} SET end_snapshot = ? WHERE end_snapshot IS NULL AND table_id IN (${ids.join(', ')})`).run(s);
+    }
+  };
+
   const tableAt = (s: number, name: string) => q.tableAt.get({ schema: 'main', name, s }) as { table_id: number } | undefined;
   const resolve = (snapshot: number, table: string) => {
     const t = tableAt(snapshot, table);
@@ -126,16 +162,32 @@ export async function openPeer(opts: DriverOptions): Promise<Driver> {
     durability: opts.durable ? 'SQLite WAL, synchronous=FULL: WAL fsync per commit' : 'SQLite WAL, synchronous=NORMAL: no fsync per commit',
     createTables: async (names) =>
       commit(true, (s, latest) => {
-        let id = latest.next_catalog_id;
         const changes: string[] = [];
-        for (const name of names) {
-          q.insertTable.run(id, `uuid-${id}`, s, name, `${name}/`);
-          COLUMNS.forEach((c, i) => q.insertColumn.run(i + 1, s, id, i + 1, c.name, c.type));
-          q.insertStats.run(id);
-          changes.push(`created_table:"main"."${name}"`);
-          id++;
-        }
+        const id = insertTables(s, 0, 'main', names, COLUMNS, latest.next_catalog_id, changes);
         return { changes, nextCatalogId: id, nextFileId: latest.next_file_id };
+      }),
+    createSchema: async (name, tables) =>
+      commit(true, (s, latest) => {
+        const schemaId = latest.next_catalog_id;
+        q.insertSchema.run(schemaId, `uuid-${schemaId}`, s, name, `${name}/`);
+        const changes = [`created_schema:"${name}"`];
+        const id = insertTables(s, schemaId, name, tables, [{ name: 'x', type: 'int32' }], schemaId + 1, changes);
+        return { changes, nextCatalogId: id, nextFileId: latest.next_file_id };
+      }),
+    dropTable: async (name) =>
+      commit(true, (s, latest) => {
+        const t = tableAt(latest.snapshot_id, name)!;
+        endTables(s, [t.table_id]);
+        return { changes: [`dropped_table:${t.table_id}`], nextCatalogId: latest.next_catalog_id, nextFileId: latest.next_file_id };
+      }),
+    dropSchema: async (name) =>
+      commit(true, (s, latest) => {
+        const { schema_id } = q.schemaAt.get({ schema: name, s: latest.snapshot_id }) as { schema_id: number };
+        const ids = (q.liveTablesIn.all(schema_id) as { table_id: number }[]).map((t) => t.table_id);
+        if (ids.length > 0) endTables(s, ids);
+        q.endSchema.run(s, schema_id);
+        const changes = [...ids.map((id) => `dropped_table:${id}`), `dropped_schema:${schema_id}`];
+        return { changes, nextCatalogId: latest.next_catalog_id, nextFileId: latest.next_file_id };
       }),
     renameTables: async (pairs) =>
       commit(true, (s, latest) => {
@@ -143,7 +195,7 @@ export async function openPeer(opts: DriverOptions): Promise<Driver> {
         for (const [from, to] of pairs) {
           const t = tableAt(latest.snapshot_id, from)!;
           q.endTable.run(s, t.table_id);
-          q.insertTable.run(t.table_id, `uuid-${t.table_id}`, s, to, `${to}/`);
+          q.insertTable.run(t.table_id, `uuid-${t.table_id}`, s, 0, to, `${to}/`);
           changes.push(`altered_table:${t.table_id}`);
         }
         return { changes, nextCatalogId: latest.next_catalog_id, nextFileId: latest.next_file_id };

@@ -51,6 +51,7 @@ import { HEAD_SNAPSHOT_KEY, type HeadSnapshotRow, headSnapshotId } from '../../k
 import { decodeValue } from '../../keys/value-codec.js';
 import type { Entity, Version, Versioned } from '../../keys/versions.js';
 import { isVisible } from '../../keys/visibility.js';
+import { checkName } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import type { ReadView } from '../kv/read-view.js';
 import type { SnapshotInfo } from './records.js';
@@ -180,7 +181,10 @@ export async function* tags(view: ReadView): AsyncGenerator<{ name: string } & S
 
 // ---- schemas
 
+// Names are checked where every lookup by name starts: a name no key can hold is a bad argument, whichever
+// public call it came through.
 export async function schemaIdByName(view: ReadView, at: SnapshotId, name: string): Promise<CatalogId | undefined> {
+  checkName('schema name', name);
   return (await versionAt(view, schemaNameEntity(name), at))?.row.schemaId;
 }
 
@@ -200,6 +204,7 @@ export async function relationByName(
   schemaId: CatalogId,
   name: string,
 ): Promise<{ kind: RelationKind; id: CatalogId } | undefined> {
+  checkName('table or view name', name);
   const v = await versionAt(view, relationNameEntity(schemaId, name), at);
   return v && { kind: v.row.kind, id: v.row.id };
 }

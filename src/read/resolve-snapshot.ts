@@ -2,6 +2,7 @@
 // always inside the reader's own read view: a fresh answer over a stale view cannot happen.
 import { type SnapshotId, snapshotId } from '../../keys/ids.js';
 import type { SnapshotRow } from '../../keys/snapshots.js';
+import { checkName } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from './catalog-queries.js';
@@ -112,8 +113,8 @@ async function byTimestamp(view: ReadView, time: number): Promise<SnapshotId> {
   );
 }
 
-async function byTag(view: ReadView, name: unknown, opts: ResolveOptions): Promise<SnapshotId> {
-  if (typeof name !== 'string' || name === '') throw invalid(`tag must be a tag name, got ${JSON.stringify(name)}`);
+async function byTag(view: ReadView, given: unknown, opts: ResolveOptions): Promise<SnapshotId> {
+  const name = checkName('tag', given);
   if (name === 'current') return (await q.headSnapshot(view)).begin;
   if (name === 'previous') return previousUserVersion(view, (await q.headSnapshot(view)).begin, opts.previousWalkLimit);
   const row = await q.tag(view, name);
