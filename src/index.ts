@@ -28,3 +28,5 @@ export type { ReclaimOptions, ReclaimReport } from '../gc/reclaim.js';
 export type { PruneCheckpointsOptions, PruneCheckpointsReport } from '../gc/checkpoints.js';
 export type { CompactLogOptions, CompactLogReport } from '../gc/compact-log.js';
 export type { VerifyOptions, VerifyReport, Violation } from './catalog/verify.js';
+export type { SqlOptions, SqlResult } from './sql/query.js';
+export type { LoadResult } from './sql/load.js';

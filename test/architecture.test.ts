@@ -37,6 +37,7 @@ const LAYERS: [string, number][] = [
   ['src/read/', 4],
   ['src/txn/', 5],
   ['gc/', 5],
+  ['src/sql/', 5.5],
   ['src/catalog/', 6],
   ['src/cli/', 7],
   ['src/index.ts', 7],

@@ -10,16 +10,16 @@ import type { ReclaimOptions, ReclaimReport } from '../../gc/reclaim.js';
 import type { PruneCheckpointsOptions, PruneCheckpointsReport } from '../../gc/checkpoints.js';
 import type { CompactLogOptions, CompactLogReport } from '../../gc/compact-log.js';
 import { type CatalogId, type SnapshotId, snapshotId } from '../../keys/ids.js';
-import { checkOptionalText, flag, options } from '../arguments.js';
+import { flag, options } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import { quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
-import { checkReadSources, history, type HistoryBound, type ReadSource, resolveBound, type TableChanges, tableChanges, tableIdAt } from '../read/history.js';
+import { history, type HistoryBound, type HistoryOptions, type ReadSource, resolveBound, type TableChanges, tableChanges, tableIdAt } from '../read/history.js';
 import { Reader } from '../read/reader.js';
 import type { SnapshotInfo } from '../read/records.js';
 import { resolveSnapshot, type SnapshotSelector } from '../read/resolve-snapshot.js';
-import type { CommitMeta } from '../txn/plan.js';
+import { checkCommitMeta, type CommitMeta } from '../txn/plan.js';
 import { prepare, type TransactionFn } from '../txn/prepared.js';
 import type { TxnContext } from '../txn/transaction.js';
 import { Background, type CheckpointResult } from './background.js';
@@ -30,15 +30,12 @@ import { Maintenance } from './maintenance.js';
 import { type Opened, openCatalog, type OpenOptions } from './open.js';
 import { SnapshotTags } from './snapshot-tags.js';
 import { FollowStatus } from './status.js';
+import { DataPlane } from '../sql/data-plane.js';
+import type { LoadResult } from '../sql/load.js';
+import type { SqlOptions, SqlResult } from '../sql/query.js';
 import { verifyCatalog, type VerifyOptions, type VerifyReport } from './verify.js';
 
-export type { OpenOptions };
-
-export interface HistoryOptions {
-  from?: HistoryBound;
-  to?: HistoryBound;
-  table?: { schema: string; table: string };
-}
+export type { HistoryOptions, OpenOptions };
 
 /**
  * Which snapshot a reader reads: at most one of snapshot, timestamp, tag, previous; none = the newest. With
@@ -46,17 +43,6 @@ export interface HistoryOptions {
  * reader closes.
  */
 export type ReaderOptions = SnapshotSelector & { lease?: LeaseOptions };
-
-function checkMeta(given: CommitMeta | undefined): CommitMeta {
-  const meta = options('commit metadata', given, ['author', 'message', 'extraInfo', 'maintenance', 'readSources']);
-  checkOptionalText('author', meta.author);
-  checkOptionalText('message', meta.message);
-  checkOptionalText('extraInfo', meta.extraInfo);
-  if (meta.maintenance !== undefined && typeof meta.maintenance !== 'boolean') {
-    throw new StrataError('INVALID_ARGUMENT', 'maintenance must be a boolean');
-  }
-  return { ...meta, readSources: checkReadSources(meta.readSources) };
-}
 
 export class Catalog {
   private readonly status = new FollowStatus();
@@ -66,6 +52,7 @@ export class Catalog {
   private readonly txnContext: TxnContext;
   private readonly gc: Maintenance;
   private readonly snapshotTags: SnapshotTags;
+  private readonly plane: DataPlane;
   private readonly readers = new Set<Reader>();
   /** Transactions under way, from their function to their commit: close() lets them finish. */
   private readonly transactions = new Set<Promise<unknown>>();
@@ -91,6 +78,8 @@ export class Catalog {
       assert: (write) => (write ? this.assertWritable() : this.assertOpen()),
     });
     this.snapshotTags = new SnapshotTags(this.committer, limits, clock, () => this.assertWritable());
+    const reader = (at?: SnapshotSelector) => this.reader(at);
+    this.plane = new DataPlane({ reader, transaction: (fn, meta) => this.transaction(fn, meta), store: parts.store, dataPath: parts.dataPath }, parts.dir);
   }
 
   static async open(opts: OpenOptions): Promise<Catalog> {
@@ -125,7 +114,7 @@ export class Catalog {
   async transaction(fn: TransactionFn, meta?: CommitMeta): Promise<{ snapshot: SnapshotId | null }> {
     this.assertWritable();
     if (typeof fn !== 'function') throw new StrataError('INVALID_ARGUMENT', 'transaction() takes a function (tx) => …');
-    const checked = checkMeta(meta);
+    const checked = checkCommitMeta(meta);
     const running = (async () => {
       // While a group of this process is being written, asking the store would find that group's own
       // entry and wait for it; whatever else is new, the group's write learns and the rebase handles.
@@ -175,6 +164,18 @@ export class Catalog {
       await view.close();
       throw e;
     }
+  }
+
+  /** One SELECT (DESIGN §8): each table at its own AT (VERSION/TIMESTAMP), else `opts.at`, else the newest. */
+  sql(text: string, opts?: SqlOptions): Promise<SqlResult> {
+    this.assertOpen();
+    return this.plane.sql(text, opts);
+  }
+
+  /** Loads a CSV or Parquet file into a table as one new data file, in one commit. */
+  load(schema: string, table: string, source: string): Promise<LoadResult> {
+    this.assertWritable();
+    return this.plane.load(schema, table, source);
   }
 
   /** Applies entries that other writers committed to the shared store since this process last looked. */
@@ -372,6 +373,7 @@ export class Catalog {
     this.closed = true;
     await Promise.allSettled([...this.transactions, this.warming]);
     await this.parts.sync.exclusive(async () => undefined);
+    await this.plane.close();
     // Last: any write that was still under way (a tag, a lease) may have started one.
     await this.background.settled();
     await this.parts.sync.kv.close();

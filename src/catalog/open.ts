@@ -110,6 +110,8 @@ export interface Opened {
   /** Key prefix of data files in the store, e.g. `data/`. */
   dataPath: string;
   writerName: string;
+  /** The local directory (index, file cache). */
+  dir: string;
 }
 
 const FIRST_SEQ = kvSeq(1);
@@ -211,7 +213,7 @@ export async function openCatalog(given: OpenOptions): Promise<Opened> {
           `${JSON.stringify(dataPath)} (fixed at creation); open it without dataPath`,
       );
     }
-    return { sync, store, log, clock, random, readOnly, closeStore, limits, dataPath, writerName: opts.writerName ?? `${hostname()}:${process.pid}` };
+    return { sync, store, log, clock, random, readOnly, closeStore, limits, dataPath, writerName: opts.writerName ?? `${hostname()}:${process.pid}`, dir: opts.dir };
   } catch (e) {
     await kv?.close();
     closeStore();

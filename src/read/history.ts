@@ -37,6 +37,12 @@ export async function resolveBound(view: ReadView, what: string, bound: unknown)
   throw new StrataError('INVALID_ARGUMENT', `${what} must be a snapshot id, a Date or an ISO-8601 string; got ${JSON.stringify(bound)}`);
 }
 
+export interface HistoryOptions {
+  from?: HistoryBound;
+  to?: HistoryBound;
+  table?: { schema: string; table: string };
+}
+
 /** The table's id, by its name at `at`; undefined if no table had that name then. */
 export async function tableIdAt(view: ReadView, at: SnapshotId, schema: string, table: string): Promise<CatalogId | undefined> {
   const schemaId = await q.schemaIdByName(view, at, schema);

@@ -12,7 +12,9 @@ import { schemaEntity, schemaNameEntity, type SchemaRow } from '../../keys/schem
 import { createSnapshot, type SnapshotChangesRow, type SnapshotRow } from '../../keys/snapshots.js';
 import { changedTableStats, EMPTY_TABLE_STATS, putTableStats } from '../../keys/stats.js';
 import type { Entity, Versioned } from '../../keys/versions.js';
-import type { ReadSource } from '../read/history.js';
+import { checkReadSources, type ReadSource } from '../read/history.js';
+import { checkOptionalText, options } from '../arguments.js';
+import { StrataError } from '../errors.js';
 import { quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
@@ -27,6 +29,18 @@ export interface CommitMeta {
   maintenance?: boolean;
   /** The table snapshots the commit was computed from: `catalog.lineage(snapshot)` returns them. */
   readSources?: ReadSource[];
+}
+
+/** Commit metadata as a caller gives it, checked. */
+export function checkCommitMeta(given: CommitMeta | undefined): CommitMeta {
+  const meta = options('commit metadata', given, ['author', 'message', 'extraInfo', 'maintenance', 'readSources']);
+  checkOptionalText('author', meta.author);
+  checkOptionalText('message', meta.message);
+  checkOptionalText('extraInfo', meta.extraInfo);
+  if (meta.maintenance !== undefined && typeof meta.maintenance !== 'boolean') {
+    throw new StrataError('INVALID_ARGUMENT', 'maintenance must be a boolean');
+  }
+  return { ...meta, readSources: checkReadSources(meta.readSources) };
 }
 
 export interface Plan {

@@ -1,0 +1,51 @@
+// DuckDB, the data plane: one in-memory instance per catalog, opened on first use, a connection per
+// statement (temporary views are per connection). DuckDB's errors become StrataErrors: what the statement
+// got wrong is INVALID_ARGUMENT with DuckDB's message; a file DuckDB cannot read as Parquet is CORRUPT.
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { StrataError } from '../errors.js';
+
+export class Engine {
+  private instance: Promise<DuckDBInstance> | undefined;
+
+  /** Runs `fn` on a new connection, closed after it. */
+  async withConnection<T>(fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
+    this.instance ??= DuckDBInstance.create(':memory:');
+    const c = await (await this.instance).connect();
+    try {
+      return await fn(c);
+    } finally {
+      c.closeSync();
+    }
+  }
+
+  async close(): Promise<void> {
+    const instance = this.instance;
+    this.instance = undefined;
+    (await instance?.catch(() => undefined))?.closeSync();
+  }
+}
+
+/** The one value of a one-row, one-column query with one text parameter. */
+export async function scalar(c: DuckDBConnection, sql: string, arg: string): Promise<string> {
+  const r = await run(() => c.runAndReadAll(sql, [arg]));
+  return String(r.getRows()[0]![0]);
+}
+
+/** Runs DuckDB work, its errors as StrataErrors. */
+export async function run<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    throw duckError(e);
+  }
+}
+
+export function duckError(e: unknown): unknown {
+  if (e instanceof StrataError || !(e instanceof Error)) return e;
+  const m = e.message;
+  if (/magic bytes|not a parquet file|too small to be a parquet file|corrupt/i.test(m)) {
+    return new StrataError('CORRUPT', `a data or delete file cannot be read as Parquet (DuckDB: ${m}); strata verify --files checks every file`, { cause: e });
+  }
+  if (/^IO Error/i.test(m)) return new StrataError('STORE_UNAVAILABLE', `DuckDB could not read a file: ${m}`, { cause: e });
+  return new StrataError('INVALID_ARGUMENT', m, { cause: e });
+}

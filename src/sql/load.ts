@@ -1,0 +1,96 @@
+// Loading a CSV or Parquet file into a table: its rows checked against the table's columns at the head,
+// written by DuckDB as Parquet with field ids equal to the column ids (so later renames, additions and drops
+// read it right), put into the table's data path on the catalog's store, and registered in one commit with
+// the record count, size and footer size the file's footer gives.
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { isWidening } from '../../keys/column-types.js';
+import type { SnapshotId } from '../../keys/ids.js';
+import { StrataError } from '../errors.js';
+import type { ColumnInfo } from '../read/records.js';
+import type { TransactionFn } from '../txn/prepared.js';
+import { duckType, lakeType } from './duck-types.js';
+import { run } from './engine.js';
+import type { PlaneContext } from './query.js';
+import { ident, literal } from './table-scan.js';
+
+export interface LoadResult {
+  snapshot: SnapshotId | null;
+  files: { path: string; recordCount: number; fileSizeBytes: number }[];
+  rows: number;
+}
+
+export interface LoadContext extends PlaneContext {
+  transaction(fn: TransactionFn, meta?: { message?: string }): Promise<{ snapshot: SnapshotId | null }>;
+}
+
+const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);
+
+/** How DuckDB reads the source: CSV in the table's types (a value that does not parse names its column), or Parquet. */
+function sourceOf(file: string, columns: readonly ColumnInfo[], present: ReadonlySet<string> | undefined): string {
+  if (/\.parquet$/i.test(file)) return `read_parquet(${literal(file)})`;
+  if (/\.(csv|tsv|txt)(\.gz)?$/i.test(file)) {
+    if (present === undefined) return `read_csv(${literal(file)}, header = true)`;
+    const types = columns.filter((c) => present.has(c.name)).map((c) => `${literal(c.name)}: ${literal(duckType(c.type))}`);
+    return `read_csv(${literal(file)}, header = true, types = {${types.join(', ')}})`;
+  }
+  throw invalid(`load() reads CSV (.csv, .tsv, .txt, optionally .gz) and Parquet (.parquet) files; ${JSON.stringify(file)} is neither`);
+}
+
+/** A data path segment for a name: the name itself when it makes a plain segment, else the object's id. */
+const segment = (name: string, id: number, kind: string) => (/^[A-Za-z0-9_][A-Za-z0-9_-]{0,100}$/.test(name) ? name : `${kind}_${id}`);
+
+export async function load(ctx: LoadContext, schema: string, table: string, source: string): Promise<LoadResult> {
+  if (typeof source !== 'string' || source === '') throw invalid('load() takes the path of a CSV or Parquet file');
+  const file = path.resolve(source);
+  if (!existsSync(file)) throw invalid(`load(): there is no file ${file}`);
+  const head = await ctx.reader();
+  const info = await head.table(schema, table).finally(() => head.close());
+  return ctx.engine.withConnection(async (c) => {
+    const described = (await run(() => c.runAndReadAll(`DESCRIBE SELECT * FROM ${sourceOf(file, info.columns, undefined)}`))).getRowObjectsJS() as {
+      column_name: string;
+      column_type: string;
+    }[];
+    const byName = new Map(info.columns.map((col) => [col.name, col]));
+    const quoted = `${JSON.stringify(schema)}.${JSON.stringify(table)}`;
+    for (const d of described) {
+      const col = byName.get(d.column_name);
+      if (col === undefined) {
+        throw invalid(`${file} has a column ${JSON.stringify(d.column_name)} that ${quoted} does not have; its columns: ${info.columns.map((x) => JSON.stringify(x.name)).join(', ')}`);
+      }
+      const t = lakeType(d.column_type);
+      // CSV values are parsed in the table's types below; a Parquet column must already be one that widens.
+      if (/\.parquet$/i.test(file) && t !== col.type && !(t !== undefined && isWidening(t, col.type))) {
+        throw invalid(`column ${JSON.stringify(col.name)} is ${d.column_type} in ${file} and ${col.type} in ${quoted}; give it as ${duckType(col.type)} or a type that widens to it`);
+      }
+    }
+    const present = new Set(described.map((d) => d.column_name));
+    for (const col of info.columns) {
+      if (!present.has(col.name) && !col.nullsAllowed) throw invalid(`${file} has no column ${JSON.stringify(col.name)}, which ${quoted} requires (NOT NULL)`);
+    }
+    const exprs = info.columns.map((col) => `CAST(${present.has(col.name) ? ident(col.name) : 'NULL'} AS ${duckType(col.type)}) AS ${ident(col.name)}`);
+    const ids = info.columns.map((col) => `${ident(col.name)}: ${col.id}`);
+    const tmp = path.join(tmpdir(), `strata-load-${randomUUID()}.parquet`);
+    try {
+      await run(() => c.run(`COPY (SELECT ${exprs.join(', ')} FROM ${sourceOf(file, info.columns, present)}) TO ${literal(tmp)} (FORMAT parquet, FIELD_IDS {${ids.join(', ')}})`));
+      const meta = (await run(() => c.runAndReadAll(`SELECT num_rows, file_size_bytes, footer_size FROM parquet_file_metadata(${literal(tmp)})`))).getRowObjectsJS()[0] as {
+        num_rows: bigint;
+        file_size_bytes: bigint;
+        footer_size: bigint;
+      };
+      const recordCount = Number(meta.num_rows);
+      if (recordCount === 0) return { snapshot: null, files: [], rows: 0 };
+      const relative = `${segment(schema, info.schemaId, 'schema')}/${segment(table, info.id, 'table')}/${randomUUID()}.parquet`;
+      const bytes = await readFile(tmp);
+      await ctx.store.putIfAbsent(`${ctx.dataPath}${relative}`, bytes);
+      const spec = { path: relative, recordCount, fileSizeBytes: bytes.length, footerSize: Number(meta.footer_size) };
+      const { snapshot } = await ctx.transaction((tx) => tx.addDataFile(schema, table, spec), { message: `load ${path.basename(file)} into ${schema}.${table}` });
+      return { snapshot, files: [{ path: relative, recordCount, fileSizeBytes: bytes.length }], rows: recordCount };
+    } finally {
+      await rm(tmp, { force: true });
+    }
+  });
+}

@@ -1,0 +1,121 @@
+// A SELECT as DuckDB's own parser sees it (json_serialize_sql): every reference to a catalog table with its
+// AT clause, and the statement again with each reference replaced by the name of a view that reads the
+// table's files at its snapshot (json_deserialize_sql). No SQL grammar of our own.
+import { StrataError } from '../errors.js';
+import type { SnapshotSelector } from '../read/resolve-snapshot.js';
+
+/** A table reference of the statement: which table, at which snapshot (undefined: the statement's). */
+export interface TableRef {
+  schema: string;
+  table: string;
+  at: SnapshotSelector | undefined;
+}
+
+/** What runs the two DuckDB functions: one text in, one text out. */
+export type ScalarSql = (sql: string, arg: string) => Promise<string>;
+
+interface Node {
+  [k: string]: unknown;
+}
+
+const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);
+
+// JSON numbers past 2^53 (a BIGINT constant in the query, DuckDB's "no location" marker) would come back
+// from JSON.parse rounded; they travel as strings while the tree is in JavaScript.
+const BIG = '__strata_big__:';
+const protectBig = (json: string) => json.replace(/("(?:[^"\\]|\\.)*")|((?<![\d.])-?\d{16,}(?:\.\d+)?(?:[eE][+-]?\d+)?)/g, (m, str: string | undefined) => (str !== undefined ? m : `"${BIG}${m}"`));
+const restoreBig = (json: string) => json.replace(/"__strata_big__:([-+.eE0-9]+)"/g, '$1');
+
+export class Statement {
+  private constructor(
+    private readonly tree: Node,
+    readonly refs: TableRef[],
+    private readonly nodes: Node[],
+  ) {}
+
+  /** Parses `sql`: one SELECT statement, else INVALID_ARGUMENT with DuckDB's message. */
+  static async parse(sql: string, run: ScalarSql): Promise<Statement> {
+    if (typeof sql !== 'string' || sql.trim() === '') throw invalid('sql() takes the text of a SQL statement');
+    const parsed = JSON.parse(protectBig(await run('SELECT json_serialize_sql($1::VARCHAR) AS v', sql))) as Node;
+    if (parsed.error === true) {
+      const message = String(parsed.error_message);
+      throw invalid(
+        /only select/i.test(message)
+          ? `only SELECT statements are run by sql() so far (DuckDB: ${message}); register files with load() or a transaction`
+          : `the statement does not parse: ${message}`,
+      );
+    }
+    const statements = parsed.statements as Node[];
+    if (statements.length !== 1) throw invalid(`sql() runs one statement at a time; got ${statements.length}`);
+    const ctes = new Set<string>();
+    const nodes: Node[] = [];
+    walk(parsed, (n) => {
+      const map = (n.cte_map as { map?: { key: string }[] } | undefined)?.map;
+      for (const c of map ?? []) ctes.add(c.key);
+      if (n.type === 'BASE_TABLE') nodes.push(n);
+    });
+    const refs: TableRef[] = [];
+    const kept: Node[] = [];
+    for (const n of nodes) {
+      // A name a WITH clause defines is the query's own, not a catalog table.
+      if (n.schema_name === '' && n.catalog_name === '' && ctes.has(n.table_name as string)) {
+        if (n.at_clause) throw invalid(`${String(n.table_name)} is a WITH query of the statement; AT applies to catalog tables only`);
+        continue;
+      }
+      if (n.catalog_name !== '') throw invalid(`${String(n.catalog_name)}.${String(n.schema_name)}.${String(n.table_name)}: the catalog has no attached databases; name tables as schema.table`);
+      refs.push({ schema: (n.schema_name as string) || 'main', table: n.table_name as string, at: atClause(n) });
+      kept.push(n);
+    }
+    return new Statement(parsed, refs, kept);
+  }
+
+  /** The statement with reference i reading from view `names[i]` instead (its alias kept, or the table's name). */
+  async rewrite(names: readonly string[], run: ScalarSql): Promise<string> {
+    this.nodes.forEach((n, i) => {
+      if (!n.alias) n.alias = n.table_name;
+      n.schema_name = '';
+      n.table_name = names[i];
+      n.at_clause = null;
+    });
+    return run('SELECT json_deserialize_sql($1::VARCHAR) AS v', restoreBig(JSON.stringify(this.tree)));
+  }
+}
+
+function walk(n: unknown, visit: (n: Node) => void): void {
+  if (Array.isArray(n)) for (const x of n) walk(x, visit);
+  else if (n !== null && typeof n === 'object') {
+    visit(n as Node);
+    for (const v of Object.values(n)) walk(v, visit);
+  }
+}
+
+/** An AT clause as a reader's selector: VERSION => n (an id) or 'name' (a tag), TIMESTAMP => a time. */
+function atClause(n: Node): SnapshotSelector | undefined {
+  const at = n.at_clause as { unit: string; expr: Node } | null | undefined;
+  if (!at) return undefined;
+  const where = `AT (${at.unit} => …) on ${String(n.schema_name) || 'main'}.${String(n.table_name)}`;
+  const value = constantOf(at.expr);
+  if (value === undefined) throw invalid(`${where} takes a constant: a snapshot id or tag name for VERSION, a time for TIMESTAMP`);
+  const unit = at.unit.toUpperCase();
+  if (unit === 'VERSION') {
+    if (typeof value === 'string' && !/^\d+$/.test(value)) return { tag: value };
+    const id = Number(value);
+    if (!Number.isSafeInteger(id) || id < 0) throw invalid(`${where}: ${String(value)} is not a snapshot id`);
+    return { snapshot: id };
+  }
+  if (unit === 'TIMESTAMP') return { timestamp: String(value) };
+  throw invalid(`${where}: AT takes VERSION or TIMESTAMP, not ${at.unit}`);
+}
+
+/** The value of a constant, or of a cast of one (TIMESTAMP '…'); undefined for anything else. */
+function constantOf(e: Node): string | number | undefined {
+  if (e.class === 'CONSTANT') {
+    const v = e.value as { is_null: boolean; value: unknown };
+    if (v.is_null) return undefined;
+    const raw = v.value;
+    if (typeof raw === 'string') return raw.startsWith(BIG) ? raw.slice(BIG.length) : raw;
+    return typeof raw === 'number' ? raw : undefined;
+  }
+  if (e.class === 'CAST') return constantOf(e.child as Node);
+  return undefined;
+}

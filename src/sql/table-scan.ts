@@ -1,0 +1,44 @@
+// The SELECT that reads one table as it was at one snapshot: its data files by Parquet field id (= the
+// catalog's column ids, so a renamed column reads old files under its new name, a column added later reads
+// as its default or NULL, a dropped one is not read), in the types the catalog has at that snapshot, with
+// the positional delete files applied (each belongs to one data file; a delete file holds every deleted
+// position of its data file, DuckLake's `pos`).
+import type { ColumnInfo } from '../read/records.js';
+import { duckType } from './duck-types.js';
+
+export interface ScanFile {
+  /** Where DuckDB reads it: a local path. */
+  local: string;
+}
+
+export interface ScanInput {
+  columns: readonly ColumnInfo[];
+  files: readonly ScanFile[];
+  /** Each delete file with the local path of the data file it deletes from. */
+  deletes: readonly { local: string; dataFile: string }[];
+}
+
+export const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
+export const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+
+/** What a column reads as in a file written before it existed: its default, cast to its type, or NULL. */
+function defaultOf(c: ColumnInfo): string {
+  return c.defaultValue === null ? 'NULL' : `CAST(${literal(c.defaultValue)} AS ${duckType(c.type)})`;
+}
+
+export function tableScan(t: ScanInput): string {
+  const columns = [...t.columns].sort((a, b) => a.order - b.order);
+  const select = columns.map((c) => ident(c.name)).join(', ');
+  if (t.files.length === 0) {
+    return `SELECT ${columns.map((c) => `CAST(NULL AS ${duckType(c.type)}) AS ${ident(c.name)}`).join(', ')} WHERE false`;
+  }
+  const schema = columns.map((c) => `${c.id}: {name: ${literal(c.name)}, type: ${literal(duckType(c.type))}, default_value: ${defaultOf(c)}}`).join(', ');
+  const files = `[${t.files.map((f) => literal(f.local)).join(', ')}]`;
+  const read = `read_parquet(${files}, schema = map {${schema}}, filename = true, file_row_number = true)`;
+  if (t.deletes.length === 0) return `SELECT ${select} FROM ${read}`;
+  const deleted = t.deletes.map((d) => `SELECT ${literal(d.dataFile)} AS f, pos FROM read_parquet(${literal(d.local)})`).join(' UNION ALL ');
+  return (
+    `SELECT ${columns.map((c) => `d.${ident(c.name)}`).join(', ')} FROM ${read} AS d ` +
+    `ANTI JOIN (${deleted}) AS x ON x.f = d.filename AND x.pos = d.file_row_number`
+  );
+}
