@@ -6,18 +6,15 @@ import { Catalog } from '../catalog/catalog.js';
 import { DirectoryStore } from '../store/directory-store.js';
 import { StrataError } from '../errors.js';
 import { makeDirs } from '../make-dirs.js';
+import { DemoEngine } from './demo-engine.js';
 import { renderChanges, snapshotTable } from './format.js';
+import { renderResult } from './sql.js';
 import { describeCatalog, describeTable, renderCatalog, renderTable } from './show.js';
 
-/** The demo plays the engine too: it writes a small object where each data file it registers lives. */
-const PATHS = [
-  'sales/orders/2026-01.parquet',
-  'sales/orders/2026-02.parquet',
-  'sales/customers/all.parquet',
-  'sales/orders/2026-03.parquet',
-  'sales/order_history/2026-01-deletes.parquet',
-  'sales/order_history/2026-03-restated.parquet',
-];
+/** Orders `first`..`first + n - 1`, as SQL: a status and an amount that vary with the id. */
+const orderRows = (first: number, n: number, ids = `${first} + i`) =>
+  `SELECT (${ids})::BIGINT AS id, CASE WHEN i % 10 = 0 THEN 'returned' ELSE 'shipped' END AS status, ` +
+  `((i * 37) % 20000 / 100.0 + 5)::DECIMAL(12,2) AS amount FROM range(${n}) t(i)`;
 
 /** What the demo leaves in each directory it makes, so that only such a directory is ever replaced. */
 const MARKER = '.strata-demo';
@@ -53,8 +50,7 @@ export async function runDemo(dir: string, print: (s: string) => void): Promise<
     if ((await catalog.snapshots()).length > 1) {
       throw new StrataError('ALREADY_EXISTS', `${dir} already holds a catalog with history; give the demo an empty directory (or --force)`);
     }
-    const store = new DirectoryStore(path.join(dir, 'store'));
-    for (const p of PATHS) await store.putIfAbsent(`${catalog.dataPath}${p}`, new TextEncoder().encode(`parquet bytes of ${p}`));
+    const engine = await DemoEngine.start(catalog, new DirectoryStore(path.join(dir, 'store')));
     const orders = [
       { name: 'id', type: 'int64', nullable: false },
       { name: 'status', type: 'varchar' },
@@ -68,18 +64,23 @@ export async function runDemo(dir: string, print: (s: string) => void): Promise<
       },
       { author: 'etl', message: 'create the sales tables' },
     );
+    const january = await engine.dataFile('sales', 'orders', 'sales/orders/2026-01.parquet', orderRows(1, 1200));
+    const february = await engine.dataFile('sales', 'orders', 'sales/orders/2026-02.parquet', orderRows(1201, 900));
+    const customers = await engine.dataFile('sales', 'customers', 'sales/customers/all.parquet', `SELECT i::BIGINT AS id, 'customer ' || i AS name FROM range(310) t(i)`);
     const firstLoad = await catalog.transaction(
       async (tx) => {
-        await tx.addDataFile('sales', 'orders', { path: 'sales/orders/2026-01.parquet', recordCount: 1200, fileSizeBytes: 48_311 });
-        await tx.addDataFile('sales', 'orders', { path: 'sales/orders/2026-02.parquet', recordCount: 900, fileSizeBytes: 36_020 });
-        await tx.addDataFile('sales', 'customers', { path: 'sales/customers/all.parquet', recordCount: 310, fileSizeBytes: 9_402 });
+        await tx.addDataFile('sales', 'orders', january);
+        await tx.addDataFile('sales', 'orders', february);
+        await tx.addDataFile('sales', 'customers', customers);
       },
       { author: 'etl', message: 'load January and February' },
     );
     let march = 0;
+    // March holds its last 60 orders twice (ids 2101–2160 again): found out later.
+    const marchFile = await engine.dataFile('sales', 'orders', 'sales/orders/2026-03.parquet', orderRows(2101, 1050, 'CASE WHEN i < 990 THEN 2101 + i ELSE 2101 + i - 990 END'));
     const marchLoad = await catalog.transaction(
       async (tx) => {
-        march = await tx.addDataFile('sales', 'orders', { path: 'sales/orders/2026-03.parquet', recordCount: 1050, fileSizeBytes: 41_877 });
+        march = await tx.addDataFile('sales', 'orders', marchFile);
       },
       { author: 'etl', message: 'load March' },
     );
@@ -94,16 +95,12 @@ export async function runDemo(dir: string, print: (s: string) => void): Promise<
       message: 'link orders to customers',
     });
     const beforeDelete = await catalog.reader();
-    const [january] = await beforeDelete.dataFiles('sales', 'order_history');
+    const [januaryFile] = await beforeDelete.dataFiles('sales', 'order_history');
     await beforeDelete.close();
+    const erased = await engine.deleteFile(januaryFile!.path, 'sales/order_history/2026-01-deletes.parquet', 'SELECT i * 31 AS pos FROM range(35) t(i)');
     await catalog.transaction(
       async (tx) => {
-        await tx.addDeleteFile('sales', 'order_history', {
-          dataFileId: january!.id,
-          path: 'sales/order_history/2026-01-deletes.parquet',
-          deleteCount: 35,
-          fileSizeBytes: 1_204,
-        });
+        await tx.addDeleteFile('sales', 'order_history', { dataFileId: januaryFile!.id, ...erased });
       },
       { author: 'gdpr-job', message: 'erase 35 orders on request' },
     );
@@ -112,10 +109,12 @@ export async function runDemo(dir: string, print: (s: string) => void): Promise<
       message: 'customers move to the CRM lake',
     });
     // Later, March turns out to hold duplicated orders: finance restates it.
+    const restated = await engine.dataFile('sales', 'order_history', 'sales/order_history/2026-03-restated.parquet', `SELECT *, (id % 310)::BIGINT AS customer_id FROM (${orderRows(2101, 990)})`);
+    engine.close();
     await catalog.transaction(
       async (tx) => {
         await tx.removeDataFile('sales', 'order_history', march);
-        await tx.addDataFile('sales', 'order_history', { path: 'sales/order_history/2026-03-restated.parquet', recordCount: 990, fileSizeBytes: 39_410 });
+        await tx.addDataFile('sales', 'order_history', restated);
       },
       { author: 'finance', message: 'restate March: 60 duplicated orders', extraInfo: '{"ticket":"FIN-2231"}' },
     );
@@ -156,14 +155,32 @@ export async function runDemo(dir: string, print: (s: string) => void): Promise<
     print(`\n${renderChanges('sales.order_history', String(decision.snapshot.id + 1), String(today.snapshot.id), changed)}`);
     print(`\nWho changed it since:\n${snapshotTable(await catalog.snapshots({ from: decision.snapshot.id + 1, table: { schema: 'sales', table: 'order_history' } }))}`);
     await Promise.all([decision.close(), today.close()]);
+    await sqlTour(catalog, print);
     print(
       `\nExplore it: strata snapshots --dir ${dir} --table sales.order_history   |   ` +
-        `strata show --dir ${dir} --tag board_report_2026_03 sales.orders   |   strata diff --dir ${dir} sales.order_history ${marchLoad.snapshot! + 1} ${newest}`,
+        `strata show --dir ${dir} --tag board_report_2026_03 sales.orders   |   strata diff --dir ${dir} sales.order_history ${marchLoad.snapshot! + 1} ${newest}   |   ` +
+        `strata sql --dir ${dir} "SELECT status, count(*) FROM sales.orders AT (VERSION => 'board_report_2026_03') GROUP BY status"`,
     );
   } finally {
     await catalog.close();
   }
   await gcOnACopy(dir, print);
+}
+
+/** The same questions in SQL, over the real Parquet files: at the tag, now, and the rows in between. */
+async function sqlTour(catalog: Catalog, print: (s: string) => void): Promise<void> {
+  const show = async (what: string, q: string) => {
+    const started = performance.now();
+    const r = await catalog.sql(q);
+    print(`\n${what}\n  ${q}\n${renderResult(r, 'table', performance.now() - started)}`);
+  };
+  print('\nSQL at any snapshot (catalog.sql, strata sql): DuckDB reads the Parquet files each snapshot names.');
+  await show('What the board saw:', `SELECT count(*) AS orders, sum(amount) AS revenue FROM sales.orders AT (VERSION => 'board_report_2026_03')`);
+  await show('Today (the same table, renamed, with a column added):', 'SELECT count(*) AS orders, sum(amount) AS revenue, count(customer_id) AS linked FROM sales.order_history');
+  await show(
+    'The delta: rows the decision counted that are gone today (35 erased, 60 duplicates), an anti join of the table with its past:',
+    `SELECT status, count(*) AS orders, sum(amount) AS amount FROM (SELECT id, status, amount FROM sales.orders AT (VERSION => 'board_report_2026_03') EXCEPT ALL SELECT id, status, amount FROM sales.order_history) GROUP BY status ORDER BY status`,
+  );
 }
 
 async function makeDemoDir(dir: string): Promise<void> {

@@ -9,6 +9,7 @@ import { StrataError } from '../errors.js';
 import type { HistoryBound } from '../read/history.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import { removeDemo, runDemo } from './demo.js';
+import { load as loadCommand, sql as sqlCommand } from './sql.js';
 import { compactLog, describeAdvance, excise, type GcOptions, gc, parseDuration, pruneCheckpoints, reclaim } from './gc.js';
 import { describeVerify, printable, renderChanges, snapshotTable, table } from './format.js';
 import { describeCatalog, describeTable, renderCatalog, renderTable } from './show.js';
@@ -41,6 +42,9 @@ commands:
   gc --keep 30d [--grace 2d] [--orphans [--min-age 7d]] [--keep-checkpoints 2] [--checkpoint-age 1h]
      [--dry-run] [--json]        all of them: retain what is newer than --keep, excise, reclaim, and (after
                                  an excision) checkpoint, prune checkpoints, compact the log
+  sql "SELECT …" [--at N | --timestamp T | --tag NAME] [--json | --csv]
+                                 run a query over any snapshot (per table: AT (VERSION => n | 'tag'))
+  load s.t FILE                  load a CSV or Parquet file into a table, as one commit
   verify [--files] [--json]      check every invariant the catalog keeps against the store (exit 1 on a
                                  violation); --files also finds each file a row names, with its size
   repair --rebuild-index         throw the local index away and rebuild it from the store
@@ -83,6 +87,7 @@ async function main(argv: string[]): Promise<number> {
       from: { type: 'string' },
       to: { type: 'string' },
       json: { type: 'boolean', default: false },
+      csv: { type: 'boolean', default: false },
       force: { type: 'boolean', default: false },
       snapshot: { type: 'string' },
       keep: { type: 'string' },
@@ -119,6 +124,16 @@ async function main(argv: string[]): Promise<number> {
     if (!/^\d+$/.test(keep)) throw usage('--keep-checkpoints takes a positive integer');
     return { keep: Number(keep), minAgeMs: parseDuration('--checkpoint-age', values['checkpoint-age']) };
   };
+  /** --at, --timestamp, --tag, --previous as a reader's selector; undefined when none is given. */
+  const selectorOf = (): SnapshotSelector | undefined => {
+    const selector: SnapshotSelector = {
+      ...(values.at === undefined ? {} : { snapshot: /^\d+$/.test(values.at) ? Number(values.at) : Number.NaN }),
+      ...(values.timestamp === undefined ? {} : { timestamp: values.timestamp }),
+      ...(values.tag === undefined ? {} : { tag: values.tag }),
+      ...(values.previous ? { previous: true as const } : {}),
+    };
+    return Object.keys(selector).length === 0 ? undefined : selector;
+  };
   const withCatalog = async (fn: (c: Catalog) => Promise<void>) => {
     // Only init creates a catalog: a mistyped --dir in a cron job fails instead of GC'ing a new empty one.
     const c = await Catalog.open({ dir: values.dir, create: command === 'init', ...(values.store ? { store: { path: values.store } } : {}) }).catch((e: unknown) => {
@@ -153,13 +168,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'show':
       await withCatalog(async (c) => {
-        const selector: SnapshotSelector = {
-          ...(values.at === undefined ? {} : { snapshot: /^\d+$/.test(values.at) ? Number(values.at) : Number.NaN }),
-          ...(values.timestamp === undefined ? {} : { timestamp: values.timestamp }),
-          ...(values.tag === undefined ? {} : { tag: values.tag }),
-          ...(values.previous ? { previous: true as const } : {}),
-        };
-        const r = await c.reader(selector);
+        const r = await c.reader(selectorOf() ?? {});
         try {
           if (args[0] === undefined) {
             const d = await describeCatalog(r);
@@ -278,6 +287,20 @@ async function main(argv: string[]): Promise<number> {
         if (values.json) say(json(report));
       });
       return 0;
+    case 'sql': {
+      const [statement, extra] = args;
+      if (statement === undefined || extra !== undefined) throw usage('sql takes one statement, quoted: strata sql "SELECT …"');
+      if (values.json && values.csv) throw usage('sql takes --json or --csv, not both');
+      await withCatalog(async (c) => say(await sqlCommand(c, statement, selectorOf(), values.json ? 'json' : values.csv ? 'csv' : 'table')));
+      return 0;
+    }
+    case 'load': {
+      const [name, file, extra] = args;
+      if (file === undefined || extra !== undefined) throw usage('load takes schema.table FILE');
+      const { schema, table: t } = qualified(name);
+      await withCatalog(async (c) => say(await loadCommand(c, schema, t, file)));
+      return 0;
+    }
     case 'verify': {
       let report: VerifyReport | undefined;
       await withCatalog(async (c) => {

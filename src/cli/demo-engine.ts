@@ -1,0 +1,56 @@
+// The demo plays the engine: it writes real Parquet with DuckDB — data files with field ids equal to the
+// table's column ids (as catalog.load does), positional delete files as DuckLake writes them (file_path,
+// pos) — and puts them into the store where the catalog will name them.
+import { randomUUID } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import type { Catalog } from '../catalog/catalog.js';
+import type { ObjectStore } from '../store/object-store.js';
+
+export class DemoEngine {
+  private constructor(
+    private readonly db: DuckDBInstance,
+    private readonly catalog: Catalog,
+    private readonly store: ObjectStore,
+  ) {}
+
+  static async start(catalog: Catalog, store: ObjectStore): Promise<DemoEngine> {
+    return new DemoEngine(await DuckDBInstance.create(':memory:'), catalog, store);
+  }
+
+  /** Writes the rows `select` gives (named as the table's columns) as data file `relative` of the table. */
+  async dataFile(schema: string, table: string, relative: string, select: string) {
+    const r = await this.catalog.reader();
+    const columns = (await r.table(schema, table).finally(() => r.close())).columns;
+    const ids = columns.map((c) => `"${c.name}": ${c.id}`).join(', ');
+    const { rows, bytes, footer } = await this.write(relative, select, `, FIELD_IDS {${ids}}`);
+    return { path: relative, recordCount: rows, fileSizeBytes: bytes, footerSize: footer };
+  }
+
+  /** A positional delete file for rows `positions` (a SELECT of pos) of data file `dataFile`. */
+  async deleteFile(dataFile: string, relative: string, positions: string) {
+    const { rows, bytes } = await this.write(relative, `SELECT '${dataFile}' AS file_path, pos::BIGINT AS pos FROM (${positions})`, '');
+    return { path: relative, deleteCount: rows, fileSizeBytes: bytes };
+  }
+
+  close(): void {
+    this.db.closeSync();
+  }
+
+  private async write(relative: string, select: string, options: string) {
+    const tmp = path.join(tmpdir(), `strata-demo-${randomUUID()}.parquet`);
+    const c = await this.db.connect();
+    try {
+      await c.run(`COPY (${select}) TO '${tmp}' (FORMAT parquet${options})`);
+      const meta = (await c.runAndReadAll(`SELECT num_rows, footer_size FROM parquet_file_metadata('${tmp}')`)).getRows()[0]!;
+      const body = await readFile(tmp);
+      await this.store.putIfAbsent(`${this.catalog.dataPath}${relative}`, body);
+      return { rows: Number(meta[0]), bytes: body.length, footer: Number(meta[1]) };
+    } finally {
+      c.closeSync();
+      await rm(tmp, { force: true });
+    }
+  }
+}

@@ -1,0 +1,48 @@
+// `strata load` and `strata sql`: a file loaded from the command line, and queries at a tag and at an id as
+// an aligned table, JSON and CSV.
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { Catalog } from '../../src/index.js';
+import { tempDir } from '../helpers.js';
+
+const main = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const run = async (...args: string[]) => {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', main, ...args], { timeout: 60_000 });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+};
+
+describe('strata sql and strata load', () => {
+  it('loads CSV rows, then answers at the newest snapshot, at a tag, as a table, JSON and CSV', async () => {
+    const dir = await tempDir();
+    const c = await Catalog.open({ dir });
+    await c.transaction((tx) => tx.createTable('main', 'cities', [{ name: 'name', type: 'varchar' }, { name: 'people', type: 'int64' }]));
+    await c.close();
+    const file = path.join(await tempDir(), 'cities.csv');
+    await writeFile(file, 'name,people\nOslo,709000\n"Zürich, ZH",421000\n');
+    const loaded = await run('load', 'cities', file, '--dir', dir);
+    expect(loaded.stdout, loaded.stderr).toMatch(/^loaded 2 rows into main\.cities as snapshot 2 \(main\/cities\/.+\.parquet\)/);
+    expect((await run('tag', 'create', 'first', '2', '--dir', dir)).code).toBe(0);
+    await writeFile(file, 'name,people\nLagos,15400000\n');
+    expect((await run('load', 'main.cities', file, '--dir', dir)).code).toBe(0);
+
+    const text = await run('sql', 'SELECT name, people FROM cities ORDER BY people DESC', '--dir', dir);
+    expect(text.stdout).toMatch(/name\s+people\n-+\s+-+\nLagos\s+15400000\nOslo\s+709000\nZürich, ZH\s+421000\n\(3 rows, snapshot 3, \d+ ms\)/);
+    const json = JSON.parse((await run('sql', 'SELECT count(*) AS n FROM cities', '--tag', 'first', '--json', '--dir', dir)).stdout);
+    expect(json).toEqual([{ n: 2 }]);
+    const csv = await run('sql', "SELECT name FROM cities AT (VERSION => 'first') ORDER BY name", '--csv', '--dir', dir);
+    expect(csv.stdout).toBe('name\nOslo\n"Zürich, ZH"\n');
+    const bad = await run('sql', 'SELECT nope FROM cities', '--dir', dir);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/INVALID_ARGUMENT: .*nope/);
+    expect((await run('load', 'cities', path.join(dir, 'missing.csv'), '--dir', dir)).stderr).toContain('there is no file');
+  }, 60_000);
+});
