@@ -4,6 +4,7 @@
 // maintenance job's budget, not a reader's.
 import { type DataFileFact, type DataFileRow, dataFileEndProblems, decodeDataFileEnd, decodeFileTable, decodeManifest, decodeManifestPart, decodePathIndex, fileTableProblems, type ManifestValue, manifestProblems, pathIndexProblems } from './data-files.js';
 import type { DeleteFileRow } from './delete-files.js';
+import { decodeFileColumnStats, fileColumnStatsProblems } from './file-column-stats.js';
 import { decodeEndIndexKey, decodeFilePathNote, type EndedFact, endIndexProblems } from './end-index.js';
 import { decodeKey, type Key, keyToString } from './key-codec.js';
 import { type NamedVersion, type NameEntry, nameIndexProblems } from './name-index.js';
@@ -48,6 +49,7 @@ export class Census {
   private readonly ended: EndedFact[] = [];
   private readonly endEntries: { end: number; keyHex: string; path: string | undefined; key: string }[] = [];
   private readonly stats: { tableId: number; row: TableStatsRow; key: string }[] = [];
+  private readonly fileStats: { tableId: number; fileId: number; begin: number; key: string }[] = [];
   private readonly tags: { name: string; snapshot: number; key: string }[] = [];
   private maxCatalogId = -1;
   private maxFileId = -1;
@@ -99,6 +101,10 @@ export class Census {
         break;
       case Space.FilePathIndex:
         this.paths.push({ path: fields[0] as string, ids: decodePathIndex(key, value), key: name });
+        break;
+      case Space.FileColumnStats:
+        decodeFileColumnStats(key, value);
+        this.fileStats.push({ tableId: fields[0] as number, fileId: fields[1] as number, begin: begin!, key: name });
         break;
       case Space.TableStats:
         this.stats.push({ tableId: fields[0] as number, row: decodeValue<TableStatsRow>(key, value), key: name });
@@ -189,6 +195,7 @@ export class Census {
     rule('file table', () => fileTableProblems(this.dataFiles, this.fileTable));
     rule('data file end', () => dataFileEndProblems(this.dataFiles, this.fileEnds));
     rule('path index', () => pathIndexProblems([...this.dataFiles.map((f) => ({ id: f.id, path: f.row.path, key: f.key })), ...this.deleteFiles], this.paths));
+    rule('file column stats', () => fileColumnStatsProblems(this.fileStats, this.dataFiles));
     rule('end index', () => endIndexProblems(this.ended, this.endEntries));
     rule('table stats', () =>
       tableStatsProblems(

@@ -96,7 +96,8 @@ export const SPACE_SPECS: ReadonlyMap<Space, SpaceSpec> = new Map(
     spec(Space.ColumnTag, 'versioned', ['u64', 'u64', 'name']), // table_id, column_id, key
     spec(Space.DataFile, 'append-only', ['u64', 'u64']), // table_id, data_file_id
     spec(Space.DeleteFile, 'append-only', ['u64', 'u64']), // table_id, delete_file_id
-    spec(Space.FileColumnStats, 'append-only', ['u64', 'u64', 'u64']), // table_id, data_file_id, column_id
+    // One value per data file with the stats of all its columns (file-column-stats.ts).
+    spec(Space.FileColumnStats, 'append-only', ['u64', 'u64']), // table_id, data_file_id
     // The data files one commit added to one table, in one value (as an Iceberg manifest): a listing reads a
     // value per commit instead of an entry per file. With DataFileEndIndex it answers "the files at S".
     spec(Space.DataFileManifest, 'append-only', ['u64'], { indexes: [Space.DataFile] }), // table_id

@@ -2,6 +2,7 @@
 // read view. How each catalog table is laid out is its family module's (keys/); this module only reads
 // through those and applies the one visibility rule.
 import { columnIdOf, type ColumnRow, columnsOfTable } from '../../keys/columns.js';
+import { type ColumnStats, decodeFileColumnStats, fileColumnStatsKey } from '../../keys/file-column-stats.js';
 import { decodeFileTable, decodePathIndex, fileTableRange, pathIndexKey } from '../../keys/data-files.js';
 import { cachedKind, type Group, groupPrefix } from '../../keys/groups.js';
 import { type CatalogId, type ColumnId, type FileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
@@ -331,4 +332,17 @@ export async function assertRetained(view: ReadView, id: SnapshotId): Promise<vo
       `the oldest readable snapshot is ${r.snapshot} (tagged snapshots below it stay readable by tag)`,
     { snapshot: id, first: r.snapshot },
   );
+}
+
+// ---- file column statistics
+
+/** The statistics of the files (by id and begin) of one table, in one multi-get; files without any are absent. */
+export async function fileColumnStats(view: ReadView, tableId: CatalogId, files: readonly { id: FileId; begin: SnapshotId }[]): Promise<Map<FileId, ColumnStats[]>> {
+  const keys = files.map((f) => fileColumnStatsKey(tableId, f.id, f.begin));
+  const values = await view.getMany(keys);
+  const out = new Map<FileId, ColumnStats[]>();
+  values.forEach((v, i) => {
+    if (v !== undefined) out.set(files[i]!.id, decodeFileColumnStats(keys[i]!, v));
+  });
+  return out;
 }

@@ -1,7 +1,8 @@
 // A reader is one catalog snapshot seen through one read view: every table it touches is read at the same
 // snapshot (statement-wide consistency), and commits made after it opened never show, because the view's
 // bytes are frozen. `reader.snapshot` never moves.
-import type { CatalogId, SnapshotId } from '../../keys/ids.js';
+import type { CatalogId, FileId, SnapshotId } from '../../keys/ids.js';
+import type { ColumnStats } from '../../keys/file-column-stats.js';
 import { StrataError } from '../errors.js';
 import { listed, quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
@@ -125,6 +126,15 @@ export class Reader {
     for await (const batch of dataFilesAt(this.view, this.at, id)) {
       yield batch.map((f) => dataFileInfo(f.id, f.begin, f.row, this.at));
     }
+  }
+
+  /**
+   * The column statistics of the given data files of the table (as dataFiles lists them), by file id: what a
+   * planner skips files by. A file registered without statistics is absent from the map.
+   */
+  async columnStats(schema: string, table: string, files: readonly DataFileInfo[]): Promise<Map<FileId, ColumnStats[]>> {
+    const { id } = await this.requireTable(schema, table);
+    return q.fileColumnStats(this.view, id, files.map((f) => ({ id: f.id, begin: f.beginSnapshot })));
   }
 
   /** The delete files, in batches, as dataFileBatches. */

@@ -12,6 +12,8 @@ import type { SnapshotId } from '../../keys/ids.js';
 import { StrataError } from '../errors.js';
 import type { ColumnInfo } from '../read/records.js';
 import type { TransactionFn } from '../txn/prepared.js';
+import type { ColumnStatsSpec } from '../txn/transaction.js';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckType, lakeType } from './duck-types.js';
 import { run } from './engine.js';
 import type { PlaneContext } from './query.js';
@@ -42,6 +44,28 @@ function sourceOf(file: string, columns: readonly ColumnInfo[], present: Readonl
 
 /** A data path segment for a name: the name itself when it makes a plain segment, else the object's id. */
 const segment = (name: string, id: number, kind: string) => (/^[A-Za-z0-9_][A-Za-z0-9_-]{0,100}$/.test(name) ? name : `${kind}_${id}`);
+
+/**
+ * Each column's statistics as the file's footer gives them, over its row groups: min and max in the
+ * column's type (then as text), null and value counts summed. A column whose footer has no min or max
+ * (DuckDB leaves out long strings) gets none, and no query skips the file by it.
+ */
+async function footerStats(c: DuckDBConnection, file: string, columns: readonly ColumnInfo[]): Promise<ColumnStatsSpec[]> {
+  const per = columns.map(
+    (col) =>
+      `SELECT ${col.id} AS id, CAST(min(TRY_CAST(stats_min AS ${duckType(col.type)})) AS VARCHAR) AS lo, ` +
+      `CAST(max(TRY_CAST(stats_max AS ${duckType(col.type)})) AS VARCHAR) AS hi, sum(stats_null_count)::BIGINT AS nulls, sum(num_values)::BIGINT AS n ` +
+      `FROM parquet_metadata(${literal(file)}) WHERE path_in_schema = ${literal(col.name)}`,
+  );
+  const rows = (await run(() => c.runAndReadAll(per.join(' UNION ALL ')))).getRowObjectsJS() as { id: number; lo: string | null; hi: string | null; nulls: bigint | null; n: bigint | null }[];
+  return rows.map((r) => ({
+    columnId: Number(r.id),
+    min: r.lo,
+    max: r.hi,
+    nullCount: r.nulls === null ? null : Number(r.nulls),
+    valueCount: r.n === null ? null : Number(r.n),
+  }));
+}
 
 export async function load(ctx: LoadContext, schema: string, table: string, source: string): Promise<LoadResult> {
   if (typeof source !== 'string' || source === '') throw invalid('load() takes the path of a CSV or Parquet file');
@@ -84,9 +108,10 @@ export async function load(ctx: LoadContext, schema: string, table: string, sour
       const recordCount = Number(meta.num_rows);
       if (recordCount === 0) return { snapshot: null, files: [], rows: 0 };
       const relative = `${segment(schema, info.schemaId, 'schema')}/${segment(table, info.id, 'table')}/${randomUUID()}.parquet`;
+      const columnStats = await footerStats(c, tmp, info.columns);
       const bytes = await readFile(tmp);
       await ctx.store.putIfAbsent(`${ctx.dataPath}${relative}`, bytes);
-      const spec = { path: relative, recordCount, fileSizeBytes: bytes.length, footerSize: Number(meta.footer_size) };
+      const spec = { path: relative, recordCount, fileSizeBytes: bytes.length, footerSize: Number(meta.footer_size), columnStats };
       const { snapshot } = await ctx.transaction((tx) => tx.addDataFile(schema, table, spec), { message: `load ${path.basename(file)} into ${schema}.${table}` });
       return { snapshot, files: [{ path: relative, recordCount, fileSizeBytes: bytes.length }], rows: recordCount };
     } finally {

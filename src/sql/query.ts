@@ -9,6 +9,7 @@ import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { type Engine, run, scalar } from './engine.js';
 import type { Held, LocalFiles } from './local-files.js';
+import { skippable, testsOf } from './pruning.js';
 import { Statement, type TableRef } from './statement.js';
 import { ident, tableScan } from './table-scan.js';
 
@@ -23,6 +24,8 @@ export interface SqlResult {
   columns: { name: string; type: string }[];
   /** The newest snapshot the statement read (null: it read no catalog table). */
   snapshot: SnapshotId | null;
+  /** Data files the statement's table references named, and how many of them their statistics let it skip. */
+  files: { listed: number; skipped: number };
 }
 
 /** What the SQL layer needs of a catalog: readers, its store and data path, DuckDB, the local files. */
@@ -41,11 +44,11 @@ export async function select(ctx: PlaneContext, text: string, given: SqlOptions 
     const statement = await Statement.parse(text, (sql, arg) => scalar(c, sql, arg));
     const held: Held[] = [];
     try {
-      const { names, newest } = await bindViews(ctx, c, statement.refs, at, held);
+      const { names, newest, files } = await bindViews(ctx, c, statement.refs, at, held);
       const sql = await statement.rewrite(names, (q, arg) => scalar(c, q, arg));
       const reader = await run(() => c.runAndReadAll(sql));
       const columns = reader.columnNames().map((name, i) => ({ name, type: reader.columnTypes()[i]!.toString() }));
-      return { rows: reader.getRowObjectsJS() as Record<string, unknown>[], columns, snapshot: newest };
+      return { rows: reader.getRowObjectsJS() as Record<string, unknown>[], columns, snapshot: newest, files };
     } finally {
       for (const h of held) h.release();
     }
@@ -56,6 +59,7 @@ export async function select(ctx: PlaneContext, text: string, given: SqlOptions 
 async function bindViews(ctx: PlaneContext, c: DuckDBConnection, refs: readonly TableRef[], at: SnapshotSelector | undefined, held: Held[]) {
   const names: string[] = [];
   const views = new Map<string, string>();
+  const files = { listed: 0, skipped: 0 };
   let newest: SnapshotId | null = null;
   let statementSnapshot: SnapshotId | undefined;
   for (const ref of refs) {
@@ -67,11 +71,12 @@ async function bindViews(ctx: PlaneContext, c: DuckDBConnection, refs: readonly 
     }
     const r = await ctx.reader(selector);
     try {
-      const key = JSON.stringify([ref.schema, ref.table, r.snapshot.id]);
+      // A reference with its own filter gets its own view (its files may be fewer); others share one.
+      const key = JSON.stringify([ref.schema, ref.table, r.snapshot.id, ref.filter === undefined ? null : names.length]);
       let name = views.get(key);
       if (name === undefined) {
         name = `__strata_${views.size}`;
-        const scan = await scanAt(ctx, r, ref, held);
+        const scan = await scanAt(ctx, r, ref, held, files);
         await run(() => c.run(`CREATE TEMP VIEW ${ident(name!)} AS ${scan}`));
         views.set(key, name);
       }
@@ -81,7 +86,7 @@ async function bindViews(ctx: PlaneContext, c: DuckDBConnection, refs: readonly 
       await r.close();
     }
   }
-  return { names, newest };
+  return { names, newest, files };
 }
 
 async function snapshotOf(ctx: PlaneContext, at: SnapshotSelector | undefined): Promise<SnapshotId> {
@@ -91,9 +96,18 @@ async function snapshotOf(ctx: PlaneContext, at: SnapshotSelector | undefined): 
 }
 
 /** The scan of one table in a reader's snapshot, its files held locally for the statement. */
-async function scanAt(ctx: PlaneContext, r: Reader, ref: TableRef, held: Held[]): Promise<string> {
+async function scanAt(ctx: PlaneContext, r: Reader, ref: TableRef, held: Held[], count: { listed: number; skipped: number }): Promise<string> {
   const table = await r.table(ref.schema, ref.table);
-  const files = await r.dataFiles(ref.schema, ref.table);
+  const listed = await r.dataFiles(ref.schema, ref.table);
+  const tests = ref.filter === undefined ? [] : testsOf(ref.filter.where as never, new Set(ref.filter.names));
+  let files = listed;
+  if (tests.length > 0) {
+    const stats = await r.columnStats(ref.schema, ref.table, listed);
+    const skip = skippable(tests, table.columns, listed.map((f) => stats.get(f.id)));
+    files = listed.filter((_f, i) => !skip.has(i));
+  }
+  count.listed += listed.length;
+  count.skipped += listed.length - files.length;
   const deletes = await r.deleteFiles(ref.schema, ref.table);
   const data = await ctx.files.hold(files.map((f) => `${ctx.dataPath}${f.path}`));
   held.push(data);

@@ -9,6 +9,11 @@ export interface TableRef {
   schema: string;
   table: string;
   at: SnapshotSelector | undefined;
+  /**
+   * The WHERE clause of the SELECT that reads this table alone (its FROM is this reference), and the names
+   * that qualify its columns there: what file skipping may use. Undefined for a table in a join.
+   */
+  filter: { where: unknown; names: string[] } | undefined;
 }
 
 /** What runs the two DuckDB functions: one text in, one text out. */
@@ -49,10 +54,13 @@ export class Statement {
     if (statements.length !== 1) throw invalid(`sql() runs one statement at a time; got ${statements.length}`);
     const ctes = new Set<string>();
     const nodes: Node[] = [];
+    const wheres = new Map<Node, unknown>();
     walk(parsed, (n) => {
       const map = (n.cte_map as { map?: { key: string }[] } | undefined)?.map;
       for (const c of map ?? []) ctes.add(c.key);
       if (n.type === 'BASE_TABLE') nodes.push(n);
+      const from = n.from_table as Node | undefined;
+      if (n.type === 'SELECT_NODE' && from?.type === 'BASE_TABLE' && n.where_clause) wheres.set(from, n.where_clause);
     });
     const refs: TableRef[] = [];
     const kept: Node[] = [];
@@ -63,7 +71,9 @@ export class Statement {
         continue;
       }
       if (n.catalog_name !== '') throw invalid(`${String(n.catalog_name)}.${String(n.schema_name)}.${String(n.table_name)}: the catalog has no attached databases; name tables as schema.table`);
-      refs.push({ schema: (n.schema_name as string) || 'main', table: n.table_name as string, at: atClause(n) });
+      const where = wheres.get(n);
+      const names = [(n.alias as string) || (n.table_name as string)];
+      refs.push({ schema: (n.schema_name as string) || 'main', table: n.table_name as string, at: atClause(n), filter: where === undefined ? undefined : { where, names } });
       kept.push(n);
     }
     return new Statement(parsed, refs, kept);

@@ -2,6 +2,7 @@
 // its pending Changes. Every lookup resolves pending changes first, then the base; an entity touched for the
 // first time is loaded as an unchanged Change, so the net effect of a transaction is always (base, next) per
 // entity (change.ts). Operations (transaction.ts) validate and read through this, and mutate it last.
+import type { ColumnStats } from '../../keys/file-column-stats.js';
 import { type CatalogId, type ColumnId, catalogId, type FileId, fileId, type SnapshotId } from '../../keys/ids.js';
 import { type ColumnRow, columnsOfTable } from '../../keys/columns.js';
 import type { DataFileRow } from '../../keys/data-files.js';
@@ -66,6 +67,8 @@ export interface PendingState {
   views: ReadonlyMap<CatalogId, Change<ViewRow>>;
   columns: ReadonlyMap<CatalogId, TableColumns>;
   dataFiles: ReadonlyMap<FileId, FileChange<DataFileRow>>;
+  /** Column statistics of data files this transaction adds. */
+  fileStats: ReadonlyMap<FileId, ColumnStats[]>;
   deleteFiles: ReadonlyMap<FileId, FileChange<DeleteFileRow>>;
   nextRowIds: ReadonlyMap<CatalogId, number>;
   options: ReadonlyMap<string, string>;
@@ -94,6 +97,7 @@ export class PendingCatalog {
   readonly views = new Map<CatalogId, Change<ViewRow>>();
   readonly columns = new Map<CatalogId, TableColumns>();
   readonly dataFiles = new Map<FileId, FileChange<DataFileRow>>();
+  readonly fileStats = new Map<FileId, ColumnStats[]>();
   readonly deleteFiles = new Map<FileId, FileChange<DeleteFileRow>>();
   /** Tables whose live data files (or delete files) at the base snapshot are all loaded into the maps. */
   readonly dataFilesLoaded = new Set<CatalogId>();
@@ -178,6 +182,7 @@ export class PendingCatalog {
       views: this.views,
       columns: this.columns,
       dataFiles: this.dataFiles,
+      fileStats: this.fileStats,
       deleteFiles: this.deleteFiles,
       nextRowIds: this.nextRowIds,
       options: this.options,

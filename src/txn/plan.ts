@@ -3,6 +3,7 @@
 // their key and get end = the new snapshot; index entries change in the same batch as what they index.
 import { columnEntity } from '../../keys/columns.js';
 import { addedDataFiles, dataFileEntity, type ManifestFile, manifestFile, pathIndexEntry } from '../../keys/data-files.js';
+import { putFileColumnStats } from '../../keys/file-column-stats.js';
 import { deleteFileEntity, type DeleteFileRow } from '../../keys/delete-files.js';
 import { type CatalogId, type FileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
 import { append, type Mutation } from '../../keys/mutation.js';
@@ -152,6 +153,8 @@ export async function planCommit(
       if (!files) manifests.set(c.tableId, (files = []));
       files.push(manifestFile(id, c.next!));
       newPaths.push([c.next!.path, id]);
+      const stats = state.fileStats.get(id);
+      if (stats !== undefined) mutations.push(putFileColumnStats(c.tableId, id, at, stats));
       inserted.add(c.tableId);
       d.records += c.next!.recordCount;
       d.bytes += c.next!.fileSizeBytes;

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { type CatalogId, type ColumnId, columnId, type FileId, type SnapshotId } from '../../keys/ids.js';
 import { isWidening, wideningsOf } from '../../keys/column-types.js';
 import type { ColumnRow } from '../../keys/columns.js';
+import type { ColumnStats } from '../../keys/file-column-stats.js';
 import { StrataError } from '../errors.js';
 import { listed, quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
@@ -26,6 +27,7 @@ import {
   flag,
   options,
   required,
+  shown,
 } from '../arguments.js';
 
 export interface ColumnSpec {
@@ -45,6 +47,18 @@ export interface DataFileSpec {
   footerSize?: number | null;
   /** Default 'parquet'. */
   format?: string;
+  /** What the file's footer says of each column (what lets a query skip the file); columns not given have none. */
+  columnStats?: ColumnStatsSpec[];
+}
+
+export interface ColumnStatsSpec {
+  columnId: number;
+  valueCount?: number | null;
+  nullCount?: number | null;
+  /** The smallest and largest value as text (DuckDB's rendering; DuckLake's min_value, max_value). */
+  min?: string | null;
+  max?: string | null;
+  containsNan?: boolean | null;
 }
 
 export interface DeleteFileSpec {
@@ -256,7 +270,7 @@ export class Transaction {
   addDataFile(schema: string, table: string, file: DataFileSpec): Promise<FileId> {
     return this.op('addDataFile', [schema, table, file], async () => {
       required('addDataFile()', 'a data file { path, recordCount, fileSizeBytes }', file);
-      options('addDataFile()', file, ['path', 'recordCount', 'fileSizeBytes', 'footerSize', 'format']);
+      options('addDataFile()', file, ['path', 'recordCount', 'fileSizeBytes', 'footerSize', 'format', 'columnStats']);
       const row = {
         path: checkFilePath('data file path', file.path, this.ctx.maxPathBytes),
         format: checkOptionalText('data file format', file.format) ?? 'parquet',
@@ -265,11 +279,32 @@ export class Transaction {
         footerSize: checkOptionalCount('footerSize', file.footerSize),
       };
       const t = await this.p.requireTable(schema, table);
+      const stats = file.columnStats === undefined ? undefined : await this.columnStats(schema, table, t.id, file.columnStats, row.recordCount);
       const rowIdStart = await this.p.nextRowId(t.id);
       const id = await this.p.allocateFileId();
+      if (stats !== undefined) this.p.fileStats.set(id, stats);
       this.p.nextRowIds.set(t.id, rowIdStart + row.recordCount);
       this.p.dataFiles.set(id, { tableId: t.id, base: undefined, next: { ...row, rowIdStart } });
       return id;
+    });
+  }
+
+  /** Column statistics as given, checked against the table's live columns and the file's record count. */
+  private async columnStats(schema: string, table: string, tableId: CatalogId, given: unknown, records: number): Promise<ColumnStats[]> {
+    if (!Array.isArray(given)) throw invalid(`columnStats must be an array of { columnId, valueCount, nullCount, min, max, containsNan }, got ${shown(given)}`);
+    const live = new Set([...(await this.p.loadColumns(tableId)).changes].filter(([, c]) => c.next !== null).map(([id]) => id as number));
+    const seen = new Set<number>();
+    return given.map((g: ColumnStatsSpec) => {
+      const o = options('columnStats entry', g, ['columnId', 'valueCount', 'nullCount', 'min', 'max', 'containsNan']);
+      const columnId = checkCount('columnStats columnId', o.columnId, 1);
+      if (!live.has(columnId)) throw notFound(`columnStats names column ${columnId}, which ${quote(schema, table)} does not have; its column ids: ${[...live].join(', ')}`);
+      if (seen.has(columnId)) throw invalid(`columnStats gives column ${columnId} twice`);
+      seen.add(columnId);
+      const valueCount = checkOptionalCount('columnStats valueCount', o.valueCount);
+      const nullCount = checkOptionalCount('columnStats nullCount', o.nullCount);
+      if (nullCount !== null && nullCount > (valueCount ?? records)) throw invalid(`columnStats of column ${columnId}: nullCount ${nullCount} exceeds ${valueCount ?? records} values`);
+      if (o.containsNan !== undefined && o.containsNan !== null && typeof o.containsNan !== 'boolean') throw invalid('columnStats containsNan must be a boolean or null');
+      return { columnId: columnId as ColumnId, valueCount, nullCount, min: checkOptionalText('columnStats min', o.min), max: checkOptionalText('columnStats max', o.max), containsNan: o.containsNan ?? null };
     });
   }
 

@@ -2,7 +2,7 @@
 // positional delete file and a new row, tag the decision, and ask for the table as it was and the delta to
 // now; then a column added, a column renamed, the table dropped, history retired. On the directory store,
 // and on S3 through the local cache.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
@@ -70,6 +70,16 @@ async function story(c: Catalog, store: ObjectStore, storeRoot: string | undefin
     const ids = await duck(`SELECT name, field_id::INTEGER AS id FROM parquet_schema('${local}') WHERE field_id IS NOT NULL ORDER BY id`);
     const table = await (await c.reader()).table('sales', 'customers');
     expect(ids).toEqual(table.columns.map((col) => ({ name: col.name, id: col.id })));
+    // The statistics the catalog recorded are what DuckDB finds in the file.
+    const [direct] = await duck(`SELECT min(id)::VARCHAR AS lo, max(id)::VARCHAR AS hi, min(name) AS nlo, max(name) AS nhi, count(*) - count(city) AS nulls FROM read_parquet('${local}')`);
+    const r = await c.reader();
+    const stats = (await r.columnStats('sales', 'customers', [file!])).get(file!.id)!;
+    await r.close();
+    const byId = new Map(stats.map((x) => [x.columnId, x]));
+    const col = (n: string) => byId.get(table.columns.find((x) => x.name === n)!.id)!;
+    expect([col('id').min, col('id').max, col('name').min, col('name').max, col('city').nullCount, col('id').valueCount]).toEqual([
+      direct!.lo, direct!.hi, direct!.nlo, direct!.nhi, Number(direct!.nulls), 3,
+    ]);
   }
 
   // Grace moves: her row (position 1 of the first file) is deleted, a new row written.
@@ -123,6 +133,10 @@ async function story(c: Catalog, store: ObjectStore, storeRoot: string | undefin
   await c.advanceRetainFrom({ snapshot: head });
   await expectCode(c.sql(`SELECT * FROM sales.customers AT (VERSION => ${moved.snapshot})`), 'OUT_OF_RETENTION');
   expect((await c.sql(`SELECT count(*) AS n FROM sales.customers AT (VERSION => 'before_move')`)).rows).toEqual([{ n: 3n }]);
+  // Excision takes the second file's row and its statistics; what the tag reads stays; verify finds nothing.
+  await c.excise();
+  expect((await c.sql(`SELECT count(*) AS n FROM sales.customers AT (VERSION => 'before_move')`)).rows).toEqual([{ n: 3n }]);
+  expect((await c.verify()).violations).toEqual([]);
 }
 
 describe('SQL over any snapshot', () => {
@@ -152,6 +166,16 @@ describe('SQL over any snapshot', () => {
     // An empty table reads as no rows, with its columns; a WITH query is the statement's own; big constants survive.
     expect((await c.sql('SELECT * FROM t')).rows).toEqual([]);
     expect((await c.sql('WITH t AS (SELECT 9007199254740993::BIGINT AS x) SELECT x FROM t')).rows).toEqual([{ x: 9007199254740993n }]);
-    await mkdir(path.join(await tempDir(), 'x'), { recursive: true });
+    // Column statistics given by an engine are checked like every argument.
+    const spec = (columnStats: unknown) => ({ path: 'f.parquet', recordCount: 2, fileSizeBytes: 1, columnStats }) as never;
+    for (const [bad, code] of [
+      [[{ columnId: 99 }], 'NOT_FOUND'],
+      [[{ columnId: 1, nullCount: 3 }], 'INVALID_ARGUMENT'],
+      [[{ columnId: 1 }, { columnId: 1 }], 'INVALID_ARGUMENT'],
+      [[{ columnId: 1, minimum: '0' }], 'INVALID_ARGUMENT'],
+      ['x', 'INVALID_ARGUMENT'],
+    ] as const) {
+      await expectCode(c.transaction((tx) => tx.addDataFile('main', 't', spec(bad))), code);
+    }
   });
 });
