@@ -30,9 +30,7 @@ import { Maintenance } from './maintenance.js';
 import { type Opened, openCatalog, type OpenOptions } from './open.js';
 import { SnapshotTags } from './snapshot-tags.js';
 import { FollowStatus } from './status.js';
-import { DataPlane } from '../sql/data-plane.js';
-import type { LoadResult } from '../sql/load.js';
-import type { SqlOptions, SqlResult } from '../sql/query.js';
+import { DataPlane, type LoadResult, type SqlOptions, type SqlResult } from '../sql/data-plane.js';
 import { verifyCatalog, type VerifyOptions, type VerifyReport } from './verify.js';
 
 export type { HistoryOptions, OpenOptions };
@@ -172,6 +170,12 @@ export class Catalog {
     return this.plane.sql(text, opts);
   }
 
+  /** The same, streamed in DuckDB's batches of rows (each with the columns): memory bounded by a batch. */
+  sqlBatches(text: string, opts?: SqlOptions): AsyncGenerator<SqlResult> {
+    this.assertOpen();
+    return this.plane.sqlBatches(text, opts);
+  }
+
   /** Loads a CSV or Parquet file into a table as one new data file, in one commit. */
   load(schema: string, table: string, source: string): Promise<LoadResult> {
     this.assertWritable();
@@ -184,10 +188,7 @@ export class Catalog {
     await this.parts.sync.refresh();
   }
 
-  /**
-   * With followIntervalMs: when the background refresh last succeeded. The error of the last background
-   * refresh or automatic checkpoint, if it failed.
-   */
+  /** With followIntervalMs: when the background refresh last succeeded; the last background failure, if any. */
   followStatus(): { lastRefreshAt: Date | null; lastError: StrataError | null } {
     return this.status.current();
   }

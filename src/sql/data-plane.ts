@@ -4,7 +4,9 @@ import * as path from 'node:path';
 import { Engine } from './engine.js';
 import { load, type LoadContext, type LoadResult } from './load.js';
 import { LocalFiles } from './local-files.js';
-import { select, type SqlOptions, type SqlResult } from './query.js';
+import { select, selectBatches, type SqlOptions, type SqlResult } from './query.js';
+
+export type { LoadResult, SqlOptions, SqlResult };
 
 const GiB = 2 ** 30;
 
@@ -19,6 +21,10 @@ export class DataPlane {
 
   sql(text: string, opts: SqlOptions | undefined): Promise<SqlResult> {
     return select(this.ctx, text, opts);
+  }
+
+  sqlBatches(text: string, opts: SqlOptions | undefined): AsyncGenerator<SqlResult> {
+    return selectBatches(this.ctx, text, opts);
   }
 
   load(schema: string, table: string, source: string): Promise<LoadResult> {

@@ -7,10 +7,15 @@ import { StrataError } from '../errors.js';
 export class Engine {
   private instance: Promise<DuckDBInstance> | undefined;
 
+  /** A new connection; the caller closes it. */
+  async connect(): Promise<DuckDBConnection> {
+    this.instance ??= DuckDBInstance.create(':memory:');
+    return (await this.instance).connect();
+  }
+
   /** Runs `fn` on a new connection, closed after it. */
   async withConnection<T>(fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
-    this.instance ??= DuckDBInstance.create(':memory:');
-    const c = await (await this.instance).connect();
+    const c = await this.connect();
     try {
       return await fn(c);
     } finally {

@@ -38,21 +38,49 @@ export interface PlaneContext {
 }
 
 export async function select(ctx: PlaneContext, text: string, given: SqlOptions | undefined): Promise<SqlResult> {
-  const { at } = options('sql()', given, ['at']);
-  if (at !== undefined) options('sql() at', at, ['snapshot', 'timestamp', 'tag']);
   return ctx.engine.withConnection(async (c) => {
-    const statement = await Statement.parse(text, (sql, arg) => scalar(c, sql, arg));
     const held: Held[] = [];
     try {
-      const { names, newest, files } = await bindViews(ctx, c, statement.refs, at, held);
-      const sql = await statement.rewrite(names, (q, arg) => scalar(c, q, arg));
+      const { sql, meta } = await bind(ctx, c, text, given, held);
       const reader = await run(() => c.runAndReadAll(sql));
       const columns = reader.columnNames().map((name, i) => ({ name, type: reader.columnTypes()[i]!.toString() }));
-      return { rows: reader.getRowObjectsJS() as Record<string, unknown>[], columns, snapshot: newest, files };
+      return { rows: reader.getRowObjectsJS() as Record<string, unknown>[], columns, ...meta };
     } finally {
       for (const h of held) h.release();
     }
   });
+}
+
+/**
+ * The same result in the batches DuckDB produces it in (2,048 rows): memory stays bounded however large
+ * the result. The statement's files stay held until the last batch, or until the caller stops early.
+ */
+export async function* selectBatches(ctx: PlaneContext, text: string, given: SqlOptions | undefined): AsyncGenerator<SqlResult> {
+  const c = await ctx.engine.connect();
+  const held: Held[] = [];
+  try {
+    const { sql, meta } = await bind(ctx, c, text, given, held);
+    const result = await run(() => c.stream(sql));
+    const columns = result.columnNames().map((name, i) => ({ name, type: result.columnTypes()[i]!.toString() }));
+    const batches = result.yieldRowObjectJs();
+    for (;;) {
+      const next = await run(() => batches.next());
+      if (next.done) return;
+      yield { rows: next.value as Record<string, unknown>[], columns, ...meta };
+    }
+  } finally {
+    for (const h of held) h.release();
+    c.closeSync();
+  }
+}
+
+/** Parses the statement and binds its references on `c`: the text DuckDB runs, and what it read. */
+async function bind(ctx: PlaneContext, c: DuckDBConnection, text: string, given: SqlOptions | undefined, held: Held[]) {
+  const { at } = options('sql()', given, ['at']);
+  if (at !== undefined) options('sql() at', at, ['snapshot', 'timestamp', 'tag']);
+  const statement = await Statement.parse(text, (sql, arg) => scalar(c, sql, arg));
+  const { names, newest, files } = await bindViews(ctx, c, statement.refs, at, held);
+  return { sql: await statement.rewrite(names, (q, arg) => scalar(c, q, arg)), meta: { snapshot: newest, files } };
 }
 
 /** One temporary view per distinct (table, snapshot) of the statement; the view name of each reference. */

@@ -1,0 +1,58 @@
+// The cache of files fetched from a remote store: keyed by path, bounded by size (least recently used
+// first, never a copy a running query holds), and a fetch that fails leaves no entry behind.
+import { existsSync, readdirSync } from 'node:fs';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DirectoryStore } from '../../src/store/directory-store.js';
+import type { ObjectStore } from '../../src/store/object-store.js';
+import { LocalFiles } from '../../src/sql/local-files.js';
+import { tempDir } from '../helpers.js';
+
+/** A directory store that says its objects are remote, so they go through the cache. */
+function remote(inner: ObjectStore, failGet?: (key: string) => boolean): ObjectStore {
+  return new Proxy(inner, {
+    get(target, prop, receiver) {
+      if (prop === 'url') return (key: string) => `remote://${key}`;
+      if (prop === 'get') return async (key: string) => {
+        if (failGet?.(key)) throw new Error(`connection reset fetching ${key}`);
+        return target.get(key);
+      };
+      const v = Reflect.get(target, prop, receiver);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+}
+
+describe('the local file cache', () => {
+  it('evicts least recently used copies past its size, never a held one, and fetches again on demand', async () => {
+    const store = new DirectoryStore(await tempDir());
+    for (const k of ['a', 'b', 'c', 'd']) await store.putIfAbsent(`data/${k}.parquet`, new Uint8Array(1000).fill(k.charCodeAt(0)));
+    const cacheDir = await tempDir();
+    const files = new LocalFiles(remote(store), { cacheDir, maxCacheBytes: 2500 });
+    const ab = await files.hold(['data/a.parquet', 'data/b.parquet']);
+    const c = await files.hold(['data/c.parquet']); // 3,000 bytes, but a and b are held
+    expect(['a', 'b', 'c'].map((k) => existsSync(path.join(cacheDir, 'data', `${k}.parquet`)))).toEqual([true, true, true]);
+    ab.release();
+    c.release();
+    const d = await files.hold(['data/d.parquet']); // a, the least recently used, goes
+    expect(['a', 'b', 'c', 'd'].map((k) => existsSync(path.join(cacheDir, 'data', `${k}.parquet`)))).toEqual([false, false, true, true]);
+    d.release();
+    const again = await files.hold(['data/a.parquet']);
+    expect(again.paths[0]).toBe(path.join(cacheDir, 'data', 'a.parquet'));
+    expect(existsSync(again.paths[0]!)).toBe(true);
+    again.release();
+  });
+
+  it('a fetch that fails leaves no entry and no partial file; a missing object is CORRUPT naming it', async () => {
+    const store = new DirectoryStore(await tempDir());
+    await store.putIfAbsent('data/x.parquet', new Uint8Array(10));
+    const cacheDir = await tempDir();
+    let fail = true;
+    const files = new LocalFiles(remote(store, () => fail), { cacheDir, maxCacheBytes: 1e6 });
+    await expect(files.hold(['data/x.parquet'])).rejects.toThrow(/connection reset/);
+    expect(readdirSync(cacheDir)).toEqual([]);
+    fail = false;
+    expect(existsSync((await files.hold(['data/x.parquet'])).paths[0]!)).toBe(true);
+    await expect(files.hold(['data/gone.parquet'])).rejects.toMatchObject({ code: 'CORRUPT', message: expect.stringContaining('gone.parquet') });
+  });
+});

@@ -1,0 +1,38 @@
+// A large result streams in DuckDB's batches, at one snapshot for the whole stream, and a caller that stops
+// early lets the statement's connection and files go.
+import { writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isStrataError } from '../../src/index.js';
+import { openCatalog, tempDir } from '../helpers.js';
+
+describe('sqlBatches', () => {
+  it('streams 10,000 rows in batches at one snapshot, while commits go on; an early stop ends cleanly', async () => {
+    const c = await openCatalog();
+    await c.transaction((tx) => tx.createTable('main', 'n', [{ name: 'i', type: 'int64' }]));
+    const file = path.join(await tempDir(), 'n.csv');
+    await writeFile(file, `i\n${Array.from({ length: 10_000 }, (_, i) => i).join('\n')}\n`);
+    const { snapshot } = await c.load('main', 'n', file);
+    let rows = 0;
+    let batches = 0;
+    let sum = 0n;
+    for await (const b of c.sqlBatches('SELECT i FROM n')) {
+      if (batches === 0) await c.load('main', 'n', file); // a commit mid-stream does not change what it reads
+      batches++;
+      rows += b.rows.length;
+      for (const r of b.rows) sum += r.i as bigint;
+      expect(b.snapshot).toBe(snapshot);
+      expect(b.columns).toEqual([{ name: 'i', type: 'BIGINT' }]);
+    }
+    expect([rows, sum]).toEqual([10_000, 49_995_000n]);
+    expect(batches).toBeGreaterThan(1);
+    for await (const b of c.sqlBatches('SELECT i FROM n')) {
+      expect(b.rows.length).toBeGreaterThan(0);
+      break;
+    }
+    const bad = c.sqlBatches('SELECT nope FROM n');
+    const err = await bad.next().catch((e: unknown) => e);
+    expect(isStrataError(err, 'INVALID_ARGUMENT')).toBe(true);
+    expect((await c.sql('SELECT count(*) AS n FROM n')).rows).toEqual([{ n: 20_000n }]);
+  });
+});
