@@ -48,6 +48,10 @@ export async function run<T>(work: () => Promise<T>): Promise<T> {
 export function duckError(e: unknown): unknown {
   if (e instanceof StrataError || !(e instanceof Error)) return e;
   const m = e.message;
+  const missing = /No files found that match the pattern "([^"]+)"/.exec(m);
+  if (missing) {
+    return new StrataError('CORRUPT', `${missing[1]}, a file the catalog names, is missing from the store; strata verify --files lists what else is`, { cause: e });
+  }
   if (/magic bytes|not a parquet file|too small to be a parquet file|corrupt/i.test(m)) {
     return new StrataError('CORRUPT', `a data or delete file cannot be read as Parquet (DuckDB: ${m}); strata verify --files checks every file`, { cause: e });
   }

@@ -106,6 +106,10 @@ async function story(c: Catalog, store: ObjectStore, storeRoot: string | undefin
     `SELECT coalesce(n.id, o.id) AS id, o.city AS was, n.city AS now FROM sales.customers n FULL JOIN sales.customers AS o AT (VERSION => 'before_move') ON n.id = o.id WHERE n.city IS DISTINCT FROM o.city`,
   );
   expect(delta.rows).toEqual([{ id: 2n, was: 'Arlington', now: 'New York' }]);
+  // By time: the snapshot committed at or before it.
+  const loadedAt = (await c.snapshots()).find((x) => x.id === loaded.snapshot)!.time.toISOString();
+  expect((await c.sql(`SELECT city FROM sales.customers AT (TIMESTAMP => '${loadedAt}') WHERE id = 2`)).rows).toEqual([{ city: 'Arlington' }]);
+  expect((await c.sql(`SELECT city FROM sales.customers AT (TIMESTAMP => TIMESTAMP '${loadedAt.replace('T', ' ').replace('Z', '')}') WHERE id = 2`)).snapshot).toBe(loaded.snapshot);
   // Statement-wide: every reference without AT reads the tag.
   expect((await c.sql('SELECT count(*) AS n FROM sales.customers WHERE city = $$Arlington$$', { at: { tag: 'before_move' } })).rows).toEqual([{ n: 1n }]);
 
@@ -166,6 +170,9 @@ describe('SQL over any snapshot', () => {
     // An empty table reads as no rows, with its columns; a WITH query is the statement's own; big constants survive.
     expect((await c.sql('SELECT * FROM t')).rows).toEqual([]);
     expect((await c.sql('WITH t AS (SELECT 9007199254740993::BIGINT AS x) SELECT x FROM t')).rows).toEqual([{ x: 9007199254740993n }]);
+    // A file the catalog names that the store lacks: CORRUPT naming it, never an empty answer.
+    await c.transaction((tx) => tx.addDataFile('main', 't', { path: 'lost.parquet', recordCount: 1, fileSizeBytes: 1 }));
+    await expectCode(c.sql('SELECT * FROM t'), 'CORRUPT', /lost\.parquet/);
     // Column statistics given by an engine are checked like every argument.
     const spec = (columnStats: unknown) => ({ path: 'f.parquet', recordCount: 2, fileSizeBytes: 1, columnStats }) as never;
     for (const [bad, code] of [
