@@ -4,6 +4,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { SnapshotId } from '../../keys/ids.js';
 import { options } from '../arguments.js';
+import { StrataError } from '../errors.js';
 import type { Reader } from '../read/reader.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import type { ObjectStore } from '../store/object-store.js';
@@ -83,38 +84,66 @@ async function bind(ctx: PlaneContext, c: DuckDBConnection, text: string, given:
   return { sql: await statement.rewrite(names, (q, arg) => scalar(c, q, arg)), meta: { snapshot: newest, files } };
 }
 
-/** One temporary view per distinct (table, snapshot) of the statement; the view name of each reference. */
+/** Views of the catalog expand into views of their own references, at most this deep (a cycle stops here). */
+const MAX_VIEW_DEPTH = 16;
+
+/**
+ * One temporary view per distinct (table, snapshot) of the statement; the view name of each reference. A
+ * reference to a catalog view binds the view's own statement, its references at the same snapshot (or
+ * their own AT).
+ */
 async function bindViews(ctx: PlaneContext, c: DuckDBConnection, refs: readonly TableRef[], at: SnapshotSelector | undefined, held: Held[]) {
-  const names: string[] = [];
-  const views = new Map<string, string>();
-  const files = { listed: 0, skipped: 0 };
-  let newest: SnapshotId | null = null;
+  const binder = new Binder(ctx, c, held);
   let statementSnapshot: SnapshotId | undefined;
+  const names: string[] = [];
   for (const ref of refs) {
-    let selector = ref.at;
-    if (selector === undefined) {
-      // One snapshot for every reference without AT, resolved once: the statement reads one state.
-      statementSnapshot ??= await snapshotOf(ctx, at);
-      selector = { snapshot: statementSnapshot };
-    }
-    const r = await ctx.reader(selector);
+    // One snapshot for every reference without AT, resolved once: the statement reads one state.
+    if (ref.at === undefined) statementSnapshot ??= await snapshotOf(ctx, at);
+    names.push(await binder.bind(ref, ref.at ?? { snapshot: statementSnapshot! }, 0));
+  }
+  return { names, newest: binder.newest, files: binder.files };
+}
+
+class Binder {
+  private readonly views = new Map<string, string>();
+  readonly files = { listed: 0, skipped: 0 };
+  newest: SnapshotId | null = null;
+
+  constructor(
+    private readonly ctx: PlaneContext,
+    private readonly c: DuckDBConnection,
+    private readonly held: Held[],
+  ) {}
+
+  async bind(ref: TableRef, selector: SnapshotSelector, depth: number): Promise<string> {
+    const r = await this.ctx.reader(selector);
     try {
+      const at = r.snapshot.id;
+      this.newest = this.newest === null ? at : (Math.max(this.newest, at) as SnapshotId);
       // A reference with its own filter gets its own view (its files may be fewer); others share one.
-      const key = JSON.stringify([ref.schema, ref.table, r.snapshot.id, ref.filter === undefined ? null : names.length]);
-      let name = views.get(key);
-      if (name === undefined) {
-        name = `__strata_${views.size}`;
-        const scan = await scanAt(ctx, r, ref, held, files);
-        await run(() => c.run(`CREATE TEMP VIEW ${ident(name!)} AS ${scan}`));
-        views.set(key, name);
-      }
-      names.push(name);
-      newest = newest === null ? r.snapshot.id : (Math.max(newest, r.snapshot.id) as SnapshotId);
+      const key = JSON.stringify([ref.schema, ref.table, at, ref.filter === undefined ? null : this.views.size]);
+      const known = this.views.get(key);
+      if (known !== undefined) return known;
+      const view = (await r.views(ref.schema)).find((v) => v.name === ref.table);
+      const body = view === undefined ? await scanAt(this.ctx, r, ref, this.held, this.files) : await this.expand(view.sql, ref, at, depth);
+      const name = `__strata_${this.views.size}`;
+      this.views.set(key, name);
+      await run(() => this.c.run(`CREATE TEMP VIEW ${ident(name)} AS ${body}`));
+      return name;
     } finally {
       await r.close();
     }
   }
-  return { names, newest, files };
+
+  private async expand(sql: string, ref: TableRef, at: SnapshotId, depth: number): Promise<string> {
+    if (depth >= MAX_VIEW_DEPTH) {
+      throw new StrataError('INVALID_ARGUMENT', `view ${ref.schema}.${ref.table} expands past ${MAX_VIEW_DEPTH} levels of views; does it refer to itself?`);
+    }
+    const inner = await Statement.parse(sql, (q, arg) => scalar(this.c, q, arg));
+    const names: string[] = [];
+    for (const r of inner.refs) names.push(await this.bind(r, r.at ?? { snapshot: at }, depth + 1));
+    return inner.rewrite(names, (q, arg) => scalar(this.c, q, arg));
+  }
 }
 
 async function snapshotOf(ctx: PlaneContext, at: SnapshotSelector | undefined): Promise<SnapshotId> {

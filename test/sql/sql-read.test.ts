@@ -170,6 +170,13 @@ describe('SQL over any snapshot', () => {
     // An empty table reads as no rows, with its columns; a WITH query is the statement's own; big constants survive.
     expect((await c.sql('SELECT * FROM t')).rows).toEqual([]);
     expect((await c.sql('WITH t AS (SELECT 9007199254740993::BIGINT AS x) SELECT x FROM t')).rows).toEqual([{ x: 9007199254740993n }]);
+    // A catalog view reads as its statement, its tables at the view's snapshot; a view of itself is refused.
+    await c.transaction(async (tx) => {
+      await tx.createView('main', 'v', 'SELECT count(*) AS n FROM t');
+      await tx.createView('main', 'loop', 'SELECT * FROM loop');
+    });
+    expect((await c.sql('SELECT n FROM v')).rows).toEqual([{ n: 0n }]);
+    await expectCode(c.sql('SELECT * FROM loop'), 'INVALID_ARGUMENT', /levels of views/);
     // A file the catalog names that the store lacks: CORRUPT naming it, never an empty answer.
     await c.transaction((tx) => tx.addDataFile('main', 't', { path: 'lost.parquet', recordCount: 1, fileSizeBytes: 1 }));
     await expectCode(c.sql('SELECT * FROM t'), 'CORRUPT', /lost\.parquet/);
