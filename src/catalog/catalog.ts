@@ -30,7 +30,7 @@ import { Maintenance } from './maintenance.js';
 import { type Opened, openCatalog, type OpenOptions } from './open.js';
 import { SnapshotTags } from './snapshot-tags.js';
 import { FollowStatus } from './status.js';
-import { DataPlane, type LoadResult, type SqlOptions, type SqlResult } from '../sql/data-plane.js';
+import { DataPlane, type LoadOptions, type LoadResult, type SqlOptions, type SqlResult } from '../sql/data-plane.js';
 import { verifyCatalog, type VerifyOptions, type VerifyReport } from './verify.js';
 
 export type { HistoryOptions, OpenOptions };
@@ -177,9 +177,9 @@ export class Catalog {
   }
 
   /** Loads a CSV or Parquet file into a table as one new data file, in one commit. */
-  load(schema: string, table: string, source: string): Promise<LoadResult> {
+  load(schema: string, table: string, source: string, opts?: LoadOptions): Promise<LoadResult> {
     this.assertWritable();
-    return this.plane.load(schema, table, source);
+    return this.plane.load(schema, table, source, opts);
   }
 
   /** Applies entries that other writers committed to the shared store since this process last looked. */

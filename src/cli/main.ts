@@ -291,14 +291,15 @@ async function main(argv: string[]): Promise<number> {
       const [statement, extra] = args;
       if (statement === undefined || extra !== undefined) throw usage('sql takes one statement, quoted: strata sql "SELECT …"');
       if (values.json && values.csv) throw usage('sql takes --json or --csv, not both');
-      await withCatalog(async (c) => say(await sqlCommand(c, statement, selectorOf(), values.json ? 'json' : values.csv ? 'csv' : 'table')));
+      const bar = !values.json && !values.csv && process.stderr.isTTY === true;
+      await withCatalog(async (c) => say(await sqlCommand(c, statement, selectorOf(), values.json ? 'json' : values.csv ? 'csv' : 'table', bar)));
       return 0;
     }
     case 'load': {
       const [name, file, extra] = args;
       if (file === undefined || extra !== undefined) throw usage('load takes schema.table FILE');
       const { schema, table: t } = qualified(name);
-      await withCatalog(async (c) => say(await loadCommand(c, schema, t, file)));
+      await withCatalog(async (c) => say(await loadCommand(c, schema, t, file, !values.json && process.stderr.isTTY === true)));
       return 0;
     }
     case 'verify': {

@@ -2,11 +2,11 @@
 // cache of fetched files per catalog.
 import * as path from 'node:path';
 import { Engine } from './engine.js';
-import { load, type LoadContext, type LoadResult } from './load.js';
+import { load, type LoadContext, type LoadOptions, type LoadResult } from './load.js';
 import { LocalFiles } from './local-files.js';
 import { select, selectBatches, type SqlOptions, type SqlResult } from './query.js';
 
-export type { LoadResult, SqlOptions, SqlResult };
+export type { LoadOptions, LoadResult, SqlOptions, SqlResult };
 
 const GiB = 2 ** 30;
 
@@ -27,8 +27,8 @@ export class DataPlane {
     return selectBatches(this.ctx, text, opts);
   }
 
-  load(schema: string, table: string, source: string): Promise<LoadResult> {
-    return load(this.ctx, schema, table, source);
+  load(schema: string, table: string, source: string, opts: LoadOptions | undefined): Promise<LoadResult> {
+    return load(this.ctx, schema, table, source, opts);
   }
 
   close(): Promise<void> {

@@ -45,6 +45,25 @@ export async function run<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** How often a running statement's progress is read. */
+const PROGRESS_MS = 200;
+
+/** Runs `work` on `c`, telling `onProgress` DuckDB's estimate of how far it is (0–100) while it runs. */
+export async function withProgress<T>(c: DuckDBConnection, onProgress: ((percent: number) => void) | undefined, work: () => Promise<T>): Promise<T> {
+  if (onProgress === undefined) return run(work);
+  const timer = setInterval(() => {
+    const p = c.progress.percentage;
+    if (p >= 0) onProgress(Math.min(100, p));
+  }, PROGRESS_MS);
+  try {
+    const out = await run(work);
+    onProgress(100);
+    return out;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 export function duckError(e: unknown): unknown {
   if (e instanceof StrataError || !(e instanceof Error)) return e;
   const m = e.message;

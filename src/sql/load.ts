@@ -9,13 +9,14 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { isWidening } from '../../keys/column-types.js';
 import type { SnapshotId } from '../../keys/ids.js';
+import { options } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import type { ColumnInfo } from '../read/records.js';
 import type { TransactionFn } from '../txn/prepared.js';
 import type { ColumnStatsSpec } from '../txn/transaction.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckType, lakeType } from './duck-types.js';
-import { run } from './engine.js';
+import { run, withProgress } from './engine.js';
 import type { PlaneContext } from './query.js';
 import { ident, literal } from './table-scan.js';
 
@@ -67,7 +68,14 @@ async function footerStats(c: DuckDBConnection, file: string, columns: readonly 
   }));
 }
 
-export async function load(ctx: LoadContext, schema: string, table: string, source: string): Promise<LoadResult> {
+export interface LoadOptions {
+  /** Told DuckDB's estimate of how far the write is (0–100) while it runs. */
+  onProgress?: (percent: number) => void;
+}
+
+export async function load(ctx: LoadContext, schema: string, table: string, source: string, given?: LoadOptions): Promise<LoadResult> {
+  const { onProgress } = options('load()', given, ['onProgress']);
+  if (onProgress !== undefined && typeof onProgress !== 'function') throw invalid('load() onProgress must be a function (percent) => void');
   if (typeof source !== 'string' || source === '') throw invalid('load() takes the path of a CSV or Parquet file');
   const file = path.resolve(source);
   if (!existsSync(file)) throw invalid(`load(): there is no file ${file}`);
@@ -99,7 +107,7 @@ export async function load(ctx: LoadContext, schema: string, table: string, sour
     const ids = info.columns.map((col) => `${ident(col.name)}: ${col.id}`);
     const tmp = path.join(tmpdir(), `strata-load-${randomUUID()}.parquet`);
     try {
-      await run(() => c.run(`COPY (SELECT ${exprs.join(', ')} FROM ${sourceOf(file, info.columns, present)}) TO ${literal(tmp)} (FORMAT parquet, FIELD_IDS {${ids.join(', ')}})`));
+      await withProgress(c, onProgress, () => c.run(`COPY (SELECT ${exprs.join(', ')} FROM ${sourceOf(file, info.columns, present)}) TO ${literal(tmp)} (FORMAT parquet, FIELD_IDS {${ids.join(', ')}})`));
       const meta = (await run(() => c.runAndReadAll(`SELECT num_rows, file_size_bytes, footer_size FROM parquet_file_metadata(${literal(tmp)})`))).getRowObjectsJS()[0] as {
         num_rows: bigint;
         file_size_bytes: bigint;

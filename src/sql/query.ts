@@ -8,7 +8,7 @@ import { StrataError } from '../errors.js';
 import type { Reader } from '../read/reader.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import type { ObjectStore } from '../store/object-store.js';
-import { type Engine, run, scalar } from './engine.js';
+import { type Engine, run, scalar, withProgress } from './engine.js';
 import type { Held, LocalFiles } from './local-files.js';
 import { skippable, testsOf } from './pruning.js';
 import { Statement, type TableRef } from './statement.js';
@@ -17,6 +17,8 @@ import { ident, tableScan } from './table-scan.js';
 export interface SqlOptions {
   /** The snapshot of every table reference without an AT clause of its own (default: the newest). */
   at?: SnapshotSelector;
+  /** Told DuckDB's estimate of how far the statement is (0–100) while it runs, a few times a second. */
+  onProgress?: (percent: number) => void;
 }
 
 export interface SqlResult {
@@ -43,7 +45,7 @@ export async function select(ctx: PlaneContext, text: string, given: SqlOptions 
     const held: Held[] = [];
     try {
       const { sql, meta } = await bind(ctx, c, text, given, held);
-      const reader = await run(() => c.runAndReadAll(sql));
+      const reader = await withProgress(c, given?.onProgress, () => c.runAndReadAll(sql));
       const columns = reader.columnNames().map((name, i) => ({ name, type: reader.columnTypes()[i]!.toString() }));
       return { rows: reader.getRowObjectsJS() as Record<string, unknown>[], columns, ...meta };
     } finally {
@@ -77,7 +79,8 @@ export async function* selectBatches(ctx: PlaneContext, text: string, given: Sql
 
 /** Parses the statement and binds its references on `c`: the text DuckDB runs, and what it read. */
 async function bind(ctx: PlaneContext, c: DuckDBConnection, text: string, given: SqlOptions | undefined, held: Held[]) {
-  const { at } = options('sql()', given, ['at']);
+  const { at, onProgress } = options('sql()', given, ['at', 'onProgress']);
+  if (onProgress !== undefined && typeof onProgress !== 'function') throw new StrataError('INVALID_ARGUMENT', 'sql() onProgress must be a function (percent) => void');
   if (at !== undefined) options('sql() at', at, ['snapshot', 'timestamp', 'tag']);
   const statement = await Statement.parse(text, (sql, arg) => scalar(c, sql, arg));
   const { names, newest, files } = await bindViews(ctx, c, statement.refs, at, held);

@@ -34,5 +34,12 @@ describe('sqlBatches', () => {
     const err = await bad.next().catch((e: unknown) => e);
     expect(isStrataError(err, 'INVALID_ARGUMENT')).toBe(true);
     expect((await c.sql('SELECT count(*) AS n FROM n')).rows).toEqual([{ n: 20_000n }]);
+    // Progress is told while a statement or a load runs, ending at 100.
+    const seen: number[] = [];
+    await c.sql('SELECT sum(i) FROM n', { onProgress: (p) => seen.push(p) });
+    const loading: number[] = [];
+    await c.load('main', 'n', file, { onProgress: (p) => loading.push(p) });
+    expect([seen.at(-1), loading.at(-1)]).toEqual([100, 100]);
+    await expect(c.sql('SELECT 1', { onProgress: 'yes' } as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 });
