@@ -25,7 +25,7 @@ describe('strata CLI', () => {
     expect(demo.stdout).toContain('NOT_FOUND');
 
     const snapshots = JSON.parse((await run('snapshots', '--dir', dir, '--json')).stdout);
-    expect(snapshots.map((s: { id: number }) => s.id)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(snapshots.map((s: { id: number }) => s.id)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(snapshots[4].changes).toEqual(['altered_table:2']);
 
     const old = JSON.parse((await run('show', '--dir', dir, '--at', '2', 'sales.orders', '--json')).stdout);
@@ -49,34 +49,34 @@ describe('strata CLI', () => {
     expect(diff.removedFiles.map((f: { path: string }) => f.path)).toEqual(['sales/orders/2026-03.parquet']);
     expect(diff.addedFiles.map((f: { path: string }) => f.path)).toEqual(['sales/order_history/2026-03-restated.parquet']);
     const tableHistory = JSON.parse((await run('snapshots', '--dir', dir, '--table', 'sales.order_history', '--from', '4', '--json')).stdout);
-    expect(tableHistory.map((s: { author: string }) => s.author)).toEqual(['dba', 'dba', 'gdpr-job', 'finance']);
-    expect(JSON.parse((await run('show', '--dir', dir, '--previous', '--json')).stdout).snapshot.id).toBe(7);
+    expect(tableHistory.map((s: { author: string | null }) => s.author)).toEqual(['dba', 'dba', 'gdpr-job', 'finance', null]);
+    expect(JSON.parse((await run('show', '--dir', dir, '--previous', '--json')).stdout).snapshot.id).toBe(8);
     const atTime = JSON.parse((await run('show', '--dir', dir, '--timestamp', snapshots[2].time, '--json')).stdout);
     expect(atTime.snapshot.id).toBeGreaterThanOrEqual(2);
-    expect((await run('restore', '--dir', dir, 'sales.order_history', '3')).stdout).toContain('as snapshot 9');
+    expect((await run('restore', '--dir', dir, 'sales.order_history', '3')).stdout).toContain('as snapshot 10');
     const restored = JSON.parse((await run('show', '--dir', dir, 'sales.order_history', '--json')).stdout);
     expect(restored.dataFiles.map((f: { path: string }) => f.path)).toContain('sales/orders/2026-03.parquet');
     expect((await run('tag', 'drop', 'board_report_2026_03', '--dir', dir)).stdout).toContain('dropped');
     expect((await run('tag', 'bogus', '--dir', dir)).code).toBe(1);
-    expect((await run('checkpoint', '--dir', dir)).stdout).toMatch(/checkpoint at log entry 14: \d+ keys in 1 chunk/);
+    expect((await run('checkpoint', '--dir', dir)).stdout).toMatch(/checkpoint at log entry 15: \d+ keys in 1 chunk/);
 
     // The demo showed GC on a copy; the lake itself kept everything.
-    expect(JSON.parse((await run('retain', '--dir', `${dir}-gc`, '--json')).stdout).retainFrom).toBe(8);
+    expect(JSON.parse((await run('retain', '--dir', `${dir}-gc`, '--json')).stdout).retainFrom).toBe(9);
     expect(JSON.parse((await run('retain', '--dir', dir, '--json')).stdout)).toEqual({ retainFrom: 0, leases: [] });
     // Now the policy, for real: keep nothing older than now, zero grace.
     const plan = JSON.parse((await run('gc', '--dir', dir, '--keep', '0s', '--dry-run', '--json')).stdout);
-    expect(plan.retain.retainFrom).toBe(9);
+    expect(plan.retain.retainFrom).toBe(10);
     expect(JSON.parse((await run('retain', '--dir', dir, '--json')).stdout).retainFrom).toBe(0);
     expect(plan.checkpoint).toBe(null);
-    expect(plan.prune).toEqual({ dryRun: true, kept: [14], deleted: [], objects: 0 });
+    expect(plan.prune).toEqual({ dryRun: true, kept: [15], deleted: [], objects: 0 });
     const gc = JSON.parse(
       (await run('gc', '--dir', dir, '--keep', '0s', '--grace', '0s', '--keep-checkpoints', '1', '--checkpoint-age', '0s', '--json')).stdout,
     );
-    expect(gc.excise).toMatchObject({ dryRun: false, retainFrom: 9, versions: plan.excise.versions, snapshots: plan.excise.snapshots });
+    expect(gc.excise).toMatchObject({ dryRun: false, retainFrom: 10, versions: plan.excise.versions, snapshots: plan.excise.snapshots });
     expect(gc.reclaim.deleted).toContain('sales/customers/all.parquet');
     // The checkpoint taken before the excision still held what it removed: a new one replaces it.
-    expect(gc.checkpoint.seq).toBeGreaterThan(14);
-    expect(gc.prune).toMatchObject({ kept: [gc.checkpoint.seq], deleted: [14] });
+    expect(gc.checkpoint.seq).toBeGreaterThan(15);
+    expect(gc.prune).toMatchObject({ kept: [gc.checkpoint.seq], deleted: [15] });
     expect(JSON.parse((await run('prune-checkpoints', '--dir', dir, '--keep-checkpoints', '1', '--json')).stdout)).toEqual({
       dryRun: false,
       kept: [gc.checkpoint.seq],

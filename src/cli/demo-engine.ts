@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBInstance } from '@duckdb/node-api';
 import type { Catalog } from '../catalog/catalog.js';
 import type { ObjectStore } from '../store/object-store.js';
 
@@ -17,6 +17,7 @@ export class DemoEngine {
   ) {}
 
   static async start(catalog: Catalog, store: ObjectStore): Promise<DemoEngine> {
+    const { DuckDBInstance } = await import('@duckdb/node-api');
     return new DemoEngine(await DuckDBInstance.create(':memory:'), catalog, store);
   }
 

@@ -1,6 +1,7 @@
 // `strata demo`: builds a small but realistic history through the public API (create, load, rename, add a
 // column, delete rows, drop a table) and shows what readers see at several snapshots; then GC on a copy.
-import { cp, lstat, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, lstat, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Catalog } from '../catalog/catalog.js';
 import { DirectoryStore } from '../store/directory-store.js';
@@ -118,6 +119,11 @@ export async function runDemo(dir: string, print: (s: string) => void): Promise<
       },
       { author: 'finance', message: 'restate March: 60 duplicated orders', extraInfo: '{"ticket":"FIN-2231"}' },
     );
+    // April arrives as a CSV export: load writes it as Parquet with the table's field ids, one commit.
+    const april = path.join(await mkdtemp(path.join(tmpdir(), 'strata-demo-')), 'orders-2026-04.csv');
+    await writeFile(april, `id,status,amount,customer_id\n${Array.from({ length: 40 }, (_, i) => `${3101 + i},shipped,${(19.5 + i).toFixed(2)},${i % 310}`).join('\n')}\n`);
+    const aprilLoad = await catalog.load('sales', 'order_history', april);
+    await rm(path.dirname(april), { recursive: true, force: true });
 
     print(`A catalog with a history, in ${dir}:\n`);
     print(snapshotTable(await catalog.snapshots()));
@@ -155,6 +161,7 @@ export async function runDemo(dir: string, print: (s: string) => void): Promise<
     print(`\n${renderChanges('sales.order_history', String(decision.snapshot.id + 1), String(today.snapshot.id), changed)}`);
     print(`\nWho changed it since:\n${snapshotTable(await catalog.snapshots({ from: decision.snapshot.id + 1, table: { schema: 'sales', table: 'order_history' } }))}`);
     await Promise.all([decision.close(), today.close()]);
+    print(`\ncatalog.load('sales', 'order_history', 'orders-2026-04.csv'): ${aprilLoad.rows} rows as snapshot ${aprilLoad.snapshot} (${aprilLoad.files[0]!.path})`);
     await sqlTour(catalog, print);
     print(
       `\nExplore it: strata snapshots --dir ${dir} --table sales.order_history   |   ` +

@@ -1,7 +1,7 @@
 // DuckDB, the data plane: one in-memory instance per catalog, opened on first use, a connection per
 // statement (temporary views are per connection). DuckDB's errors become StrataErrors: what the statement
 // got wrong is INVALID_ARGUMENT with DuckDB's message; a file DuckDB cannot read as Parquet is CORRUPT.
-import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { StrataError } from '../errors.js';
 
 export class Engine {
@@ -9,7 +9,8 @@ export class Engine {
 
   /** A new connection; the caller closes it. */
   async connect(): Promise<DuckDBConnection> {
-    this.instance ??= DuckDBInstance.create(':memory:');
+    // Loaded on first use: a process that never runs SQL never loads DuckDB's native library.
+    this.instance ??= import('@duckdb/node-api').then((duck) => duck.DuckDBInstance.create(':memory:'));
     return (await this.instance).connect();
   }
 
