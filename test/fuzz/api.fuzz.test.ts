@@ -118,6 +118,7 @@ const op = fc.oneof(
     path: fc.option(fc.constantFrom(...HOSTILE_PATHS), { freq: 4 }),
   }),
   fc.record({ kind: fc.constant('snapshotsOf' as const), schema: anyName, name: anyName, from: fc.option(anyCount) }),
+  fc.record({ kind: fc.constant('sql' as const), schema: anyName, name: anyName, snapshot: fc.option(fc.nat({ max: 12 })) }),
   fc.constant({ kind: 'reopen' as const }),
   fc.constant({ kind: 'closeMidRead' as const }),
 );
@@ -482,6 +483,26 @@ class Run {
         const got = await outcome(this.c.snapshots({ table: { schema: o.schema as string, table: o.name as string }, ...(o.from === null ? {} : { from: o.from as number }) }));
         if (got.error !== undefined && e.ok && isStrataError(got.error, 'NOT_FOUND')) return;
         check(what, e, got);
+        return;
+      }
+      case 'sql': {
+        // The sequence's files are never written: a table with files at the snapshot is CORRUPT (a file the
+        // catalog names is missing), one without counts 0 rows; a name no key can hold is refused.
+        const q = (n: unknown) => `"${String(n).replaceAll('"', '""')}"`;
+        const text = `SELECT count(*) AS n FROM ${q(o.schema)}.${q(o.name)}${o.snapshot === null ? '' : ` AT (VERSION => ${o.snapshot})`}`;
+        // In SQL text every name is text: String(undefined) is a table called "undefined".
+        const [sn, tn] = [String(o.schema), String(o.name)];
+        const state = m.history[o.snapshot ?? m.newest];
+        const t = state?.get(sn)?.get(tn);
+        const e = faults([
+          [!nameValid(sn) || !nameValid(tn), 'INVALID_ARGUMENT'],
+          [!nameValid(sn) || !nameValid(tn), 'NOT_FOUND'],
+          [state === undefined, 'SNAPSHOT_NOT_FOUND'],
+          [state !== undefined && nameValid(sn) && nameValid(tn) && t === undefined, 'NOT_FOUND'],
+          [t !== undefined && t.files.size > 0, 'CORRUPT'],
+        ]);
+        const got = await outcome(this.c.sql(text));
+        if (check(what, e, got)) expect(got.value!.rows, what).toEqual([{ n: 0n }]);
         return;
       }
       case 'reopen':
