@@ -4,16 +4,16 @@
 // the record count, size and footer size the file's footer gives.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { isWidening } from '../../keys/column-types.js';
 import type { SnapshotId } from '../../keys/ids.js';
-import { options } from '../arguments.js';
+import { options, positiveCount } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import type { ColumnInfo } from '../read/records.js';
 import type { TransactionFn } from '../txn/prepared.js';
-import type { ColumnStatsSpec } from '../txn/transaction.js';
+import type { ColumnStatsSpec, DataFileSpec } from '../txn/transaction.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckType, lakeType } from './duck-types.js';
 import { run, withProgress } from './engine.js';
@@ -71,10 +71,16 @@ async function footerStats(c: DuckDBConnection, file: string, columns: readonly 
 export interface LoadOptions {
   /** Told DuckDB's estimate of how far the write is (0–100) while it runs. */
   onProgress?: (percent: number) => void;
+  /** Roll to a new data file past this many bytes (default 128 MiB): all of them registered in the one commit. */
+  targetFileSize?: number;
 }
 
+const MiB = 2 ** 20;
+const partNumber = (name: string) => Number(/(\d+)\.parquet$/.exec(name)?.[1] ?? 0);
+
 export async function load(ctx: LoadContext, schema: string, table: string, source: string, given?: LoadOptions): Promise<LoadResult> {
-  const { onProgress } = options('load()', given, ['onProgress']);
+  const { onProgress, targetFileSize: size } = options('load()', given, ['onProgress', 'targetFileSize']);
+  const targetFileSize = positiveCount('targetFileSize', size, 128 * MiB);
   if (onProgress !== undefined && typeof onProgress !== 'function') throw invalid('load() onProgress must be a function (percent) => void');
   if (typeof source !== 'string' || source === '') throw invalid('load() takes the path of a CSV or Parquet file');
   const file = path.resolve(source);
@@ -105,25 +111,39 @@ export async function load(ctx: LoadContext, schema: string, table: string, sour
     }
     const exprs = info.columns.map((col) => `CAST(${present.has(col.name) ? ident(col.name) : 'NULL'} AS ${duckType(col.type)}) AS ${ident(col.name)}`);
     const ids = info.columns.map((col) => `${ident(col.name)}: ${col.id}`);
-    const tmp = path.join(tmpdir(), `strata-load-${randomUUID()}.parquet`);
+    const out = path.join(tmpdir(), `strata-load-${randomUUID()}`);
     try {
-      await withProgress(c, onProgress, () => c.run(`COPY (SELECT ${exprs.join(', ')} FROM ${sourceOf(file, info.columns, present)}) TO ${literal(tmp)} (FORMAT parquet, FIELD_IDS {${ids.join(', ')}})`));
-      const meta = (await run(() => c.runAndReadAll(`SELECT num_rows, file_size_bytes, footer_size FROM parquet_file_metadata(${literal(tmp)})`))).getRowObjectsJS()[0] as {
-        num_rows: bigint;
-        file_size_bytes: bigint;
-        footer_size: bigint;
+      // DuckDB rolls to a new file past the target size (data_0.parquet, data_1.parquet, … in input order).
+      await withProgress(c, onProgress, () =>
+        c.run(`COPY (SELECT ${exprs.join(', ')} FROM ${sourceOf(file, info.columns, present)}) TO ${literal(out)} (FORMAT parquet, FILE_SIZE_BYTES ${targetFileSize}, FIELD_IDS {${ids.join(', ')}})`),
+      );
+      const written = existsSync(out) ? (await readdir(out)).sort((a, b) => partNumber(a) - partNumber(b)) : [];
+      const specs: (DataFileSpec & { recordCount: number; fileSizeBytes: number })[] = [];
+      for (const name of written) {
+        const local = path.join(out, name);
+        const meta = (await run(() => c.runAndReadAll(`SELECT num_rows, footer_size FROM parquet_file_metadata(${literal(local)})`))).getRowObjectsJS()[0] as { num_rows: bigint; footer_size: bigint };
+        const recordCount = Number(meta.num_rows);
+        if (recordCount === 0) continue;
+        const relative = `${segment(schema, info.schemaId, 'schema')}/${segment(table, info.id, 'table')}/${randomUUID()}.parquet`;
+        const columnStats = await footerStats(c, local, info.columns);
+        const bytes = await readFile(local);
+        await ctx.store.putIfAbsent(`${ctx.dataPath}${relative}`, bytes);
+        specs.push({ path: relative, recordCount, fileSizeBytes: bytes.length, footerSize: Number(meta.footer_size), columnStats });
+      }
+      if (specs.length === 0) return { snapshot: null, files: [], rows: 0 };
+      const { snapshot } = await ctx.transaction(
+        async (tx) => {
+          for (const spec of specs) await tx.addDataFile(schema, table, spec);
+        },
+        { message: `load ${path.basename(file)} into ${schema}.${table}` },
+      );
+      return {
+        snapshot,
+        files: specs.map(({ path: p, recordCount, fileSizeBytes }) => ({ path: p, recordCount, fileSizeBytes })),
+        rows: specs.reduce((n, f) => n + f.recordCount, 0),
       };
-      const recordCount = Number(meta.num_rows);
-      if (recordCount === 0) return { snapshot: null, files: [], rows: 0 };
-      const relative = `${segment(schema, info.schemaId, 'schema')}/${segment(table, info.id, 'table')}/${randomUUID()}.parquet`;
-      const columnStats = await footerStats(c, tmp, info.columns);
-      const bytes = await readFile(tmp);
-      await ctx.store.putIfAbsent(`${ctx.dataPath}${relative}`, bytes);
-      const spec = { path: relative, recordCount, fileSizeBytes: bytes.length, footerSize: Number(meta.footer_size), columnStats };
-      const { snapshot } = await ctx.transaction((tx) => tx.addDataFile(schema, table, spec), { message: `load ${path.basename(file)} into ${schema}.${table}` });
-      return { snapshot, files: [{ path: relative, recordCount, fileSizeBytes: bytes.length }], rows: recordCount };
     } finally {
-      await rm(tmp, { force: true });
+      await rm(out, { recursive: true, force: true });
     }
   });
 }

@@ -118,5 +118,17 @@ describe('file skipping by statistics', () => {
     expect((await c.sql('SELECT count(*) AS n FROM events WHERE id IN (3, 4999)')).files).toEqual({ listed: 10, skipped: 8 });
     expect((await c.sql('SELECT count(*) AS n FROM events WHERE kind IS NULL')).files).toEqual({ listed: 10, skipped: 10 });
     expect((await c.sql('SELECT count(*) AS n FROM events WHERE kind IS NULL')).rows).toEqual([{ n: 0n }]);
+    // A load past the target size rolls to several files, all in one commit, in input order.
+    const big = path.join(dir, 'big.csv');
+    await writeFile(big, `id,kind\n${Array.from({ length: 300_000 }, (_, i) => `${10_000 + i},k${i % 7}`).join('\n')}\n`);
+    const before = (await c.snapshots()).length;
+    const loaded = await c.load('main', 'events', big, { targetFileSize: 100_000 });
+    expect(loaded.files.length).toBeGreaterThan(1);
+    expect(loaded.rows).toBe(300_000);
+    expect((await c.snapshots()).length).toBe(before + 1);
+    expect((await c.sql('SELECT count(*) AS n, min(id) AS lo, max(id) AS hi FROM events WHERE id >= 10000')).rows).toEqual([{ n: 300_000n, lo: 10_000n, hi: 309_999n }]);
+    const narrow = await c.sql('SELECT count(*) AS n FROM events WHERE id = 10005');
+    expect(narrow.rows).toEqual([{ n: 1n }]);
+    expect(narrow.files.skipped).toBe(narrow.files.listed - 1);
   });
 });
