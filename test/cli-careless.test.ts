@@ -1,25 +1,14 @@
 // The CLI as a careless user and a cron job meet it: a mistyped --dir, --force on the wrong directory, a dry
 // run that must tell what the real run does, names made to fool a terminal.
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { runCli } from './support/run-cli.js';
 import { Catalog } from '../src/index.js';
 import { tempDir } from './helpers.js';
 
-const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
-const run = async (...args: string[]) => {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', main, ...args], { timeout: 60_000 });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string; killed?: boolean };
-    return { code: err.killed ? 'killed' : err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-};
+const run = runCli;
 
 describe('strata CLI, carelessly', () => {
   it('commands other than init refuse a directory with no catalog and create nothing; init creates one', async () => {

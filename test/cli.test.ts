@@ -1,20 +1,9 @@
-import { execFile } from 'node:child_process';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { runCli } from './support/run-cli.js';
 import { tempDir } from './helpers.js';
 
-const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
-const run = async (...args: string[]) => {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', main, ...args]);
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-};
+const run = runCli;
 
 describe('strata CLI', () => {
   it('demo builds a history that snapshots and show read back, as text and JSON', async () => {

@@ -1,24 +1,13 @@
 // `strata load` and `strata sql`: a file loaded from the command line, and queries at a tag and at an id as
 // an aligned table, JSON and CSV.
-import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../support/run-cli.js';
 import { Catalog } from '../../src/index.js';
 import { tempDir } from '../helpers.js';
 
-const main = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-const run = async (...args: string[]) => {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', main, ...args], { timeout: 60_000 });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-};
+const run = runCli;
 
 describe('strata sql and strata load', () => {
   it('loads CSV rows, then answers at the newest snapshot, at a tag, as a table, JSON and CSV', async () => {
