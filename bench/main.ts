@@ -3,6 +3,8 @@
 // `--only "shared store"` runs just the shared-store section (directory store, and S3 when its variables are set);
 // `--only "large transactions"` the one-transaction commit of --files files, its drop, and a cascade drop of
 // --cascade-tables tables.
+// `--only sql` catalog.sql against DuckDB over the same Parquet files: a full scan with deletes, a selective
+// predicate on a sorted column, and binding on a catalog of many tables (bench/sql/).
 // Runs every workload against Strata, the peer (DuckLake's catalog on SQLite) and the raw LevelDB limit, in
 // this one process, each run on fresh directories; reports the median run of each side.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -19,6 +21,7 @@ import { sharedStoreBench } from './shared/suite.js';
 import { exciseBench } from './gc/excise-bench.js';
 import { checksumBench } from './integrity/checksum-bench.js';
 import { largeTransactionsBench } from './scale/large-transactions.js';
+import { sqlBench } from './sql/sql-bench.js';
 
 const { values } = parseArgs({
   options: {
@@ -118,6 +121,14 @@ if (values.only === undefined || 'checksums'.includes(values.only)) await checks
 if (values.only === undefined || 'large transactions'.includes(values.only)) {
   const tables = Number(values['cascade-tables'] ?? (values.quick ? 4000 : 20_000));
   await largeTransactionsBench({ files: sizes.files, tables, runs }, out);
+}
+if (values.only === undefined || 'sql'.includes(values.only)) {
+  await sqlBench(
+    values.quick
+      ? { rows: 100_000, files: 10, tables: 100, calls: 200, warm: 5, runs }
+      : { rows: 1_000_000, files: 10, tables: 1000, calls: 1000, warm: 10, runs },
+    out,
+  );
 }
 out(`\nTotal time: ${((Date.now() - started) / 1000).toFixed(0)} s.`);
 

@@ -170,6 +170,14 @@ export class Reader {
     );
   }
 
+  /** The view of that name at this snapshot, or undefined (a table of that name, or nothing): one lookup. */
+  async viewNamed(schema: string, name: string): Promise<ViewInfo | undefined> {
+    const rel = await q.relationByName(this.view, this.at, await this.schemaId(schema), name);
+    if (rel?.kind !== 'view') return undefined;
+    const v = (await q.viewAt(this.view, this.at, rel.id))!;
+    return { id: rel.id, name: v.row.name, schemaId: v.row.schemaId, dialect: v.row.dialect, sql: v.row.sql };
+  }
+
   private async relations(schema: string, kind: 'table' | 'view'): Promise<{ id: CatalogId; name: string }[]> {
     const schemaId = await this.schemaId(schema);
     const out: { id: CatalogId; name: string }[] = [];

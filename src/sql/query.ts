@@ -127,7 +127,7 @@ class Binder {
       const key = JSON.stringify([ref.schema, ref.table, at, ref.filter === undefined ? null : this.views.size]);
       const known = this.views.get(key);
       if (known !== undefined) return known;
-      const view = (await r.views(ref.schema)).find((v) => v.name === ref.table);
+      const view = await r.viewNamed(ref.schema, ref.table);
       const body = view === undefined ? await scanAt(this.ctx, r, ref, this.held, this.files) : await this.expand(view.sql, ref, at, depth);
       const name = `__strata_${this.views.size}`;
       this.views.set(key, name);
