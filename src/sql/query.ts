@@ -11,7 +11,7 @@ import type { ObjectStore } from '../store/object-store.js';
 import { type Engine, run, scalar, withProgress } from './engine.js';
 import type { Held, LocalFiles } from './local-files.js';
 import { skippable, testsOf } from './pruning.js';
-import { Statement, type TableRef } from './statement.js';
+import { prepare, type TableRef } from './statement.js';
 import { ident, tableScan } from './table-scan.js';
 
 export interface SqlOptions {
@@ -82,10 +82,13 @@ async function bind(ctx: PlaneContext, c: DuckDBConnection, text: string, given:
   const { at, onProgress } = options('sql()', given, ['at', 'onProgress']);
   if (onProgress !== undefined && typeof onProgress !== 'function') throw new StrataError('INVALID_ARGUMENT', 'sql() onProgress must be a function (percent) => void');
   if (at !== undefined) options('sql() at', at, ['snapshot', 'timestamp', 'tag']);
-  const statement = await Statement.parse(text, (sql, arg) => scalar(c, sql, arg));
-  const { names, newest, files } = await bindViews(ctx, c, statement.refs, at, held);
-  return { sql: await statement.rewrite(names, (q, arg) => scalar(c, q, arg)), meta: { snapshot: newest, files } };
+  const statement = await prepare(text, VIEW_PREFIX, (sql, arg) => scalar(c, sql, arg));
+  const { newest, files } = await bindViews(ctx, c, statement.refs, at, held);
+  return { sql: statement.text, meta: { snapshot: newest, files } };
 }
+
+/** Statement references read views named this, then their position. */
+const VIEW_PREFIX = '__strata_';
 
 /** Views of the catalog expand into views of their own references, at most this deep (a cycle stops here). */
 const MAX_VIEW_DEPTH = 16;
@@ -98,13 +101,12 @@ const MAX_VIEW_DEPTH = 16;
 async function bindViews(ctx: PlaneContext, c: DuckDBConnection, refs: readonly TableRef[], at: SnapshotSelector | undefined, held: Held[]) {
   const binder = new Binder(ctx, c, held);
   let statementSnapshot: SnapshotId | undefined;
-  const names: string[] = [];
-  for (const ref of refs) {
+  for (const [i, ref] of refs.entries()) {
     // One snapshot for every reference without AT, resolved once: the statement reads one state.
     if (ref.at === undefined) statementSnapshot ??= await snapshotOf(ctx, at);
-    names.push(await binder.bind(ref, ref.at ?? { snapshot: statementSnapshot! }, 0));
+    await binder.bind(ref, ref.at ?? { snapshot: statementSnapshot! }, 0, `${VIEW_PREFIX}${i}`);
   }
-  return { names, newest: binder.newest, files: binder.files };
+  return { newest: binder.newest, files: binder.files };
 }
 
 class Binder {
@@ -118,34 +120,35 @@ class Binder {
     private readonly held: Held[],
   ) {}
 
-  async bind(ref: TableRef, selector: SnapshotSelector, depth: number): Promise<string> {
+  /** Creates view `name` reading `ref` at `selector` (an alias of an earlier one that reads the same). */
+  async bind(ref: TableRef, selector: SnapshotSelector, depth: number, name: string): Promise<void> {
     const r = await this.ctx.reader(selector);
     try {
       const at = r.snapshot.id;
       this.newest = this.newest === null ? at : (Math.max(this.newest, at) as SnapshotId);
       // A reference with its own filter gets its own view (its files may be fewer); others share one.
-      const key = JSON.stringify([ref.schema, ref.table, at, ref.filter === undefined ? null : this.views.size]);
+      const key = JSON.stringify([ref.schema, ref.table, at, ref.filter === undefined ? null : name]);
       const known = this.views.get(key);
-      if (known !== undefined) return known;
-      const view = await r.viewNamed(ref.schema, ref.table);
-      const body = view === undefined ? await scanAt(this.ctx, r, ref, this.held, this.files) : await this.expand(view.sql, ref, at, depth);
-      const name = `__strata_${this.views.size}`;
-      this.views.set(key, name);
+      let body: string;
+      if (known !== undefined) body = `SELECT * FROM ${ident(known)}`;
+      else {
+        const view = await r.viewNamed(ref.schema, ref.table);
+        body = view === undefined ? await scanAt(this.ctx, r, ref, this.held, this.files) : await this.expand(view.sql, ref, at, depth, name);
+        this.views.set(key, name);
+      }
       await run(() => this.c.run(`CREATE TEMP VIEW ${ident(name)} AS ${body}`));
-      return name;
     } finally {
       await r.close();
     }
   }
 
-  private async expand(sql: string, ref: TableRef, at: SnapshotId, depth: number): Promise<string> {
+  private async expand(sql: string, ref: TableRef, at: SnapshotId, depth: number, name: string): Promise<string> {
     if (depth >= MAX_VIEW_DEPTH) {
       throw new StrataError('INVALID_ARGUMENT', `view ${ref.schema}.${ref.table} expands past ${MAX_VIEW_DEPTH} levels of views; does it refer to itself?`);
     }
-    const inner = await Statement.parse(sql, (q, arg) => scalar(this.c, q, arg));
-    const names: string[] = [];
-    for (const r of inner.refs) names.push(await this.bind(r, r.at ?? { snapshot: at }, depth + 1));
-    return inner.rewrite(names, (q, arg) => scalar(this.c, q, arg));
+    const inner = await prepare(sql, `${name}_`, (q, arg) => scalar(this.c, q, arg));
+    for (const [i, r] of inner.refs.entries()) await this.bind(r, r.at ?? { snapshot: at }, depth + 1, `${name}_${i}`);
+    return inner.text;
   }
 }
 

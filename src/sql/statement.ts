@@ -31,6 +31,27 @@ const BIG = '__strata_big__:';
 const protectBig = (json: string) => json.replace(/("(?:[^"\\]|\\.)*")|((?<![\d.])-?\d{16,}(?:\.\d+)?(?:[eE][+-]?\d+)?)/g, (m, str: string | undefined) => (str !== undefined ? m : `"${BIG}${m}"`));
 const restoreBig = (json: string) => json.replace(/"__strata_big__:([-+.eE0-9]+)"/g, '$1');
 
+/** Statements prepared lately, by view-name prefix and text: a planner repeats its statements. */
+const PREPARED = new Map<string, Promise<{ refs: TableRef[]; text: string }>>();
+const PREPARED_MAX = 256;
+
+/**
+ * `sql`'s table references, and its text with reference i reading view `${prefix}${i}` instead — the same
+ * for the same text, so a repeated statement is parsed and rewritten by DuckDB once (two round trips of
+ * ~1.5–2 ms each).
+ */
+export function prepare(sql: string, prefix: string, run: ScalarSql): Promise<{ refs: TableRef[]; text: string }> {
+  const key = `${prefix}\u0000${sql}`;
+  let p = PREPARED.get(key);
+  if (p === undefined) {
+    p = Statement.parse(sql, run).then(async (s) => ({ refs: s.refs, text: await s.rewrite(s.refs.map((_r, i) => `${prefix}${i}`), run) }));
+    p.catch(() => PREPARED.delete(key));
+    if (PREPARED.size >= PREPARED_MAX) PREPARED.delete(PREPARED.keys().next().value!);
+  } else PREPARED.delete(key); // re-inserted below: most recent last
+  PREPARED.set(key, p);
+  return p;
+}
+
 export class Statement {
   private constructor(
     private readonly tree: Node,
