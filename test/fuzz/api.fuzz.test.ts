@@ -32,6 +32,11 @@ type MState = Map<string, Map<string, MTable>>;
 
 const clone = (s: MState): MState =>
   new Map([...s].map(([n, ts]) => [n, new Map([...ts].map(([t, v]) => [t, { columns: [...v.columns], types: [...v.types], files: new Map(v.files), records: new Map(v.records) }]))]));
+/** A small number (below 40) picks one of the table's live files, when it has any; anything else is the id given. */
+const liveFile = (t: MTable | undefined, raw: unknown): unknown => {
+  const live = [...(t?.files.keys() ?? [])];
+  return typeof raw === 'number' && Number.isInteger(raw) && raw >= 0 && raw < 40 && live.length > 0 ? live[raw % live.length]! : raw;
+};
 const newTable = (columns: { name: string; type: string }[]): MTable => ({ columns: columns.map((c) => c.name), types: columns.map((c) => c.type), files: new Map(), records: new Map() });
 
 /** The changes of type the pool's types allow (DuckLake's widening rules); a type to itself changes nothing. */
@@ -58,6 +63,8 @@ class Model {
 const NAMES = ['s1', 't1', 'Ä', '名前', '..', 'a/b', 'x y'];
 const HOSTILE_NAMES: unknown[] = ['', 'n'.repeat(10_000), 'a\u0000b', 'lone\uD800', '\uDC00', 42, null, undefined, {}, ['t1'], Number.NaN];
 const nameValid = (n: unknown): n is string => typeof n === 'string' && n.length > 0 && n.length <= 255 && !n.includes('\u0000') && n.isWellFormed();
+/** What the catalog takes as a count or id: a safe integer of at least `min`. */
+const isCount = (n: unknown, min = 0): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= min;
 
 const anyName = fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...NAMES) }, { weight: 1, arbitrary: fc.constantFrom(...HOSTILE_NAMES) });
 const HOSTILE_NUMBERS: unknown[] = [-1, Number.NaN, 1.5, 2 ** 60, Number.POSITIVE_INFINITY, '3', null, {}];
@@ -265,7 +272,7 @@ class Run {
       }
       case 'addDataFile': {
         const path = o.path === null ? `p/${m.paths}.parquet` : o.path;
-        const count = (n: unknown) => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
+        const count = isCount;
         const e = faults([
           ...this.tableFaults(o.schema, o.name),
           [o.path !== null || !count(o.recordCount) || !count(o.fileSizeBytes) || o.extraKey, 'INVALID_ARGUMENT'],
@@ -290,10 +297,8 @@ class Run {
       }
       case 'removeDataFile': {
         const t = this.table(o.schema, o.name);
-        const live = [...(t?.files.keys() ?? [])];
-        // A small number picks one of the table's live files, when it has any.
-        const id = typeof o.id === 'number' && Number.isInteger(o.id) && o.id >= 0 && o.id < 40 && live.length > 0 ? live[o.id % live.length]! : o.id;
-        const idOk = typeof id === 'number' && Number.isSafeInteger(id) && id >= 0;
+        const id = liveFile(t, o.id);
+        const idOk = isCount(id);
         const e = faults([...this.tableFaults(o.schema, o.name), [!idOk, 'INVALID_ARGUMENT'], [t !== undefined && idOk && !t.files.has(id), 'NOT_FOUND']]);
         return this.txn(what, e, (tx) => tx.removeDataFile(o.schema as string, o.name as string, id as number), () => {
           const next = clone(m.head);
@@ -304,7 +309,7 @@ class Run {
         });
       }
       case 'createTag': {
-        const snapOk = typeof o.snapshot === 'number' && Number.isSafeInteger(o.snapshot) && o.snapshot >= 0;
+        const snapOk = isCount(o.snapshot);
         const e = faults([
           [!nameValid(o.name) || !snapOk || o.name === 'current' || o.name === 'previous', 'INVALID_ARGUMENT'],
           [snapOk && (o.snapshot as number) > m.newest, 'SNAPSHOT_NOT_FOUND'],
@@ -325,7 +330,7 @@ class Run {
         else if ('snapshto' in sel) expected = fails('INVALID_ARGUMENT');
         else if ('snapshot' in sel) {
           const s = sel.snapshot;
-          const good = typeof s === 'number' && Number.isSafeInteger(s) && s >= 0;
+          const good = isCount(s);
           expected = !good ? fails('INVALID_ARGUMENT') : (s as number) > m.newest ? fails('SNAPSHOT_NOT_FOUND') : ok();
           at = good ? (s as number) : undefined;
         } else if ('timestamp' in sel) {
@@ -415,7 +420,7 @@ class Run {
         return;
       }
       case 'changes': {
-        const count = (n: unknown) => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
+        const count = isCount;
         const e = faults([
           [!nameValid(o.schema) || !nameValid(o.name) || !count(o.from) || !count(o.to), 'INVALID_ARGUMENT'],
           [count(o.from) && count(o.to) && (o.from as number) > (o.to as number), 'INVALID_ARGUMENT'],
@@ -449,11 +454,10 @@ class Run {
       }
       case 'addDeleteFile': {
         const t = this.table(o.schema, o.name);
-        const live = [...(t?.files.keys() ?? [])];
-        const id = typeof o.file === 'number' && Number.isInteger(o.file) && o.file >= 0 && o.file < 40 && live.length > 0 ? live[o.file % live.length]! : o.file;
-        const idOk = typeof id === 'number' && Number.isSafeInteger(id) && id >= 0;
+        const id = liveFile(t, o.file);
+        const idOk = isCount(id);
         const n = o.deleteCount;
-        const countOk = typeof n === 'number' && Number.isSafeInteger(n) && n >= 1;
+        const countOk = isCount(n, 1);
         const e = faults([
           ...this.tableFaults(o.schema, o.name),
           [!idOk || !countOk || o.path !== null, 'INVALID_ARGUMENT'],
@@ -471,7 +475,7 @@ class Run {
         });
       }
       case 'snapshotsOf': {
-        const count = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+        const count = isCount;
         const e = faults([
           [!nameValid(o.schema) || !nameValid(o.name), 'INVALID_ARGUMENT'],
           [nameValid(o.schema) && !m.history.some((h) => h.has(o.schema as string)), 'NOT_FOUND'],
