@@ -46,8 +46,7 @@ export async function select(ctx: PlaneContext, text: string, given: SqlOptions 
     try {
       const { sql, meta } = await bind(ctx, c, text, given, held);
       const reader = await withProgress(c, given?.onProgress, () => c.runAndReadAll(sql));
-      const columns = reader.columnNames().map((name, i) => ({ name, type: reader.columnTypes()[i]!.toString() }));
-      return { rows: reader.getRowObjectsJS() as Record<string, unknown>[], columns, ...meta };
+      return { rows: reader.getRowObjectsJS() as Record<string, unknown>[], columns: columnsOf(reader), ...meta };
     } finally {
       for (const h of held) h.release();
     }
@@ -64,7 +63,7 @@ export async function* selectBatches(ctx: PlaneContext, text: string, given: Sql
   try {
     const { sql, meta } = await bind(ctx, c, text, given, held);
     const result = await run(() => c.stream(sql));
-    const columns = result.columnNames().map((name, i) => ({ name, type: result.columnTypes()[i]!.toString() }));
+    const columns = columnsOf(result);
     const batches = result.yieldRowObjectJs();
     for (;;) {
       const next = await run(() => batches.next());
@@ -75,6 +74,12 @@ export async function* selectBatches(ctx: PlaneContext, text: string, given: Sql
     for (const h of held) h.release();
     c.closeSync();
   }
+}
+
+/** A result's columns, named and typed as DuckDB gives them. */
+function columnsOf(r: { columnNames(): string[]; columnTypes(): { toString(): string }[] }): SqlResult['columns'] {
+  const types = r.columnTypes();
+  return r.columnNames().map((name, i) => ({ name, type: types[i]!.toString() }));
 }
 
 /** Parses the statement and binds its references on `c`: the text DuckDB runs, and what it read. */
@@ -171,16 +176,16 @@ async function scanAt(ctx: PlaneContext, r: Reader, ref: TableRef, held: Held[],
   }
   count.listed += listed.length;
   count.skipped += listed.length - files.length;
-  const deletes = await r.deleteFiles(ref.schema, ref.table);
   const data = await ctx.files.hold(files.map((f) => `${ctx.dataPath}${f.path}`));
   held.push(data);
   const local = new Map(files.map((f, i) => [f.id, data.paths[i]!]));
+  // Only the delete files of the data files read: a skipped file's deletes are neither fetched nor joined.
+  const deletes = (await r.deleteFiles(ref.schema, ref.table)).filter((d) => local.has(d.dataFileId));
   const del = await ctx.files.hold(deletes.map((d) => `${ctx.dataPath}${d.path}`));
   held.push(del);
   return tableScan({
     columns: table.columns,
     files: data.paths.map((p) => ({ local: p })),
-    // A delete file's data file is live whenever the delete file is (a removed data file ends its deletes).
-    deletes: deletes.map((d, i) => ({ local: del.paths[i]!, dataFile: local.get(d.dataFileId)! })).filter((d) => d.dataFile !== undefined),
+    deletes: deletes.map((d, i) => ({ local: del.paths[i]!, dataFile: local.get(d.dataFileId)! })),
   });
 }
