@@ -1,6 +1,7 @@
 // A SELECT over the catalog: each table reference bound to its files at its snapshot (its own AT clause,
 // else the statement's `at`, else the newest snapshot, resolved once for the whole statement), read through
-// a temporary view, and the statement run by DuckDB with the references pointing at those views.
+// a subquery put where the reference was, and the statement run by DuckDB.
+import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { SnapshotId } from '../../keys/ids.js';
 import { options } from '../arguments.js';
@@ -11,8 +12,8 @@ import type { ObjectStore } from '../store/object-store.js';
 import { type Engine, run, scalar, withProgress } from './engine.js';
 import type { Held, LocalFiles } from './local-files.js';
 import { skippable, testsOf } from './pruning.js';
-import { prepare, type TableRef } from './statement.js';
-import { ident, tableScan } from './table-scan.js';
+import { inline, prepare, type TableRef } from './statement.js';
+import { tableScan } from './table-scan.js';
 
 export interface SqlOptions {
   /** The snapshot of every table reference without an AT clause of its own (default: the newest). */
@@ -87,35 +88,39 @@ async function bind(ctx: PlaneContext, c: DuckDBConnection, text: string, given:
   const { at, onProgress } = options('sql()', given, ['at', 'onProgress']);
   if (onProgress !== undefined && typeof onProgress !== 'function') throw new StrataError('INVALID_ARGUMENT', 'sql() onProgress must be a function (percent) => void');
   if (at !== undefined) options('sql() at', at, ['snapshot', 'timestamp', 'tag']);
-  const statement = await prepare(text, VIEW_PREFIX, (sql, arg) => scalar(c, sql, arg));
-  const { newest, files } = await bindViews(ctx, c, statement.refs, at, held);
-  return { sql: statement.text, meta: { snapshot: newest, files } };
+  const statement = await prepare(text, PLACEHOLDER, (sql, arg) => scalar(c, sql, arg));
+  const { scans, newest, files } = await bindScans(ctx, c, statement.refs, at, held);
+  return { sql: inline(statement.text, PLACEHOLDER, scans), meta: { snapshot: newest, files } };
 }
 
-/** Statement references read views named this, then their position. */
-const VIEW_PREFIX = '__strata_';
+/**
+ * Statement references are rewritten to this, then their position, then replaced by their scans. Random per
+ * process, so that no text a caller writes (a string constant) can hold one.
+ */
+const PLACEHOLDER = `__strata_${randomBytes(6).toString('hex')}_`;
 
 /** Views of the catalog expand into views of their own references, at most this deep (a cycle stops here). */
 const MAX_VIEW_DEPTH = 16;
 
 /**
- * One temporary view per distinct (table, snapshot) of the statement; the view name of each reference. A
- * reference to a catalog view binds the view's own statement, its references at the same snapshot (or
- * their own AT).
+ * The scan of each reference of the statement, in order. A reference to a catalog view binds the view's own
+ * statement, its references at the same snapshot (or their own AT).
  */
-async function bindViews(ctx: PlaneContext, c: DuckDBConnection, refs: readonly TableRef[], at: SnapshotSelector | undefined, held: Held[]) {
+async function bindScans(ctx: PlaneContext, c: DuckDBConnection, refs: readonly TableRef[], at: SnapshotSelector | undefined, held: Held[]) {
   const binder = new Binder(ctx, c, held);
   let statementSnapshot: SnapshotId | undefined;
+  const scans: string[] = [];
   for (const [i, ref] of refs.entries()) {
     // One snapshot for every reference without AT, resolved once: the statement reads one state.
     if (ref.at === undefined) statementSnapshot ??= await snapshotOf(ctx, at);
-    await binder.bind(ref, ref.at ?? { snapshot: statementSnapshot! }, 0, `${VIEW_PREFIX}${i}`);
+    scans.push(await binder.bind(ref, ref.at ?? { snapshot: statementSnapshot! }, 0, `${PLACEHOLDER}${i}_`));
   }
-  return { newest: binder.newest, files: binder.files };
+  return { scans, newest: binder.newest, files: binder.files };
 }
 
 class Binder {
-  private readonly views = new Map<string, string>();
+  /** The scan of each (table, snapshot) bound so far: a repeat reads the same files, listed once. */
+  private readonly scans = new Map<string, string>();
   readonly files = { listed: 0, skipped: 0 };
   newest: SnapshotId | null = null;
 
@@ -125,35 +130,37 @@ class Binder {
     private readonly held: Held[],
   ) {}
 
-  /** Creates view `name` reading `ref` at `selector` (an alias of an earlier one that reads the same). */
-  async bind(ref: TableRef, selector: SnapshotSelector, depth: number, name: string): Promise<void> {
+  /**
+   * The SELECT that reads `ref` at `selector`. `prefix` names the placeholders of a catalog view's own
+   * references, should `ref` be one.
+   */
+  async bind(ref: TableRef, selector: SnapshotSelector, depth: number, prefix: string): Promise<string> {
     const r = await this.ctx.reader(selector);
     try {
       const at = r.snapshot.id;
       this.newest = this.newest === null ? at : (Math.max(this.newest, at) as SnapshotId);
-      // A reference with its own filter gets its own view (its files may be fewer); others share one.
-      const key = JSON.stringify([ref.schema, ref.table, at, ref.filter === undefined ? null : name]);
-      const known = this.views.get(key);
-      let body: string;
-      if (known !== undefined) body = `SELECT * FROM ${ident(known)}`;
-      else {
+      // A reference with its own filter gets its own scan (its files may be fewer); others share one.
+      const key = JSON.stringify([ref.schema, ref.table, at, ref.filter === undefined ? null : prefix]);
+      let scan = this.scans.get(key);
+      if (scan === undefined) {
         const view = await r.viewNamed(ref.schema, ref.table);
-        body = view === undefined ? await scanAt(this.ctx, r, ref, this.held, this.files) : await this.expand(view.sql, ref, at, depth, name);
-        this.views.set(key, name);
+        scan = view === undefined ? await scanAt(this.ctx, r, ref, this.held, this.files) : await this.expand(view.sql, ref, at, depth, prefix);
+        this.scans.set(key, scan);
       }
-      await run(() => this.c.run(`CREATE TEMP VIEW ${ident(name)} AS ${body}`));
+      return scan;
     } finally {
       await r.close();
     }
   }
 
-  private async expand(sql: string, ref: TableRef, at: SnapshotId, depth: number, name: string): Promise<string> {
+  private async expand(sql: string, ref: TableRef, at: SnapshotId, depth: number, prefix: string): Promise<string> {
     if (depth >= MAX_VIEW_DEPTH) {
       throw new StrataError('INVALID_ARGUMENT', `view ${ref.schema}.${ref.table} expands past ${MAX_VIEW_DEPTH} levels of views; does it refer to itself?`);
     }
-    const inner = await prepare(sql, `${name}_`, (q, arg) => scalar(this.c, q, arg));
-    for (const [i, r] of inner.refs.entries()) await this.bind(r, r.at ?? { snapshot: at }, depth + 1, `${name}_${i}`);
-    return inner.text;
+    const inner = await prepare(sql, prefix, (q, arg) => scalar(this.c, q, arg));
+    const scans: string[] = [];
+    for (const [i, r] of inner.refs.entries()) scans.push(await this.bind(r, r.at ?? { snapshot: at }, depth + 1, `${prefix}${i}_`));
+    return inline(inner.text, prefix, scans);
   }
 }
 

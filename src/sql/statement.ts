@@ -1,6 +1,7 @@
 // A SELECT as DuckDB's own parser sees it (json_serialize_sql): every reference to a catalog table with its
-// AT clause, and the statement again with each reference replaced by the name of a view that reads the
-// table's files at its snapshot (json_deserialize_sql). No SQL grammar of our own.
+// AT clause, and the statement again with each reference replaced by a placeholder name
+// (json_deserialize_sql), where the SELECT that reads the table's files at its snapshot goes. No SQL grammar
+// of our own.
 import { StrataError } from '../errors.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 
@@ -36,7 +37,7 @@ const PREPARED = new Map<string, Promise<{ refs: TableRef[]; text: string }>>();
 const PREPARED_MAX = 256;
 
 /**
- * `sql`'s table references, and its text with reference i reading view `${prefix}${i}` instead — the same
+ * `sql`'s table references, and its text with reference i reading `${prefix}${i}` instead — the same
  * for the same text, so a repeated statement is parsed and rewritten by DuckDB once (two round trips of
  * ~1.5–2 ms each).
  */
@@ -50,6 +51,15 @@ export function prepare(sql: string, prefix: string, run: ScalarSql): Promise<{ 
   } else PREPARED.delete(key); // re-inserted below: most recent last
   PREPARED.set(key, p);
   return p;
+}
+
+/**
+ * `text` from `prepare` with reference i replaced by the subquery `scans[i]`. The placeholders are names
+ * DuckDB printed, so each stands alone as one identifier (quoted or not) where a table reference goes.
+ */
+export function inline(text: string, prefix: string, scans: readonly string[]): string {
+  const placeholder = new RegExp(`"?${prefix}(\\d+)"?(?![\\w])`, 'g');
+  return text.replace(placeholder, (_m, i: string) => `(${scans[Number(i)]!})`);
 }
 
 export class Statement {
