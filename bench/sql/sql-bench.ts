@@ -60,7 +60,7 @@ export async function sqlBench(z: SqlSizes, out: (s?: string) => void): Promise<
         `anew for each). Binding: a catalog of ${n(z.tables)} tables in schema s (id BIGINT, v DOUBLE), each given ${FILES_PER_TABLE} ` +
         `files of ${ROWS_PER_SMALL_FILE} rows, a load (a commit) each; ${n(z.calls)} calls per query and side after the first, a random ` +
         'table each call (the same sequence on both sides); the self-join reads the table at the snapshots of its first and its last ' +
-        'file (two references, two views), DuckDB direct the same files in two read_parquet calls. Both catalogs built once, untimed ' +
+        'file (two references, two scans), DuckDB direct the same files in two read_parquet calls. Both catalogs built once, untimed ' +
         '(durability: relaxed, checkpointEvery: 0), on a directory store, so DuckDB reads the catalog\'s own files in place; each of ' +
         `${z.runs} run(s) opens them afresh, the sides alternating which goes first; every answer checked equal across sides. First: ` +
         'the median of the runs; warm, p50, p99, calls/s: from the run with the median warm p50. catalog / side = catalog.sql\'s time ' +
@@ -89,7 +89,7 @@ export async function sqlBench(z: SqlSizes, out: (s?: string) => void): Promise<
       const floor = [...bySide].find(([side]) => side !== CATALOG)![1];
       costs.push(`${label} ${fmt(cat.p50us - floor.p50us)} µs`);
     }
-    out(`\nWhat catalog.sql adds to DuckDB's own p50 (parsing, binding, views, rewriting): ${costs.join('; ')}.`);
+    out(`\nWhat catalog.sql adds to DuckDB's own p50 (parsing, binding, rewriting): ${costs.join('; ')}.`);
   } finally {
     await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
   }
