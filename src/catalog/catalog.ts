@@ -77,7 +77,8 @@ export class Catalog {
     });
     this.snapshotTags = new SnapshotTags(this.committer, limits, clock, () => this.assertWritable());
     const reader = (at?: SnapshotSelector) => this.reader(at);
-    this.plane = new DataPlane({ reader, transaction: (fn, meta) => this.transaction(fn, meta), store: parts.store, dataPath: parts.dataPath }, parts.dir);
+    const writable = () => this.assertWritable();
+    this.plane = new DataPlane({ reader, transaction: (fn, meta) => this.transaction(fn, meta), writable, store: parts.store, dataPath: parts.dataPath }, parts.dir);
   }
 
   static async open(opts: OpenOptions): Promise<Catalog> {
@@ -164,7 +165,7 @@ export class Catalog {
     }
   }
 
-  /** One SELECT (DESIGN §8): each table at its own AT (VERSION/TIMESTAMP), else `opts.at`, else the newest. */
+  /** One SELECT (DESIGN §8; each table at its AT, else `opts.at`, else the newest), or one INSERT (a commit). */
   sql(text: string, opts?: SqlOptions): Promise<SqlResult> {
     this.assertOpen();
     return this.plane.sql(text, opts);

@@ -1,10 +1,12 @@
-// The catalog's SQL surface (DESIGN §8): SELECTs over any snapshot and loads, on one DuckDB instance and one
+// The catalog's SQL surface (DESIGN §8): SELECTs over any snapshot, INSERTs and loads, on one DuckDB instance and one
 // cache of fetched files per catalog.
 import * as path from 'node:path';
 import { Engine } from './engine.js';
-import { load, type LoadContext, type LoadOptions, type LoadResult } from './load.js';
+import { load, type LoadOptions, type LoadResult } from './load.js';
 import { LocalFiles } from './local-files.js';
-import { select, selectBatches, type SqlOptions, type SqlResult } from './query.js';
+import { write } from './insert.js';
+import { Mirror } from './mirror.js';
+import { isSelect, type PlaneContext, select, selectBatches, type SqlOptions, type SqlResult } from './query.js';
 
 export type { LoadOptions, LoadResult, SqlOptions, SqlResult };
 
@@ -12,19 +14,21 @@ const GiB = 2 ** 30;
 
 export class DataPlane {
   private readonly engine = new Engine();
-  private readonly ctx: LoadContext;
+  private readonly ctx: PlaneContext;
 
-  constructor(catalog: Omit<LoadContext, 'engine' | 'files'>, dir: string) {
+  constructor(catalog: Omit<PlaneContext, 'engine' | 'files' | 'mirror'>, dir: string) {
     const files = new LocalFiles(catalog.store, { cacheDir: path.join(dir, 'cache'), maxCacheBytes: GiB });
-    this.ctx = { ...catalog, engine: this.engine, files };
+    this.ctx = { ...catalog, engine: this.engine, files, mirror: new Mirror(this.engine) };
   }
 
-  sql(text: string, opts: SqlOptions | undefined): Promise<SqlResult> {
-    return select(this.ctx, text, opts);
+  async sql(text: string, opts: SqlOptions | undefined): Promise<SqlResult> {
+    return (await isSelect(this.ctx, text)) ? select(this.ctx, text, opts) : write(this.ctx, text, opts);
   }
 
-  sqlBatches(text: string, opts: SqlOptions | undefined): AsyncGenerator<SqlResult> {
-    return selectBatches(this.ctx, text, opts);
+  /** A SELECT's rows batch by batch; a write's one result, once it committed. */
+  async *sqlBatches(text: string, opts: SqlOptions | undefined): AsyncGenerator<SqlResult> {
+    if (await isSelect(this.ctx, text)) yield* selectBatches(this.ctx, text, opts);
+    else yield await write(this.ctx, text, opts);
   }
 
   load(schema: string, table: string, source: string, opts: LoadOptions | undefined): Promise<LoadResult> {

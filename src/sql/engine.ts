@@ -1,6 +1,6 @@
 // DuckDB, the data plane: one in-memory instance per catalog, opened on first use, a connection per
-// statement (temporary views are per connection). DuckDB's errors become StrataErrors: what the statement
-// got wrong is INVALID_ARGUMENT with DuckDB's message; a file DuckDB cannot read as Parquet is CORRUPT.
+// statement (its USE of a scratch database is its own). DuckDB's errors become StrataErrors: what the
+// statement got wrong is INVALID_ARGUMENT with DuckDB's message; a file DuckDB cannot read as Parquet is CORRUPT.
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { StrataError } from '../errors.js';
 

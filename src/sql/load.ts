@@ -1,34 +1,18 @@
-// Loading a CSV or Parquet file into a table: its rows checked against the table's columns at the head,
-// written by DuckDB as Parquet with field ids equal to the column ids (so later renames, additions and drops
-// read it right), put into the table's data path on the catalog's store, and registered in one commit with
-// the record count, size and footer size the file's footer gives.
-import { randomUUID } from 'node:crypto';
+// Loading a CSV or Parquet file into a table: its rows checked against the table's columns at the head, then
+// written and registered as the table's data files (write-files.ts).
 import { existsSync } from 'node:fs';
-import { readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { isWidening } from '../../keys/column-types.js';
-import type { SnapshotId } from '../../keys/ids.js';
 import { options, positiveCount } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import type { ColumnInfo } from '../read/records.js';
-import type { TransactionFn } from '../txn/prepared.js';
-import type { ColumnStatsSpec, DataFileSpec } from '../txn/transaction.js';
-import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckType, lakeType } from './duck-types.js';
-import { run, withProgress } from './engine.js';
+import { run } from './engine.js';
 import type { PlaneContext } from './query.js';
-import { ident, literal } from './table-scan.js';
+import { defaultOf, ident, literal } from './table-scan.js';
+import { type WrittenFiles, writeRows } from './write-files.js';
 
-export interface LoadResult {
-  snapshot: SnapshotId | null;
-  files: { path: string; recordCount: number; fileSizeBytes: number }[];
-  rows: number;
-}
-
-export interface LoadContext extends PlaneContext {
-  transaction(fn: TransactionFn, meta?: { message?: string }): Promise<{ snapshot: SnapshotId | null }>;
-}
+export type LoadResult = WrittenFiles;
 
 const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);
 
@@ -43,31 +27,6 @@ function sourceOf(file: string, columns: readonly ColumnInfo[], present: Readonl
   throw invalid(`load() reads CSV (.csv, .tsv, .txt, optionally .gz) and Parquet (.parquet) files; ${JSON.stringify(file)} is neither`);
 }
 
-/** A data path segment for a name: the name itself when it makes a plain segment, else the object's id. */
-const segment = (name: string, id: number, kind: string) => (/^[A-Za-z0-9_][A-Za-z0-9_-]{0,100}$/.test(name) ? name : `${kind}_${id}`);
-
-/**
- * Each column's statistics as the file's footer gives them, over its row groups: min and max in the
- * column's type (then as text), null and value counts summed. A column whose footer has no min or max
- * (DuckDB leaves out long strings) gets none, and no query skips the file by it.
- */
-async function footerStats(c: DuckDBConnection, file: string, columns: readonly ColumnInfo[]): Promise<ColumnStatsSpec[]> {
-  const per = columns.map(
-    (col) =>
-      `SELECT ${col.id} AS id, CAST(min(TRY_CAST(stats_min AS ${duckType(col.type)})) AS VARCHAR) AS lo, ` +
-      `CAST(max(TRY_CAST(stats_max AS ${duckType(col.type)})) AS VARCHAR) AS hi, sum(stats_null_count)::BIGINT AS nulls, sum(num_values)::BIGINT AS n ` +
-      `FROM parquet_metadata(${literal(file)}) WHERE path_in_schema = ${literal(col.name)}`,
-  );
-  const rows = (await run(() => c.runAndReadAll(per.join(' UNION ALL ')))).getRowObjectsJS() as { id: number; lo: string | null; hi: string | null; nulls: bigint | null; n: bigint | null }[];
-  return rows.map((r) => ({
-    columnId: Number(r.id),
-    min: r.lo,
-    max: r.hi,
-    nullCount: r.nulls === null ? null : Number(r.nulls),
-    valueCount: r.n === null ? null : Number(r.n),
-  }));
-}
-
 export interface LoadOptions {
   /** Told DuckDB's estimate of how far the write is (0–100) while it runs. */
   onProgress?: (percent: number) => void;
@@ -76,9 +35,8 @@ export interface LoadOptions {
 }
 
 const MiB = 2 ** 20;
-const partNumber = (name: string) => Number(/(\d+)\.parquet$/.exec(name)?.[1] ?? 0);
 
-export async function load(ctx: LoadContext, schema: string, table: string, source: string, given?: LoadOptions): Promise<LoadResult> {
+export async function load(ctx: PlaneContext, schema: string, table: string, source: string, given?: LoadOptions): Promise<LoadResult> {
   const { onProgress, targetFileSize: size } = options('load()', given, ['onProgress', 'targetFileSize']);
   const targetFileSize = positiveCount('targetFileSize', size, 128 * MiB);
   if (onProgress !== undefined && typeof onProgress !== 'function') throw invalid('load() onProgress must be a function (percent) => void');
@@ -107,43 +65,17 @@ export async function load(ctx: LoadContext, schema: string, table: string, sour
     }
     const present = new Set(described.map((d) => d.column_name));
     for (const col of info.columns) {
-      if (!present.has(col.name) && !col.nullsAllowed) throw invalid(`${file} has no column ${JSON.stringify(col.name)}, which ${quoted} requires (NOT NULL)`);
-    }
-    const exprs = info.columns.map((col) => `CAST(${present.has(col.name) ? ident(col.name) : 'NULL'} AS ${duckType(col.type)}) AS ${ident(col.name)}`);
-    const ids = info.columns.map((col) => `${ident(col.name)}: ${col.id}`);
-    const out = path.join(tmpdir(), `strata-load-${randomUUID()}`);
-    try {
-      // DuckDB rolls to a new file past the target size (data_0.parquet, data_1.parquet, … in input order).
-      await withProgress(c, onProgress, () =>
-        c.run(`COPY (SELECT ${exprs.join(', ')} FROM ${sourceOf(file, info.columns, present)}) TO ${literal(out)} (FORMAT parquet, FILE_SIZE_BYTES ${targetFileSize}, FIELD_IDS {${ids.join(', ')}})`),
-      );
-      const written = existsSync(out) ? (await readdir(out)).sort((a, b) => partNumber(a) - partNumber(b)) : [];
-      const specs: (DataFileSpec & { recordCount: number; fileSizeBytes: number })[] = [];
-      for (const name of written) {
-        const local = path.join(out, name);
-        const meta = (await run(() => c.runAndReadAll(`SELECT num_rows, footer_size FROM parquet_file_metadata(${literal(local)})`))).getRowObjectsJS()[0] as { num_rows: bigint; footer_size: bigint };
-        const recordCount = Number(meta.num_rows);
-        if (recordCount === 0) continue;
-        const relative = `${segment(schema, info.schemaId, 'schema')}/${segment(table, info.id, 'table')}/${randomUUID()}.parquet`;
-        const columnStats = await footerStats(c, local, info.columns);
-        const bytes = await readFile(local);
-        await ctx.store.putIfAbsent(`${ctx.dataPath}${relative}`, bytes);
-        specs.push({ path: relative, recordCount, fileSizeBytes: bytes.length, footerSize: Number(meta.footer_size), columnStats });
+      if (!present.has(col.name) && !col.nullsAllowed && col.defaultValue === null) {
+        throw invalid(`${file} has no column ${JSON.stringify(col.name)}, which ${quoted} requires (NOT NULL, no default)`);
       }
-      if (specs.length === 0) return { snapshot: null, files: [], rows: 0 };
-      const { snapshot } = await ctx.transaction(
-        async (tx) => {
-          for (const spec of specs) await tx.addDataFile(schema, table, spec);
-        },
-        { message: `load ${path.basename(file)} into ${schema}.${table}` },
-      );
-      return {
-        snapshot,
-        files: specs.map(({ path: p, recordCount, fileSizeBytes }) => ({ path: p, recordCount, fileSizeBytes })),
-        rows: specs.reduce((n, f) => n + f.recordCount, 0),
-      };
-    } finally {
-      await rm(out, { recursive: true, force: true });
     }
+    // A column the file lacks gets its default, as an INSERT naming other columns would give it.
+    const exprs = info.columns.map((col) => `${present.has(col.name) ? `CAST(${ident(col.name)} AS ${duckType(col.type)})` : defaultOf(col)} AS ${ident(col.name)}`);
+    return writeRows(
+      ctx,
+      c,
+      { schema, table, info, targetFileSize, onProgress, message: `load ${path.basename(file)} into ${schema}.${table}` },
+      `SELECT ${exprs.join(', ')} FROM ${sourceOf(file, info.columns, present)}`,
+    );
   });
 }

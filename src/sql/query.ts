@@ -8,9 +8,11 @@ import { options } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import type { Reader } from '../read/reader.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
+import type { TransactionFn } from '../txn/prepared.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { type Engine, run, scalar, withProgress } from './engine.js';
 import type { Held, LocalFiles } from './local-files.js';
+import type { Mirror } from './mirror.js';
 import { skippable, testsOf } from './pruning.js';
 import { inline, prepare, type TableRef } from './statement.js';
 import { tableScan } from './table-scan.js';
@@ -32,13 +34,17 @@ export interface SqlResult {
   files: { listed: number; skipped: number };
 }
 
-/** What the SQL layer needs of a catalog: readers, its store and data path, DuckDB, the local files. */
+/** What the SQL layer needs of a catalog: readers, transactions, its store and data path, DuckDB, the local files. */
 export interface PlaneContext {
   reader(selector?: SnapshotSelector): Promise<Reader>;
+  transaction(fn: TransactionFn, meta?: { message?: string }): Promise<{ snapshot: SnapshotId | null }>;
+  /** Throws READ_ONLY unless this catalog may write: checked before a write puts anything in the store. */
+  writable(): void;
   store: ObjectStore;
   dataPath: string;
   engine: Engine;
   files: LocalFiles;
+  mirror: Mirror;
 }
 
 export async function select(ctx: PlaneContext, text: string, given: SqlOptions | undefined): Promise<SqlResult> {
@@ -78,7 +84,7 @@ export async function* selectBatches(ctx: PlaneContext, text: string, given: Sql
 }
 
 /** A result's columns, named and typed as DuckDB gives them. */
-function columnsOf(r: { columnNames(): string[]; columnTypes(): { toString(): string }[] }): SqlResult['columns'] {
+export function columnsOf(r: { columnNames(): string[]; columnTypes(): { toString(): string }[] }): SqlResult['columns'] {
   const types = r.columnTypes();
   return r.columnNames().map((name, i) => ({ name, type: types[i]!.toString() }));
 }
@@ -89,6 +95,7 @@ async function bind(ctx: PlaneContext, c: DuckDBConnection, text: string, given:
   if (onProgress !== undefined && typeof onProgress !== 'function') throw new StrataError('INVALID_ARGUMENT', 'sql() onProgress must be a function (percent) => void');
   if (at !== undefined) options('sql() at', at, ['snapshot', 'timestamp', 'tag']);
   const statement = await prepare(text, PLACEHOLDER, (sql, arg) => scalar(c, sql, arg));
+  if (statement.kind !== 'select') throw new StrataError('INVALID_ARGUMENT', 'a statement other than SELECT reached the read path');
   const { scans, newest, files } = await bindScans(ctx, c, statement.refs, at, held);
   return { sql: inline(statement.text, PLACEHOLDER, scans), meta: { snapshot: newest, files } };
 }
@@ -158,6 +165,7 @@ class Binder {
       throw new StrataError('INVALID_ARGUMENT', `view ${ref.schema}.${ref.table} expands past ${MAX_VIEW_DEPTH} levels of views; does it refer to itself?`);
     }
     const inner = await prepare(sql, prefix, (q, arg) => scalar(this.c, q, arg));
+    if (inner.kind !== 'select') throw new StrataError('INVALID_ARGUMENT', `view ${ref.schema}.${ref.table} is not a SELECT; a view reads, it cannot write`);
     const scans: string[] = [];
     for (const [i, r] of inner.refs.entries()) scans.push(await this.bind(r, r.at ?? { snapshot: at }, depth + 1, `${prefix}${i}_`));
     return inline(inner.text, prefix, scans);
@@ -170,8 +178,14 @@ async function snapshotOf(ctx: PlaneContext, at: SnapshotSelector | undefined): 
   return r.snapshot.id;
 }
 
+/** Whether `text` is a SELECT (else a statement that writes), from the same cache the statement runs from. */
+export async function isSelect(ctx: PlaneContext, text: string): Promise<boolean> {
+  const statement = await prepare(text, PLACEHOLDER, (sql, arg) => ctx.engine.withConnection((c) => scalar(c, sql, arg)));
+  return statement.kind === 'select';
+}
+
 /** The scan of one table in a reader's snapshot, its files held locally for the statement. */
-async function scanAt(ctx: PlaneContext, r: Reader, ref: TableRef, held: Held[], count: { listed: number; skipped: number }): Promise<string> {
+export async function scanAt(ctx: PlaneContext, r: Reader, ref: TableRef, held: Held[], count: { listed: number; skipped: number }): Promise<string> {
   const table = await r.table(ref.schema, ref.table);
   const listed = await r.dataFiles(ref.schema, ref.table);
   const tests = ref.filter === undefined ? [] : testsOf(ref.filter.where as never, new Set(ref.filter.names));

@@ -32,20 +32,25 @@ const BIG = '__strata_big__:';
 const protectBig = (json: string) => json.replace(/("(?:[^"\\]|\\.)*")|((?<![\d.])-?\d{16,}(?:\.\d+)?(?:[eE][+-]?\d+)?)/g, (m, str: string | undefined) => (str !== undefined ? m : `"${BIG}${m}"`));
 const restoreBig = (json: string) => json.replace(/"__strata_big__:([-+.eE0-9]+)"/g, '$1');
 
-/** Statements prepared lately, by view-name prefix and text: a planner repeats its statements. */
-const PREPARED = new Map<string, Promise<{ refs: TableRef[]; text: string }>>();
+/** A statement DuckDB parsed: a SELECT with its references and rewritten text, or another kind (a write). */
+export type Prepared = { kind: 'select'; refs: TableRef[]; text: string } | { kind: 'other' };
+
+/** Statements prepared lately, by placeholder prefix and text: a planner repeats its statements. */
+const PREPARED = new Map<string, Promise<Prepared>>();
 const PREPARED_MAX = 256;
 
 /**
  * `sql`'s table references, and its text with reference i reading `${prefix}${i}` instead — the same
  * for the same text, so a repeated statement is parsed and rewritten by DuckDB once (two round trips of
- * ~1.5–2 ms each).
+ * ~1.5–2 ms each). A statement other than SELECT, which DuckDB's parser does not serialise, is `other`.
  */
-export function prepare(sql: string, prefix: string, run: ScalarSql): Promise<{ refs: TableRef[]; text: string }> {
+export function prepare(sql: string, prefix: string, run: ScalarSql): Promise<Prepared> {
   const key = `${prefix}\u0000${sql}`;
   let p = PREPARED.get(key);
   if (p === undefined) {
-    p = Statement.parse(sql, run).then(async (s) => ({ refs: s.refs, text: await s.rewrite(s.refs.map((_r, i) => `${prefix}${i}`), run) }));
+    p = Statement.parse(sql, run).then(async (s): Promise<Prepared> =>
+      s === undefined ? { kind: 'other' } : { kind: 'select', refs: s.refs, text: await s.rewrite(s.refs.map((_r, i) => `${prefix}${i}`), run) },
+    );
     p.catch(() => PREPARED.delete(key));
     if (PREPARED.size >= PREPARED_MAX) PREPARED.delete(PREPARED.keys().next().value!);
   } else PREPARED.delete(key); // re-inserted below: most recent last
@@ -69,17 +74,17 @@ export class Statement {
     private readonly nodes: Node[],
   ) {}
 
-  /** Parses `sql`: one SELECT statement, else INVALID_ARGUMENT with DuckDB's message. */
-  static async parse(sql: string, run: ScalarSql): Promise<Statement> {
+  /**
+   * Parses `sql`: one SELECT statement; undefined for one statement of another kind; else INVALID_ARGUMENT
+   * with DuckDB's message.
+   */
+  static async parse(sql: string, run: ScalarSql): Promise<Statement | undefined> {
     if (typeof sql !== 'string' || sql.trim() === '') throw invalid('sql() takes the text of a SQL statement');
     const parsed = JSON.parse(protectBig(await run('SELECT json_serialize_sql($1::VARCHAR) AS v', sql))) as Node;
     if (parsed.error === true) {
       const message = String(parsed.error_message);
-      throw invalid(
-        /only select/i.test(message)
-          ? `only SELECT statements are run by sql() so far (DuckDB: ${message}); register files with load() or a transaction`
-          : `the statement does not parse: ${message}`,
-      );
+      if (/only select/i.test(message)) return undefined;
+      throw invalid(`the statement does not parse: ${message}`);
     }
     const statements = parsed.statements as Node[];
     if (statements.length !== 1) throw invalid(`sql() runs one statement at a time; got ${statements.length}`);

@@ -22,7 +22,7 @@ export const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
 export const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 /** What a column reads as in a file written before it existed: its default, cast to its type, or NULL. */
-function defaultOf(c: ColumnInfo): string {
+export function defaultOf(c: ColumnInfo): string {
   return c.defaultValue === null ? 'NULL' : `CAST(${literal(c.defaultValue)} AS ${duckType(c.type)})`;
 }
 

@@ -1,0 +1,109 @@
+// The catalog's head as DuckDB's binder needs it to plan a statement DuckDB does not serialise (INSERT, and
+// the writes and DDL after it): an in-memory database of empty tables with the head's columns, types,
+// defaults and NOT NULLs, and the head's views. json_serialize_plan over it gives DuckDB's own bound plan —
+// the target table, the tables read, the columns — so no SQL grammar of ours decides what a statement means.
+// One mirror per schema version (the snapshot counter DDL moves), built on first use and kept while it is
+// the head's.
+import { randomBytes } from 'node:crypto';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { StrataError } from '../errors.js';
+import type { Reader } from '../read/reader.js';
+import type { TableInfo } from '../read/records.js';
+import { duckType } from './duck-types.js';
+import { type Engine, run } from './engine.js';
+import { defaultOf, ident } from './table-scan.js';
+
+/** A node of DuckDB's serialised logical plan. */
+export interface PlanNode {
+  type: string;
+  children: PlanNode[];
+  [k: string]: unknown;
+}
+
+/** `CREATE TABLE` for a table as the catalog has it: its columns in order, typed, with defaults and NOT NULLs. */
+export function createTable(qualified: string, info: TableInfo): string {
+  const columns = [...info.columns]
+    .sort((a, b) => a.order - b.order)
+    .map((c) => `${ident(c.name)} ${duckType(c.type)}${c.defaultValue === null ? '' : ` DEFAULT ${defaultOf(c)}`}${c.nullsAllowed ? '' : ' NOT NULL'}`);
+  return `CREATE TABLE ${qualified} (${columns.join(', ')})`;
+}
+
+/** Creates the catalog views of `r` on `c` whose SQL binds there; a view that does not is left out. */
+export async function createViews(c: DuckDBConnection, r: Reader, database: string): Promise<void> {
+  const pending: string[] = [];
+  for (const s of await r.schemas()) {
+    for (const v of await r.views(s.name)) pending.push(`CREATE VIEW ${ident(database)}.${ident(s.name)}.${ident(v.name)} AS ${v.sql}`);
+  }
+  // A view may read a view created after it: passes until one creates nothing.
+  for (let made = true; made && pending.length > 0; ) {
+    made = false;
+    for (const [i, sql] of [...pending.entries()].reverse()) {
+      const created = await c.run(sql).then(
+        () => true,
+        () => false,
+      );
+      if (created) {
+        pending.splice(i, 1);
+        made = true;
+      }
+    }
+  }
+}
+
+export class Mirror {
+  /** The mirror database of each schema version built, by version: at most the two newest are kept. */
+  private readonly built = new Map<number, Promise<string>>();
+
+  constructor(private readonly engine: Engine) {}
+
+  /**
+   * DuckDB's bound logical plan of `text` at the head `r`: one statement, else INVALID_ARGUMENT; a statement
+   * that does not bind there (an unknown table, a wrong type) is INVALID_ARGUMENT with DuckDB's message.
+   */
+  async plan(r: Reader, text: string): Promise<PlanNode> {
+    const database = await this.of(r);
+    return this.engine.withConnection(async (c) => {
+      await run(() => c.run(`USE ${ident(database)}`));
+      const raw = (await run(() => c.runAndReadAll('SELECT json_serialize_plan($1::VARCHAR)', [text]))).getRows()[0]![0];
+      // Numbers past 2^53 in the plan (DuckDB's "none" markers) come back rounded; nothing read here is one.
+      const parsed = JSON.parse(String(raw)) as { error: boolean; error_message?: string; plans?: PlanNode[] };
+      if (parsed.error) throw new StrataError('INVALID_ARGUMENT', String(parsed.error_message));
+      if (parsed.plans!.length !== 1) throw new StrataError('INVALID_ARGUMENT', `sql() runs one statement at a time; got ${parsed.plans!.length}`);
+      return parsed.plans![0]!;
+    });
+  }
+
+  private of(r: Reader): Promise<string> {
+    const version = r.snapshot.schemaVersion;
+    let p = this.built.get(version);
+    if (p === undefined) {
+      p = this.build(r);
+      p.catch(() => this.built.delete(version));
+      this.built.set(version, p);
+      // Older versions go; a statement still planning on one holds its own connection, not the name.
+      for (const v of [...this.built.keys()].sort((a, b) => b - a).slice(2)) {
+        const old = this.built.get(v)!;
+        this.built.delete(v);
+        void old.then((db) => this.engine.withConnection((c) => c.run(`DETACH DATABASE IF EXISTS ${ident(db)}`))).catch(() => undefined);
+      }
+    }
+    return p;
+  }
+
+  private async build(r: Reader): Promise<string> {
+    const database = `strata_mirror_${r.snapshot.schemaVersion}_${randomBytes(4).toString('hex')}`;
+    return this.engine.withConnection(async (c) => {
+      await run(() => c.run(`ATTACH ':memory:' AS ${ident(database)}`));
+      const ddl: string[] = [];
+      for (const s of await r.schemas()) {
+        ddl.push(`CREATE SCHEMA IF NOT EXISTS ${ident(database)}.${ident(s.name)}`);
+        for (const t of await r.tables(s.name)) ddl.push(`${createTable(`${ident(database)}.${ident(s.name)}.${ident(t.name)}`, await r.table(s.name, t.name))};`);
+      }
+      // One round trip for all of them: a thousand tables take one statement list, not a thousand calls.
+      if (ddl.length > 0) await run(() => c.run(ddl.join(';\n')));
+      await run(() => c.run(`USE ${ident(database)}`));
+      await createViews(c, r, database);
+      return database;
+    });
+  }
+}

@@ -1,0 +1,106 @@
+// Rows become data files of a table: DuckDB writes a SELECT's rows as Parquet with field ids equal to the
+// column ids (so later renames, additions and drops read them right), each file goes into the table's data
+// path on the catalog's store, and one commit registers them all with the record count, size, footer size
+// and per-column statistics their footers give. Loads and INSERTs both write through here.
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { SnapshotId } from '../../keys/ids.js';
+import type { TableInfo, ColumnInfo } from '../read/records.js';
+import type { ColumnStatsSpec, DataFileSpec } from '../txn/transaction.js';
+import { duckType } from './duck-types.js';
+import { run, withProgress } from './engine.js';
+import type { PlaneContext } from './query.js';
+import { ident, literal } from './table-scan.js';
+
+export interface WrittenFiles {
+  /** The commit that registered the files (null: the rows were none, nothing committed). */
+  snapshot: SnapshotId | null;
+  files: { path: string; recordCount: number; fileSizeBytes: number }[];
+  rows: number;
+}
+
+/** Where rows go: a table as the head has it, and how big its files grow. */
+export interface WriteTarget {
+  schema: string;
+  table: string;
+  info: TableInfo;
+  /** Roll to a new data file past this many bytes. */
+  targetFileSize: number;
+  onProgress: ((percent: number) => void) | undefined;
+  /** The commit's message. */
+  message: string;
+}
+
+/** A data path segment for a name: the name itself when it makes a plain segment, else the object's id. */
+const segment = (name: string, id: number, kind: string) => (/^[A-Za-z0-9_][A-Za-z0-9_-]{0,100}$/.test(name) ? name : `${kind}_${id}`);
+
+const partNumber = (name: string) => Number(/(\d+)\.parquet$/.exec(name)?.[1] ?? 0);
+
+/**
+ * Writes the rows of `select` (one column per column of the target, named and typed as it has them) and
+ * commits them. Files are put in the store before the commit names them: a failed commit leaves objects no
+ * snapshot names, which reclamation finds.
+ */
+export async function writeRows(ctx: PlaneContext, c: DuckDBConnection, to: WriteTarget, select: string): Promise<WrittenFiles> {
+  const ids = to.info.columns.map((col) => `${ident(col.name)}: ${col.id}`);
+  const out = path.join(tmpdir(), `strata-write-${randomUUID()}`);
+  try {
+    // DuckDB rolls to a new file past the target size (data_0.parquet, data_1.parquet, … in input order).
+    await withProgress(c, to.onProgress, () =>
+      c.run(`COPY (${select}) TO ${literal(out)} (FORMAT parquet, FILE_SIZE_BYTES ${to.targetFileSize}, FIELD_IDS {${ids.join(', ')}})`),
+    );
+    const written = existsSync(out) ? (await readdir(out)).sort((a, b) => partNumber(a) - partNumber(b)) : [];
+    const specs: (DataFileSpec & { recordCount: number; fileSizeBytes: number })[] = [];
+    for (const name of written) {
+      const local = path.join(out, name);
+      const meta = (await run(() => c.runAndReadAll(`SELECT num_rows, footer_size FROM parquet_file_metadata(${literal(local)})`))).getRowObjectsJS()[0] as { num_rows: bigint; footer_size: bigint };
+      const recordCount = Number(meta.num_rows);
+      if (recordCount === 0) continue;
+      const relative = `${segment(to.schema, to.info.schemaId, 'schema')}/${segment(to.table, to.info.id, 'table')}/${randomUUID()}.parquet`;
+      const columnStats = await footerStats(c, local, to.info.columns);
+      const bytes = await readFile(local);
+      await ctx.store.putIfAbsent(`${ctx.dataPath}${relative}`, bytes);
+      specs.push({ path: relative, recordCount, fileSizeBytes: bytes.length, footerSize: Number(meta.footer_size), columnStats });
+    }
+    if (specs.length === 0) return { snapshot: null, files: [], rows: 0 };
+    const { snapshot } = await ctx.transaction(
+      async (tx) => {
+        for (const spec of specs) await tx.addDataFile(to.schema, to.table, spec);
+      },
+      { message: to.message },
+    );
+    return {
+      snapshot,
+      files: specs.map(({ path: p, recordCount, fileSizeBytes }) => ({ path: p, recordCount, fileSizeBytes })),
+      rows: specs.reduce((n, f) => n + f.recordCount, 0),
+    };
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Each column's statistics as the file's footer gives them, over its row groups: min and max in the
+ * column's type (then as text), null and value counts summed. A column whose footer has no min or max
+ * (DuckDB leaves out long strings) gets none, and no query skips the file by it.
+ */
+async function footerStats(c: DuckDBConnection, file: string, columns: readonly ColumnInfo[]): Promise<ColumnStatsSpec[]> {
+  const per = columns.map(
+    (col) =>
+      `SELECT ${col.id} AS id, CAST(min(TRY_CAST(stats_min AS ${duckType(col.type)})) AS VARCHAR) AS lo, ` +
+      `CAST(max(TRY_CAST(stats_max AS ${duckType(col.type)})) AS VARCHAR) AS hi, sum(stats_null_count)::BIGINT AS nulls, sum(num_values)::BIGINT AS n ` +
+      `FROM parquet_metadata(${literal(file)}) WHERE path_in_schema = ${literal(col.name)}`,
+  );
+  const rows = (await run(() => c.runAndReadAll(per.join(' UNION ALL ')))).getRowObjectsJS() as { id: number; lo: string | null; hi: string | null; nulls: bigint | null; n: bigint | null }[];
+  return rows.map((r) => ({
+    columnId: Number(r.id),
+    min: r.lo,
+    max: r.hi,
+    nullCount: r.nulls === null ? null : Number(r.nulls),
+    valueCount: r.n === null ? null : Number(r.n),
+  }));
+}
