@@ -1,7 +1,8 @@
 // Column types as DuckLake names them, and which changes of type a table's existing files can take: only
 // widening ones (DuckLake's TypePromotionIsAllowed), because files already written keep their physical type
-// and are read under the new one. Nested types (struct, list, map) need child columns and are not accepted
-// yet; refusing them is better than storing a type no reader can resolve.
+// and are read under the new one. A nested type (struct, list, map) is a column whose fields are child
+// columns (ducklake_column's parent_column): a list's one child is named `element`, a map's two `key` and
+// `value`, a struct's are its fields.
 export const PRIMITIVE_TYPES = [
   'boolean',
   'int8', 'int16', 'int32', 'int64', 'int128',
@@ -12,6 +13,18 @@ export const PRIMITIVE_TYPES = [
 ] as const;
 
 const PRIMITIVES: ReadonlySet<string> = new Set(PRIMITIVE_TYPES);
+
+export const NESTED_TYPES = ['struct', 'list', 'map'] as const;
+export type NestedType = (typeof NESTED_TYPES)[number];
+
+/** The nested type a name is (any case), or undefined. */
+export function nestedType(type: string): NestedType | undefined {
+  const t = type.trim().toLowerCase();
+  return (NESTED_TYPES as readonly string[]).includes(t) ? (t as NestedType) : undefined;
+}
+
+/** The names a nested type's children must have (undefined: any distinct names, at least one — a struct). */
+export const CHILD_NAMES: Readonly<Record<NestedType, readonly string[] | undefined>> = { struct: undefined, list: ['element'], map: ['key', 'value'] };
 const DECIMAL = /^decimal\((\d{1,2}),\s*(\d{1,2})\)$/;
 
 /** The canonical name of a type (lower case, decimal(p,s) without spaces), or undefined if it is not one. */

@@ -79,7 +79,7 @@ export function checkColumnType(what: string, type: unknown): string {
   if (t !== undefined) return t;
   throw invalid(
     `${what} ${JSON.stringify(type)} is not a supported type; use one of ${PRIMITIVE_TYPES.join(', ')} ` +
-      'or decimal(P,S) with 1 <= P <= 38 and S <= P',
+      'or decimal(P,S) with 1 <= P <= 38 and S <= P (a new column may also be a struct, list or map, with children)',
   );
 }
 

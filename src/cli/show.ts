@@ -1,6 +1,7 @@
 // What a reader sees at one snapshot, as text or as JSON: the catalog's schemas and tables, or one table's
 // columns and files. Used by `strata show` and by the demo.
 import type { Reader } from '../read/reader.js';
+import type { ColumnInfo } from '../read/records.js';
 import { table } from './format.js';
 
 export async function describeCatalog(r: Reader) {
@@ -41,11 +42,17 @@ export function renderCatalog(d: Awaited<ReturnType<typeof describeCatalog>>): s
   return `snapshot ${d.snapshot.id} (${d.snapshot.time.toISOString()})\n${table(['name', 'kind', 'id', 'columns', 'files', 'live rows'], rows)}`;
 }
 
+/** A column's type, a nested one with its fields': struct(city varchar, zip int32), list(varchar), map(varchar, float64). */
+function typeText(c: ColumnInfo): string {
+  if (c.children === undefined) return c.type;
+  return `${c.type}(${c.children.map((f) => (c.type === 'struct' ? `${f.name} ${typeText(f)}` : typeText(f))).join(', ')})`;
+}
+
 export function renderTable(d: Awaited<ReturnType<typeof describeTable>>): string {
   const t = d.table;
   return [
     `table ${t.name} (id ${t.id}) at snapshot ${d.snapshot.id}`,
-    table(['column', 'id', 'type', 'nullable'], t.columns.map((c) => [c.name, c.id, c.type, c.nullsAllowed ? 'yes' : 'no'])),
+    table(['column', 'id', 'type', 'nullable'], t.columns.map((c) => [c.name, c.id, typeText(c), c.nullsAllowed ? 'yes' : 'no'])),
     '',
     table(
       ['data file', 'id', 'rows', 'bytes', 'since'],

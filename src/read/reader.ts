@@ -1,7 +1,8 @@
 // A reader is one catalog snapshot seen through one read view: every table it touches is read at the same
 // snapshot (statement-wide consistency), and commits made after it opened never show, because the view's
 // bytes are frozen. `reader.snapshot` never moves.
-import type { CatalogId, FileId, SnapshotId } from '../../keys/ids.js';
+import type { CatalogId, ColumnId, FileId, SnapshotId } from '../../keys/ids.js';
+import { nestedType } from '../../keys/column-types.js';
 import type { ColumnStats } from '../../keys/file-column-stats.js';
 import { StrataError } from '../errors.js';
 import { listed, quote } from '../messages.js';
@@ -9,6 +10,7 @@ import type { ReadView } from '../kv/read-view.js';
 import * as q from './catalog-queries.js';
 import { dataFileInfo, dataFilesAt, deleteFileInfo, deleteFilesAt } from './file-listing.js';
 import type {
+  ColumnInfo,
   DataFileInfo,
   DeleteFileInfo,
   SchemaInfo,
@@ -89,14 +91,7 @@ export class Reader {
       schemaId: t.row.schemaId,
       uuid: t.row.uuid,
       beginSnapshot: t.begin,
-      columns: columns.map((c) => ({
-        id: c.id,
-        name: c.row.name,
-        type: c.row.type,
-        order: c.row.order,
-        nullsAllowed: c.row.nullsAllowed,
-        defaultValue: c.row.defaultValue,
-      })),
+      columns: columnTree(columns, null),
     };
   }
 
@@ -195,4 +190,15 @@ export class Reader {
       snapshot: this.at,
     });
   }
+}
+
+/** The columns whose parent is `parent` (null: the table's own), in order, each nested one with its fields. */
+function columnTree(columns: readonly q.ColumnVersion[], parent: ColumnId | null): ColumnInfo[] {
+  return columns
+    .filter((c) => c.row.parentColumn === parent)
+    .map((c) => {
+      const info: ColumnInfo = { id: c.id, name: c.row.name, type: c.row.type, order: c.row.order, nullsAllowed: c.row.nullsAllowed, defaultValue: c.row.defaultValue };
+      if (nestedType(c.row.type) !== undefined) info.children = columnTree(columns, c.id);
+      return info;
+    });
 }

@@ -31,6 +31,8 @@ export interface ColumnInfo {
   order: number;
   nullsAllowed: boolean;
   defaultValue: string | null;
+  /** A struct's fields, a list's element, a map's key and value: present on nested columns only. */
+  children?: ColumnInfo[];
 }
 
 export interface TableInfo {

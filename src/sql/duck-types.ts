@@ -1,7 +1,8 @@
 // Column types between the catalog (DuckLake's names, keys/column-types.ts) and DuckDB: the one table of both.
 // DuckDB writes a file in the DuckDB type of each column, and reads every file back in the type the
 // catalog has for the column at the snapshot asked for (a widened column reads its old files widened).
-import { PRIMITIVE_TYPES } from '../../keys/column-types.js';
+import { nestedType, PRIMITIVE_TYPES } from '../../keys/column-types.js';
+import { ident } from './sql-text.js';
 
 type Primitive = (typeof PRIMITIVE_TYPES)[number];
 
@@ -50,8 +51,28 @@ const ALIASES: ReadonlyMap<string, Primitive> = new Map([
 const DECIMAL = /^decimal\((\d+),(\d+)\)$/;
 const DUCK_DECIMAL = /^DECIMAL\((\d+),\s*(\d+)\)$/;
 
-/** The DuckDB type a catalog column type reads and writes as (a canonical catalog type name). */
-export function duckType(lakeType: string): string {
+/** What a column's DuckDB type is made of: its catalog type, and its fields' columns should it be nested. */
+export interface TypedColumn {
+  type: string;
+  children?: readonly (TypedColumn & { name: string })[];
+}
+
+/** The DuckDB type a column reads and writes as: its primitive type's, or a nested one made of its fields'. */
+export function duckType(c: TypedColumn): string {
+  const fields = c.children ?? [];
+  switch (nestedType(c.type)) {
+    case 'struct':
+      return `STRUCT(${fields.map((f) => `${ident(f.name)} ${duckType(f)}`).join(', ')})`;
+    case 'list':
+      return `${duckType(fields[0]!)}[]`;
+    case 'map':
+      return `MAP(${duckType(fields[0]!)}, ${duckType(fields[1]!)})`;
+    default:
+      return primitiveDuckType(c.type);
+  }
+}
+
+function primitiveDuckType(lakeType: string): string {
   const m = DECIMAL.exec(lakeType);
   if (m) return `DECIMAL(${m[1]},${m[2]})`;
   const t = TO_DUCKDB[lakeType as Primitive];

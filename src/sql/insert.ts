@@ -12,7 +12,7 @@ import { run, withProgress } from './engine.js';
 import type { Held } from './local-files.js';
 import { createTable, createViews, type PlanNode } from './mirror.js';
 import { columnsOf, type PlaneContext, scanAt, type SqlOptions, type SqlResult } from './query.js';
-import { ident } from './table-scan.js';
+import { ident } from './sql-text.js';
 import { writeRows } from './write-files.js';
 
 const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);

@@ -9,7 +9,8 @@ import type { ColumnInfo } from '../read/records.js';
 import { duckType, lakeType } from './duck-types.js';
 import { run } from './engine.js';
 import type { PlaneContext } from './query.js';
-import { defaultOf, ident, literal } from './table-scan.js';
+import { defaultOf } from './table-scan.js';
+import { ident, literal } from './sql-text.js';
 import { type WrittenFiles, writeRows } from './write-files.js';
 
 export type LoadResult = WrittenFiles;
@@ -21,7 +22,7 @@ function sourceOf(file: string, columns: readonly ColumnInfo[], present: Readonl
   if (/\.parquet$/i.test(file)) return `read_parquet(${literal(file)})`;
   if (/\.(csv|tsv|txt)(\.gz)?$/i.test(file)) {
     if (present === undefined) return `read_csv(${literal(file)}, header = true)`;
-    const types = columns.filter((c) => present.has(c.name)).map((c) => `${literal(c.name)}: ${literal(duckType(c.type))}`);
+    const types = columns.filter((c) => present.has(c.name)).map((c) => `${literal(c.name)}: ${literal(duckType(c))}`);
     return `read_csv(${literal(file)}, header = true, types = {${types.join(', ')}})`;
   }
   throw invalid(`load() reads CSV (.csv, .tsv, .txt, optionally .gz) and Parquet (.parquet) files; ${JSON.stringify(file)} is neither`);
@@ -58,9 +59,10 @@ export async function load(ctx: PlaneContext, schema: string, table: string, sou
         throw invalid(`${file} has a column ${JSON.stringify(d.column_name)} that ${quoted} does not have; its columns: ${info.columns.map((x) => JSON.stringify(x.name)).join(', ')}`);
       }
       const t = lakeType(d.column_type);
-      // CSV values are parsed in the table's types below; a Parquet column must already be one that widens.
-      if (/\.parquet$/i.test(file) && t !== col.type && !(t !== undefined && isWidening(t, col.type))) {
-        throw invalid(`column ${JSON.stringify(col.name)} is ${d.column_type} in ${file} and ${col.type} in ${quoted}; give it as ${duckType(col.type)} or a type that widens to it`);
+      // CSV values are parsed in the table's types below; a Parquet column must already be one that widens
+      // (a nested one DuckDB casts field by field, and refuses if its fields differ).
+      if (/\.parquet$/i.test(file) && col.children === undefined && t !== col.type && !(t !== undefined && isWidening(t, col.type))) {
+        throw invalid(`column ${JSON.stringify(col.name)} is ${d.column_type} in ${file} and ${col.type} in ${quoted}; give it as ${duckType(col)} or a type that widens to it`);
       }
     }
     const present = new Set(described.map((d) => d.column_name));
@@ -70,7 +72,7 @@ export async function load(ctx: PlaneContext, schema: string, table: string, sou
       }
     }
     // A column the file lacks gets its default, as an INSERT naming other columns would give it.
-    const exprs = info.columns.map((col) => `${present.has(col.name) ? `CAST(${ident(col.name)} AS ${duckType(col.type)})` : defaultOf(col)} AS ${ident(col.name)}`);
+    const exprs = info.columns.map((col) => `${present.has(col.name) ? `CAST(${ident(col.name)} AS ${duckType(col)})` : defaultOf(col)} AS ${ident(col.name)}`);
     return writeRows(
       ctx,
       c,

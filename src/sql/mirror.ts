@@ -11,7 +11,8 @@ import type { Reader } from '../read/reader.js';
 import type { TableInfo } from '../read/records.js';
 import { duckType } from './duck-types.js';
 import { type Engine, run } from './engine.js';
-import { defaultOf, ident } from './table-scan.js';
+import { defaultOf } from './table-scan.js';
+import { ident } from './sql-text.js';
 
 /** A node of DuckDB's serialised logical plan. */
 export interface PlanNode {
@@ -24,7 +25,7 @@ export interface PlanNode {
 export function createTable(qualified: string, info: TableInfo): string {
   const columns = [...info.columns]
     .sort((a, b) => a.order - b.order)
-    .map((c) => `${ident(c.name)} ${duckType(c.type)}${c.defaultValue === null ? '' : ` DEFAULT ${defaultOf(c)}`}${c.nullsAllowed ? '' : ' NOT NULL'}`);
+    .map((c) => `${ident(c.name)} ${duckType(c)}${c.defaultValue === null ? '' : ` DEFAULT ${defaultOf(c)}`}${c.nullsAllowed ? '' : ' NOT NULL'}`);
   return `CREATE TABLE ${qualified} (${columns.join(', ')})`;
 }
 

@@ -5,6 +5,7 @@
 // position of its data file, DuckLake's `pos`).
 import type { ColumnInfo } from '../read/records.js';
 import { duckType } from './duck-types.js';
+import { ident, literal } from './sql-text.js';
 
 export interface ScanFile {
   /** Where DuckDB reads it: a local path. */
@@ -18,21 +19,19 @@ export interface ScanInput {
   deletes: readonly { local: string; dataFile: string }[];
 }
 
-export const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
-export const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 /** What a column reads as in a file written before it existed: its default, cast to its type, or NULL. */
 export function defaultOf(c: ColumnInfo): string {
-  return c.defaultValue === null ? 'NULL' : `CAST(${literal(c.defaultValue)} AS ${duckType(c.type)})`;
+  return c.defaultValue === null ? 'NULL' : `CAST(${literal(c.defaultValue)} AS ${duckType(c)})`;
 }
 
 export function tableScan(t: ScanInput): string {
   const columns = [...t.columns].sort((a, b) => a.order - b.order);
   const select = columns.map((c) => ident(c.name)).join(', ');
   if (t.files.length === 0) {
-    return `SELECT ${columns.map((c) => `CAST(NULL AS ${duckType(c.type)}) AS ${ident(c.name)}`).join(', ')} WHERE false`;
+    return `SELECT ${columns.map((c) => `CAST(NULL AS ${duckType(c)}) AS ${ident(c.name)}`).join(', ')} WHERE false`;
   }
-  const schema = columns.map((c) => `${c.id}: {name: ${literal(c.name)}, type: ${literal(duckType(c.type))}, default_value: ${defaultOf(c)}}`).join(', ');
+  const schema = columns.map((c) => `${c.id}: {name: ${literal(c.name)}, type: ${literal(duckType(c))}, default_value: ${defaultOf(c)}}`).join(', ');
   const files = `[${t.files.map((f) => literal(f.local)).join(', ')}]`;
   const read = `read_parquet(${files}, schema = map {${schema}}, filename = true, file_row_number = true)`;
   if (t.deletes.length === 0) return `SELECT ${select} FROM ${read}`;

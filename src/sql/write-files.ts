@@ -14,7 +14,7 @@ import type { ColumnStatsSpec, DataFileSpec } from '../txn/transaction.js';
 import { duckType } from './duck-types.js';
 import { run, withProgress } from './engine.js';
 import type { PlaneContext } from './query.js';
-import { ident, literal } from './table-scan.js';
+import { ident, literal } from './sql-text.js';
 
 export interface WrittenFiles {
   /** The commit that registered the files (null: the rows were none, nothing committed). */
@@ -46,7 +46,7 @@ const partNumber = (name: string) => Number(/(\d+)\.parquet$/.exec(name)?.[1] ??
  * snapshot names, which reclamation finds.
  */
 export async function writeRows(ctx: PlaneContext, c: DuckDBConnection, to: WriteTarget, select: string): Promise<WrittenFiles> {
-  const ids = to.info.columns.map((col) => `${ident(col.name)}: ${col.id}`);
+  const ids = to.info.columns.map((col) => `${ident(col.name)}: ${fieldIds(col)}`);
   const out = path.join(tmpdir(), `strata-write-${randomUUID()}`);
   try {
     // DuckDB rolls to a new file past the target size (data_0.parquet, data_1.parquet, … in input order).
@@ -83,17 +83,35 @@ export async function writeRows(ctx: PlaneContext, c: DuckDBConnection, to: Writ
   }
 }
 
+/** FIELD_IDS of a column: its id, or for a nested one its id and each field's (DuckDB writes both). */
+function fieldIds(col: ColumnInfo): string {
+  if (col.children === undefined) return String(col.id);
+  return `{__duckdb_field_id: ${col.id}, ${col.children.map((f) => `${ident(f.name)}: ${fieldIds(f)}`).join(', ')}}`;
+}
+
+/** The leaf (primitive) columns under `columns`, each with its path in the Parquet schema as the footer names it. */
+function leaves(columns: readonly ColumnInfo[], prefix: string[] = []): { col: ColumnInfo; path: string }[] {
+  return columns.flatMap((col) => {
+    // Parquet puts a list's element under a `list` group and a map's key and value under `key_value`.
+    const own = [...prefix, col.name];
+    if (col.children === undefined) return [{ col, path: own.join(', ') }];
+    const group = col.type === 'list' ? ['list'] : col.type === 'map' ? ['key_value'] : [];
+    return leaves(col.children, [...own, ...group]);
+  });
+}
+
 /**
- * Each column's statistics as the file's footer gives them, over its row groups: min and max in the
- * column's type (then as text), null and value counts summed. A column whose footer has no min or max
- * (DuckDB leaves out long strings) gets none, and no query skips the file by it.
+ * Each leaf column's statistics as the file's footer gives them, over its row groups: min and max in the
+ * column's type (then as text), null and value counts summed; a nested column's fields have theirs under
+ * their own ids, as DuckLake records them. A column whose footer has no min or max (DuckDB leaves out long
+ * strings) gets none, and no query skips the file by it.
  */
 async function footerStats(c: DuckDBConnection, file: string, columns: readonly ColumnInfo[]): Promise<ColumnStatsSpec[]> {
-  const per = columns.map(
-    (col) =>
-      `SELECT ${col.id} AS id, CAST(min(TRY_CAST(stats_min AS ${duckType(col.type)})) AS VARCHAR) AS lo, ` +
-      `CAST(max(TRY_CAST(stats_max AS ${duckType(col.type)})) AS VARCHAR) AS hi, sum(stats_null_count)::BIGINT AS nulls, sum(num_values)::BIGINT AS n ` +
-      `FROM parquet_metadata(${literal(file)}) WHERE path_in_schema = ${literal(col.name)}`,
+  const per = leaves(columns).map(
+    ({ col, path: at }) =>
+      `SELECT ${col.id} AS id, CAST(min(TRY_CAST(stats_min AS ${duckType(col)})) AS VARCHAR) AS lo, ` +
+      `CAST(max(TRY_CAST(stats_max AS ${duckType(col)})) AS VARCHAR) AS hi, sum(stats_null_count)::BIGINT AS nulls, sum(num_values)::BIGINT AS n ` +
+      `FROM parquet_metadata(${literal(file)}) WHERE path_in_schema = ${literal(at)}`,
   );
   const rows = (await run(() => c.runAndReadAll(per.join(' UNION ALL ')))).getRowObjectsJS() as { id: number; lo: string | null; hi: string | null; nulls: bigint | null; n: bigint | null }[];
   return rows.map((r) => ({

@@ -321,14 +321,15 @@ export class PendingCatalog {
     checkName('column name', column);
     const t = await this.requireTable(schema, table);
     const cols = await this.loadColumns(t.id);
-    const live = [...cols.changes.values()].filter((c) => c.next !== null);
-    const change = live.find((c) => c.next!.name === column);
-    if (!change) {
+    const live = topLevel(cols);
+    const found = live.find(([, c]) => c.next!.name === column);
+    if (!found) {
       throw notFound(
-        `column ${quote(column)} does not exist in table ${quote(schema, table)}; columns: ${listed(live.map((c) => c.next!.name))}`,
+        `column ${quote(column)} does not exist in table ${quote(schema, table)}; columns: ${listed(live.map(([, c]) => c.next!.name))}`,
       );
     }
-    return { change, cols, live: live.length };
+    const [id, change] = found;
+    return { id, change, cols, live: live.length };
   }
 
   // ---- files
@@ -432,4 +433,15 @@ export class PendingCatalog {
       view.next = null;
     };
   }
+}
+
+/** A table's live columns that are not fields of a nested column: the ones named by table-level operations. */
+export function topLevel(cols: TableColumns): [ColumnId, Change<ColumnRow>][] {
+  return [...cols.changes].filter(([, c]) => c.next !== null && c.next.parentColumn === null);
+}
+
+/** The live fields of column `id`, at every depth. */
+export function descendants(cols: TableColumns, id: ColumnId): ColumnId[] {
+  const children = [...cols.changes].filter(([, c]) => c.next !== null && c.next.parentColumn === id).map(([k]) => k);
+  return children.flatMap((k) => [k, ...descendants(cols, k)]);
 }

@@ -6,14 +6,14 @@
 // leaves the transaction exactly as it was and the caller may catch the error and go on.
 import { randomUUID } from 'node:crypto';
 import { type CatalogId, type ColumnId, columnId, type FileId, type SnapshotId } from '../../keys/ids.js';
-import { isWidening, wideningsOf } from '../../keys/column-types.js';
+import { CHILD_NAMES, isWidening, nestedType, wideningsOf } from '../../keys/column-types.js';
 import type { ColumnRow } from '../../keys/columns.js';
 import type { ColumnStats } from '../../keys/file-column-stats.js';
 import { StrataError } from '../errors.js';
 import { listed, quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
 import type { Row } from './change.js';
-import { alreadyExists, invalid, notFound, type OpName, PendingCatalog, type PendingState, type RecordedOp } from './pending.js';
+import { alreadyExists, descendants, invalid, notFound, type OpName, PendingCatalog, type PendingState, type RecordedOp, topLevel } from './pending.js';
 import { restoreCatalog, restoreTable } from './restore.js';
 import type { IdSource } from './ids.js';
 import { ObservedPromise } from './observed-promise.js';
@@ -32,11 +32,26 @@ import {
 
 export interface ColumnSpec {
   name: string;
+  /** A primitive type, decimal(P,S), or struct, list or map with `children`. */
   type: string;
   /** Default true. */
   nullable?: boolean;
   /** A default value expression, as text. */
   default?: string | null;
+  /** A nested column's fields: a struct's (any names), a list's `element`, a map's `key` and `value`. */
+  children?: ColumnSpec[];
+}
+
+/** A column as a transaction checked it, with its fields' columns should it be nested. */
+interface ColumnTree {
+  row: Row<ColumnRow>;
+  children: ColumnTree[];
+}
+
+/** The rows of a checked column and its fields, depth first, each given the next id. */
+function placed(tree: ColumnTree, nextId: () => ColumnId, parent: ColumnId | null): [ColumnId, Row<ColumnRow>][] {
+  const id = nextId();
+  return [[id, { ...tree.row, parentColumn: parent }], ...tree.children.flatMap((child) => placed(child, nextId, id))];
 }
 
 export interface DataFileSpec {
@@ -140,21 +155,20 @@ export class Transaction {
       if (!Array.isArray(columns) || columns.length === 0) {
         throw invalid(`table ${quote(schema, name)} needs at least one column, got ${JSON.stringify(columns)}`);
       }
-      const rows = columns.map((c, i) => this.columnRow(c, i + 1));
+      const trees = columns.map((c, i) => this.columnTree(c, i + 1));
       const seen = new Set<string>();
-      for (const r of rows) {
-        if (seen.has(r.name)) throw invalid(`table ${quote(schema, name)} names column ${quote(r.name)} twice`);
-        seen.add(r.name);
+      for (const { row } of trees) {
+        if (seen.has(row.name)) throw invalid(`table ${quote(schema, name)} names column ${quote(row.name)} twice`);
+        seen.add(row.name);
       }
       const schemaId = await this.p.requireSchema(schema);
       await this.p.requireFreeRelationName(schemaId, schema, name);
       const id = await this.p.allocateCatalogId();
       this.p.tables.set(id, { base: undefined, next: { schemaId, name, uuid: randomUUID() } });
       this.p.renamed('table', id);
-      this.p.columns.set(id, {
-        changes: new Map(rows.map((row, i) => [columnId(i + 1), { base: undefined, next: row }])),
-        nextId: rows.length + 1,
-      });
+      let next = 1;
+      const rows = trees.flatMap((t) => placed(t, () => columnId(next++), null));
+      this.p.columns.set(id, { changes: new Map(rows.map(([colId, row]) => [colId, { base: undefined, next: row }])), nextId: next });
       this.p.dataFilesLoaded.add(id);
       this.p.deleteFilesLoaded.add(id);
       this.p.nextRowIds.set(id, 0);
@@ -186,23 +200,24 @@ export class Transaction {
     return this.op('addColumn', [schema, table, column], async () => {
       const t = await this.p.requireTable(schema, table);
       const cols = await this.p.loadColumns(t.id);
-      const live = [...cols.changes.values()].filter((c) => c.next !== null);
-      const row = this.columnRow(column, Math.max(0, ...live.map((c) => c.next!.order)) + 1);
-      if (live.some((c) => c.next!.name === row.name)) {
-        throw alreadyExists(`column ${quote(row.name)} already exists in table ${quote(schema, table)}`);
+      const live = topLevel(cols);
+      const tree = this.columnTree(column, Math.max(0, ...live.map(([, c]) => c.next!.order)) + 1);
+      if (live.some(([, c]) => c.next!.name === tree.row.name)) {
+        throw alreadyExists(`column ${quote(tree.row.name)} already exists in table ${quote(schema, table)}`);
       }
-      const id = columnId(cols.nextId++);
-      cols.changes.set(id, { base: undefined, next: row });
-      return id;
+      const rows = placed(tree, () => columnId(cols.nextId++), null);
+      for (const [id, row] of rows) cols.changes.set(id, { base: undefined, next: row });
+      return rows[0]![0];
     });
   }
 
   dropColumn(schema: string, table: string, column: string): Promise<void> {
     return this.op('dropColumn', [schema, table, column], async () => {
-      const { change, live } = await this.p.requireColumn(schema, table, column);
+      const { id, change, cols, live } = await this.p.requireColumn(schema, table, column);
       if (live === 1) {
         throw invalid(`column ${quote(column)} is the only column of ${quote(schema, table)}; drop the table instead`);
       }
+      for (const field of descendants(cols, id)) cols.changes.get(field)!.next = null;
       change.next = null;
     });
   }
@@ -212,7 +227,7 @@ export class Transaction {
       checkName('new column name', to);
       const { change, cols } = await this.p.requireColumn(schema, table, from);
       if (from === to) return;
-      if ([...cols.changes.values()].some((c) => c.next?.name === to)) {
+      if (topLevel(cols).some(([, c]) => c.next!.name === to)) {
         throw alreadyExists(`column ${quote(to)} already exists in table ${quote(schema, table)}`);
       }
       change.next = { ...change.next!, name: to };
@@ -221,9 +236,12 @@ export class Transaction {
 
   alterColumnType(schema: string, table: string, column: string, type: string): Promise<void> {
     return this.op('alterColumnType', [schema, table, column, type], async () => {
-      const checked = checkColumnType(`type of column ${quote(column)}`, type);
       const { change } = await this.p.requireColumn(schema, table, column);
       const from = change.next!.type;
+      if (nestedType(from) !== undefined) {
+        throw invalid(`column ${quote(column)} of ${quote(schema, table)} is a ${from}, whose type does not change; add a new column, copy the values over, and drop this one`);
+      }
+      const checked = checkColumnType(`type of column ${quote(column)}`, type);
       if (checked === from) return;
       if (!isWidening(from, checked)) {
         const allowed = wideningsOf(from);
@@ -443,20 +461,29 @@ export class Transaction {
     return promise;
   }
 
-  private columnRow(c: ColumnSpec, order: number): Row<ColumnRow> {
+  private columnTree(c: ColumnSpec, order: number): ColumnTree {
     required('a column', '{ name, type }', c);
-    options('a column', c, ['name', 'type', 'nullable', 'default']);
+    options('a column', c, ['name', 'type', 'nullable', 'default', 'children']);
     const name = checkName('column name', c.name);
     if (c.nullable !== undefined && typeof c.nullable !== 'boolean') {
       throw invalid(`nullable of column ${quote(name)} must be a boolean`);
     }
-    return {
-      name,
-      type: checkColumnType(`type of column ${quote(name)}`, c.type),
-      order,
-      nullsAllowed: c.nullable ?? true,
-      defaultValue: checkOptionalText(`default of column ${quote(name)}`, c.default),
-      parentColumn: null,
-    };
+    const nested = typeof c.type === 'string' ? nestedType(c.type) : undefined;
+    const row = { name, order, nullsAllowed: c.nullable ?? true, parentColumn: null };
+    if (nested === undefined) {
+      if (c.children !== undefined) throw invalid(`column ${quote(name)} is ${shown(c.type)}, which has no children; only struct, list and map do`);
+      return { row: { ...row, type: checkColumnType(`type of column ${quote(name)}`, c.type), defaultValue: checkOptionalText(`default of column ${quote(name)}`, c.default) }, children: [] };
+    }
+    const names = CHILD_NAMES[nested];
+    const shape = names === undefined ? 'its fields, [{ name, type }, …]' : names.map((n) => `{ name: '${n}', type }`).join(', ');
+    if (!Array.isArray(c.children) || c.children.length === 0) throw invalid(`column ${quote(name)} is a ${nested}: give children: [${shape}]`);
+    if (c.default !== undefined && c.default !== null) throw invalid(`column ${quote(name)} is a ${nested}, which takes no default`);
+    const children = c.children.map((child, i) => this.columnTree(child, i + 1));
+    const got = children.map((k) => k.row.name);
+    if (names !== undefined && (got.length !== names.length || got.some((n, i) => n !== names[i]))) {
+      throw invalid(`column ${quote(name)} is a ${nested}, whose children are [${shape}]; got ${got.map((n) => quote(n)).join(', ')}`);
+    }
+    if (new Set(got).size !== got.length) throw invalid(`struct column ${quote(name)} names a field twice: ${got.map((n) => quote(n)).join(', ')}`);
+    return { row: { ...row, type: nested, defaultValue: null }, children };
   }
 }
