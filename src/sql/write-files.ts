@@ -114,11 +114,25 @@ async function footerStats(c: DuckDBConnection, file: string, columns: readonly 
       `FROM parquet_metadata(${literal(file)}) WHERE path_in_schema = ${literal(at)}`,
   );
   const rows = (await run(() => c.runAndReadAll(per.join(' UNION ALL ')))).getRowObjectsJS() as { id: number; lo: string | null; hi: string | null; nulls: bigint | null; n: bigint | null }[];
+  const nan = await nanColumns(c, file, columns);
   return rows.map((r) => ({
     columnId: Number(r.id),
     min: r.lo,
     max: r.hi,
     nullCount: r.nulls === null ? null : Number(r.nulls),
     valueCount: r.n === null ? null : Number(r.n),
+    containsNan: nan.get(Number(r.id)) ?? null,
   }));
+}
+
+/**
+ * Whether each float column of the file holds a NaN: the footer does not say, and a NaN sorts above every
+ * number in DuckDB, so a file's min/max bound its floats only when it has none. One read of those columns.
+ */
+async function nanColumns(c: DuckDBConnection, file: string, columns: readonly ColumnInfo[]): Promise<Map<number, boolean>> {
+  const floats = columns.filter((col) => col.type === 'float32' || col.type === 'float64');
+  if (floats.length === 0) return new Map();
+  const select = floats.map((col) => `coalesce(bool_or(isnan(${ident(col.name)})), false) AS ${ident(String(col.id))}`).join(', ');
+  const [row] = (await run(() => c.runAndReadAll(`SELECT ${select} FROM read_parquet(${literal(file)})`))).getRowObjectsJS() as Record<string, boolean>[];
+  return new Map(floats.map((col) => [Number(col.id), row![String(col.id)]!]));
 }

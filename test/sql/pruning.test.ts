@@ -131,4 +131,24 @@ describe('file skipping by statistics', () => {
     expect(narrow.rows).toEqual([{ n: 1n }]);
     expect(narrow.files.skipped).toBe(narrow.files.listed - 1);
   });
+
+  it('a float column bounds its files by min and max only where the file holds no NaN (NaN sorts above every number)', async () => {
+    const c = await openCatalog();
+    await c.transaction((tx) => tx.createTable('main', 'm', [{ name: 'v', type: 'float64' }]));
+    const dir = await tempDir();
+    for (const [name, values] of [['plain', ['1.5', '2.5']], ['with-nan', ['1.5', 'nan']]] as const) {
+      const file = path.join(dir, `${name}.csv`);
+      await writeFile(file, `v\n${values.join('\n')}\n`);
+      await c.load('main', 'm', file);
+    }
+    const r = await c.reader();
+    const files = await r.dataFiles('main', 'm');
+    const stats = await r.columnStats('main', 'm', files);
+    await r.close();
+    expect(files.map((f) => stats.get(f.id)![0]!.containsNan)).toEqual([false, true]);
+    // Above both files' finite values: the plain file is skipped, the one with NaN is read — and its NaN counts.
+    const above = await c.sql('SELECT count(*) AS n FROM m WHERE v > 100');
+    expect([above.rows, above.files]).toEqual([[{ n: 1n }], { listed: 2, skipped: 1 }]);
+    expect((await c.sql('SELECT count(*) AS n FROM m WHERE v + 0 > 100')).rows).toEqual(above.rows);
+  });
 });
