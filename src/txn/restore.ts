@@ -90,6 +90,8 @@ async function prepareRestoreContents(p: PendingCatalog, tableId: CatalogId, at:
   for await (const batch of dataFilesAt(p.view, at, tableId)) append(oldFiles, batch);
   const oldDeletes: DeleteFileVersion[] = [];
   for await (const batch of deleteFilesAt(p.view, at, tableId)) append(oldDeletes, batch);
+  // A file that comes back under a new id keeps what its statistics said: the file is the same object.
+  const oldStats = await q.fileColumnStats(p.view, tableId, oldFiles.map((f) => ({ id: f.id, begin: f.begin })));
   const rowIdNext = await p.nextRowId(tableId);
   // Enough ids for every file that may come back; those that are there already need none.
   await p.reserve('file', oldFiles.length + oldDeletes.length);
@@ -121,6 +123,8 @@ async function prepareRestoreContents(p: PendingCatalog, tableId: CatalogId, at:
         const id = p.takeFileId();
         fileIds.set(f.id, id);
         p.dataFiles.set(id, { tableId, base: undefined, next: unchanged<DataFileRow>(f).next! });
+        const stats = oldStats.get(f.id);
+        if (stats !== undefined) p.fileStats.set(id, stats);
       }
     }
     for (const d of oldDeletes) {

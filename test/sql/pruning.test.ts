@@ -151,4 +151,28 @@ describe('file skipping by statistics', () => {
     expect([above.rows, above.files]).toEqual([[{ n: 1n }], { listed: 2, skipped: 1 }]);
     expect((await c.sql('SELECT count(*) AS n FROM m WHERE v + 0 > 100')).rows).toEqual(above.rows);
   });
+
+  it('a file a restore brings back keeps its statistics: the same predicate skips the same files', async () => {
+    const c = await openCatalog();
+    await c.transaction((tx) => tx.createTable('main', 'e', [{ name: 'id', type: 'int64' }]));
+    const dir = await tempDir();
+    for (let f = 0; f < 3; f++) {
+      const file = path.join(dir, `e-${f}.csv`);
+      await writeFile(file, `id\n${Array.from({ length: 10 }, (_, i) => f * 10 + i).join('\n')}\n`);
+      await c.load('main', 'e', file);
+    }
+    const full = (await c.snapshots()).at(-1)!.id;
+    const q = 'SELECT count(*) AS n FROM e WHERE id = 25';
+    expect((await c.sql(q)).files).toEqual({ listed: 3, skipped: 2 });
+    const r = await c.reader();
+    const files = await r.dataFiles('main', 'e');
+    await r.close();
+    await c.transaction(async (tx) => {
+      for (const f of files) await tx.removeDataFile('main', 'e', f.id);
+    });
+    await c.transaction((tx) => tx.restoreTable('main', 'e', full));
+    const after = await c.sql(q);
+    expect([after.rows, after.files]).toEqual([[{ n: 1n }], { listed: 3, skipped: 2 }]);
+    expect((await c.verify()).violations).toEqual([]);
+  });
 });
