@@ -26,12 +26,24 @@ const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message
 // ISO-8601 date or date-time, with optional seconds, fraction and zone.
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
+/**
+ * An ISO-8601 time as Date.parse reads it the same on every machine: a time of day without a zone is UTC (as
+ * a date alone already is), never the local time of whichever host runs the query.
+ */
+function utc(text: string): string {
+  const [date, time] = text.split(/[T ]/);
+  if (time === undefined) return date!;
+  const zone = /(Z|[+-]\d{2}):?(\d{2})?$/.exec(time);
+  if (zone === null) return `${date}T${time}Z`;
+  return zone[1] === 'Z' ? `${date}T${time}` : `${date}T${time.slice(0, zone.index)}${zone[1]}:${zone[2]}`;
+}
+
 /** A timestamp argument as ms since epoch; anything that is not a clear point in time is INVALID_ARGUMENT. */
 export function parseTimestamp(what: string, t: unknown): number {
   let ms = Number.NaN;
   if (typeof t === 'number') ms = t;
   else if (t instanceof Date) ms = t.getTime();
-  else if (typeof t === 'string' && ISO_8601.test(t.trim())) ms = Date.parse(t.trim());
+  else if (typeof t === 'string' && ISO_8601.test(t.trim())) ms = Date.parse(utc(t.trim()));
   if (!Number.isFinite(ms) || ms < 0) {
     throw invalid(`${what} must be ms since epoch, a Date or an ISO-8601 string such as "2026-03-01T12:00:00Z"; got ${JSON.stringify(t)}`);
   }

@@ -35,6 +35,18 @@ describe('reading by timestamp', () => {
     expect(await at(c, { timestamp: new Date(T0 + HOUR + 1) })).toBe(ids[1]);
     expect(await at(c, { timestamp: new Date(T0 + 2 * HOUR).toISOString() })).toBe(ids[2]);
     expect(await at(c, { timestamp: '2099-01-01' })).toBe(ids[2]); // far future: the newest
+    // A time without a zone is UTC on every machine, whatever the host's time zone (the SQL AT clause's too).
+    const zone = process.env.TZ;
+    process.env.TZ = 'America/New_York';
+    try {
+      const iso = new Date(T0 + HOUR).toISOString(); // …T…:00.000Z
+      for (const spelt of [iso.slice(0, -1), iso.slice(0, -1).replace('T', ' '), iso.replace('Z', '+00:00'), iso.replace('Z', '+0000')]) {
+        expect(await at(c, { timestamp: spelt }), spelt).toBe(ids[1]);
+      }
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
     expect(await at(c, { timestamp: T0 - 1 })).toBe(0);
     const err = await c.reader({ timestamp: T0 - HOUR - 1 }).catch((e: unknown) => e);
     expect(isStrataError(err, 'BEFORE_FIRST_SNAPSHOT')).toBe(true);
