@@ -25,6 +25,12 @@ export function defaultOf(c: ColumnInfo): string {
   return c.defaultValue === null ? 'NULL' : `CAST(${literal(c.defaultValue)} AS ${duckType(c)})`;
 }
 
+/**
+ * The column read_parquet adds with each row's file: not `filename`, which a table may have as a column. (A
+ * column named file_row_number cannot be renamed away; DuckDB refuses deletes on such a table's files.)
+ */
+const FILE = '__strata_filename';
+
 export function tableScan(t: ScanInput): string {
   const columns = [...t.columns].sort((a, b) => a.order - b.order);
   const select = columns.map((c) => ident(c.name)).join(', ');
@@ -33,8 +39,8 @@ export function tableScan(t: ScanInput): string {
   }
   const schema = columns.map((c) => `${c.id}: {name: ${literal(c.name)}, type: ${literal(duckType(c))}, default_value: ${defaultOf(c)}}`).join(', ');
   const files = `[${t.files.map((f) => literal(f.local)).join(', ')}]`;
-  const read = `read_parquet(${files}, schema = map {${schema}}, filename = true, file_row_number = true)`;
-  if (t.deletes.length === 0) return `SELECT ${select} FROM ${read}`;
+  const read = (extra: string) => `read_parquet(${files}, schema = map {${schema}}${extra})`;
+  if (t.deletes.length === 0) return `SELECT ${select} FROM ${read('')}`;
   // One read of every delete file (one read_parquet per file made DuckDB's scan ~17% slower), each mapped to
   // its data file by the catalog, not by the path written inside it.
   const owners = t.deletes.map((d) => `(${literal(d.local)}, ${literal(d.dataFile)})`).join(', ');
@@ -42,7 +48,7 @@ export function tableScan(t: ScanInput): string {
     `SELECT m.f, x.pos FROM read_parquet([${t.deletes.map((d) => literal(d.local)).join(', ')}], filename = true) AS x ` +
     `JOIN (VALUES ${owners}) AS m(d, f) ON m.d = x.filename`;
   return (
-    `SELECT ${columns.map((c) => `d.${ident(c.name)}`).join(', ')} FROM ${read} AS d ` +
-    `ANTI JOIN (${deleted}) AS x ON x.f = d.filename AND x.pos = d.file_row_number`
+    `SELECT ${columns.map((c) => `d.${ident(c.name)}`).join(', ')} FROM ${read(`, filename = '${FILE}', file_row_number = true`)} AS d ` +
+    `ANTI JOIN (${deleted}) AS x ON x.f = d.${FILE} AND x.pos = d.file_row_number`
   );
 }

@@ -193,4 +193,23 @@ describe('SQL over any snapshot', () => {
       await expectCode(c.transaction((tx) => tx.addDataFile('main', 't', spec(bad))), code);
     }
   });
+
+  it('columns named like the ones DuckDB adds to a scan (filename, file_row_number) read as the table has them', async () => {
+    const dir = await tempDir();
+    const c = await openCatalog({ dir });
+    await c.transaction(async (tx) => {
+      await tx.createTable('main', 'files', [{ name: 'filename', type: 'varchar' }, { name: 'n', type: 'int32' }]);
+      await tx.createTable('main', 'rows', [{ name: 'file_row_number', type: 'int64' }]);
+    });
+    await c.sql(`INSERT INTO files VALUES ('a.csv', 1), ('b.csv', 2)`);
+    await c.sql('INSERT INTO rows VALUES (10), (11)');
+    expect((await c.sql('SELECT file_row_number FROM rows ORDER BY 1')).rows).toEqual([{ file_row_number: 10n }, { file_row_number: 11n }]);
+    // With a delete file, the scan adds the row's file under a name of its own: the table's filename stays the table's.
+    const { DirectoryStore } = await import('../../src/store/directory-store.js');
+    const store = new DirectoryStore(path.join(dir, 'store'));
+    const [file] = await (await c.reader()).dataFiles('main', 'files');
+    const del = await deleteFile(store, c, file!.path, [0], 'first-row');
+    await c.transaction((tx) => tx.addDeleteFile('main', 'files', { dataFileId: file!.id, path: del, deleteCount: 1, fileSizeBytes: 1 }));
+    expect((await c.sql('SELECT filename, n FROM files')).rows).toEqual([{ filename: 'b.csv', n: 2 }]);
+  });
 });
