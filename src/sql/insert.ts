@@ -13,6 +13,7 @@ import type { Held } from './local-files.js';
 import { createTable, createViews, type PlanNode } from './mirror.js';
 import { columnsOf, type PlaneContext, scanAt, type SqlOptions, type SqlResult } from './query.js';
 import { ident } from './sql-text.js';
+import { exactValues } from './values.js';
 import { writeRows } from './write-files.js';
 
 const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);
@@ -112,7 +113,7 @@ async function insertInto(ctx: PlaneContext, c: DuckDBConnection, r: Reader, tex
       `SELECT ${columns} FROM ${name(target)}${existing > 0 ? ` WHERE rowid >= ${existing}` : ''}`,
     );
     return {
-      rows: result.getRowObjectsJS() as Record<string, unknown>[],
+      rows: result.convertRowObjects(await exactValues()) as Record<string, unknown>[],
       columns: columnsOf(result),
       snapshot: written.snapshot ?? r.snapshot.id,
       files,

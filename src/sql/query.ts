@@ -13,6 +13,7 @@ import type { ObjectStore } from '../store/object-store.js';
 import { type Engine, run, scalar, withProgress } from './engine.js';
 import type { Held, LocalFiles } from './local-files.js';
 import type { Mirror } from './mirror.js';
+import { exactValues } from './values.js';
 import { skippable, testsOf } from './pruning.js';
 import { inline, prepare, type TableRef } from './statement.js';
 import { tableScan } from './table-scan.js';
@@ -53,7 +54,7 @@ export async function select(ctx: PlaneContext, text: string, given: SqlOptions 
     try {
       const { sql, meta } = await bind(ctx, c, text, given, held);
       const reader = await withProgress(c, given?.onProgress, () => c.runAndReadAll(sql));
-      return { rows: reader.getRowObjectsJS() as Record<string, unknown>[], columns: columnsOf(reader), ...meta };
+      return { rows: reader.convertRowObjects(await exactValues()) as Record<string, unknown>[], columns: columnsOf(reader), ...meta };
     } finally {
       for (const h of held) h.release();
     }
@@ -71,7 +72,7 @@ export async function* selectBatches(ctx: PlaneContext, text: string, given: Sql
     const { sql, meta } = await bind(ctx, c, text, given, held);
     const result = await run(() => c.stream(sql));
     const columns = columnsOf(result);
-    const batches = result.yieldRowObjectJs();
+    const batches = result.yieldConvertedRowObjects(await exactValues());
     for (;;) {
       const next = await run(() => batches.next());
       if (next.done) return;

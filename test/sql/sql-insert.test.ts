@@ -141,4 +141,21 @@ describe('INSERT through catalog.sql', () => {
     expect(new Set(results.map((r) => r.snapshot)).size).toBe(4);
     expect(await rows(c, 'SELECT count(*) AS n, count(DISTINCT id) AS ids FROM s.people')).toEqual([{ n: 4n, ids: 4n }]);
   });
+
+  it('DECIMAL values keep every digit, in and out, in lists too', async () => {
+    const c = await openCatalog();
+    await c.transaction((tx) =>
+      tx.createTable('main', 'money', [
+        { name: 'amount', type: 'decimal(38,10)' },
+        { name: 'parts', type: 'list', children: [{ name: 'element', type: 'decimal(18,2)' }] },
+      ]),
+    );
+    await c.sql(`INSERT INTO money VALUES (1234567890123456789012345678.0123456789, [0.10, 0.20])`);
+    expect((await c.sql('SELECT amount, parts, amount + 1 AS more FROM money')).rows).toEqual([
+      { amount: '1234567890123456789012345678.0123456789', parts: ['0.10', '0.20'], more: '1234567890123456789012345679.0123456789' },
+    ]);
+    const batches: unknown[] = [];
+    for await (const b of c.sqlBatches('SELECT amount FROM money')) batches.push(...b.rows);
+    expect(batches).toEqual([{ amount: '1234567890123456789012345678.0123456789' }]);
+  });
 });
