@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { Engine } from './engine.js';
 import { load, type LoadOptions, type LoadResult } from './load.js';
 import { LocalFiles } from './local-files.js';
-import { write } from './insert.js';
+import { write } from './write.js';
 import { Mirror } from './mirror.js';
 import { isSelect, type PlaneContext, select, selectBatches, type SqlOptions, type SqlResult } from './query.js';
 

@@ -87,3 +87,55 @@ export function lakeType(duck: string): string | undefined {
   if (m) return `decimal(${m[1]},${m[2]})`;
   return FROM_DUCKDB.get(d) ?? ALIASES.get(d);
 }
+
+/** A type as DuckDB serialises it in a plan: its id, and for decimals, lists, maps and structs what it is made of. */
+export interface PlanType {
+  id: string;
+  type_info: {
+    alias?: string;
+    width?: number;
+    scale?: number;
+    child_type?: PlanType;
+    child_types?: { first: string; second: PlanType }[];
+  } | null;
+}
+
+/** A column of a catalog type, nested ones with their fields. */
+export interface LakeColumnType {
+  type: string;
+  children?: (LakeColumnType & { name: string })[];
+}
+
+/** The catalog type of a DuckDB type from a plan, or undefined for one the catalog does not hold (ENUM, ARRAY, BIT…). */
+export function lakeTypeOfPlan(t: PlanType): LakeColumnType | undefined {
+  const info = t.type_info;
+  const field = (name: string, of: PlanType | undefined) => {
+    const inner = of && lakeTypeOfPlan(of);
+    return inner && { name, ...inner };
+  };
+  type Field = LakeColumnType & { name: string };
+  const fields = (list: (Field | undefined)[]): Field[] | undefined => (list.every((f) => f !== undefined) ? (list as Field[]) : undefined);
+  switch (t.id) {
+    case 'DECIMAL':
+      return { type: `decimal(${info!.width},${info!.scale})` };
+    case 'VARCHAR':
+      return { type: info?.alias === 'JSON' ? 'json' : 'varchar' };
+    case 'LIST': {
+      const children = fields([field('element', info?.child_type)]);
+      return children && { type: 'list', children };
+    }
+    case 'MAP': {
+      const kv = info?.child_type?.type_info?.child_types ?? [];
+      const children = fields([field('key', kv[0]?.second), field('value', kv[1]?.second)]);
+      return children && { type: 'map', children };
+    }
+    case 'STRUCT': {
+      const children = fields((info?.child_types ?? []).map((c) => field(c.first, c.second)));
+      return children && children.length > 0 ? { type: 'struct', children } : undefined;
+    }
+    default: {
+      const lake = lakeType(t.id);
+      return lake === undefined || info?.alias ? undefined : { type: lake };
+    }
+  }
+}

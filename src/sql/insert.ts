@@ -5,82 +5,21 @@
 // files at the head; the rows it inserted are written and committed as data files of the target.
 import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { options } from '../arguments.js';
-import { StrataError } from '../errors.js';
 import type { Reader } from '../read/reader.js';
 import { run, withProgress } from './engine.js';
 import type { Held } from './local-files.js';
-import { createTable, createViews, type PlanNode } from './mirror.js';
+import { createTable, createViews, type Named, type PlanNode, tablesRead } from './mirror.js';
 import { columnsOf, type PlaneContext, scanAt, type SqlOptions, type SqlResult } from './query.js';
 import { ident } from './sql-text.js';
 import { exactValues } from './values.js';
 import { writeRows } from './write-files.js';
 
-const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);
-
 const MiB = 2 ** 20;
 
-interface Named {
-  schema: string;
-  table: string;
-}
-
-function nodes(plan: PlanNode, type: string, out: PlanNode[] = []): PlanNode[] {
-  if (plan.type === type) out.push(plan);
-  for (const child of plan.children) nodes(child, type, out);
-  return out;
-}
-
-/** The tables the plan scans, each once (DuckDB has expanded the views already). */
-function tablesRead(plan: PlanNode): Named[] {
-  const seen = new Map<string, Named>();
-  for (const get of nodes(plan, 'LOGICAL_GET')) {
-    const data = get.function_data as { schema?: string; table?: string } | undefined;
-    if (get.name !== 'seq_scan' || data?.schema === undefined || data.table === undefined) continue;
-    seen.set(JSON.stringify([data.schema, data.table]), { schema: data.schema, table: data.table });
-  }
-  return [...seen.values()];
-}
-
-/** Runs a statement other than SELECT: an INSERT, committed as one snapshot; any other kind is refused. */
-export async function write(ctx: PlaneContext, text: string, given: SqlOptions | undefined): Promise<SqlResult> {
-  ctx.writable();
-  const { at, onProgress } = options('sql()', given, ['at', 'onProgress']);
-  if (at !== undefined) throw invalid('sql() at picks the snapshot a SELECT reads; an INSERT writes at the head — leave at out (AT clauses go on a SELECT)');
-  if (onProgress !== undefined && typeof onProgress !== 'function') throw invalid('sql() onProgress must be a function (percent) => void');
-  const r = await ctx.reader();
-  const held: Held[] = [];
-  try {
-    const plan = await ctx.mirror.plan(r, text).catch(async (e: unknown) => {
-      throw await planError(e, r);
-    });
-    const [insert] = nodes(plan, 'LOGICAL_INSERT');
-    if (insert === undefined) {
-      throw invalid(`sql() runs SELECT and INSERT statements; this one is ${plan.type.replace(/^LOGICAL_/, '')} — UPDATE, DELETE and DDL go through catalog.transaction for now`);
-    }
-    const info = insert.table_info as { schema: string; table: string };
-    const target = { schema: info.schema, table: info.table };
-    return await ctx.engine.withConnection((c) => insertInto(ctx, c, r, text, target, tablesRead(plan), onProgress, held));
-  } finally {
-    for (const h of held) h.release();
-    await r.close();
-  }
-}
-
-/** DuckDB's binder errors over the mirror, said in the catalog's terms where DuckDB's would mislead. */
-async function planError(e: unknown, r: Reader): Promise<unknown> {
-  if (!(e instanceof StrataError)) return e;
-  if (/does not support time travel/.test(e.message)) {
-    return invalid("an INSERT's rows are read at the head: AT (VERSION | TIMESTAMP) on the tables it reads is not supported; SELECT the old rows with catalog.sql and load them");
-  }
-  const missing = /Table with name (.+?) does not exist/.exec(e.message);
-  if (missing) {
-    const names: string[] = [];
-    for (const s of await r.schemas()) for (const t of await r.tables(s.name)) names.push(`${s.name}.${t.name}`);
-    const shown = names.length > 20 ? `${names.slice(0, 20).join(', ')}, … (${names.length} in all)` : names.join(', ') || 'none';
-    return new StrataError('NOT_FOUND', `the statement names a table ${missing[1]} that the head (snapshot ${r.snapshot.id}) does not have; its tables: ${shown}`, { cause: e });
-  }
-  return e;
+/** Runs an INSERT the mirror planned (`inserting` its LOGICAL_INSERT node): the new rows, one commit. */
+export async function insert(ctx: PlaneContext, r: Reader, text: string, plan: PlanNode, inserting: PlanNode, onProgress: SqlOptions['onProgress'], held: Held[]): Promise<SqlResult> {
+  const info = inserting.table_info as Named;
+  return ctx.engine.withConnection((c) => insertInto(ctx, c, r, text, { schema: info.schema, table: info.table }, tablesRead(plan), onProgress, held));
 }
 
 async function insertInto(ctx: PlaneContext, c: DuckDBConnection, r: Reader, text: string, target: Named, read: Named[], onProgress: SqlOptions['onProgress'], held: Held[]): Promise<SqlResult> {

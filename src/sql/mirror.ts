@@ -11,6 +11,7 @@ import type { Reader } from '../read/reader.js';
 import type { TableInfo } from '../read/records.js';
 import { duckType } from './duck-types.js';
 import { type Engine, run } from './engine.js';
+import { protectBig } from './statement.js';
 import { defaultOf } from './table-scan.js';
 import { ident } from './sql-text.js';
 
@@ -19,6 +20,30 @@ export interface PlanNode {
   type: string;
   children: PlanNode[];
   [k: string]: unknown;
+}
+
+/** A table the plan names: DuckDB's schema and table names of a catalog table. */
+export interface Named {
+  schema: string;
+  table: string;
+}
+
+/** Every node of the plan of `type`, depth first. */
+export function nodesOf(plan: PlanNode, type: string, out: PlanNode[] = []): PlanNode[] {
+  if (plan.type === type) out.push(plan);
+  for (const child of plan.children) nodesOf(child, type, out);
+  return out;
+}
+
+/** The tables the plan scans, each once (DuckDB has expanded the views already). */
+export function tablesRead(plan: PlanNode): Named[] {
+  const seen = new Map<string, Named>();
+  for (const get of nodesOf(plan, 'LOGICAL_GET')) {
+    const data = get.function_data as { schema?: string; table?: string } | undefined;
+    if (get.name !== 'seq_scan' || data?.schema === undefined || data.table === undefined) continue;
+    seen.set(JSON.stringify([data.schema, data.table]), { schema: data.schema, table: data.table });
+  }
+  return [...seen.values()];
 }
 
 /** `CREATE TABLE` for a table as the catalog has it: its columns in order, typed, with defaults and NOT NULLs. */
@@ -66,8 +91,8 @@ export class Mirror {
     return this.engine.withConnection(async (c) => {
       await run(() => c.run(`USE ${ident(database)}`));
       const raw = (await run(() => c.runAndReadAll('SELECT json_serialize_plan($1::VARCHAR)', [text]))).getRows()[0]![0];
-      // Numbers past 2^53 in the plan (DuckDB's "none" markers) come back rounded; nothing read here is one.
-      const parsed = JSON.parse(String(raw)) as { error: boolean; error_message?: string; plans?: PlanNode[] };
+      // Numbers past 2^53 (a BIGINT constant, DuckDB's "none" markers) travel as strings (statement.ts).
+      const parsed = JSON.parse(protectBig(String(raw))) as { error: boolean; error_message?: string; plans?: PlanNode[] };
       if (parsed.error) throw new StrataError('INVALID_ARGUMENT', String(parsed.error_message));
       if (parsed.plans!.length !== 1) throw new StrataError('INVALID_ARGUMENT', `sql() runs one statement at a time; got ${parsed.plans!.length}`);
       return parsed.plans![0]!;

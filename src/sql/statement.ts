@@ -29,8 +29,10 @@ const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message
 // JSON numbers past 2^53 (a BIGINT constant in the query, DuckDB's "no location" marker) would come back
 // from JSON.parse rounded; they travel as strings while the tree is in JavaScript.
 const BIG = '__strata_big__:';
-const protectBig = (json: string) => json.replace(/("(?:[^"\\]|\\.)*")|((?<![\d.])-?\d{16,}(?:\.\d+)?(?:[eE][+-]?\d+)?)/g, (m, str: string | undefined) => (str !== undefined ? m : `"${BIG}${m}"`));
-const restoreBig = (json: string) => json.replace(/"__strata_big__:([-+.eE0-9]+)"/g, '$1');
+export const protectBig = (json: string) => json.replace(/("(?:[^"\\]|\\.)*")|((?<![\d.])-?\d{16,}(?:\.\d+)?(?:[eE][+-]?\d+)?)/g, (m, str: string | undefined) => (str !== undefined ? m : `"${BIG}${m}"`));
+export const restoreBig = (json: string) => json.replace(/"__strata_big__:([-+.eE0-9]+)"/g, '$1');
+/** A JSON value of a protected tree as text: a protected big number as its digits. */
+export const bigText = (v: unknown): string => (typeof v === 'string' && v.startsWith(BIG) ? v.slice(BIG.length) : String(v));
 
 /** A statement DuckDB parsed: a SELECT with its references and rewritten text, or another kind (a write). */
 export type Prepared = { kind: 'select'; refs: TableRef[]; text: string } | { kind: 'other' };

@@ -37,7 +37,9 @@ export function tableScan(t: ScanInput): string {
   if (t.files.length === 0) {
     return `SELECT ${columns.map((c) => `CAST(NULL AS ${duckType(c)}) AS ${ident(c.name)}`).join(', ')} WHERE false`;
   }
-  const schema = columns.map((c) => `${c.id}: {name: ${literal(c.name)}, type: ${literal(duckType(c))}, default_value: ${defaultOf(c)}}`).join(', ');
+  // Every entry of the map is one struct type, so each default travels as text; DuckDB casts it to the column's type.
+  const fill = (c: ColumnInfo) => (c.defaultValue === null ? 'NULL::VARCHAR' : literal(c.defaultValue));
+  const schema = columns.map((c) => `${c.id}: {name: ${literal(c.name)}, type: ${literal(duckType(c))}, default_value: ${fill(c)}}`).join(', ');
   const files = `[${t.files.map((f) => literal(f.local)).join(', ')}]`;
   const read = (extra: string) => `read_parquet(${files}, schema = map {${schema}}${extra})`;
   if (t.deletes.length === 0) return `SELECT ${select} FROM ${read('')}`;

@@ -1,0 +1,52 @@
+// A statement other than SELECT through catalog.sql: DuckDB plans it over the mirror of the head (decision
+// 0011) and the plan says what it is — an INSERT (insert.ts) or DDL (ddl.ts), each one commit; anything
+// else is refused naming what runs.
+import { options } from '../arguments.js';
+import { StrataError } from '../errors.js';
+import type { Reader } from '../read/reader.js';
+import { ddlOperations, runDdl } from './ddl.js';
+import { scalar } from './engine.js';
+import { insert } from './insert.js';
+import type { Held } from './local-files.js';
+import { nodesOf } from './mirror.js';
+import type { PlaneContext, SqlOptions, SqlResult } from './query.js';
+
+const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);
+
+export async function write(ctx: PlaneContext, text: string, given: SqlOptions | undefined): Promise<SqlResult> {
+  ctx.writable();
+  const { at, onProgress } = options('sql()', given, ['at', 'onProgress']);
+  if (at !== undefined) throw invalid('sql() at picks the snapshot a SELECT reads; a statement that writes writes at the head — leave at out (AT clauses go on a SELECT)');
+  if (onProgress !== undefined && typeof onProgress !== 'function') throw invalid('sql() onProgress must be a function (percent) => void');
+  const r = await ctx.reader();
+  const held: Held[] = [];
+  try {
+    const plan = await ctx.mirror.plan(r, text).catch(async (e: unknown) => {
+      throw await planError(e, r);
+    });
+    const [inserting] = nodesOf(plan, 'LOGICAL_INSERT');
+    if (inserting !== undefined) return await insert(ctx, r, text, plan, inserting, onProgress, held);
+    const ddl = await ctx.engine.withConnection((c) => ddlOperations(plan, (sql, arg) => scalar(c, sql, arg)));
+    if (ddl !== undefined) return await runDdl(ctx, text, ddl, r.snapshot.id);
+    throw invalid(`sql() runs SELECT, INSERT and DDL (CREATE, ALTER, DROP); this statement is ${plan.type.replace(/^LOGICAL_/, '').replaceAll('_', ' ')} — UPDATE and DELETE go through catalog.transaction for now`);
+  } finally {
+    for (const h of held) h.release();
+    await r.close();
+  }
+}
+
+/** DuckDB's binder errors over the mirror, said in the catalog's terms where DuckDB's would mislead. */
+async function planError(e: unknown, r: Reader): Promise<unknown> {
+  if (!(e instanceof StrataError)) return e;
+  if (/does not support time travel/.test(e.message)) {
+    return invalid("a statement that writes reads its rows at the head: AT (VERSION | TIMESTAMP) on the tables it reads is not supported; SELECT the old rows with catalog.sql and load them");
+  }
+  const missing = /Table with name (.+?) does not exist/.exec(e.message);
+  if (missing) {
+    const names: string[] = [];
+    for (const s of await r.schemas()) for (const t of await r.tables(s.name)) names.push(`${s.name}.${t.name}`);
+    const shown = names.length > 20 ? `${names.slice(0, 20).join(', ')}, … (${names.length} in all)` : names.join(', ') || 'none';
+    return new StrataError('NOT_FOUND', `the statement names a table ${missing[1]} that the head (snapshot ${r.snapshot.id}) does not have; its tables: ${shown}`, { cause: e });
+  }
+  return e;
+}
