@@ -28,7 +28,7 @@ const hasEnd = (space: Space) => spaceSpec(space).category === 'versioned' || sp
 
 export class Census {
   private readonly violations: Violation[] = [];
-  private run: { prefix: string; versions: { key: string; begin: number; end: number | null }[] } | undefined;
+  private run: { prefix: string; versions: { key: string; begin: number; end: number | null; recordOnly?: boolean }[] } | undefined;
   private readonly snapshotRows: { id: number; row: SnapshotRow; key: string }[] = [];
   private readonly changes = new Set<number>();
   private readonly times: { time: number; id: number; key: string }[] = [];
@@ -123,7 +123,9 @@ export class Census {
   private version(space: Space, key: Key, fields: readonly (number | string)[], begin: number, row: Versioned & Record<string, unknown>, name: string): void {
     const prefix = hex(key.subarray(0, key.length - 8));
     if (this.run?.prefix !== prefix) this.endRun({ prefix, versions: [] });
-    this.run!.versions.push({ key: name, begin, end: row.end });
+    // A delete file that deleted every row of its data file ended it, and itself, in the commit that made
+    // it: visible at no snapshot, kept so that reclamation knows the object is the catalog's.
+    this.run!.versions.push({ key: name, begin, end: row.end, recordOnly: space === Space.DeleteFile });
     this.reference(begin, name);
     if (row.end !== null) {
       this.reference(row.end, name);

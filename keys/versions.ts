@@ -69,13 +69,14 @@ export function decodeVersion(key: Key, bytes: Uint8Array, fields: readonly Fiel
 }
 
 /**
- * The versions of one entity, in key (= begin) order: each ends after it begins, and none overlaps the next
- * (only the newest may be open). Overlapping versions would give a snapshot two answers.
+ * The versions of one entity, in key (= begin) order: each ends after it begins (a record-only one may end as
+ * it begins), and none overlaps the next (only the newest may be open). Overlapping versions would give a snapshot two answers.
  */
-export function versionRunProblems(run: readonly { key: string; begin: number; end: number | null }[]): Violation[] {
+export function versionRunProblems(run: readonly { key: string; begin: number; end: number | null; recordOnly?: boolean }[]): Violation[] {
   const out: Violation[] = [];
   run.forEach((v, i) => {
-    if (v.end !== null && v.end <= v.begin) out.push({ invariant: 'version-ends-after-it-begins', key: v.key, message: `a version that begins at snapshot ${v.begin} ends at ${v.end}` });
+    // A record-only version (visible at no snapshot) may end where it begins; none may end before.
+    if (v.end !== null && (v.end < v.begin || (v.end === v.begin && v.recordOnly !== true))) out.push({ invariant: 'version-ends-after-it-begins', key: v.key, message: `a version that begins at snapshot ${v.begin} ends at ${v.end}` });
     const next = run[i + 1];
     if (next !== undefined && (v.end === null || v.end > next.begin)) {
       out.push({

@@ -46,12 +46,12 @@ export function tablesRead(plan: PlanNode): Named[] {
   return [...seen.values()];
 }
 
-/** `CREATE TABLE` for a table as the catalog has it: its columns in order, typed, with defaults and NOT NULLs. */
-export function createTable(qualified: string, info: TableInfo): string {
+/** `CREATE TABLE` for a table as the catalog has it: its columns in order, typed, with defaults and NOT NULLs (then `extra` columns). */
+export function createTable(qualified: string, info: TableInfo, extra: readonly string[] = []): string {
   const columns = [...info.columns]
     .sort((a, b) => a.order - b.order)
     .map((c) => `${ident(c.name)} ${duckType(c)}${c.defaultValue === null ? '' : ` DEFAULT ${defaultOf(c)}`}${c.nullsAllowed ? '' : ' NOT NULL'}`);
-  return `CREATE TABLE ${qualified} (${columns.join(', ')})`;
+  return `CREATE TABLE ${qualified} (${[...columns, ...extra].join(', ')})`;
 }
 
 /** Creates the catalog views of `r` on `c` whose SQL binds there; a view that does not is left out. */

@@ -3,7 +3,7 @@
 // a subquery put where the reference was, and the statement run by DuckDB.
 import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { SnapshotId } from '../../keys/ids.js';
+import type { FileId, SnapshotId } from '../../keys/ids.js';
 import { options } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import type { Reader } from '../read/reader.js';
@@ -38,7 +38,7 @@ export interface SqlResult {
 /** What the SQL layer needs of a catalog: readers, transactions, its store and data path, DuckDB, the local files. */
 export interface PlaneContext {
   reader(selector?: SnapshotSelector): Promise<Reader>;
-  transaction(fn: TransactionFn, meta?: { message?: string }): Promise<{ snapshot: SnapshotId | null }>;
+  transaction(fn: TransactionFn, meta?: { message?: string; basedOn?: number }): Promise<{ snapshot: SnapshotId | null }>;
   /** Throws READ_ONLY unless this catalog may write: checked before a write puts anything in the store. */
   writable(): void;
   store: ObjectStore;
@@ -152,7 +152,7 @@ class Binder {
       let scan = this.scans.get(key);
       if (scan === undefined) {
         const view = await r.viewNamed(ref.schema, ref.table);
-        scan = view === undefined ? await scanAt(this.ctx, r, ref, this.held, this.files) : await this.expand(view.sql, ref, at, depth, prefix);
+        scan = view === undefined ? (await scanAt(this.ctx, r, ref, this.held, this.files)).sql : await this.expand(view.sql, ref, at, depth, prefix);
         this.scans.set(key, scan);
       }
       return scan;
@@ -185,8 +185,20 @@ export async function isSelect(ctx: PlaneContext, text: string): Promise<boolean
   return statement.kind === 'select';
 }
 
-/** The scan of one table in a reader's snapshot, its files held locally for the statement. */
-export async function scanAt(ctx: PlaneContext, r: Reader, ref: TableRef, held: Held[], count: { listed: number; skipped: number }): Promise<string> {
+/** A table's scan at a reader's snapshot, with the files it reads (held locally for the statement). */
+export interface BoundScan {
+  sql: string;
+  files: { id: FileId; path: string; local: string; recordCount: number }[];
+  /** The delete file of each data file that has one, by the data file's id. */
+  deletes: Map<FileId, { local: string; deleteCount: number }>;
+}
+
+/**
+ * The scan of one table in a reader's snapshot, its files held locally for the statement; with
+ * `positions`, each row also says which file and row it is (`__strata_file`, the local path, and
+ * `__strata_pos`).
+ */
+export async function scanAt(ctx: PlaneContext, r: Reader, ref: TableRef, held: Held[], count: { listed: number; skipped: number }, positions = false): Promise<BoundScan> {
   const table = await r.table(ref.schema, ref.table);
   const listed = await r.dataFiles(ref.schema, ref.table);
   const tests = ref.filter === undefined ? [] : testsOf(ref.filter.where as never, new Set(ref.filter.names));
@@ -205,9 +217,17 @@ export async function scanAt(ctx: PlaneContext, r: Reader, ref: TableRef, held: 
   const deletes = (await r.deleteFiles(ref.schema, ref.table)).filter((d) => local.has(d.dataFileId));
   const del = await ctx.files.hold(deletes.map((d) => `${ctx.dataPath}${d.path}`));
   held.push(del);
-  return tableScan({
-    columns: table.columns,
-    files: data.paths.map((p) => ({ local: p })),
-    deletes: deletes.map((d, i) => ({ local: del.paths[i]!, dataFile: local.get(d.dataFileId)! })),
-  });
+  const sql = tableScan(
+    {
+      columns: table.columns,
+      files: data.paths.map((p) => ({ local: p })),
+      deletes: deletes.map((d, i) => ({ local: del.paths[i]!, dataFile: local.get(d.dataFileId)! })),
+    },
+    positions,
+  );
+  return {
+    sql,
+    files: files.map((f) => ({ id: f.id, path: f.path, local: local.get(f.id)!, recordCount: f.recordCount })),
+    deletes: new Map(deletes.map((d, i) => [d.dataFileId, { local: del.paths[i]!, deleteCount: d.deleteCount }])),
+  };
 }

@@ -31,26 +31,31 @@ export function defaultOf(c: ColumnInfo): string {
  */
 const FILE = '__strata_filename';
 
-export function tableScan(t: ScanInput): string {
+/**
+ * The scan's SELECT; with `positions`, each row also carries its file's local path (`__strata_file`) and
+ * its row number in that file (`__strata_pos`), which DELETE and UPDATE turn into delete files.
+ */
+export function tableScan(t: ScanInput, positions = false): string {
   const columns = [...t.columns].sort((a, b) => a.order - b.order);
-  const select = columns.map((c) => ident(c.name)).join(', ');
+  const extra = positions ? `, CAST(NULL AS VARCHAR) AS ${POSITION[0]}, CAST(NULL AS BIGINT) AS ${POSITION[1]}` : '';
   if (t.files.length === 0) {
-    return `SELECT ${columns.map((c) => `CAST(NULL AS ${duckType(c)}) AS ${ident(c.name)}`).join(', ')} WHERE false`;
+    return `SELECT ${columns.map((c) => `CAST(NULL AS ${duckType(c)}) AS ${ident(c.name)}`).join(', ')}${extra} WHERE false`;
   }
   // Every entry of the map is one struct type, so each default travels as text; DuckDB casts it to the column's type.
   const fill = (c: ColumnInfo) => (c.defaultValue === null ? 'NULL::VARCHAR' : literal(c.defaultValue));
   const schema = columns.map((c) => `${c.id}: {name: ${literal(c.name)}, type: ${literal(duckType(c))}, default_value: ${fill(c)}}`).join(', ');
   const files = `[${t.files.map((f) => literal(f.local)).join(', ')}]`;
-  const read = (extra: string) => `read_parquet(${files}, schema = map {${schema}}${extra})`;
-  if (t.deletes.length === 0) return `SELECT ${select} FROM ${read('')}`;
+  const select = `${columns.map((c) => `d.${ident(c.name)}`).join(', ')}${positions ? `, d.${FILE} AS ${POSITION[0]}, d.file_row_number AS ${POSITION[1]}` : ''}`;
+  const read = `read_parquet(${files}, schema = map {${schema}}${t.deletes.length > 0 || positions ? `, filename = '${FILE}', file_row_number = true` : ''}) AS d`;
+  if (t.deletes.length === 0) return `SELECT ${select} FROM ${read}`;
   // One read of every delete file (one read_parquet per file made DuckDB's scan ~17% slower), each mapped to
   // its data file by the catalog, not by the path written inside it.
   const owners = t.deletes.map((d) => `(${literal(d.local)}, ${literal(d.dataFile)})`).join(', ');
   const deleted =
     `SELECT m.f, x.pos FROM read_parquet([${t.deletes.map((d) => literal(d.local)).join(', ')}], filename = true) AS x ` +
     `JOIN (VALUES ${owners}) AS m(d, f) ON m.d = x.filename`;
-  return (
-    `SELECT ${columns.map((c) => `d.${ident(c.name)}`).join(', ')} FROM ${read(`, filename = '${FILE}', file_row_number = true`)} AS d ` +
-    `ANTI JOIN (${deleted}) AS x ON x.f = d.${FILE} AND x.pos = d.file_row_number`
-  );
+  return `SELECT ${select} FROM ${read} ANTI JOIN (${deleted}) AS x ON x.f = d.${FILE} AND x.pos = d.file_row_number`;
 }
+
+/** The two columns a scan with positions adds: the row's file (its local path) and its row number there. */
+export const POSITION = ['__strata_file', '__strata_pos'] as const;

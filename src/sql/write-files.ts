@@ -38,6 +38,18 @@ export interface WriteTarget {
 /** A data path segment for a name: the name itself when it makes a plain segment, else the object's id. */
 const segment = (name: string, id: number, kind: string) => (/^[A-Za-z0-9_][A-Za-z0-9_-]{0,100}$/.test(name) ? name : `${kind}_${id}`);
 
+/** A new file's path in the table's data path, relative to the catalog's: a fresh name, never one reused. */
+export function newFilePath(to: { schema: string; table: string; info: TableInfo }, suffix: string): string {
+  return `${segment(to.schema, to.info.schemaId, 'schema')}/${segment(to.table, to.info.id, 'table')}/${randomUUID()}${suffix}.parquet`;
+}
+
+/** Puts a local file into the store at `relative` (under the data path); its size in bytes. */
+export async function storeFile(ctx: PlaneContext, local: string, relative: string): Promise<number> {
+  const bytes = await readFile(local);
+  await ctx.store.putIfAbsent(`${ctx.dataPath}${relative}`, bytes);
+  return bytes.length;
+}
+
 const partNumber = (name: string) => Number(/(\d+)\.parquet$/.exec(name)?.[1] ?? 0);
 
 /**
@@ -60,11 +72,10 @@ export async function writeRows(ctx: PlaneContext, c: DuckDBConnection, to: Writ
       const meta = (await run(() => c.runAndReadAll(`SELECT num_rows, footer_size FROM parquet_file_metadata(${literal(local)})`))).getRowObjectsJS()[0] as { num_rows: bigint; footer_size: bigint };
       const recordCount = Number(meta.num_rows);
       if (recordCount === 0) continue;
-      const relative = `${segment(to.schema, to.info.schemaId, 'schema')}/${segment(to.table, to.info.id, 'table')}/${randomUUID()}.parquet`;
+      const relative = newFilePath(to, '');
       const columnStats = await footerStats(c, local, to.info.columns);
-      const bytes = await readFile(local);
-      await ctx.store.putIfAbsent(`${ctx.dataPath}${relative}`, bytes);
-      specs.push({ path: relative, recordCount, fileSizeBytes: bytes.length, footerSize: Number(meta.footer_size), columnStats });
+      const fileSizeBytes = await storeFile(ctx, local, relative);
+      specs.push({ path: relative, recordCount, fileSizeBytes, footerSize: Number(meta.footer_size), columnStats });
     }
     if (specs.length === 0) return { snapshot: null, files: [], rows: 0 };
     const { snapshot } = await ctx.transaction(

@@ -1,10 +1,11 @@
 // A statement other than SELECT through catalog.sql: DuckDB plans it over the mirror of the head (decision
-// 0011) and the plan says what it is — an INSERT (insert.ts) or DDL (ddl.ts), each one commit; anything
+// 0011) and the plan says what it is — an INSERT (insert.ts), a DELETE (delete.ts) or DDL (ddl.ts), each one commit; anything
 // else is refused naming what runs.
 import { options } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import type { Reader } from '../read/reader.js';
 import { ddlOperations, runDdl } from './ddl.js';
+import { deleteRows } from './delete.js';
 import { scalar } from './engine.js';
 import { insert } from './insert.js';
 import type { Held } from './local-files.js';
@@ -26,9 +27,11 @@ export async function write(ctx: PlaneContext, text: string, given: SqlOptions |
     });
     const [inserting] = nodesOf(plan, 'LOGICAL_INSERT');
     if (inserting !== undefined) return await insert(ctx, r, text, plan, inserting, onProgress, held);
+    const [deleting] = nodesOf(plan, 'LOGICAL_DELETE');
+    if (deleting !== undefined) return await deleteRows(ctx, r, text, plan, deleting, onProgress, held);
     const ddl = await ctx.engine.withConnection((c) => ddlOperations(plan, (sql, arg) => scalar(c, sql, arg)));
     if (ddl !== undefined) return await runDdl(ctx, text, ddl, r.snapshot.id);
-    throw invalid(`sql() runs SELECT, INSERT and DDL (CREATE, ALTER, DROP); this statement is ${plan.type.replace(/^LOGICAL_/, '').replaceAll('_', ' ')} — UPDATE and DELETE go through catalog.transaction for now`);
+    throw invalid(`sql() runs SELECT, INSERT, DELETE and DDL (CREATE, ALTER, DROP); this statement is ${plan.type.replace(/^LOGICAL_/, '').replaceAll('_', ' ')} — UPDATE does not run yet`);
   } finally {
     for (const h of held) h.release();
     await r.close();

@@ -14,7 +14,7 @@ import { createSnapshot, type SnapshotChangesRow, type SnapshotRow } from '../..
 import { changedTableStats, EMPTY_TABLE_STATS, putTableStats } from '../../keys/stats.js';
 import type { Entity, Versioned } from '../../keys/versions.js';
 import { checkReadSources, type ReadSource } from '../read/history.js';
-import { checkOptionalText, options } from '../arguments.js';
+import { checkCount, checkOptionalText, options } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import { quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
@@ -30,11 +30,18 @@ export interface CommitMeta {
   maintenance?: boolean;
   /** The table snapshots the commit was computed from: `catalog.lineage(snapshot)` returns them. */
   readSources?: ReadSource[];
+  /**
+   * The snapshot the transaction's writes were worked out from (a DELETE's positions, say), when older than
+   * the head it runs on: every commit after it is checked for conflicts as on a rebase, so a concurrent
+   * change the writes did not see is CONFLICT rather than overwritten.
+   */
+  basedOn?: number;
 }
 
 /** Commit metadata as a caller gives it, checked. */
 export function checkCommitMeta(given: CommitMeta | undefined): CommitMeta {
-  const meta = options('commit metadata', given, ['author', 'message', 'extraInfo', 'maintenance', 'readSources']);
+  const meta = options('commit metadata', given, ['author', 'message', 'extraInfo', 'maintenance', 'readSources', 'basedOn']);
+  if (meta.basedOn !== undefined) checkCount('basedOn', meta.basedOn);
   checkOptionalText('author', meta.author);
   checkOptionalText('message', meta.message);
   checkOptionalText('extraInfo', meta.extraInfo);

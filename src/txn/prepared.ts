@@ -2,7 +2,8 @@
 // process has; the commit may land on a later state (other writers won the race, or earlier transactions of
 // the same group commit go first), where the recorded operations are checked against what came in between
 // and replayed (docs/decisions/0003, 0004).
-import type { KvSeq, SnapshotId } from '../../keys/ids.js';
+import { type KvSeq, type SnapshotId, snapshotId } from '../../keys/ids.js';
+import { StrataError } from '../errors.js';
 import type { SnapshotRow } from '../../keys/snapshots.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
@@ -31,7 +32,13 @@ export interface Prepared {
 export async function prepare(view: ReadView, fn: TransactionFn, meta: CommitMeta, time: number, ctx: TxnContext): Promise<Prepared> {
   const head = await q.headSnapshot(view);
   const state = await sealedRun(view, head, ctx, fn);
-  return { seq: view.seq, base: head.begin, state, plan: await planOn(view, head, state, meta, time), meta };
+  const plan = await planOn(view, head, state, meta, time);
+  if (meta.basedOn !== undefined) {
+    if (meta.basedOn > head.begin) throw new StrataError('INVALID_ARGUMENT', `basedOn ${meta.basedOn} is past the newest snapshot, ${head.begin}`);
+    const found = await findConflict(view, snapshotId(meta.basedOn), head.begin, ownFootprint(state, plan.snapshot?.changes ?? []));
+    if (found) throw found;
+  }
+  return { seq: view.seq, base: head.begin, state, plan, meta };
 }
 
 /**

@@ -177,4 +177,25 @@ describe('concurrent writers: DuckLake conflicts', () => {
     const out = await race((tx) => tx.addDataFile('main', 't', file('new')), (tx) => tx.restoreTable('main', 't', 1));
     expectConflict(out, /restores table \d+, but another transaction changed it/);
   });
+
+  it('basedOn: a transaction worked out at an older snapshot is checked against every commit since, even in one process', async () => {
+    const c = await openCatalog();
+    await c.transaction(async (tx) => {
+      await tx.createTable('main', 't', int);
+      await tx.addDataFile('main', 't', file('a.parquet'));
+      await tx.addDataFile('main', 't', file('b.parquet'));
+    });
+    const read = (await c.snapshots()).at(-1)!.id;
+    const [a, b] = (await (await c.reader()).dataFiles('main', 't')).map((f) => f.id);
+    await c.transaction((tx) => tx.addDeleteFile('main', 't', { dataFileId: a!, path: 'seen-not', deleteCount: 1, fileSizeBytes: 1 }));
+    const late = (tx: Parameters<TransactionFn>[0]) => tx.addDeleteFile('main', 't', { dataFileId: a!, path: 'late', deleteCount: 2, fileSizeBytes: 1 });
+    // Without basedOn the replacement would silently drop the delete it never saw; with it, CONFLICT.
+    const out = await c.transaction(late, { basedOn: read }).catch((e: Error) => e);
+    expectConflict(out, /deletes from data file/);
+    // Another data file of the same table does not conflict; a snapshot past the head is refused.
+    await c.transaction((tx) => tx.addDeleteFile('main', 't', { dataFileId: b!, path: 'other', deleteCount: 1, fileSizeBytes: 1 }), { basedOn: read });
+    const future = await c.transaction(late, { basedOn: read + 100 }).catch((e: Error) => e);
+    expect(isStrataError(future, 'INVALID_ARGUMENT')).toBe(true);
+    expect((await (await c.reader()).deleteFiles('main', 't')).map((d) => d.path).sort()).toEqual(['other', 'seen-not']);
+  });
 });

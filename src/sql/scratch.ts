@@ -1,0 +1,63 @@
+// A statement's own in-memory database, attached for it and detached after: the target of a write as a real
+// DuckDB table, each other table it reads a view of its scan at the head, the catalog's views over them.
+// The statement then runs verbatim there, names resolving as they did in the mirror.
+import { randomBytes } from 'node:crypto';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Reader } from '../read/reader.js';
+import { run } from './engine.js';
+import type { Held } from './local-files.js';
+import { createViews, type Named } from './mirror.js';
+import { type PlaneContext, scanAt } from './query.js';
+import { ident } from './sql-text.js';
+
+export class Scratch {
+  /** Data files the scans listed and skipped. */
+  readonly files = { listed: 0, skipped: 0 };
+
+  private constructor(
+    readonly c: DuckDBConnection,
+    readonly database: string,
+  ) {}
+
+  /** The qualified name of a catalog table, or of a working table of the statement's own (`name` alone). */
+  name(t: Named | string): string {
+    return typeof t === 'string' ? `${ident(this.database)}.main.${ident(t)}` : `${ident(this.database)}.${ident(t.schema)}.${ident(t.table)}`;
+  }
+
+  run(sql: string): Promise<unknown> {
+    return run(() => this.c.run(sql));
+  }
+
+  async count(sql: string): Promise<number> {
+    return Number((await run(() => this.c.runAndReadAll(sql))).getRows()[0]![0]);
+  }
+
+  /**
+   * The schemas of the catalog, each of `tables` but `target` a view of its scan at `r`'s snapshot (files held in
+   * `held`), and the catalog's views: what the statement reads. The caller makes the target.
+   */
+  async reading(ctx: PlaneContext, r: Reader, target: Named, tables: readonly Named[], held: Held[]): Promise<void> {
+    // Every schema, so that a catalog view of a schema the statement reads no table of binds too.
+    for (const schema of await r.schemas()) await this.run(`CREATE SCHEMA IF NOT EXISTS ${ident(this.database)}.${ident(schema.name)}`);
+    for (const t of tables) {
+      if (t.schema === target.schema && t.table === target.table) continue;
+      await this.run(`CREATE VIEW ${this.name(t)} AS ${(await scanAt(ctx, r, { ...t, at: undefined, filter: undefined }, held, this.files)).sql}`);
+    }
+  }
+
+  /** Creates the catalog's views of `r` (after the tables they read). */
+  views(r: Reader): Promise<void> {
+    return createViews(this.c, r, this.database);
+  }
+
+  static async with<T>(c: DuckDBConnection, fn: (s: Scratch) => Promise<T>): Promise<T> {
+    const s = new Scratch(c, `strata_write_${randomBytes(6).toString('hex')}`);
+    await s.run(`ATTACH ':memory:' AS ${ident(s.database)}`);
+    try {
+      await s.run(`USE ${ident(s.database)}`);
+      return await fn(s);
+    } finally {
+      await c.run(`USE memory; DETACH DATABASE IF EXISTS ${ident(s.database)}`).catch(() => undefined);
+    }
+  }
+}

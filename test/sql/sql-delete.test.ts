@@ -1,0 +1,104 @@
+// DELETE through catalog.sql: the rows DuckDB's DELETE removes become positional delete files as DuckLake
+// writes them (file_path, pos), each holding every deleted row of its data file; a data file whose rows all
+// go is ended; every snapshot counts exactly; a concurrent delete that was not seen is CONFLICT, never lost.
+import * as path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { describe, expect, it } from 'vitest';
+import { type Catalog, isStrataError } from '../../src/index.js';
+import { openCatalog, tempDir } from '../helpers.js';
+
+const count = async (c: Catalog, sql: string) => Number((await c.sql(sql)).rows[0]!.n);
+const head = async (c: Catalog) => (await c.snapshots()).at(-1)!.id;
+
+describe('DELETE through catalog.sql', () => {
+  it('WHERE, a subquery and USING over other tables, RETURNING; a data file emptied is ended; the past unchanged', async () => {
+    const c = await openCatalog();
+    await c.sql('CREATE TABLE t (id BIGINT, v VARCHAR)');
+    await c.sql('CREATE TABLE gone (id BIGINT)');
+    await c.sql(`INSERT INTO t SELECT i, 'a' || i FROM range(10) r(i)`);
+    await c.sql(`INSERT INTO t SELECT i, 'b' || i FROM range(10, 15) r(i)`);
+    await c.sql('INSERT INTO gone VALUES (2), (3)');
+    const full = await head(c);
+    expect((await c.sql('DELETE FROM t WHERE id % 5 = 0')).rows).toEqual([{ Count: 3n }]);
+    expect((await c.sql('DELETE FROM t WHERE id IN (SELECT id FROM gone)')).rows).toEqual([{ Count: 2n }]);
+    expect((await c.sql('DELETE FROM t USING gone WHERE t.id = gone.id + 5')).rows).toEqual([{ Count: 2n }]);
+    expect((await c.sql('DELETE FROM t WHERE id = 4 RETURNING v')).rows).toEqual([{ v: 'a4' }]);
+    expect((await c.sql('SELECT list(id ORDER BY id) AS ids FROM t')).rows).toEqual([{ ids: [1n, 6n, 9n, 11n, 12n, 13n, 14n] }]);
+    const r = await c.reader();
+    const [first] = await r.dataFiles('main', 't');
+    const deletes = await r.deleteFiles('main', 't');
+    await r.close();
+    // One delete file per data file, the newest holding every deleted row of it (7 of the first file's 10).
+    expect(deletes.length).toBe(2);
+    expect(deletes.find((d) => d.dataFileId === first!.id)!.deleteCount).toBe(7);
+    await c.sql('DELETE FROM t WHERE id >= 10');
+    const files = await (await c.reader()).dataFiles('main', 't');
+    expect(files.map((f) => f.id)).toEqual([first!.id]); // the second file lost every row: ended
+    expect(await count(c, 'SELECT count(*) AS n FROM t')).toBe(3);
+    expect(await count(c, `SELECT count(*) AS n FROM t AT (VERSION => ${full})`)).toBe(15);
+    // Nothing matched: no commit.
+    const at = await head(c);
+    expect((await c.sql('DELETE FROM t WHERE id > 1000')).rows).toEqual([{ Count: 0n }]);
+    expect(await head(c)).toBe(at);
+    expect((await c.verify({ files: true })).violations).toEqual([]);
+  });
+
+  it('a 1M-row table and 10 DELETEs: count(*) exact at every snapshot, each delete file holds every earlier position of its data file', { timeout: 120_000 }, async () => {
+    const dir = await tempDir();
+    const c = await openCatalog({ dir });
+    await c.sql('CREATE TABLE big (id BIGINT, k INTEGER)');
+    for (let part = 0; part < 4; part++) await c.sql(`INSERT INTO big SELECT i, (i * 7919 % 1000)::INTEGER FROM range(${part * 250_000}, ${(part + 1) * 250_000}) r(i)`);
+    const expected: [number, number][] = [[await head(c), 1_000_000]];
+    const gone = new Set<number>();
+    for (let k = 0; k < 10; k++) {
+      // Rows with k in [k*10, k*10 + 3): 3 in 1,000 each time, in every file; and a range of ids in one file.
+      await c.sql(`DELETE FROM big WHERE (k >= ${k * 10} AND k < ${k * 10 + 3}) OR id BETWEEN ${k * 90_000} AND ${k * 90_000 + 99}`);
+      for (let i = 0; i < 1_000_000; i++) if (((i * 7919) % 1000 >= k * 10 && (i * 7919) % 1000 < k * 10 + 3) || (i >= k * 90_000 && i <= k * 90_000 + 99)) gone.add(i);
+      expected.push([await head(c), 1_000_000 - gone.size]);
+    }
+    for (const [snapshot, n] of expected) expect(await count(c, `SELECT count(*) AS n FROM big AT (VERSION => ${snapshot})`), `snapshot ${snapshot}`).toBe(n);
+
+    // Each data file's delete file at every snapshot holds the positions of the one before it.
+    const db = await DuckDBInstance.create(':memory:');
+    const k = await db.connect();
+    try {
+      const seen = new Map<number, Set<number>>();
+      for (const [snapshot] of expected) {
+        const r = await c.reader({ snapshot });
+        for (const d of await r.deleteFiles('main', 'big')) {
+          const local = path.join(dir, 'store', c.dataPath, d.path);
+          const pos = new Set((await k.runAndReadAll(`SELECT pos FROM read_parquet('${local}')`)).getRows().map((row) => Number(row[0])));
+          expect(pos.size).toBe(d.deleteCount);
+          for (const p of seen.get(d.dataFileId) ?? []) expect(pos.has(p)).toBe(true);
+          seen.set(d.dataFileId, pos);
+        }
+        await r.close();
+      }
+      expect(seen.size).toBe(4);
+    } finally {
+      k.closeSync();
+      db.closeSync();
+    }
+  });
+
+  it('concurrent statements: each acknowledged DELETE and INSERT has its effect once; a DELETE that did not see another from its file is CONFLICT', async () => {
+    const c = await openCatalog();
+    await c.sql('CREATE TABLE t (id BIGINT)');
+    await c.sql('INSERT INTO t SELECT i FROM range(100) r(i)');
+    const statements = ['DELETE FROM t WHERE id < 10', 'DELETE FROM t WHERE id BETWEEN 90 AND 99', 'INSERT INTO t SELECT i FROM range(100, 120) r(i)', 'DELETE FROM t WHERE id BETWEEN 40 AND 49'];
+    const outcomes = await Promise.allSettled(statements.map((s) => c.sql(s)));
+    for (const o of outcomes) if (o.status === 'rejected') expect(isStrataError(o.reason, 'CONFLICT'), String(o.reason)).toBe(true);
+    const ok = (i: number) => outcomes[i]!.status === 'fulfilled';
+    expect(ok(2)).toBe(true); // an insert conflicts with no delete
+    const ids = new Set(((await c.sql('SELECT list(id) AS ids FROM t')).rows[0]!.ids as bigint[]).map(Number));
+    const expected = new Set<number>();
+    for (let i = 0; i < 120; i++) {
+      const deleted = (ok(0) && i < 10) || (ok(1) && i >= 90 && i < 100) || (ok(3) && i >= 40 && i <= 49);
+      if (!deleted) expected.add(i);
+    }
+    expect(ids).toEqual(expected);
+    // The conflicting ones, run again on the new state, take effect.
+    for (const [i, s] of statements.entries()) if (!ok(i)) await c.sql(s);
+    expect(await count(c, 'SELECT count(*) AS n FROM t')).toBe(120 - 30);
+  });
+});
