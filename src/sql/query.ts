@@ -220,7 +220,7 @@ export async function scanAt(ctx: PlaneContext, r: Reader, ref: TableRef, held: 
   const sql = tableScan(
     {
       columns: table.columns,
-      files: data.paths.map((p) => ({ local: p })),
+      files: files.map((f, i) => ({ local: data.paths[i]!, rowIdStart: f.rowIdStart })),
       deletes: deletes.map((d, i) => ({ local: del.paths[i]!, dataFile: local.get(d.dataFileId)! })),
     },
     positions,

@@ -10,7 +10,16 @@ import { ident, literal } from './sql-text.js';
 export interface ScanFile {
   /** Where DuckDB reads it: a local path. */
   local: string;
+  /** The row id of its first row: row i's id is this plus i, unless the file carries its rows' ids. */
+  rowIdStart: number;
 }
+
+/**
+ * The Parquet field id DuckDB reserves for a row id carried in the file (DuckLake's
+ * `_ducklake_internal_row_id`): the rows an UPDATE rewrites keep their ids through it.
+ */
+export const ROW_ID_FIELD_ID = 2_147_483_540;
+export const ROW_ID_COLUMN = '_ducklake_internal_row_id';
 
 export interface ScanInput {
   columns: readonly ColumnInfo[];
@@ -32,21 +41,27 @@ export function defaultOf(c: ColumnInfo): string {
 const FILE = '__strata_filename';
 
 /**
- * The scan's SELECT; with `positions`, each row also carries its file's local path (`__strata_file`) and
- * its row number in that file (`__strata_pos`), which DELETE and UPDATE turn into delete files.
+ * The scan's SELECT; with `positions`, each row also carries its file's local path (`__strata_file`), its
+ * row number in that file (`__strata_pos`), which DELETE and UPDATE turn into delete files, and its row id
+ * (`__strata_rowid`), which an UPDATE's new rows keep.
  */
 export function tableScan(t: ScanInput, positions = false): string {
   const columns = [...t.columns].sort((a, b) => a.order - b.order);
-  const extra = positions ? `, CAST(NULL AS VARCHAR) AS ${POSITION[0]}, CAST(NULL AS BIGINT) AS ${POSITION[1]}` : '';
+  const extra = positions ? `, CAST(NULL AS VARCHAR) AS ${POSITION[0]}, CAST(NULL AS BIGINT) AS ${POSITION[1]}, CAST(NULL AS BIGINT) AS ${POSITION[2]}` : '';
   if (t.files.length === 0) {
     return `SELECT ${columns.map((c) => `CAST(NULL AS ${duckType(c)}) AS ${ident(c.name)}`).join(', ')}${extra} WHERE false`;
   }
   // Every entry of the map is one struct type, so each default travels as text; DuckDB casts it to the column's type.
   const fill = (c: ColumnInfo) => (c.defaultValue === null ? 'NULL::VARCHAR' : literal(c.defaultValue));
-  const schema = columns.map((c) => `${c.id}: {name: ${literal(c.name)}, type: ${literal(duckType(c))}, default_value: ${fill(c)}}`).join(', ');
+  const entries = columns.map((c) => `${c.id}: {name: ${literal(c.name)}, type: ${literal(duckType(c))}, default_value: ${fill(c)}}`);
+  // A file that carries its rows' ids gives them; in any other the entry reads NULL, and the id is the position's.
+  if (positions) entries.push(`${ROW_ID_FIELD_ID}: {name: '${EMBEDDED}', type: 'BIGINT', default_value: NULL::VARCHAR}`);
   const files = `[${t.files.map((f) => literal(f.local)).join(', ')}]`;
-  const select = `${columns.map((c) => `d.${ident(c.name)}`).join(', ')}${positions ? `, d.${FILE} AS ${POSITION[0]}, d.file_row_number AS ${POSITION[1]}` : ''}`;
-  const read = `read_parquet(${files}, schema = map {${schema}}${t.deletes.length > 0 || positions ? `, filename = '${FILE}', file_row_number = true` : ''}) AS d`;
+  const select =
+    `${columns.map((c) => `d.${ident(c.name)}`).join(', ')}` +
+    (positions ? `, d.${FILE} AS ${POSITION[0]}, d.file_row_number AS ${POSITION[1]}, coalesce(d.${EMBEDDED}, f.start + d.file_row_number) AS ${POSITION[2]}` : '');
+  const starts = positions ? ` JOIN (VALUES ${t.files.map((f) => `(${literal(f.local)}, ${f.rowIdStart}::BIGINT)`).join(', ')}) AS f(l, start) ON f.l = d.${FILE}` : '';
+  const read = `read_parquet(${files}, schema = map {${entries.join(', ')}}${t.deletes.length > 0 || positions ? `, filename = '${FILE}', file_row_number = true` : ''}) AS d${starts}`;
   if (t.deletes.length === 0) return `SELECT ${select} FROM ${read}`;
   // One read of every delete file (one read_parquet per file made DuckDB's scan ~17% slower), each mapped to
   // its data file by the catalog, not by the path written inside it.
@@ -57,5 +72,8 @@ export function tableScan(t: ScanInput, positions = false): string {
   return `SELECT ${select} FROM ${read} ANTI JOIN (${deleted}) AS x ON x.f = d.${FILE} AND x.pos = d.file_row_number`;
 }
 
-/** The two columns a scan with positions adds: the row's file (its local path) and its row number there. */
-export const POSITION = ['__strata_file', '__strata_pos'] as const;
+/** The columns a scan with positions adds: the row's file (its local path), its row number there, its row id. */
+export const POSITION = ['__strata_file', '__strata_pos', '__strata_rowid'] as const;
+
+/** The name a carried row id reads under in a scan with positions. */
+const EMBEDDED = '__strata_embedded_rowid';

@@ -15,6 +15,7 @@ import { duckType } from './duck-types.js';
 import { run, withProgress } from './engine.js';
 import type { PlaneContext } from './query.js';
 import { ident, literal } from './sql-text.js';
+import { ROW_ID_COLUMN, ROW_ID_FIELD_ID } from './table-scan.js';
 
 export interface WrittenFiles {
   /** The commit that registered the files (null: the rows were none, nothing committed). */
@@ -52,13 +53,17 @@ export async function storeFile(ctx: PlaneContext, local: string, relative: stri
 
 const partNumber = (name: string) => Number(/(\d+)\.parquet$/.exec(name)?.[1] ?? 0);
 
+/** A data file written and put in the store, as addDataFile takes it. */
+export type WrittenSpec = DataFileSpec & { recordCount: number; fileSizeBytes: number };
+
 /**
- * Writes the rows of `select` (one column per column of the target, named and typed as it has them) and
- * commits them. Files are put in the store before the commit names them: a failed commit leaves objects no
- * snapshot names, which reclamation finds.
+ * Writes the rows of `select` (one column per column of the target, named and typed as it has them; with
+ * `rowIds`, then a BIGINT column ROW_ID_COLUMN) as data files and puts them in the store, not yet named by
+ * any snapshot: a commit that never comes leaves objects reclamation finds.
  */
-export async function writeRows(ctx: PlaneContext, c: DuckDBConnection, to: WriteTarget, select: string): Promise<WrittenFiles> {
+export async function writeDataFiles(ctx: PlaneContext, c: DuckDBConnection, to: WriteTarget, select: string, rowIds = false): Promise<WrittenSpec[]> {
   const ids = to.info.columns.map((col) => `${ident(col.name)}: ${fieldIds(col)}`);
+  if (rowIds) ids.push(`${ident(ROW_ID_COLUMN)}: ${ROW_ID_FIELD_ID}`);
   const out = path.join(tmpdir(), `strata-write-${randomUUID()}`);
   try {
     // DuckDB rolls to a new file past the target size (data_0.parquet, data_1.parquet, … in input order).
@@ -66,7 +71,7 @@ export async function writeRows(ctx: PlaneContext, c: DuckDBConnection, to: Writ
       c.run(`COPY (${select}) TO ${literal(out)} (FORMAT parquet, FILE_SIZE_BYTES ${to.targetFileSize}, FIELD_IDS {${ids.join(', ')}})`),
     );
     const written = existsSync(out) ? (await readdir(out)).sort((a, b) => partNumber(a) - partNumber(b)) : [];
-    const specs: (DataFileSpec & { recordCount: number; fileSizeBytes: number })[] = [];
+    const specs: WrittenSpec[] = [];
     for (const name of written) {
       const local = path.join(out, name);
       const meta = (await run(() => c.runAndReadAll(`SELECT num_rows, footer_size FROM parquet_file_metadata(${literal(local)})`))).getRowObjectsJS()[0] as { num_rows: bigint; footer_size: bigint };
@@ -77,21 +82,27 @@ export async function writeRows(ctx: PlaneContext, c: DuckDBConnection, to: Writ
       const fileSizeBytes = await storeFile(ctx, local, relative);
       specs.push({ path: relative, recordCount, fileSizeBytes, footerSize: Number(meta.footer_size), columnStats });
     }
-    if (specs.length === 0) return { snapshot: null, files: [], rows: 0 };
-    const { snapshot } = await ctx.transaction(
-      async (tx) => {
-        for (const spec of specs) await tx.addDataFile(to.schema, to.table, spec);
-      },
-      { message: to.message },
-    );
-    return {
-      snapshot,
-      files: specs.map(({ path: p, recordCount, fileSizeBytes }) => ({ path: p, recordCount, fileSizeBytes })),
-      rows: specs.reduce((n, f) => n + f.recordCount, 0),
-    };
+    return specs;
   } finally {
     await rm(out, { recursive: true, force: true });
   }
+}
+
+/** Writes the rows of `select` (as writeDataFiles) and registers the files in one commit. */
+export async function writeRows(ctx: PlaneContext, c: DuckDBConnection, to: WriteTarget, select: string): Promise<WrittenFiles> {
+  const specs = await writeDataFiles(ctx, c, to, select);
+  if (specs.length === 0) return { snapshot: null, files: [], rows: 0 };
+  const { snapshot } = await ctx.transaction(
+    async (tx) => {
+      for (const spec of specs) await tx.addDataFile(to.schema, to.table, spec);
+    },
+    { message: to.message },
+  );
+  return {
+    snapshot,
+    files: specs.map(({ path: p, recordCount, fileSizeBytes }) => ({ path: p, recordCount, fileSizeBytes })),
+    rows: specs.reduce((n, f) => n + f.recordCount, 0),
+  };
 }
 
 /** FIELD_IDS of a column: its id, or for a nested one its id and each field's (DuckDB writes both). */

@@ -1,6 +1,6 @@
 // A statement other than SELECT through catalog.sql: DuckDB plans it over the mirror of the head (decision
-// 0011) and the plan says what it is — an INSERT (insert.ts), a DELETE (delete.ts) or DDL (ddl.ts), each one commit; anything
-// else is refused naming what runs.
+// 0011) and the plan says what it is — an INSERT (insert.ts), UPDATE (update.ts), DELETE (delete.ts) or DDL
+// (ddl.ts), each one commit; anything else is refused naming what runs.
 import { options } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import type { Reader } from '../read/reader.js';
@@ -8,6 +8,7 @@ import { ddlOperations, runDdl } from './ddl.js';
 import { deleteRows } from './delete.js';
 import { scalar } from './engine.js';
 import { insert } from './insert.js';
+import { updateRows } from './update.js';
 import type { Held } from './local-files.js';
 import { nodesOf } from './mirror.js';
 import type { PlaneContext, SqlOptions, SqlResult } from './query.js';
@@ -29,9 +30,11 @@ export async function write(ctx: PlaneContext, text: string, given: SqlOptions |
     if (inserting !== undefined) return await insert(ctx, r, text, plan, inserting, onProgress, held);
     const [deleting] = nodesOf(plan, 'LOGICAL_DELETE');
     if (deleting !== undefined) return await deleteRows(ctx, r, text, plan, deleting, onProgress, held);
+    const [updating] = nodesOf(plan, 'LOGICAL_UPDATE');
+    if (updating !== undefined) return await updateRows(ctx, r, text, plan, updating, onProgress, held);
     const ddl = await ctx.engine.withConnection((c) => ddlOperations(plan, (sql, arg) => scalar(c, sql, arg)));
     if (ddl !== undefined) return await runDdl(ctx, text, ddl, r.snapshot.id);
-    throw invalid(`sql() runs SELECT, INSERT, DELETE and DDL (CREATE, ALTER, DROP); this statement is ${plan.type.replace(/^LOGICAL_/, '').replaceAll('_', ' ')} — UPDATE does not run yet`);
+    throw invalid(`sql() runs SELECT, INSERT, UPDATE, DELETE and DDL (CREATE, ALTER, DROP); this statement is ${plan.type.replace(/^LOGICAL_/, '').replaceAll('_', ' ')}`);
   } finally {
     for (const h of held) h.release();
     await r.close();
