@@ -29,6 +29,7 @@ export type { PruneCheckpointsOptions, PruneCheckpointsReport } from '../gc/chec
 export type { CompactLogOptions, CompactLogReport } from '../gc/compact-log.js';
 export type { VerifyOptions, VerifyReport, Violation } from './catalog/verify.js';
 export type { SqlOptions, SqlResult } from './sql/query.js';
+export type { ChangeBound } from './sql/row-changes.js';
 export type { LoadResult } from './sql/load.js';
 export type { ColumnStats } from '../keys/file-column-stats.js';
 export type { ColumnStatsSpec } from './txn/transaction.js';

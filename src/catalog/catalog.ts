@@ -9,13 +9,13 @@ import type { ExciseOptions, ExciseReport, ExcisionJobRow } from '../../gc/excis
 import type { ReclaimOptions, ReclaimReport } from '../../gc/reclaim.js';
 import type { PruneCheckpointsOptions, PruneCheckpointsReport } from '../../gc/checkpoints.js';
 import type { CompactLogOptions, CompactLogReport } from '../../gc/compact-log.js';
-import { type CatalogId, type SnapshotId, snapshotId } from '../../keys/ids.js';
+import type { SnapshotId } from '../../keys/ids.js';
 import { flag, options } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import { quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
-import { history, type HistoryBound, type HistoryOptions, type ReadSource, resolveBound, type TableChanges, tableChanges, tableIdAt } from '../read/history.js';
+import { type HistoryBound, historyOf, type HistoryOptions, type ReadSource, resolveBound, type TableChanges, tableChangesByName } from '../read/history.js';
 import { Reader } from '../read/reader.js';
 import type { SnapshotInfo } from '../read/records.js';
 import { resolveSnapshot, type SnapshotSelector } from '../read/resolve-snapshot.js';
@@ -30,7 +30,7 @@ import { Maintenance } from './maintenance.js';
 import { type Opened, openCatalog, type OpenOptions } from './open.js';
 import { SnapshotTags } from './snapshot-tags.js';
 import { FollowStatus } from './status.js';
-import { DataPlane, type LoadOptions, type LoadResult, type SqlOptions, type SqlResult } from '../sql/data-plane.js';
+import { type ChangeBound, DataPlane, type LoadOptions, type LoadResult, type SqlOptions, type SqlResult } from '../sql/data-plane.js';
 import { verifyCatalog, type VerifyOptions, type VerifyReport } from './verify.js';
 
 export type { HistoryOptions, OpenOptions };
@@ -78,7 +78,8 @@ export class Catalog {
     this.snapshotTags = new SnapshotTags(this.committer, limits, clock, () => this.assertWritable());
     const reader = (at?: SnapshotSelector) => this.reader(at);
     const writable = () => this.assertWritable();
-    this.plane = new DataPlane({ reader, transaction: (fn, meta) => this.transaction(fn, meta), writable, store: parts.store, dataPath: parts.dataPath }, parts.dir);
+    const changes = (schema: string, table: string, range: { from: number; to: number }) => this.changes(schema, table, range);
+    this.plane = new DataPlane({ reader, transaction: (fn, meta) => this.transaction(fn, meta), writable, changes, store: parts.store, dataPath: parts.dataPath }, parts.dir);
   }
 
   static async open(opts: OpenOptions): Promise<Catalog> {
@@ -202,20 +203,9 @@ export class Catalog {
    */
   async *iterateSnapshots(given?: HistoryOptions): AsyncGenerator<SnapshotInfo> {
     this.assertOpen();
-    const opts = options('snapshots()', given, ['from', 'to', 'table']);
-    if (opts.table !== undefined) options('snapshots() table', opts.table, ['schema', 'table']);
     const view = await this.parts.sync.kv.readView();
     try {
-      const head = (await q.headSnapshot(view)).begin;
-      const from = opts.from === undefined ? snapshotId(0) : await resolveBound(view, 'from', opts.from);
-      const to = opts.to === undefined ? head : await resolveBound(view, 'to', opts.to);
-      let tableId: CatalogId | undefined;
-      if (opts.table !== undefined) {
-        const { schema, table } = opts.table;
-        tableId = (await tableIdAt(view, head, schema, table)) ?? (await tableIdAt(view, to, schema, table));
-        if (tableId === undefined) throw new StrataError('NOT_FOUND', `table ${quote(schema, table)} exists neither now nor at snapshot ${to}`);
-      }
-      yield* history(view, from, to, tableId);
+      yield* historyOf(view, given);
     } finally {
       await view.close();
     }
@@ -232,19 +222,24 @@ export class Catalog {
    * times, both inclusive, as DuckLake's table_changes). The table is named as it was at `to` (or at
    * `from`) and followed by id, so a rename inside the range does not break the answer.
    */
-  async changes(schema: string, table: string, range: { from: HistoryBound; to: HistoryBound }): Promise<TableChanges> {
-    if (range === undefined) throw new StrataError('INVALID_ARGUMENT', 'changes() needs { from, to }: the snapshots (ids or times, inclusive) to compare');
-    options('changes()', range, ['from', 'to']);
-    return this.view(async (view) => {
-      const from = await resolveBound(view, 'from', range.from);
-      const to = await resolveBound(view, 'to', range.to);
-      if (from > to) throw new StrataError('INVALID_ARGUMENT', `from (snapshot ${from}) is after to (snapshot ${to}); swap them`);
-      const tableId = (await tableIdAt(view, to, schema, table)) ?? (await tableIdAt(view, from, schema, table));
-      if (tableId === undefined) {
-        throw new StrataError('NOT_FOUND', `table ${quote(schema, table)} exists neither at snapshot ${from} nor at ${to}`);
-      }
-      return tableChanges(view, tableId, from, to);
-    });
+  changes(schema: string, table: string, range: { from: HistoryBound; to: HistoryBound }): Promise<TableChanges> {
+    return this.view((view) => tableChangesByName(view, schema, table, range));
+  }
+
+  /**
+   * The rows a table gained and lost in snapshots [from, to] (ids, times or { tag }; both inclusive), as
+   * DuckLake's table_changes: snapshot_id, rowid, change_type (insert, delete, update_preimage,
+   * update_postimage), then the columns as of `to`. Maintenance commits are skipped.
+   */
+  tableChanges(schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }): Promise<SqlResult> {
+    this.assertOpen();
+    return this.plane.tableChanges(schema, table, range);
+  }
+
+  /** The same, streamed in DuckDB's batches of rows. */
+  tableChangesBatches(schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }): AsyncGenerator<SqlResult> {
+    this.assertOpen();
+    return this.plane.tableChangesBatches(schema, table, range);
   }
 
   /** The table snapshots a commit said it was computed from (`meta.readSources`), the receipt for a replay. */

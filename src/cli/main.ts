@@ -9,7 +9,7 @@ import { StrataError } from '../errors.js';
 import type { HistoryBound } from '../read/history.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import { removeDemo, runDemo } from './demo.js';
-import { load as loadCommand, sql as sqlCommand } from './sql.js';
+import { load as loadCommand, renderResult, sql as sqlCommand } from './sql.js';
 import { compactLog, describeAdvance, excise, type GcOptions, gc, parseDuration, pruneCheckpoints, reclaim } from './gc.js';
 import { describeVerify, printable, renderChanges, snapshotTable, table } from './format.js';
 import { describeCatalog, describeTable, renderCatalog, renderTable } from './show.js';
@@ -25,6 +25,8 @@ commands:
   show [s.t] [--at N | --timestamp T | --tag NAME | --previous] [--json]
                                  what a reader sees at that snapshot (default: the newest)
   diff s.t FROM TO [--json]      files the table gained and lost in snapshots FROM..TO (ids or times)
+  changes s.t FROM TO [--json | --csv]
+                                 rows inserted, deleted and updated in snapshots FROM..TO (ids, times or tags)
   tag create NAME SNAPSHOT | tag drop NAME | tag list [--json]
   restore s.t SNAPSHOT           restore a table's columns and files, as a new commit
   checkpoint                     write a checkpoint, so new machines replay only the log after it
@@ -293,6 +295,20 @@ async function main(argv: string[]): Promise<number> {
       if (values.json && values.csv) throw usage('sql takes --json or --csv, not both');
       const bar = !values.json && !values.csv && process.stderr.isTTY === true;
       await withCatalog(async (c) => say(await sqlCommand(c, statement, selectorOf(), values.json ? 'json' : values.csv ? 'csv' : 'table', bar)));
+      return 0;
+    }
+    case 'changes': {
+      const [name, from, to, extra] = args;
+      if (from === undefined || to === undefined || extra !== undefined) throw usage('changes takes schema.table FROM TO (snapshot ids, times or tag names)');
+      if (values.json && values.csv) throw usage('changes takes --json or --csv, not both');
+      const { schema, table: t } = qualified(name);
+      // A number is a snapshot id, an ISO-8601 time a time, anything else a tag.
+      const end = (arg: string) => (/^\d+$/.test(arg) ? Number(arg) : /^\d{4}-\d{2}-\d{2}/.test(arg) ? arg : { tag: arg });
+      await withCatalog(async (c) => {
+        const started = performance.now();
+        const r = await c.tableChanges(schema, t, { from: end(from), to: end(to) });
+        say(renderResult(r, values.json ? 'json' : values.csv ? 'csv' : 'table', performance.now() - started));
+      });
       return 0;
     }
     case 'load': {

@@ -2,9 +2,10 @@
 // table gained and lost between two snapshots, what a commit said it read.
 import { dataFileIdEnd, dataFileIdOf, type DataFileRow, dataFilesOfTable } from '../../keys/data-files.js';
 import { deleteFileIdEnd, deleteFileIdOf, type DeleteFileRow, deleteFilesOfTable } from '../../keys/delete-files.js';
-import type { CatalogId, SnapshotId } from '../../keys/ids.js';
+import { type CatalogId, type SnapshotId, snapshotId } from '../../keys/ids.js';
 import { changesBetween, type SnapshotChangesRow, snapshotOfKey } from '../../keys/snapshots.js';
 import { decodeValue } from '../../keys/value-codec.js';
+import { options } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import type { ReadView } from '../kv/read-view.js';
 import { quote } from '../messages.js';
@@ -101,6 +102,34 @@ export async function tableChanges(view: ReadView, tableId: CatalogId, from: Sna
     }
   }
   return out;
+}
+
+/** snapshots() as a caller asks for it: its options checked, its bounds resolved, its table named now or at `to`. */
+export async function* historyOf(view: ReadView, given: HistoryOptions | undefined): AsyncGenerator<SnapshotInfo> {
+  const opts = options('snapshots()', given, ['from', 'to', 'table']);
+  if (opts.table !== undefined) options('snapshots() table', opts.table, ['schema', 'table']);
+  const head = (await q.headSnapshot(view)).begin;
+  const from = opts.from === undefined ? snapshotId(0) : await resolveBound(view, 'from', opts.from);
+  const to = opts.to === undefined ? head : await resolveBound(view, 'to', opts.to);
+  let tableId: CatalogId | undefined;
+  if (opts.table !== undefined) {
+    const { schema, table } = opts.table;
+    tableId = (await tableIdAt(view, head, schema, table)) ?? (await tableIdAt(view, to, schema, table));
+    if (tableId === undefined) throw new StrataError('NOT_FOUND', `table ${quote(schema, table)} exists neither now nor at snapshot ${to}`);
+  }
+  yield* history(view, from, to, tableId);
+}
+
+/** changes() of a table named as it was at `to` (or at `from`), its bounds checked and resolved. */
+export async function tableChangesByName(view: ReadView, schema: string, table: string, range: { from: HistoryBound; to: HistoryBound }): Promise<TableChanges> {
+  if (range === undefined) throw new StrataError('INVALID_ARGUMENT', 'changes() needs { from, to }: the snapshots (ids or times, inclusive) to compare');
+  options('changes()', range, ['from', 'to']);
+  const from = await resolveBound(view, 'from', range.from);
+  const to = await resolveBound(view, 'to', range.to);
+  if (from > to) throw new StrataError('INVALID_ARGUMENT', `from (snapshot ${from}) is after to (snapshot ${to}); swap them`);
+  const tableId = (await tableIdAt(view, to, schema, table)) ?? (await tableIdAt(view, from, schema, table));
+  if (tableId === undefined) throw new StrataError('NOT_FOUND', `table ${quote(schema, table)} exists neither at snapshot ${from} nor at ${to}`);
+  return tableChanges(view, tableId, from, to);
 }
 
 export function checkReadSources(sources: unknown): ReadSource[] {

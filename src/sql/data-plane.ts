@@ -4,19 +4,20 @@ import * as path from 'node:path';
 import { Engine } from './engine.js';
 import { load, type LoadOptions, type LoadResult } from './load.js';
 import { LocalFiles } from './local-files.js';
+import { type ChangeBound, rowChangeBatches, rowChanges, type RowChangesContext } from './row-changes.js';
 import { write } from './write.js';
 import { Mirror } from './mirror.js';
-import { isSelect, type PlaneContext, select, selectBatches, type SqlOptions, type SqlResult } from './query.js';
+import { isSelect, select, selectBatches, type SqlOptions, type SqlResult } from './query.js';
 
-export type { LoadOptions, LoadResult, SqlOptions, SqlResult };
+export type { ChangeBound, LoadOptions, LoadResult, SqlOptions, SqlResult };
 
 const GiB = 2 ** 30;
 
 export class DataPlane {
   private readonly engine = new Engine();
-  private readonly ctx: PlaneContext;
+  private readonly ctx: RowChangesContext;
 
-  constructor(catalog: Omit<PlaneContext, 'engine' | 'files' | 'mirror'>, dir: string) {
+  constructor(catalog: Omit<RowChangesContext, 'engine' | 'files' | 'mirror'>, dir: string) {
     const files = new LocalFiles(catalog.store, { cacheDir: path.join(dir, 'cache'), maxCacheBytes: GiB });
     this.ctx = { ...catalog, engine: this.engine, files, mirror: new Mirror(this.engine) };
   }
@@ -29,6 +30,14 @@ export class DataPlane {
   async *sqlBatches(text: string, opts: SqlOptions | undefined): AsyncGenerator<SqlResult> {
     if (await isSelect(this.ctx, text)) yield* selectBatches(this.ctx, text, opts);
     else yield await write(this.ctx, text, opts);
+  }
+
+  tableChanges(schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }): Promise<SqlResult> {
+    return rowChanges(this.ctx, schema, table, range);
+  }
+
+  tableChangesBatches(schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }): AsyncGenerator<SqlResult> {
+    return rowChangeBatches(this.ctx, schema, table, range);
   }
 
   load(schema: string, table: string, source: string, opts: LoadOptions | undefined): Promise<LoadResult> {

@@ -7,6 +7,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { type Catalog, isStrataError } from '../../src/index.js';
 import { openCatalog, runTsx, tempDir } from '../helpers.js';
+import { runCli } from '../support/run-cli.js';
 
 const rows = async (c: Catalog, sql: string) => (await c.sql(sql)).rows;
 
@@ -75,6 +76,22 @@ describe('UPDATE through catalog.sql', () => {
       { id: 4n, was: 'Boston', now: null },
       { id: 5n, was: null, now: 'Dayton' },
     ]);
+    // Row by row, as DuckLake's table_changes: one update (preimage and postimage under one rowid), one insert, one delete.
+    const now = (await c.snapshots()).at(-1)!.id;
+    const changes = await c.tableChanges('main', 'customers', { from: decided + 1, to: now });
+    expect(changes.columns.map((x) => x.name)).toEqual(['snapshot_id', 'rowid', 'change_type', 'id', 'name', 'city']);
+    expect(changes.rows).toEqual([
+      { snapshot_id: BigInt(decided + 1), rowid: ids.get(3n), change_type: 'update_preimage', id: 3n, name: 'Edsger', city: 'Nuenen' },
+      { snapshot_id: BigInt(decided + 1), rowid: ids.get(3n), change_type: 'update_postimage', id: 3n, name: 'Edsger', city: null },
+      { snapshot_id: BigInt(decided + 2), rowid: after.get(5n), change_type: 'insert', id: 5n, name: 'Frances', city: 'Dayton' },
+      { snapshot_id: BigInt(decided + 3), rowid: ids.get(4n), change_type: 'delete', id: 4n, name: 'Barbara', city: 'Boston' },
+    ]);
+    // Bounds by tag and inclusive: the tag's own snapshot holds Grace's move.
+    const fromTag = await c.tableChanges('main', 'customers', { from: { tag: 'decision' }, to: { tag: 'decision' } });
+    expect(fromTag.rows.map((r) => [r.change_type, r.city])).toEqual([['update_preimage', 'Arlington'], ['update_postimage', 'New York']]);
+    const streamed: unknown[] = [];
+    for await (const b of c.tableChangesBatches('main', 'customers', { from: 0, to: now })) streamed.push(...b.rows);
+    expect(streamed.length).toBe(4 + 2 + 4); // four inserts, then the two updates' pairs and the insert and delete above
     // Setting a row to what it was changes nothing and commits nothing; NOT NULL holds; the past is as it was.
     const at = (await c.snapshots()).at(-1)!.id;
     await c.sql('UPDATE customers SET city = city');
@@ -83,6 +100,13 @@ describe('UPDATE through catalog.sql', () => {
     expect(isStrataError(refused, 'INVALID_ARGUMENT'), String(refused)).toBe(true);
     expect((await c.snapshots()).at(-1)!.id).toBe(at);
     expect((await c.verify({ files: true })).violations).toEqual([]);
+    // The command line: the same changes, bounds as a tag and an id.
+    await c.close();
+    const cli = await runCli('changes', 'main.customers', 'decision', String(now), '--json', '--dir', dir);
+    expect(cli.code, cli.stderr).toBe(0);
+    expect((JSON.parse(cli.stdout) as { change_type: string }[]).map((r) => r.change_type)).toEqual([
+      'update_preimage', 'update_postimage', 'update_preimage', 'update_postimage', 'insert', 'delete',
+    ]);
   });
 
   it('two processes running UPDATEs and INSERTs into one table: every acknowledged statement once, a CONFLICT writes nothing', { timeout: 120_000 }, async () => {
