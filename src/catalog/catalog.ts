@@ -30,7 +30,7 @@ import { Maintenance } from './maintenance.js';
 import { type Opened, openCatalog, type OpenOptions } from './open.js';
 import { SnapshotTags } from './snapshot-tags.js';
 import { FollowStatus } from './status.js';
-import { type ChangeBound, DataPlane, type LoadOptions, type LoadResult, type SqlOptions, type SqlResult } from '../sql/data-plane.js';
+import { type ChangeBound, type CompactOptions, type CompactResult, DataPlane, type LoadOptions, type LoadResult, type SqlOptions, type SqlResult } from '../sql/data-plane.js';
 import { verifyCatalog, type VerifyOptions, type VerifyReport } from './verify.js';
 
 export type { HistoryOptions, OpenOptions };
@@ -184,6 +184,12 @@ export class Catalog {
     return this.plane.load(schema, table, source, opts);
   }
 
+  /** Rewrites small files and those with deleted rows: a maintenance commit that keeps row ids. */
+  compact(schema: string, table: string, opts?: CompactOptions): Promise<CompactResult> {
+    this.assertWritable();
+    return this.plane.compact(schema, table, opts);
+  }
+
   /** Applies entries that other writers committed to the shared store since this process last looked. */
   async refresh(): Promise<void> {
     this.assertOpen();
@@ -219,8 +225,7 @@ export class Catalog {
 
   /**
    * The data files a table gained and lost, and the delete files it gained, in snapshots [from, to] (ids or
-   * times, both inclusive, as DuckLake's table_changes). The table is named as it was at `to` (or at
-   * `from`) and followed by id, so a rename inside the range does not break the answer.
+   * times, inclusive); the table named as at `to` (or `from`) and followed by id through renames.
    */
   changes(schema: string, table: string, range: { from: HistoryBound; to: HistoryBound }): Promise<TableChanges> {
     return this.view((view) => tableChangesByName(view, schema, table, range));
@@ -236,7 +241,7 @@ export class Catalog {
     return this.plane.tableChanges(schema, table, range);
   }
 
-  /** The same, streamed in DuckDB's batches of rows. */
+  /** tableChanges streamed in DuckDB's batches of rows. */
   tableChangesBatches(schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }): AsyncGenerator<SqlResult> {
     this.assertOpen();
     return this.plane.tableChangesBatches(schema, table, range);

@@ -47,6 +47,9 @@ commands:
   sql "SELECT …" [--at N | --timestamp T | --tag NAME] [--json | --csv]
                                  run a query over any snapshot (per table: AT (VERSION => n | 'tag'))
   load s.t FILE                  load a CSV or Parquet file into a table, as one commit
+  compact s.t [--target-file-size BYTES] [--json]
+                                 rewrite small files and those with deleted rows (row ids kept), one
+                                 maintenance commit
   verify [--files] [--json]      check every invariant the catalog keeps against the store (exit 1 on a
                                  violation); --files also finds each file a row names, with its size
   repair --rebuild-index         throw the local index away and rebuild it from the store
@@ -102,6 +105,7 @@ async function main(argv: string[]): Promise<number> {
       'checkpoint-age': { type: 'string', default: '1h' },
       files: { type: 'boolean', default: false },
       'rebuild-index': { type: 'boolean', default: false },
+      'target-file-size': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -308,6 +312,21 @@ async function main(argv: string[]): Promise<number> {
         const started = performance.now();
         const r = await c.tableChanges(schema, t, { from: end(from), to: end(to) });
         say(renderResult(r, values.json ? 'json' : values.csv ? 'csv' : 'table', performance.now() - started));
+      });
+      return 0;
+    }
+    case 'compact': {
+      const [name, extra] = args;
+      if (name === undefined || extra !== undefined) throw usage('compact takes schema.table');
+      const size = values['target-file-size'];
+      if (size !== undefined && !/^\d+$/.test(size)) throw usage(`--target-file-size takes a number of bytes, got ${JSON.stringify(size)}`);
+      const { schema, table: t } = qualified(name);
+      await withCatalog(async (c) => {
+        const r = await c.compact(schema, t, size === undefined ? {} : { targetFileSize: Number(size) });
+        const line = r.snapshot === null
+          ? `${schema}.${t} has nothing to compact`
+          : `${schema}.${t}: ${r.removed.dataFiles} data files and ${r.removed.deleteFiles} delete files rewritten into ${r.added.length} (${r.rows} rows), snapshot ${r.snapshot}`;
+        print(() => line, r);
       });
       return 0;
     }

@@ -1,6 +1,7 @@
 // The catalog's SQL surface (DESIGN §8): SELECTs over any snapshot, INSERTs and loads, on one DuckDB instance and one
 // cache of fetched files per catalog.
 import * as path from 'node:path';
+import { compact, type CompactOptions, type CompactResult } from './compact.js';
 import { Engine } from './engine.js';
 import { load, type LoadOptions, type LoadResult } from './load.js';
 import { LocalFiles } from './local-files.js';
@@ -9,7 +10,7 @@ import { write } from './write.js';
 import { Mirror } from './mirror.js';
 import { isSelect, select, selectBatches, type SqlOptions, type SqlResult } from './query.js';
 
-export type { ChangeBound, LoadOptions, LoadResult, SqlOptions, SqlResult };
+export type { ChangeBound, CompactOptions, CompactResult, LoadOptions, LoadResult, SqlOptions, SqlResult };
 
 const GiB = 2 ** 30;
 
@@ -38,6 +39,10 @@ export class DataPlane {
 
   tableChangesBatches(schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }): AsyncGenerator<SqlResult> {
     return rowChangeBatches(this.ctx, schema, table, range);
+  }
+
+  compact(schema: string, table: string, opts: CompactOptions | undefined): Promise<CompactResult> {
+    return compact(this.ctx, schema, table, opts);
   }
 
   load(schema: string, table: string, source: string, opts: LoadOptions | undefined): Promise<LoadResult> {

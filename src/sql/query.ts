@@ -38,7 +38,7 @@ export interface SqlResult {
 /** What the SQL layer needs of a catalog: readers, transactions, its store and data path, DuckDB, the local files. */
 export interface PlaneContext {
   reader(selector?: SnapshotSelector): Promise<Reader>;
-  transaction(fn: TransactionFn, meta?: { message?: string; basedOn?: number }): Promise<{ snapshot: SnapshotId | null }>;
+  transaction(fn: TransactionFn, meta?: { message?: string; basedOn?: number; maintenance?: boolean }): Promise<{ snapshot: SnapshotId | null }>;
   /** Throws READ_ONLY unless this catalog may write: checked before a write puts anything in the store. */
   writable(): void;
   store: ObjectStore;
@@ -194,13 +194,21 @@ export interface BoundScan {
 }
 
 /**
- * The scan of one table in a reader's snapshot, its files held locally for the statement; with
- * `positions`, each row also says which file and row it is (`__strata_file`, the local path, and
- * `__strata_pos`).
+ * The scan of one table in a reader's snapshot (of its files in `only`, if given), its files held locally for
+ * the statement; with `positions`, each row also says which file and row it is and its row id (POSITION).
  */
-export async function scanAt(ctx: PlaneContext, r: Reader, ref: TableRef, held: Held[], count: { listed: number; skipped: number }, positions = false): Promise<BoundScan> {
+export async function scanAt(
+  ctx: PlaneContext,
+  r: Reader,
+  ref: TableRef,
+  held: Held[],
+  count: { listed: number; skipped: number },
+  positions = false,
+  only?: ReadonlySet<FileId>,
+): Promise<BoundScan> {
   const table = await r.table(ref.schema, ref.table);
-  const listed = await r.dataFiles(ref.schema, ref.table);
+  const all = await r.dataFiles(ref.schema, ref.table);
+  const listed = only === undefined ? all : all.filter((f) => only.has(f.id));
   const tests = ref.filter === undefined ? [] : testsOf(ref.filter.where as never, new Set(ref.filter.names));
   let files = listed;
   if (tests.length > 0) {

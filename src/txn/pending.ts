@@ -122,6 +122,8 @@ export class PendingCatalog {
     readonly base: SnapshotId,
     counters: { nextCatalogId: CatalogId; nextFileId: FileId },
     private readonly ids: IdSource,
+    /** The snapshot the caller's writes were worked out at: a file removed since is a conflict, not a mistake. */
+    private readonly basedOn?: SnapshotId,
   ) {
     this.nextCatalogId = counters.nextCatalogId;
     this.nextFileId = counters.nextFileId;
@@ -362,7 +364,18 @@ export class PendingCatalog {
       }
       const v = await dataFile(this.view, tableId, fid);
       c = { tableId, ...(v && v.row.end === null ? unchanged(v) : { base: undefined, next: null }) };
-      if (c.next === null) throw notFound(`data file ${fid} of ${quote(schema, table)} was removed at snapshot ${v?.row.end}`);
+      if (c.next === null) {
+        const end = v?.row.end ?? null;
+        if (this.basedOn !== undefined && end !== null && end > this.basedOn) {
+          throw new StrataError(
+            'CONFLICT',
+            `data file ${fid} of ${quote(schema, table)} was removed at snapshot ${end}, by a commit after snapshot ${this.basedOn} that this transaction's writes were worked out at; ` +
+              'nothing was written — read the new state and run it again',
+            { snapshot: end },
+          );
+        }
+        throw notFound(`data file ${fid} of ${quote(schema, table)} was removed at snapshot ${end}`);
+      }
       this.dataFiles.set(fid, c);
     }
     if (c.tableId !== tableId) throw invalid(`data file ${fid} belongs to table ${c.tableId}, not to ${quote(schema, table)}`);

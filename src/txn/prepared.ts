@@ -31,7 +31,7 @@ export interface Prepared {
 /** Runs `fn` on `view` (the function's only run) and plans its commit there. */
 export async function prepare(view: ReadView, fn: TransactionFn, meta: CommitMeta, time: number, ctx: TxnContext): Promise<Prepared> {
   const head = await q.headSnapshot(view);
-  const state = await sealedRun(view, head, ctx, fn);
+  const state = await sealedRun(view, head, meta.basedOn === undefined ? ctx : { ...ctx, basedOn: snapshotId(meta.basedOn) }, fn);
   const plan = await planOn(view, head, state, meta, time);
   if (meta.basedOn !== undefined) {
     if (meta.basedOn > head.begin) throw new StrataError('INVALID_ARGUMENT', `basedOn ${meta.basedOn} is past the newest snapshot, ${head.begin}`);

@@ -90,6 +90,8 @@ export interface TxnContext {
   ids: IdSource;
   /** The longest file path (UTF-8 bytes, under the data path) the store can address. */
   maxPathBytes: number;
+  /** The snapshot the transaction's writes were worked out at (CommitMeta.basedOn), when older than its base. */
+  basedOn?: SnapshotId;
 }
 
 export class Transaction {
@@ -105,7 +107,7 @@ export class Transaction {
     counters: { nextCatalogId: CatalogId; nextFileId: FileId },
     private readonly ctx: TxnContext,
   ) {
-    this.p = new PendingCatalog(view, base, counters, ctx.ids);
+    this.p = new PendingCatalog(view, base, counters, ctx.ids, ctx.basedOn);
   }
 
   /** The snapshot this transaction builds on: the newest one in its read view. */

@@ -197,5 +197,11 @@ describe('concurrent writers: DuckLake conflicts', () => {
     const future = await c.transaction(late, { basedOn: read + 100 }).catch((e: Error) => e);
     expect(isStrataError(future, 'INVALID_ARGUMENT')).toBe(true);
     expect((await (await c.reader()).deleteFiles('main', 't')).map((d) => d.path).sort()).toEqual(['other', 'seen-not']);
+    // A data file removed since basedOn: the delete from it is CONFLICT, not NOT_FOUND (it existed when the
+    // writes were worked out); without basedOn it is the caller's mistake.
+    await c.transaction((tx) => tx.removeDataFile('main', 't', b!));
+    const gone = (tx: Parameters<TransactionFn>[0]) => tx.addDeleteFile('main', 't', { dataFileId: b!, path: 'gone', deleteCount: 1, fileSizeBytes: 1 });
+    expectConflict(await c.transaction(gone, { basedOn: read }).catch((e: Error) => e), /removed at snapshot \d+, by a commit after snapshot/);
+    expect(isStrataError(await c.transaction(gone).catch((e: Error) => e), 'NOT_FOUND')).toBe(true);
   });
 });

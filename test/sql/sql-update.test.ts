@@ -3,38 +3,13 @@
 // identity; the deltas between a tag and now are plain SQL; concurrent writers, in one process or several,
 // see every acknowledged statement's effect once and a CONFLICT leave nothing behind.
 import * as path from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { type Catalog, isStrataError } from '../../src/index.js';
 import { openCatalog, runTsx, tempDir } from '../helpers.js';
+import { rowIds } from '../support/row-ids.js';
 import { runCli } from '../support/run-cli.js';
 
 const rows = async (c: Catalog, sql: string) => (await c.sql(sql)).rows;
-
-/** Every live row's id as the files give it: carried in the file, else row_id_start + position. */
-async function rowIds(c: Catalog, dir: string): Promise<Map<bigint, bigint>> {
-  const r = await c.reader();
-  const files = await r.dataFiles('main', 'customers');
-  const deletes = await r.deleteFiles('main', 'customers');
-  await r.close();
-  const db = await DuckDBInstance.create(':memory:');
-  const k = await db.connect();
-  const out = new Map<bigint, bigint>();
-  try {
-    for (const f of files) {
-      const local = path.join(dir, 'store', c.dataPath, f.path);
-      const carried = (await k.runAndReadAll(`SELECT count(*) FROM parquet_schema('${local}') WHERE name = '_ducklake_internal_row_id'`)).getRows()[0]![0] === 1n;
-      const del = deletes.find((d) => d.dataFileId === f.id);
-      const gone = del ? `WHERE file_row_number NOT IN (SELECT pos FROM read_parquet('${path.join(dir, 'store', c.dataPath, del.path)}'))` : '';
-      const sql = `SELECT id, ${carried ? '_ducklake_internal_row_id' : `${f.rowIdStart} + file_row_number`} AS rowid FROM read_parquet('${local}', file_row_number = true) ${gone}`;
-      for (const [id, rowid] of (await k.runAndReadAll(sql)).getRows()) out.set(id as bigint, BigInt(rowid as bigint));
-    }
-  } finally {
-    k.closeSync();
-    db.closeSync();
-  }
-  return out;
-}
 
 describe('UPDATE through catalog.sql', () => {
   it('the seed scenario in SQL alone: CREATE, INSERT, UPDATE a city, tag, UPDATE to NULL, INSERT, DELETE; the deltas; row ids kept', async () => {
@@ -43,7 +18,7 @@ describe('UPDATE through catalog.sql', () => {
     await c.sql('CREATE SCHEMA IF NOT EXISTS main');
     await c.sql('CREATE TABLE customers (id BIGINT NOT NULL, name VARCHAR, city VARCHAR)');
     await c.sql(`INSERT INTO customers VALUES (1, 'Ada', 'London'), (2, 'Grace', 'Arlington'), (3, 'Edsger', 'Nuenen'), (4, 'Barbara', 'Boston')`);
-    const ids = await rowIds(c, dir);
+    const ids = await rowIds(c, dir, 'customers');
     expect((await c.sql(`UPDATE customers SET city = 'New York' WHERE name = 'Grace'`)).rows).toEqual([{ Count: 1n }]);
     const decided = (await c.snapshots()).at(-1)!.id;
     await c.createTag('decision', decided);
@@ -51,7 +26,7 @@ describe('UPDATE through catalog.sql', () => {
     await c.sql(`INSERT INTO customers VALUES (5, 'Frances', 'Dayton')`);
     await c.sql('DELETE FROM customers WHERE id = 4');
     // Every row that stayed kept its id, through one update or two.
-    const after = await rowIds(c, dir);
+    const after = await rowIds(c, dir, 'customers');
     for (const id of [1n, 2n, 3n]) expect(after.get(id), `row ${id}`).toBe(ids.get(id));
     expect(after.has(4n)).toBe(false);
     expect([...after.values()].filter((v) => [...ids.values()].includes(v))).toHaveLength(3); // the new row's id is new
