@@ -4,7 +4,8 @@
 // `--only "large transactions"` the one-transaction commit of --files files, its drop, and a cascade drop of
 // --cascade-tables tables.
 // `--only sql` catalog.sql against DuckDB over the same Parquet files: a full scan with deletes, a selective
-// predicate on a sorted column, and binding on a catalog of many tables (bench/sql/).
+// predicate on a sorted column, and binding on a catalog of many tables (bench/sql/); `--only "sql writes"` an
+// UPDATE of 1% of a 1M-row table and a compaction of 1,000 small files, time and peak RSS (bench/sql/writes-bench.ts).
 // Runs every workload against Strata, the peer (DuckLake's catalog on SQLite) and the raw LevelDB limit, in
 // this one process, each run on fresh directories; reports the median run of each side.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -22,6 +23,7 @@ import { exciseBench } from './gc/excise-bench.js';
 import { checksumBench } from './integrity/checksum-bench.js';
 import { largeTransactionsBench } from './scale/large-transactions.js';
 import { sqlBench } from './sql/sql-bench.js';
+import { writesBench } from './sql/writes-bench.js';
 
 const { values } = parseArgs({
   options: {
@@ -129,6 +131,9 @@ if (values.only === undefined || 'sql'.includes(values.only)) {
       : { rows: 1_000_000, files: 10, tables: 1000, calls: 1000, warm: 10, runs },
     out,
   );
+}
+if (values.only === undefined || 'sql writes'.includes(values.only)) {
+  await writesBench(values.quick ? { rows: 100_000, files: 10, small: 200, runs } : { rows: 1_000_000, files: 10, small: 1000, runs }, out);
 }
 out(`\nTotal time: ${((Date.now() - started) / 1000).toFixed(0)} s.`);
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect } from 'vitest';
-import { Catalog, type OpenOptions } from '../src/index.js';
+import { Catalog, type ErrorCode, isStrataError, type OpenOptions } from '../src/index.js';
 import { seeded, seedOf } from './support/random.js';
 
 const dirs: string[] = [];
@@ -95,4 +95,14 @@ export function runTsx(
       else resolve({ signal, stdout });
     });
   });
+}
+
+/** That `p` fails with a StrataError of `code`, its message matching `text` when given. */
+export async function expectCode(p: Promise<unknown>, code: ErrorCode, text?: RegExp): Promise<void> {
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
+  expect(isStrataError(e, code), String(e)).toBe(true);
+  if (text) expect((e as Error).message).toMatch(text);
 }

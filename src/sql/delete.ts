@@ -1,94 +1,19 @@
-// DELETE FROM … WHERE … through catalog.sql, and what UPDATE shares with it. The target's live rows go into
-// the statement's scratch database with the file, row number and row id each came from; DuckDB runs the
-// statement as written (its WHERE, USING and subqueries bound as in the mirror); the rows it removed become,
-// per data file, a positional delete file as DuckLake writes them (file_path, pos) holding every deleted row
-// of that file — the earlier ones too, since a new delete file replaces the one before it. A data file whose
-// rows all go is ended instead. One commit, based on the snapshot the rows were read at: two statements
-// deleting from one data file conflict (txn/conflicts.ts) instead of one undoing the other.
-import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
-import type { FileId } from '../../keys/ids.js';
+// DELETE FROM … WHERE … through catalog.sql: the rows DuckDB's DELETE removed from the target's rows
+// (rewrite.ts) become, per data file, a cumulative positional delete file. One commit.
 import type { Reader } from '../read/reader.js';
-import type { TableInfo } from '../read/records.js';
-import { run, withProgress } from './engine.js';
 import type { Held } from './local-files.js';
-import { createTable, type Named, type PlanNode, tablesRead } from './mirror.js';
-import { type BoundScan, columnsOf, type PlaneContext, scanAt, type SqlOptions, type SqlResult } from './query.js';
-import { Scratch } from './scratch.js';
-import { ident, literal } from './sql-text.js';
-import { POSITION } from './table-scan.js';
-import { exactValues } from './values.js';
-import { newFilePath, storeFile } from './write-files.js';
+import type { PlanNode } from './mirror.js';
+import type { PlaneContext, SqlOptions, SqlResult } from './query.js';
+import { deleteFiles, FILE, POS, rewriteRows } from './rewrite.js';
 
-export const [FILE, POS, ROWID] = POSITION.map(ident) as [string, string, string];
-
-export interface DeleteFileSpec {
-  dataFileId: FileId;
-  path: string;
-  deleteCount: number;
-  fileSizeBytes: number;
-}
-
-/** The target's live rows at `r`'s snapshot as a scratch table, each with its file, row number and row id. */
-export async function targetRows(ctx: PlaneContext, r: Reader, s: Scratch, target: Named, held: Held[]): Promise<{ table: TableInfo; scan: BoundScan }> {
-  const table = await r.table(target.schema, target.table);
-  const scan = await scanAt(ctx, r, { ...target, at: undefined, filter: undefined }, held, s.files, true);
-  await s.run(createTable(s.name(target), table, [`${FILE} VARCHAR`, `${POS} BIGINT`, `${ROWID} BIGINT`]));
-  await s.run(`INSERT INTO ${s.name(target)} ${scan.sql}`);
-  return { table, scan };
-}
-
-/**
- * For each data file with rows in scratch table `gone` (its FILE and POS), a delete file of those rows and
- * the file's earlier deleted ones, put in the store: what addDeleteFile takes.
- */
-export async function deleteFiles(ctx: PlaneContext, s: Scratch, target: Named, table: TableInfo, scan: BoundScan, gone: string): Promise<DeleteFileSpec[]> {
-  const byFile = (await run(() => s.c.runAndReadAll(`SELECT DISTINCT ${FILE} AS f FROM ${gone}`))).getRowObjectsJS() as { f: string }[];
-  const fileOf = new Map(scan.files.map((f) => [f.local, f]));
-  const specs: DeleteFileSpec[] = [];
-  for (const { f } of byFile) {
-    const data = fileOf.get(f)!;
-    const earlier = scan.deletes.get(data.id);
-    const positions = `SELECT ${POS} AS pos FROM ${gone} WHERE ${FILE} = ${literal(f)}${earlier ? ` UNION ALL SELECT pos FROM read_parquet(${literal(earlier.local)})` : ''}`;
-    const local = path.join(tmpdir(), `strata-delete-${randomUUID()}.parquet`);
-    try {
-      await s.run(`COPY (SELECT ${literal(data.path)} AS file_path, pos::BIGINT AS pos FROM (${positions}) ORDER BY pos) TO ${literal(local)} (FORMAT parquet)`);
-      const deleteCount = await s.count(`SELECT count(*) FROM read_parquet(${literal(local)})`);
-      const relative = newFilePath({ ...target, info: table }, '-deletes');
-      specs.push({ dataFileId: data.id, path: relative, deleteCount, fileSizeBytes: await storeFile(ctx, local, relative) });
-    } finally {
-      await rm(local, { force: true });
-    }
-  }
-  return specs;
-}
-
-export async function deleteRows(ctx: PlaneContext, r: Reader, text: string, plan: PlanNode, node: PlanNode, onProgress: SqlOptions['onProgress'], held: Held[]): Promise<SqlResult> {
-  const info = node.table_info as Named;
-  const target = { schema: info.schema, table: info.table };
-  return ctx.engine.withConnection((c) =>
-    Scratch.with(c, async (s) => {
-      await s.reading(ctx, r, target, tablesRead(plan), held);
-      const { table, scan } = await targetRows(ctx, r, s, target, held);
-      await s.run(`CREATE TABLE ${s.name('__strata_before')} AS SELECT ${FILE}, ${POS} FROM ${s.name(target)}`);
-      await s.views(r);
-      const result = await withProgress(c, onProgress, () => c.runAndReadAll(text));
-      await s.run(`CREATE TABLE ${s.name('__strata_gone')} AS SELECT ${FILE}, ${POS} FROM ${s.name('__strata_before')} EXCEPT SELECT ${FILE}, ${POS} FROM ${s.name(target)}`);
-      const specs = await deleteFiles(ctx, s, target, table, scan, s.name('__strata_gone'));
-      const committed =
-        specs.length === 0
-          ? null
-          : (
-              await ctx.transaction(
-                async (tx) => {
-                  for (const spec of specs) await tx.addDeleteFile(target.schema, target.table, spec);
-                },
-                { message: `DELETE FROM ${target.schema}.${target.table}`, basedOn: r.snapshot.id },
-              )
-            ).snapshot;
-      return { rows: result.convertRowObjects(await exactValues()) as Record<string, unknown>[], columns: columnsOf(result), snapshot: committed ?? r.snapshot.id, files: s.files };
-    }),
-  );
+export function deleteRows(ctx: PlaneContext, r: Reader, text: string, plan: PlanNode, node: PlanNode, onProgress: SqlOptions['onProgress'], held: Held[]): Promise<SqlResult> {
+  return rewriteRows(ctx, r, text, plan, node, onProgress, held, {
+    verb: 'DELETE FROM',
+    keep: 'positions',
+    files: async ({ s, target, table, scan, before }) => {
+      const gone = s.name('__strata_gone');
+      await s.run(`CREATE TABLE ${gone} AS SELECT ${FILE}, ${POS} FROM ${before} EXCEPT SELECT ${FILE}, ${POS} FROM ${s.name(target)}`);
+      return { removed: await deleteFiles(ctx, s, target, table, scan, gone), added: [] };
+    },
+  });
 }

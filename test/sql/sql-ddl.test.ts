@@ -2,17 +2,8 @@
 // becomes the transaction operations the API has, one commit. What the catalog cannot keep is refused with
 // nothing committed.
 import { describe, expect, it } from 'vitest';
-import { type Catalog, isStrataError } from '../../src/index.js';
-import { openCatalog } from '../helpers.js';
-
-const expectCode = async (p: Promise<unknown>, code: string, text?: RegExp) => {
-  const e = await p.then(
-    () => undefined,
-    (x: unknown) => x,
-  );
-  expect(isStrataError(e, code as never), String(e)).toBe(true);
-  if (text) expect((e as Error).message).toMatch(text);
-};
+import type { Catalog } from '../../src/index.js';
+import { expectCode, openCatalog } from '../helpers.js';
 
 const head = async (c: Catalog) => (await c.snapshots()).at(-1)!.id;
 const columns = async (c: Catalog, schema: string, table: string) =>

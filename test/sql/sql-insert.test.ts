@@ -5,17 +5,8 @@ import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { type Catalog, isStrataError } from '../../src/index.js';
-import { openCatalog, tempDir } from '../helpers.js';
-
-const expectCode = async (p: Promise<unknown>, code: string, text?: RegExp) => {
-  const e = await p.then(
-    () => undefined,
-    (x: unknown) => x,
-  );
-  expect(isStrataError(e, code as never), String(e)).toBe(true);
-  if (text) expect((e as Error).message).toMatch(text);
-};
+import type { Catalog } from '../../src/index.js';
+import { expectCode, openCatalog, tempDir } from '../helpers.js';
 
 const rows = async (c: Catalog, sql: string) => (await c.sql(sql)).rows;
 const head = async (c: Catalog) => (await c.snapshots()).at(-1)!.id;

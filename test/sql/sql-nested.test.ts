@@ -5,18 +5,8 @@ import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { isStrataError } from '../../src/index.js';
-import { openCatalog, tempDir } from '../helpers.js';
+import { expectCode, openCatalog, tempDir } from '../helpers.js';
 import { runCli } from '../support/run-cli.js';
-
-const expectCode = async (p: Promise<unknown>, code: string, text?: RegExp) => {
-  const e = await p.then(
-    () => undefined,
-    (x: unknown) => x,
-  );
-  expect(isStrataError(e, code as never), String(e)).toBe(true);
-  if (text) expect((e as Error).message).toMatch(text);
-};
 
 async function duck<T>(fn: (run: (sql: string) => Promise<Record<string, unknown>[]>) => Promise<T>): Promise<T> {
   const db = await DuckDBInstance.create(':memory:');

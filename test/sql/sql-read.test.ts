@@ -6,9 +6,9 @@ import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { type Catalog, isStrataError } from '../../src/index.js';
+import type { Catalog } from '../../src/index.js';
 import type { ObjectStore } from '../../src/store/object-store.js';
-import { openCatalog, tempDir } from '../helpers.js';
+import { expectCode, openCatalog, tempDir } from '../helpers.js';
 import { freshS3Store, s3Options } from '../store/s3-env.js';
 
 async function csv(rows: string[]): Promise<string> {
@@ -39,15 +39,6 @@ async function deleteFile(store: ObjectStore, c: Catalog, dataPath: string, posi
   await store.putIfAbsent(`${c.dataPath}${relative}`, await readFile(local));
   return relative;
 }
-
-const expectCode = async (p: Promise<unknown>, code: string, text?: RegExp) => {
-  const e = await p.then(
-    () => undefined,
-    (x: unknown) => x,
-  );
-  expect(isStrataError(e, code as never), String(e)).toBe(true);
-  if (text) expect((e as Error).message).toMatch(text);
-};
 
 async function story(c: Catalog, store: ObjectStore, storeRoot: string | undefined) {
   await c.transaction(async (tx) => {

@@ -1,0 +1,102 @@
+// SQL writes at size: an UPDATE of 1% of a 1M-row table, and a compaction of 1,000 small files — time and
+// peak RSS, each in a fresh process on a copy of a catalog built before, against DuckDB alone doing the same
+// physical work on the same files (the floor).
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { Catalog } from '../../src/index.js';
+import { runScript } from '../child.js';
+import { fmt } from '../harness.js';
+import { OPEN } from './build.js';
+
+export interface WriteSizes {
+  rows: number;
+  /** Files of the 1M-row table. */
+  files: number;
+  /** Small files compacted. */
+  small: number;
+  runs: number;
+}
+
+type Op = 'update' | 'compact' | 'update-floor' | 'compact-floor';
+interface Result {
+  ms: number;
+  rssAfterOpen: number;
+  peakRss: number;
+}
+
+/** main.big (id, k, v, s) of `rows` rows in `files` INSERTs; main.small of `small` files of 100 rows, one commit. */
+async function build(dir: string, z: WriteSizes): Promise<void> {
+  const c = await Catalog.open({ dir, ...OPEN });
+  try {
+    await c.sql('CREATE TABLE big (id BIGINT, k INTEGER, v DOUBLE, s VARCHAR)');
+    const per = Math.ceil(z.rows / z.files);
+    for (let f = 0; f < z.files; f++) {
+      await c.sql(`INSERT INTO big SELECT i, (i * 7919 % 1000)::INTEGER, (i % 1000) / 8.0, 'row ' || i FROM range(${f * per}, ${Math.min(z.rows, (f + 1) * per)}) t(i)`);
+    }
+    // One real file of 100 rows through INSERT, its bytes then stored under `small` paths and registered in one
+    // commit: a table of many small files, as a stream of tiny appends leaves one.
+    await c.sql('CREATE TABLE small (id BIGINT, v DOUBLE)');
+    await c.sql('INSERT INTO small SELECT i, i / 4.0 FROM range(100) t(i)');
+    const r = await c.reader();
+    const [first] = await r.dataFiles('main', 'small');
+    const [stats] = [...(await r.columnStats('main', 'small', [first!])).values()];
+    await r.close();
+    const bytes = await readFile(c.dataFileLocation(first!.path));
+    const { DirectoryStore } = await import('../../src/store/directory-store.js');
+    const store = new DirectoryStore(path.join(dir, 'store'));
+    await c.transaction(async (tx) => {
+      for (let i = 1; i < z.small; i++) {
+        const p = `main/small/copy-${i}.parquet`;
+        await store.putIfAbsent(`${c.dataPath}${p}`, bytes);
+        await tx.addDataFile('main', 'small', { path: p, recordCount: first!.recordCount, fileSizeBytes: bytes.length, footerSize: first!.footerSize, columnStats: stats! });
+      }
+    });
+  } finally {
+    await c.close();
+  }
+}
+
+export async function writesBench(z: WriteSizes, out: (s?: string) => void): Promise<void> {
+  const base = await mkdtemp(path.join(tmpdir(), 'strata-bench-writes-'));
+  const results = new Map<Op, Result[]>();
+  try {
+    await build(path.join(base, 'built'), z);
+    for (let run = 0; run < z.runs; run++) {
+      for (const op of ['update', 'update-floor', 'compact', 'compact-floor'] as Op[]) {
+        const dir = path.join(base, `run-${run}-${op}`);
+        await cp(path.join(base, 'built'), dir, { recursive: true });
+        const r = JSON.parse(await runScript(new URL('./writes-child.ts', import.meta.url), [op, dir])) as Result;
+        results.set(op, [...(results.get(op) ?? []), r]);
+        await rm(dir, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    await rm(base, { recursive: true, force: true });
+  }
+  const n = (x: number) => x.toLocaleString('en-US');
+  const MiB = (b: number) => fmt(b / 2 ** 20);
+  // The median run by time, with that run's memory.
+  const mid = (op: Op) => [...results.get(op)!].sort((a, b) => a.ms - b.ms)[Math.floor(results.get(op)!.length / 2)]!;
+  out('\n### sql writes: UPDATE of 1% of a table, compaction of many small files\n');
+  out(
+    `UPDATE main.big SET v = v + 1 WHERE id % 100 = 0 on a table of ${n(z.rows)} rows in ${z.files} files (written by INSERT … SELECT), ` +
+      `${n(z.rows / 100)} rows changed: a delete file per data file and one file of the new rows carrying their row ids, one commit. ` +
+      `catalog.compact of a table of ${n(z.small)} files of 100 rows each (one commit of them): one file, their row ids carried, one ` +
+      'maintenance commit. Each operation runs in a fresh process on a fresh copy of the built catalog (directory store, durability relaxed); ' +
+      'peak RSS is that process\'s (maxRSS, the open and DuckDB included), RSS after open just before the operation. The floor is DuckDB ' +
+      'alone, in such a process, doing the physical work on the same files: for the UPDATE, reading them to write the changed rows and their ' +
+      `(file, position) pairs as two Parquet files; for compaction, reading every file into one. Median of ${z.runs} run(s); ` +
+      'catalog / floor = the catalog\'s time over the floor\'s.\n',
+  );
+  out('| case | side | time ms | peak RSS MiB | RSS after open MiB | catalog / floor |');
+  out('| --- | --- | ---: | ---: | ---: | ---: |');
+  for (const [label, op, floor] of [
+    [`UPDATE 1% of ${n(z.rows)} rows`, 'update', 'update-floor'],
+    [`compact ${n(z.small)} small files`, 'compact', 'compact-floor'],
+  ] as const) {
+    const [a, b] = [mid(op), mid(floor)];
+    out(`| ${label} | catalog | ${fmt(a.ms)} | ${MiB(a.peakRss)} | ${MiB(a.rssAfterOpen)} | ${(a.ms / b.ms).toFixed(2)}x |`);
+    out(`| ${label} | DuckDB floor | ${fmt(b.ms)} | ${MiB(b.peakRss)} | ${MiB(b.rssAfterOpen)} |  |`);
+  }
+}

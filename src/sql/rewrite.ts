@@ -1,0 +1,118 @@
+// What DELETE and UPDATE share: the target's live rows in the statement's scratch database, each with the
+// file, row number and row id it came from; DuckDB runs the statement as written (its WHERE, USING and
+// subqueries bound as in the mirror); the rows it removed or changed become, per data file, a positional
+// delete file as DuckLake writes them (file_path, pos) holding every deleted row of that file — the earlier
+// ones too, since a new delete file replaces the one before it (a file whose rows all go is ended instead);
+// an UPDATE's new rows a data file carrying their ids. One commit, based on the snapshot the rows were read
+// at: two statements changing one data file conflict (txn/conflicts.ts) instead of one undoing the other.
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type { FileId } from '../../keys/ids.js';
+import type { Reader } from '../read/reader.js';
+import type { TableInfo } from '../read/records.js';
+import { run, withProgress } from './engine.js';
+import type { Held } from './local-files.js';
+import { createTable, type Named, type PlanNode, tablesRead } from './mirror.js';
+import { type BoundScan, columnsOf, type PlaneContext, scanAt, type SqlOptions, type SqlResult } from './query.js';
+import { Scratch } from './scratch.js';
+import { ident, literal } from './sql-text.js';
+import { POSITION } from './table-scan.js';
+import { exactValues } from './values.js';
+import { newFilePath, storeFile, type WrittenSpec } from './write-files.js';
+
+export const [FILE, POS, ROWID] = POSITION.map(ident) as [string, string, string];
+
+export interface DeleteFileSpec {
+  dataFileId: FileId;
+  path: string;
+  deleteCount: number;
+  fileSizeBytes: number;
+}
+
+/** The target's live rows at `r`'s snapshot as a scratch table, each with its file, row number and row id. */
+async function targetRows(ctx: PlaneContext, r: Reader, s: Scratch, target: Named, held: Held[]): Promise<{ table: TableInfo; scan: BoundScan }> {
+  const table = await r.table(target.schema, target.table);
+  const scan = await scanAt(ctx, r, { ...target, at: undefined, filter: undefined }, held, s.files, true);
+  await s.run(createTable(s.name(target), table, [`${FILE} VARCHAR`, `${POS} BIGINT`, `${ROWID} BIGINT`]));
+  await s.run(`INSERT INTO ${s.name(target)} ${scan.sql}`);
+  return { table, scan };
+}
+
+/**
+ * For each data file with rows in scratch table `gone` (its FILE and POS), a delete file of those rows and
+ * the file's earlier deleted ones, put in the store: what addDeleteFile takes.
+ */
+export async function deleteFiles(ctx: PlaneContext, s: Scratch, target: Named, table: TableInfo, scan: BoundScan, gone: string): Promise<DeleteFileSpec[]> {
+  const byFile = (await run(() => s.c.runAndReadAll(`SELECT DISTINCT ${FILE} AS f FROM ${gone}`))).getRowObjectsJS() as { f: string }[];
+  const fileOf = new Map(scan.files.map((f) => [f.local, f]));
+  const specs: DeleteFileSpec[] = [];
+  for (const { f } of byFile) {
+    const data = fileOf.get(f)!;
+    const earlier = scan.deletes.get(data.id);
+    const positions = `SELECT ${POS} AS pos FROM ${gone} WHERE ${FILE} = ${literal(f)}${earlier ? ` UNION ALL SELECT pos FROM read_parquet(${literal(earlier.local)})` : ''}`;
+    const local = path.join(tmpdir(), `strata-delete-${randomUUID()}.parquet`);
+    try {
+      await s.run(`COPY (SELECT ${literal(data.path)} AS file_path, pos::BIGINT AS pos FROM (${positions}) ORDER BY pos) TO ${literal(local)} (FORMAT parquet)`);
+      const deleteCount = await s.count(`SELECT count(*) FROM read_parquet(${literal(local)})`);
+      const relative = newFilePath({ ...target, info: table }, '-deletes');
+      specs.push({ dataFileId: data.id, path: relative, deleteCount, fileSizeBytes: await storeFile(ctx, local, relative) });
+    } finally {
+      await rm(local, { force: true });
+    }
+  }
+  return specs;
+}
+
+/** The scratch state after DuckDB ran the statement: the target's rows now, and as they were (`before`). */
+export interface Rewritten {
+  s: Scratch;
+  target: Named;
+  table: TableInfo;
+  scan: BoundScan;
+  /** The scratch table of the rows as they were: with every column (`keep: 'rows'`) or FILE and POS only. */
+  before: string;
+}
+
+/**
+ * Runs a DELETE or UPDATE (`node` its plan's LOGICAL_DELETE or LOGICAL_UPDATE) on the target's rows, then
+ * commits what `files` makes of the outcome: delete files to add, and data files.
+ */
+export async function rewriteRows(
+  ctx: PlaneContext,
+  r: Reader,
+  text: string,
+  plan: PlanNode,
+  node: PlanNode,
+  onProgress: SqlOptions['onProgress'],
+  held: Held[],
+  how: { verb: string; keep: 'rows' | 'positions'; files: (w: Rewritten) => Promise<{ removed: DeleteFileSpec[]; added: WrittenSpec[] }> },
+): Promise<SqlResult> {
+  const info = node.table_info as Named;
+  const target = { schema: info.schema, table: info.table };
+  return ctx.engine.withConnection((c) =>
+    Scratch.with(c, async (s) => {
+      await s.reading(ctx, r, target, tablesRead(plan), held);
+      const { table, scan } = await targetRows(ctx, r, s, target, held);
+      const before = s.name('__strata_before');
+      await s.run(`CREATE TABLE ${before} AS SELECT ${how.keep === 'rows' ? '*' : `${FILE}, ${POS}`} FROM ${s.name(target)}`);
+      await s.views(r);
+      const result = await withProgress(c, onProgress, () => c.runAndReadAll(text));
+      const { removed, added } = await how.files({ s, target, table, scan, before });
+      const committed =
+        removed.length === 0
+          ? null
+          : (
+              await ctx.transaction(
+                async (tx) => {
+                  for (const spec of removed) await tx.addDeleteFile(target.schema, target.table, spec);
+                  for (const spec of added) await tx.addDataFile(target.schema, target.table, spec);
+                },
+                { message: `${how.verb} ${target.schema}.${target.table}`, basedOn: r.snapshot.id },
+              )
+            ).snapshot;
+      return { rows: result.convertRowObjects(await exactValues()) as Record<string, unknown>[], columns: columnsOf(result), snapshot: committed ?? r.snapshot.id, files: s.files };
+    }),
+  );
+}
