@@ -119,6 +119,20 @@ async function story(c: Catalog, store: ObjectStore, storeRoot: string | undefin
   expect((await c.sql('SELECT full_name FROM sales.customers WHERE id = 1')).rows).toEqual([{ full_name: 'Ada' }]);
   expect((await c.sql(`SELECT name FROM sales.customers AT (VERSION => 'before_move') WHERE id = 1`)).rows).toEqual([{ name: 'Ada' }]);
 
+  // Writes in SQL on this store too: an UPDATE (its row keeps its id), a DELETE, a compaction that changes no row.
+  const beforeWrites = (await c.snapshots()).at(-1)!.id;
+  await c.sql('UPDATE sales.customers SET tier = 1 WHERE id = 1');
+  await c.sql('DELETE FROM sales.customers WHERE id = 3');
+  const changed = await c.tableChanges('sales', 'customers', { from: beforeWrites + 1, to: beforeWrites + 2 });
+  expect(changed.rows.map((r) => [r.change_type, r.id])).toEqual([['update_preimage', 1n], ['update_postimage', 1n], ['delete', 3n]]);
+  expect(new Set(changed.rows.slice(0, 2).map((r) => r.rowid)).size).toBe(1);
+  const compacted = await c.compact('sales', 'customers');
+  expect((await c.tableChanges('sales', 'customers', { from: compacted.snapshot!, to: compacted.snapshot! })).rows).toEqual([]);
+  expect((await c.sql('SELECT id, full_name, tier FROM sales.customers ORDER BY id')).rows).toEqual([
+    { id: 1n, full_name: 'Ada', tier: 1 },
+    { id: 2n, full_name: 'Grace', tier: null },
+  ]);
+
   // A dropped table is readable in the past.
   await c.transaction((tx) => tx.dropTable('sales', 'customers'));
   await expectCode(c.sql('SELECT * FROM sales.customers'), 'NOT_FOUND');
