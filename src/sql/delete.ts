@@ -9,7 +9,7 @@ import { deleteFiles, FILE, POS, rewriteRows } from './rewrite.js';
 export function deleteRows(ctx: PlaneContext, r: Reader, text: string, plan: PlanNode, node: PlanNode, onProgress: SqlOptions['onProgress'], held: Held[]): Promise<SqlResult> {
   return rewriteRows(ctx, r, text, plan, node, onProgress, held, {
     verb: 'DELETE FROM',
-    keep: 'positions',
+    keep: () => [],
     files: async ({ s, target, table, scan, before }) => {
       const gone = s.name('__strata_gone');
       await s.run(`CREATE TABLE ${gone} AS SELECT ${FILE}, ${POS} FROM ${before} EXCEPT SELECT ${FILE}, ${POS} FROM ${s.name(target)}`);

@@ -71,7 +71,7 @@ export interface Rewritten {
   target: Named;
   table: TableInfo;
   scan: BoundScan;
-  /** The scratch table of the rows as they were: with every column (`keep: 'rows'`) or FILE and POS only. */
+  /** The scratch table of the rows as they were: FILE, POS and the columns `keep` named. */
   before: string;
 }
 
@@ -87,7 +87,12 @@ export async function rewriteRows(
   node: PlanNode,
   onProgress: SqlOptions['onProgress'],
   held: Held[],
-  how: { verb: string; keep: 'rows' | 'positions'; files: (w: Rewritten) => Promise<{ removed: DeleteFileSpec[]; added: WrittenSpec[] }> },
+  how: {
+    verb: string;
+    /** The columns whose old values `before` keeps, besides FILE and POS (an UPDATE's SET columns). */
+    keep: (table: TableInfo) => string[];
+    files: (w: Rewritten) => Promise<{ removed: DeleteFileSpec[]; added: WrittenSpec[] }>;
+  },
 ): Promise<SqlResult> {
   const info = node.table_info as Named;
   const target = { schema: info.schema, table: info.table };
@@ -96,7 +101,7 @@ export async function rewriteRows(
       await s.reading(ctx, r, target, tablesRead(plan), held);
       const { table, scan } = await targetRows(ctx, r, s, target, held);
       const before = s.name('__strata_before');
-      await s.run(`CREATE TABLE ${before} AS SELECT ${how.keep === 'rows' ? '*' : `${FILE}, ${POS}`} FROM ${s.name(target)}`);
+      await s.run(`CREATE TABLE ${before} AS SELECT ${[FILE, POS, ...how.keep(table)].join(', ')} FROM ${s.name(target)}`);
       await s.views(r);
       const result = await withProgress(c, onProgress, () => c.runAndReadAll(text));
       const { removed, added } = await how.files({ s, target, table, scan, before });

@@ -3,7 +3,9 @@
 // data file) and written anew with its old row id carried in the file (DuckLake's _ducklake_internal_row_id),
 // so the row keeps its identity across the update (decision 0012). One commit. A row set to the values it
 // had changes nothing.
+import { StrataError } from '../errors.js';
 import type { Reader } from '../read/reader.js';
+import type { TableInfo } from '../read/records.js';
 import type { Held } from './local-files.js';
 import type { PlanNode } from './mirror.js';
 import type { PlaneContext, SqlOptions, SqlResult } from './query.js';
@@ -17,15 +19,23 @@ const MiB = 2 ** 20;
 export function updateRows(ctx: PlaneContext, r: Reader, text: string, plan: PlanNode, node: PlanNode, onProgress: SqlOptions['onProgress'], held: Held[]): Promise<SqlResult> {
   return rewriteRows(ctx, r, text, plan, node, onProgress, held, {
     verb: 'UPDATE',
-    keep: 'rows',
+    // Only the columns the UPDATE sets can change (the plan names them by position): only they are compared.
+    keep: (table) => set(node, table),
     files: async ({ s, target, table, scan, before }) => {
       const columns = table.columns.map((col) => ident(col.name));
+      const compared = set(node, table);
       const changed = s.name('__strata_changed');
-      const row = (alias: string) => `(${columns.map((col) => `${alias}.${col}`).join(', ')})`;
+      const row = (alias: string) => `(${compared.map((col) => `${alias}.${col}`).join(', ')})`;
+      // An UPDATE changes rows in place: row i of the table is row i of its copy from before, so the two are
+      // joined by position, not hashed on (file, row). A row out of line would be a DuckDB we do not know: refused.
       await s.run(
-        `CREATE TABLE ${changed} AS SELECT a.* FROM ${s.name(target)} a JOIN ${before} b ON a.${FILE} = b.${FILE} AND a.${POS} = b.${POS} ` +
-          `WHERE ${columns.length === 1 ? `a.${columns[0]} IS DISTINCT FROM b.${columns[0]}` : `${row('a')} IS DISTINCT FROM ${row('b')}`}`,
+        `CREATE TABLE ${changed} AS SELECT a.*, a.${FILE} IS DISTINCT FROM b.${FILE} OR a.${POS} IS DISTINCT FROM b.${POS} AS __strata_misaligned ` +
+          `FROM ${s.name(target)} a POSITIONAL JOIN ${before} b ` +
+          `WHERE __strata_misaligned OR ${compared.length === 1 ? `a.${compared[0]} IS DISTINCT FROM b.${compared[0]}` : `${row('a')} IS DISTINCT FROM ${row('b')}`}`,
       );
+      if ((await s.count(`SELECT count(*) FROM ${changed} WHERE __strata_misaligned`)) > 0) {
+        throw new StrataError('INVALID_ARGUMENT', 'UPDATE moved rows of the scratch table out of their order; nothing was written (report this: DuckDB kept updates in place so far)');
+      }
       const removed = await deleteFiles(ctx, s, target, table, scan, changed);
       const added = await writeDataFiles(
         ctx,
@@ -37,4 +47,10 @@ export function updateRows(ctx: PlaneContext, r: Reader, text: string, plan: Pla
       return { removed, added };
     },
   });
+}
+
+/** The columns an UPDATE sets, quoted: its plan's `columns` are positions in the table's column order. */
+function set(node: PlanNode, table: TableInfo): string[] {
+  const ordered = [...table.columns].sort((a, b) => a.order - b.order);
+  return (node.columns as number[]).map((i) => ident(ordered[i]!.name));
 }
