@@ -3,6 +3,7 @@
 // bytes are frozen. `reader.snapshot` never moves.
 import type { CatalogId, ColumnId, FileId, SnapshotId } from '../../keys/ids.js';
 import { nestedType } from '../../keys/column-types.js';
+import type { ColumnRow } from '../../keys/columns.js';
 import type { ColumnStats } from '../../keys/file-column-stats.js';
 import { StrataError } from '../errors.js';
 import { listed, quote } from '../messages.js';
@@ -193,9 +194,10 @@ export class Reader {
 }
 
 /** The columns whose parent is `parent` (null: the table's own), in order, each nested one with its fields. */
-function columnTree(columns: readonly q.ColumnVersion[], parent: ColumnId | null): ColumnInfo[] {
+export function columnTree(columns: readonly { id: ColumnId; row: Omit<ColumnRow, 'end'> }[], parent: ColumnId | null = null): ColumnInfo[] {
   return columns
     .filter((c) => c.row.parentColumn === parent)
+    .sort((a, b) => a.row.order - b.row.order)
     .map((c) => {
       const info: ColumnInfo = { id: c.id, name: c.row.name, type: c.row.type, order: c.row.order, nullsAllowed: c.row.nullsAllowed, defaultValue: c.row.defaultValue };
       if (nestedType(c.row.type) !== undefined) info.children = columnTree(columns, c.id);

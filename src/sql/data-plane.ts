@@ -1,6 +1,7 @@
 // The catalog's SQL surface (DESIGN §8): SELECTs over any snapshot, INSERTs and loads, on one DuckDB instance and one
 // cache of fetched files per catalog.
 import * as path from 'node:path';
+import type { Transaction, TxSqlResult } from '../txn/transaction.js';
 import { compact, type CompactOptions, type CompactResult } from './compact.js';
 import { Engine } from './engine.js';
 import { load, type LoadOptions, type LoadResult } from './load.js';
@@ -8,7 +9,7 @@ import { LocalFiles } from './local-files.js';
 import { type ChangeBound, rowChangeBatches, rowChanges, type RowChangesContext } from './row-changes.js';
 import { write } from './write.js';
 import { Mirror } from './mirror.js';
-import { isSelect, select, selectBatches, type SqlOptions, type SqlResult } from './query.js';
+import { isSelect, type PlaneContext, select, selectBatches, type SqlOptions, type SqlResult } from './query.js';
 
 export type { ChangeBound, CompactOptions, CompactResult, LoadOptions, LoadResult, SqlOptions, SqlResult };
 
@@ -25,6 +26,24 @@ export class DataPlane {
 
   async sql(text: string, opts: SqlOptions | undefined): Promise<SqlResult> {
     return (await isSelect(this.ctx, text)) ? select(this.ctx, text, opts) : write(this.ctx, text, opts);
+  }
+
+  /**
+   * One statement inside transaction `tx` (tx.sql): reads without AT see the transaction's state, writes
+   * become its operations. Nothing commits here.
+   */
+  async inTransaction(tx: Transaction, text: string, opts: unknown): Promise<TxSqlResult> {
+    const ctx: PlaneContext = {
+      ...this.ctx,
+      pending: true,
+      reader: (selector) => (selector === undefined ? Promise.resolve(tx.reads()) : this.ctx.reader(selector)),
+      transaction: async (fn) => {
+        await fn(tx);
+        return { snapshot: null };
+      },
+    };
+    const r = (await isSelect(ctx, text)) ? await select(ctx, text, opts as SqlOptions) : await write(ctx, text, opts as SqlOptions);
+    return { rows: r.rows, columns: r.columns };
   }
 
   /** A SELECT's rows batch by batch; a write's one result, once it committed. */

@@ -4,7 +4,7 @@
 // (so DuckDB applies the column list, casts, defaults and NOT NULLs) and each table read as a view of its
 // files at the head; the rows it inserted are written and committed as data files of the target.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { Reader } from '../read/reader.js';
+import type { ReadState } from '../read/read-state.js';
 import { withProgress } from './engine.js';
 import type { Held } from './local-files.js';
 import { createTable, type Named, type PlanNode, tablesRead } from './mirror.js';
@@ -17,12 +17,12 @@ import { writeRows } from './write-files.js';
 const MiB = 2 ** 20;
 
 /** Runs an INSERT the mirror planned (`inserting` its LOGICAL_INSERT node): the new rows, one commit. */
-export async function insert(ctx: PlaneContext, r: Reader, text: string, plan: PlanNode, inserting: PlanNode, onProgress: SqlOptions['onProgress'], held: Held[]): Promise<SqlResult> {
+export async function insert(ctx: PlaneContext, r: ReadState, text: string, plan: PlanNode, inserting: PlanNode, onProgress: SqlOptions['onProgress'], held: Held[]): Promise<SqlResult> {
   const info = inserting.table_info as Named;
   return ctx.engine.withConnection((c) => insertInto(ctx, c, r, text, { schema: info.schema, table: info.table }, tablesRead(plan), onProgress, held));
 }
 
-async function insertInto(ctx: PlaneContext, c: DuckDBConnection, r: Reader, text: string, target: Named, read: Named[], onProgress: SqlOptions['onProgress'], held: Held[]): Promise<SqlResult> {
+async function insertInto(ctx: PlaneContext, c: DuckDBConnection, r: ReadState, text: string, target: Named, read: Named[], onProgress: SqlOptions['onProgress'], held: Held[]): Promise<SqlResult> {
   return Scratch.with(c, async (s) => {
     await s.reading(ctx, r, target, read, held);
     const table = await r.table(target.schema, target.table);

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { StrataError } from '../errors.js';
-import type { Reader } from '../read/reader.js';
+import type { ReadState } from '../read/read-state.js';
 import type { TableInfo } from '../read/records.js';
 import { duckType } from './duck-types.js';
 import { type Engine, run } from './engine.js';
@@ -55,7 +55,7 @@ export function createTable(qualified: string, info: TableInfo, extra: readonly 
 }
 
 /** Creates the catalog views of `r` on `c` whose SQL binds there; a view that does not is left out. */
-export async function createViews(c: DuckDBConnection, r: Reader, database: string): Promise<void> {
+export async function createViews(c: DuckDBConnection, r: ReadState, database: string): Promise<void> {
   const pending: string[] = [];
   for (const s of await r.schemas()) {
     for (const v of await r.views(s.name)) pending.push(`CREATE VIEW ${ident(database)}.${ident(s.name)}.${ident(v.name)} AS ${v.sql}`);
@@ -86,21 +86,32 @@ export class Mirror {
    * DuckDB's bound logical plan of `text` at the head `r`: one statement, else INVALID_ARGUMENT; a statement
    * that does not bind there (an unknown table, a wrong type) is INVALID_ARGUMENT with DuckDB's message.
    */
-  async plan(r: Reader, text: string): Promise<PlanNode> {
+  async plan(r: ReadState, text: string): Promise<PlanNode> {
     const database = await this.of(r);
+    const own = r.snapshot.schemaVersion === null;
     return this.engine.withConnection(async (c) => {
-      await run(() => c.run(`USE ${ident(database)}`));
-      const raw = (await run(() => c.runAndReadAll('SELECT json_serialize_plan($1::VARCHAR)', [text]))).getRows()[0]![0];
-      // Numbers past 2^53 (a BIGINT constant, DuckDB's "none" markers) travel as strings (statement.ts).
-      const parsed = JSON.parse(protectBig(String(raw))) as { error: boolean; error_message?: string; plans?: PlanNode[] };
-      if (parsed.error) throw new StrataError('INVALID_ARGUMENT', String(parsed.error_message));
-      if (parsed.plans!.length !== 1) throw new StrataError('INVALID_ARGUMENT', `sql() runs one statement at a time; got ${parsed.plans!.length}`);
-      return parsed.plans![0]!;
+      try {
+        return await this.planOn(c, database, text);
+      } finally {
+        if (own) await c.run(`USE memory; DETACH DATABASE IF EXISTS ${ident(database)}`).catch(() => undefined);
+      }
     });
   }
 
-  private of(r: Reader): Promise<string> {
+  private async planOn(c: DuckDBConnection, database: string, text: string): Promise<PlanNode> {
+    await run(() => c.run(`USE ${ident(database)}`));
+    const raw = (await run(() => c.runAndReadAll('SELECT json_serialize_plan($1::VARCHAR)', [text]))).getRows()[0]![0];
+    // Numbers past 2^53 (a BIGINT constant, DuckDB's "none" markers) travel as strings (statement.ts).
+    const parsed = JSON.parse(protectBig(String(raw))) as { error: boolean; error_message?: string; plans?: PlanNode[] };
+    if (parsed.error) throw new StrataError('INVALID_ARGUMENT', String(parsed.error_message));
+    if (parsed.plans!.length !== 1) throw new StrataError('INVALID_ARGUMENT', `sql() runs one statement at a time; got ${parsed.plans!.length}`);
+    return parsed.plans![0]!;
+  }
+
+  private of(r: ReadState): Promise<string> {
     const version = r.snapshot.schemaVersion;
+    // A transaction's own schema changes make a state no snapshot has: its mirror is its own, built each time.
+    if (version === null) return this.build(r);
     let p = this.built.get(version);
     if (p === undefined) {
       p = this.build(r);
@@ -116,8 +127,8 @@ export class Mirror {
     return p;
   }
 
-  private async build(r: Reader): Promise<string> {
-    const database = `strata_mirror_${r.snapshot.schemaVersion}_${randomBytes(4).toString('hex')}`;
+  private async build(r: ReadState): Promise<string> {
+    const database = `strata_mirror_${r.snapshot.schemaVersion ?? 'pending'}_${randomBytes(4).toString('hex')}`;
     return this.engine.withConnection(async (c) => {
       await run(() => c.run(`ATTACH ':memory:' AS ${ident(database)}`));
       const ddl: string[] = [];

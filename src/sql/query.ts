@@ -6,7 +6,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { FileId, SnapshotId } from '../../keys/ids.js';
 import { options } from '../arguments.js';
 import { StrataError } from '../errors.js';
-import type { Reader } from '../read/reader.js';
+import type { ReadState } from '../read/read-state.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import type { TransactionFn } from '../txn/prepared.js';
 import type { ObjectStore } from '../store/object-store.js';
@@ -37,10 +37,15 @@ export interface SqlResult {
 
 /** What the SQL layer needs of a catalog: readers, transactions, its store and data path, DuckDB, the local files. */
 export interface PlaneContext {
-  reader(selector?: SnapshotSelector): Promise<Reader>;
+  reader(selector?: SnapshotSelector): Promise<ReadState>;
   transaction(fn: TransactionFn, meta?: { message?: string; basedOn?: number; maintenance?: boolean }): Promise<{ snapshot: SnapshotId | null }>;
   /** Throws READ_ONLY unless this catalog may write: checked before a write puts anything in the store. */
   writable(): void;
+  /**
+   * Set when statements run inside a transaction (tx.sql): reader() without a selector is then the
+   * transaction's pending state, which a reference without AT reads, and transaction() adds to it.
+   */
+  pending?: boolean;
   store: ObjectStore;
   dataPath: string;
   engine: Engine;
@@ -120,6 +125,11 @@ async function bindScans(ctx: PlaneContext, c: DuckDBConnection, refs: readonly 
   const scans: string[] = [];
   for (const [i, ref] of refs.entries()) {
     // One snapshot for every reference without AT, resolved once: the statement reads one state.
+    // Inside a transaction, a reference without AT reads the transaction's own state.
+    if (ctx.pending === true && at === undefined && ref.at === undefined) {
+      scans.push(await binder.bind(ref, undefined, 0, `${PLACEHOLDER}${i}_`));
+      continue;
+    }
     if (ref.at === undefined) statementSnapshot ??= await snapshotOf(ctx, at);
     scans.push(await binder.bind(ref, ref.at ?? { snapshot: statementSnapshot! }, 0, `${PLACEHOLDER}${i}_`));
   }
@@ -142,17 +152,17 @@ class Binder {
    * The SELECT that reads `ref` at `selector`. `prefix` names the placeholders of a catalog view's own
    * references, should `ref` be one.
    */
-  async bind(ref: TableRef, selector: SnapshotSelector, depth: number, prefix: string): Promise<string> {
+  async bind(ref: TableRef, selector: SnapshotSelector | undefined, depth: number, prefix: string): Promise<string> {
     const r = await this.ctx.reader(selector);
     try {
       const at = r.snapshot.id;
       this.newest = this.newest === null ? at : (Math.max(this.newest, at) as SnapshotId);
       // A reference with its own filter gets its own scan (its files may be fewer); others share one.
-      const key = JSON.stringify([ref.schema, ref.table, at, ref.filter === undefined ? null : prefix]);
+      const key = JSON.stringify([ref.schema, ref.table, selector === undefined ? 'pending' : at, ref.filter === undefined ? null : prefix]);
       let scan = this.scans.get(key);
       if (scan === undefined) {
         const view = await r.viewNamed(ref.schema, ref.table);
-        scan = view === undefined ? (await scanAt(this.ctx, r, ref, this.held, this.files)).sql : await this.expand(view.sql, ref, at, depth, prefix);
+        scan = view === undefined ? (await scanAt(this.ctx, r, ref, this.held, this.files)).sql : await this.expand(view.sql, ref, selector === undefined ? undefined : { snapshot: at }, depth, prefix);
         this.scans.set(key, scan);
       }
       return scan;
@@ -161,14 +171,14 @@ class Binder {
     }
   }
 
-  private async expand(sql: string, ref: TableRef, at: SnapshotId, depth: number, prefix: string): Promise<string> {
+  private async expand(sql: string, ref: TableRef, selector: SnapshotSelector | undefined, depth: number, prefix: string): Promise<string> {
     if (depth >= MAX_VIEW_DEPTH) {
       throw new StrataError('INVALID_ARGUMENT', `view ${ref.schema}.${ref.table} expands past ${MAX_VIEW_DEPTH} levels of views; does it refer to itself?`);
     }
     const inner = await prepare(sql, prefix, (q, arg) => scalar(this.c, q, arg));
     if (inner.kind !== 'select') throw new StrataError('INVALID_ARGUMENT', `view ${ref.schema}.${ref.table} is not a SELECT; a view reads, it cannot write`);
     const scans: string[] = [];
-    for (const [i, r] of inner.refs.entries()) scans.push(await this.bind(r, r.at ?? { snapshot: at }, depth + 1, `${prefix}${i}_`));
+    for (const [i, r] of inner.refs.entries()) scans.push(await this.bind(r, r.at ?? selector, depth + 1, `${prefix}${i}_`));
     return inline(inner.text, prefix, scans);
   }
 }
@@ -199,7 +209,7 @@ export interface BoundScan {
  */
 export async function scanAt(
   ctx: PlaneContext,
-  r: Reader,
+  r: ReadState,
   ref: TableRef,
   held: Held[],
   count: { listed: number; skipped: number },

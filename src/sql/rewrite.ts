@@ -10,7 +10,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { FileId } from '../../keys/ids.js';
-import type { Reader } from '../read/reader.js';
+import type { ReadState } from '../read/read-state.js';
 import type { TableInfo } from '../read/records.js';
 import { run, withProgress } from './engine.js';
 import type { Held } from './local-files.js';
@@ -32,7 +32,7 @@ export interface DeleteFileSpec {
 }
 
 /** The target's live rows at `r`'s snapshot as a scratch table, each with its file, row number and row id. */
-async function targetRows(ctx: PlaneContext, r: Reader, s: Scratch, target: Named, held: Held[]): Promise<{ table: TableInfo; scan: BoundScan }> {
+async function targetRows(ctx: PlaneContext, r: ReadState, s: Scratch, target: Named, held: Held[]): Promise<{ table: TableInfo; scan: BoundScan }> {
   const table = await r.table(target.schema, target.table);
   const scan = await scanAt(ctx, r, { ...target, at: undefined, filter: undefined }, held, s.files, true);
   await s.run(createTable(s.name(target), table, [`${FILE} VARCHAR`, `${POS} BIGINT`, `${ROWID} BIGINT`]));
@@ -81,7 +81,7 @@ export interface Rewritten {
  */
 export async function rewriteRows(
   ctx: PlaneContext,
-  r: Reader,
+  r: ReadState,
   text: string,
   plan: PlanNode,
   node: PlanNode,

@@ -25,6 +25,8 @@ import { exactValues } from './values.js';
 export type ChangeBound = number | Date | string | { tag: string };
 
 export interface RowChangesContext extends PlaneContext {
+  /** Readers at committed snapshots: a change's snapshot is one (its maintenance flag included). */
+  reader(selector?: SnapshotSelector): Promise<Reader>;
   changes(schema: string, table: string, range: { from: number; to: number }): Promise<TableChanges>;
 }
 

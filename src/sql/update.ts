@@ -4,7 +4,7 @@
 // so the row keeps its identity across the update (decision 0012). One commit. A row set to the values it
 // had changes nothing.
 import { StrataError } from '../errors.js';
-import type { Reader } from '../read/reader.js';
+import type { ReadState } from '../read/read-state.js';
 import type { TableInfo } from '../read/records.js';
 import type { Held } from './local-files.js';
 import type { PlanNode } from './mirror.js';
@@ -16,7 +16,7 @@ import { writeDataFiles } from './write-files.js';
 
 const MiB = 2 ** 20;
 
-export function updateRows(ctx: PlaneContext, r: Reader, text: string, plan: PlanNode, node: PlanNode, onProgress: SqlOptions['onProgress'], held: Held[]): Promise<SqlResult> {
+export function updateRows(ctx: PlaneContext, r: ReadState, text: string, plan: PlanNode, node: PlanNode, onProgress: SqlOptions['onProgress'], held: Held[]): Promise<SqlResult> {
   return rewriteRows(ctx, r, text, plan, node, onProgress, held, {
     verb: 'UPDATE',
     // Only the columns the UPDATE sets can change (the plan names them by position): only they are compared.

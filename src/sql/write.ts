@@ -3,7 +3,7 @@
 // (ddl.ts), each one commit; anything else is refused naming what runs.
 import { options } from '../arguments.js';
 import { StrataError } from '../errors.js';
-import type { Reader } from '../read/reader.js';
+import type { ReadState } from '../read/read-state.js';
 import { ddlOperations, runDdl } from './ddl.js';
 import { deleteRows } from './delete.js';
 import { scalar } from './engine.js';
@@ -42,7 +42,7 @@ export async function write(ctx: PlaneContext, text: string, given: SqlOptions |
 }
 
 /** DuckDB's binder errors over the mirror, said in the catalog's terms where DuckDB's would mislead. */
-async function planError(e: unknown, r: Reader): Promise<unknown> {
+async function planError(e: unknown, r: ReadState): Promise<unknown> {
   if (!(e instanceof StrataError)) return e;
   if (/does not support time travel/.test(e.message)) {
     return invalid("a statement that writes reads its rows at the head: AT (VERSION | TIMESTAMP) on the tables it reads is not supported; SELECT the old rows with catalog.sql and load them");

@@ -6,13 +6,13 @@
 // leaves the transaction exactly as it was and the caller may catch the error and go on.
 import { randomUUID } from 'node:crypto';
 import { type CatalogId, type ColumnId, columnId, type FileId, type SnapshotId } from '../../keys/ids.js';
-import { CHILD_NAMES, isWidening, nestedType, wideningsOf } from '../../keys/column-types.js';
-import type { ColumnRow } from '../../keys/columns.js';
+import { isWidening, nestedType, wideningsOf } from '../../keys/column-types.js';
 import type { ColumnStats } from '../../keys/file-column-stats.js';
 import { StrataError } from '../errors.js';
 import { listed, quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
-import type { Row } from './change.js';
+import { type ColumnSpec, columnTree, placed } from './column-specs.js';
+import { PendingReads } from './pending-reads.js';
 import { alreadyExists, descendants, invalid, notFound, type OpName, PendingCatalog, type PendingState, type RecordedOp, topLevel } from './pending.js';
 import { restoreCatalog, restoreTable } from './restore.js';
 import type { IdSource } from './ids.js';
@@ -30,29 +30,7 @@ import {
   shown,
 } from '../arguments.js';
 
-export interface ColumnSpec {
-  name: string;
-  /** A primitive type, decimal(P,S), or struct, list or map with `children`. */
-  type: string;
-  /** Default true. */
-  nullable?: boolean;
-  /** A default value expression, as text. */
-  default?: string | null;
-  /** A nested column's fields: a struct's (any names), a list's `element`, a map's `key` and `value`. */
-  children?: ColumnSpec[];
-}
-
-/** A column as a transaction checked it, with its fields' columns should it be nested. */
-interface ColumnTree {
-  row: Row<ColumnRow>;
-  children: ColumnTree[];
-}
-
-/** The rows of a checked column and its fields, depth first, each given the next id. */
-function placed(tree: ColumnTree, nextId: () => ColumnId, parent: ColumnId | null): [ColumnId, Row<ColumnRow>][] {
-  const id = nextId();
-  return [[id, { ...tree.row, parentColumn: parent }], ...tree.children.flatMap((child) => placed(child, nextId, id))];
-}
+export type { ColumnSpec };
 
 export interface DataFileSpec {
   /** Relative to the catalog's data path. */
@@ -92,6 +70,14 @@ export interface TxnContext {
   maxPathBytes: number;
   /** The snapshot the transaction's writes were worked out at (CommitMeta.basedOn), when older than its base. */
   basedOn?: SnapshotId;
+  /** What runs tx.sql: the SQL layer, given by the catalog (this layer knows no SQL). */
+  sql?: (tx: Transaction, text: string, opts: unknown) => Promise<TxSqlResult>;
+}
+
+/** A statement's result inside a transaction: its rows and columns (nothing is committed until the transaction is). */
+export interface TxSqlResult {
+  rows: Record<string, unknown>[];
+  columns: { name: string; type: string }[];
 }
 
 export class Transaction {
@@ -104,10 +90,26 @@ export class Transaction {
   constructor(
     view: ReadView,
     base: SnapshotId,
-    counters: { nextCatalogId: CatalogId; nextFileId: FileId },
+    private readonly counters: { nextCatalogId: CatalogId; nextFileId: FileId; schemaVersion?: number },
     private readonly ctx: TxnContext,
   ) {
     this.p = new PendingCatalog(view, base, counters, ctx.ids, ctx.basedOn);
+  }
+
+  /**
+   * Runs one SQL statement in this transaction (DESIGN §8): it reads what the transaction sees so far — its
+   * base snapshot and the changes made before it, by SQL or by the calls below — and what it writes becomes
+   * this transaction's operations, committed with the rest or not at all. Await each statement before the
+   * next; a SELECT's table without AT reads the transaction's state too.
+   */
+  sql(text: string, opts?: unknown): Promise<TxSqlResult> {
+    if (this.ctx.sql === undefined) return Promise.reject(invalid('this transaction has no SQL engine: run it through catalog.transaction'));
+    return this.ctx.sql(this, text, opts);
+  }
+
+  /** What this transaction sees so far, read as a reader reads a snapshot (each read after the operations issued). */
+  reads(): PendingReads {
+    return new PendingReads(this.p, () => this.queue.then(() => undefined), this.counters.schemaVersion ?? 0);
   }
 
   /** The snapshot this transaction builds on: the newest one in its read view. */
@@ -157,7 +159,7 @@ export class Transaction {
       if (!Array.isArray(columns) || columns.length === 0) {
         throw invalid(`table ${quote(schema, name)} needs at least one column, got ${JSON.stringify(columns)}`);
       }
-      const trees = columns.map((c, i) => this.columnTree(c, i + 1));
+      const trees = columns.map((c, i) => columnTree(c, i + 1));
       const seen = new Set<string>();
       for (const { row } of trees) {
         if (seen.has(row.name)) throw invalid(`table ${quote(schema, name)} names column ${quote(row.name)} twice`);
@@ -203,7 +205,7 @@ export class Transaction {
       const t = await this.p.requireTable(schema, table);
       const cols = await this.p.loadColumns(t.id);
       const live = topLevel(cols);
-      const tree = this.columnTree(column, Math.max(0, ...live.map(([, c]) => c.next!.order)) + 1);
+      const tree = columnTree(column, Math.max(0, ...live.map(([, c]) => c.next!.order)) + 1);
       if (live.some(([, c]) => c.next!.name === tree.row.name)) {
         throw alreadyExists(`column ${quote(tree.row.name)} already exists in table ${quote(schema, table)}`);
       }
@@ -463,29 +465,4 @@ export class Transaction {
     return promise;
   }
 
-  private columnTree(c: ColumnSpec, order: number): ColumnTree {
-    required('a column', '{ name, type }', c);
-    options('a column', c, ['name', 'type', 'nullable', 'default', 'children']);
-    const name = checkName('column name', c.name);
-    if (c.nullable !== undefined && typeof c.nullable !== 'boolean') {
-      throw invalid(`nullable of column ${quote(name)} must be a boolean`);
-    }
-    const nested = typeof c.type === 'string' ? nestedType(c.type) : undefined;
-    const row = { name, order, nullsAllowed: c.nullable ?? true, parentColumn: null };
-    if (nested === undefined) {
-      if (c.children !== undefined) throw invalid(`column ${quote(name)} is ${shown(c.type)}, which has no children; only struct, list and map do`);
-      return { row: { ...row, type: checkColumnType(`type of column ${quote(name)}`, c.type), defaultValue: checkOptionalText(`default of column ${quote(name)}`, c.default) }, children: [] };
-    }
-    const names = CHILD_NAMES[nested];
-    const shape = names === undefined ? 'its fields, [{ name, type }, …]' : names.map((n) => `{ name: '${n}', type }`).join(', ');
-    if (!Array.isArray(c.children) || c.children.length === 0) throw invalid(`column ${quote(name)} is a ${nested}: give children: [${shape}]`);
-    if (c.default !== undefined && c.default !== null) throw invalid(`column ${quote(name)} is a ${nested}, which takes no default`);
-    const children = c.children.map((child, i) => this.columnTree(child, i + 1));
-    const got = children.map((k) => k.row.name);
-    if (names !== undefined && (got.length !== names.length || got.some((n, i) => n !== names[i]))) {
-      throw invalid(`column ${quote(name)} is a ${nested}, whose children are [${shape}]; got ${got.map((n) => quote(n)).join(', ')}`);
-    }
-    if (new Set(got).size !== got.length) throw invalid(`struct column ${quote(name)} names a field twice: ${got.map((n) => quote(n)).join(', ')}`);
-    return { row: { ...row, type: nested, defaultValue: null }, children };
-  }
 }

@@ -1,0 +1,60 @@
+// A column as a caller gives it (ColumnSpec) checked into the rows a transaction writes: its type, its
+// NULL rule and default, and for a nested column (struct, list, map) its fields' columns, depth first.
+import { CHILD_NAMES, nestedType } from '../../keys/column-types.js';
+import type { ColumnRow } from '../../keys/columns.js';
+import type { ColumnId } from '../../keys/ids.js';
+import { checkColumnType, checkName, checkOptionalText, options, required, shown } from '../arguments.js';
+import { quote } from '../messages.js';
+import type { Row } from './change.js';
+import { invalid } from './pending.js';
+
+export interface ColumnSpec {
+  name: string;
+  /** A primitive type, decimal(P,S), or struct, list or map with `children`. */
+  type: string;
+  /** Default true. */
+  nullable?: boolean;
+  /** A default value expression, as text. */
+  default?: string | null;
+  /** A nested column's fields: a struct's (any names), a list's `element`, a map's `key` and `value`. */
+  children?: ColumnSpec[];
+}
+
+/** A column as a transaction checked it, with its fields' columns should it be nested. */
+export interface ColumnTree {
+  row: Row<ColumnRow>;
+  children: ColumnTree[];
+}
+
+/** The rows of a checked column and its fields, depth first, each given the next id. */
+export function placed(tree: ColumnTree, nextId: () => ColumnId, parent: ColumnId | null): [ColumnId, Row<ColumnRow>][] {
+  const id = nextId();
+  return [[id, { ...tree.row, parentColumn: parent }], ...tree.children.flatMap((child) => placed(child, nextId, id))];
+}
+
+/** A column spec checked: its row at position `order`, and its fields' should it be nested. */
+export function columnTree(c: ColumnSpec, order: number): ColumnTree {
+  required('a column', '{ name, type }', c);
+  options('a column', c, ['name', 'type', 'nullable', 'default', 'children']);
+  const name = checkName('column name', c.name);
+  if (c.nullable !== undefined && typeof c.nullable !== 'boolean') {
+    throw invalid(`nullable of column ${quote(name)} must be a boolean`);
+  }
+  const nested = typeof c.type === 'string' ? nestedType(c.type) : undefined;
+  const row = { name, order, nullsAllowed: c.nullable ?? true, parentColumn: null };
+  if (nested === undefined) {
+    if (c.children !== undefined) throw invalid(`column ${quote(name)} is ${shown(c.type)}, which has no children; only struct, list and map do`);
+    return { row: { ...row, type: checkColumnType(`type of column ${quote(name)}`, c.type), defaultValue: checkOptionalText(`default of column ${quote(name)}`, c.default) }, children: [] };
+  }
+  const names = CHILD_NAMES[nested];
+  const shape = names === undefined ? 'its fields, [{ name, type }, …]' : names.map((n) => `{ name: '${n}', type }`).join(', ');
+  if (!Array.isArray(c.children) || c.children.length === 0) throw invalid(`column ${quote(name)} is a ${nested}: give children: [${shape}]`);
+  if (c.default !== undefined && c.default !== null) throw invalid(`column ${quote(name)} is a ${nested}, which takes no default`);
+  const children = c.children.map((child, i) => columnTree(child, i + 1));
+  const got = children.map((k) => k.row.name);
+  if (names !== undefined && (got.length !== names.length || got.some((n, i) => n !== names[i]))) {
+    throw invalid(`column ${quote(name)} is a ${nested}, whose children are [${shape}]; got ${got.map((n) => quote(n)).join(', ')}`);
+  }
+  if (new Set(got).size !== got.length) throw invalid(`struct column ${quote(name)} names a field twice: ${got.map((n) => quote(n)).join(', ')}`);
+  return { row: { ...row, type: nested, defaultValue: null }, children };
+}

@@ -1,0 +1,118 @@
+// What a transaction sees so far — its base snapshot with its own changes on top — read the way a Reader
+// reads a snapshot: schemas, tables and views by name, a table's columns, data files, delete files and their
+// statistics. An engine running several statements in one transaction (SQL's tx.sql) reads here, so each
+// statement sees what the ones before it did. Every read waits for the operations already issued.
+import type { ColumnStats } from '../../keys/file-column-stats.js';
+import type { CatalogId, FileId, SnapshotId } from '../../keys/ids.js';
+import * as q from '../read/catalog-queries.js';
+import { dataFileInfo, deleteFileInfo } from '../read/file-listing.js';
+import { columnTree } from '../read/reader.js';
+import type { ReadState } from '../read/read-state.js';
+import type { DataFileInfo, DeleteFileInfo, SchemaInfo, TableInfo, TableSummary, ViewInfo } from '../read/records.js';
+import { classify } from './change.js';
+import type { PendingCatalog } from './pending.js';
+
+export class PendingReads implements ReadState {
+  constructor(
+    private readonly p: PendingCatalog,
+    /** Resolves once the operations issued so far have run. */
+    private readonly settled: () => Promise<void>,
+    private readonly schemaVersion: number,
+  ) {}
+
+  /**
+   * The base snapshot's id, and a schema version: the base's while the transaction changed no schema,
+   * table, view or column, else null (a state no committed snapshot has).
+   */
+  get snapshot(): { id: SnapshotId; schemaVersion: number | null } {
+    const ddl =
+      [this.p.schemas, this.p.tables, this.p.views].some((m) => [...(m as Map<CatalogId, Parameters<typeof classify>[0]>).values()].some((c) => classify(c) !== 'none')) ||
+      [...this.p.columns.values()].some((cols) => [...cols.changes.values()].some((c) => classify(c) !== 'none'));
+    return { id: this.p.base, schemaVersion: ddl ? null : this.schemaVersion };
+  }
+
+  async schemas(): Promise<SchemaInfo[]> {
+    await this.settled();
+    const out: SchemaInfo[] = [];
+    for await (const v of q.schemasAt(this.p.view, this.p.base)) {
+      const next = (await this.p.loadSchema(v.id)).next;
+      if (next) out.push({ id: v.id, name: next.name });
+    }
+    for (const [id, c] of this.p.schemas) if (c.base === undefined && c.next) out.push({ id, name: c.next.name });
+    return out.sort((a, b) => (a.name < b.name ? -1 : 1));
+  }
+
+  async tables(schema: string): Promise<TableSummary[]> {
+    return (await this.relations(schema, 'table')).map(({ id, name }) => ({ id, name }));
+  }
+
+  async views(schema: string): Promise<ViewInfo[]> {
+    const out: ViewInfo[] = [];
+    for (const { id } of await this.relations(schema, 'view')) {
+      const v = (await this.p.loadView(id)).next!;
+      out.push({ id, name: v.name, schemaId: v.schemaId, dialect: v.dialect, sql: v.sql });
+    }
+    return out;
+  }
+
+  async viewNamed(schema: string, name: string): Promise<ViewInfo | undefined> {
+    await this.settled();
+    const rel = await this.p.relation(await this.p.requireSchema(schema), name);
+    if (rel?.kind !== 'view') return undefined;
+    const v = (await this.p.loadView(rel.id)).next!;
+    return { id: rel.id, name: v.name, schemaId: v.schemaId, dialect: v.dialect, sql: v.sql };
+  }
+
+  async table(schema: string, name: string): Promise<TableInfo> {
+    await this.settled();
+    const t = await this.p.requireTable(schema, name);
+    const row = t.change.next!;
+    const cols = await this.p.loadColumns(t.id);
+    const live = [...cols.changes].filter(([, c]) => c.next !== null).map(([id, c]) => ({ id, row: c.next! }));
+    return { id: t.id, name: row.name, schemaId: row.schemaId, uuid: row.uuid, beginSnapshot: t.change.base?.begin ?? this.p.base, columns: columnTree(live) };
+  }
+
+  async dataFiles(schema: string, table: string): Promise<DataFileInfo[]> {
+    await this.settled();
+    const t = await this.p.requireTable(schema, table);
+    await this.p.loadDataFiles(t.id);
+    const out: DataFileInfo[] = [];
+    for (const [id, c] of this.p.dataFiles) {
+      if (c.tableId === t.id && c.next !== null) out.push(dataFileInfo(id, c.base?.begin ?? this.p.base, { ...c.next, end: null }, this.p.base));
+    }
+    return out.sort((a, b) => a.id - b.id);
+  }
+
+  async deleteFiles(schema: string, table: string): Promise<DeleteFileInfo[]> {
+    await this.settled();
+    const t = await this.p.requireTable(schema, table);
+    await this.p.loadDeleteFiles(t.id);
+    const out: DeleteFileInfo[] = [];
+    for (const [id, c] of this.p.deleteFiles) {
+      if (c.tableId === t.id && c.next !== null && !c.endsAtCommit) out.push(deleteFileInfo(id, c.base?.begin ?? this.p.base, { ...c.next, end: null }, this.p.base));
+    }
+    return out.sort((a, b) => a.id - b.id);
+  }
+
+  /** Statistics of files registered by this transaction as it was given them, of the others as committed. */
+  async columnStats(schema: string, table: string, files: readonly DataFileInfo[]): Promise<Map<FileId, ColumnStats[]>> {
+    await this.settled();
+    const t = await this.p.requireTable(schema, table);
+    const committed = files.filter((f) => this.p.dataFiles.get(f.id)?.base !== undefined);
+    const out = await q.fileColumnStats(this.p.view, t.id, committed.map((f) => ({ id: f.id, begin: f.beginSnapshot })));
+    for (const f of files) {
+      const pending = this.p.fileStats.get(f.id);
+      if (pending !== undefined) out.set(f.id, pending);
+    }
+    return out;
+  }
+
+  /** Nothing to release: the transaction's own view is. */
+  async close(): Promise<void> {}
+
+  private async relations(schema: string, kind: 'table' | 'view'): Promise<{ id: CatalogId; name: string }[]> {
+    await this.settled();
+    const rels = await this.p.relations(await this.p.requireSchema(schema));
+    return [...rels].filter(([, r]) => r.kind === kind).map(([name, r]) => ({ id: r.id, name }));
+  }
+}
