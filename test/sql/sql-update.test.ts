@@ -67,6 +67,13 @@ describe('UPDATE through catalog.sql', () => {
     const streamed: unknown[] = [];
     for await (const b of c.tableChangesBatches('main', 'customers', { from: 0, to: now })) streamed.push(...b.rows);
     expect(streamed.length).toBe(4 + 2 + 4); // four inserts, then the two updates' pairs and the insert and delete above
+    // A compaction then: nothing over it row by row, and every row keeps its id.
+    const idsBeforeCompaction = await rowIds(c, dir, 'customers');
+    const compacted = await c.compact('main', 'customers');
+    expect(compacted.snapshot).not.toBeNull();
+    expect((await c.tableChanges('main', 'customers', { from: compacted.snapshot!, to: compacted.snapshot! })).rows).toEqual([]);
+    expect(await rowIds(c, dir, 'customers')).toEqual(idsBeforeCompaction);
+    expect((await c.tableChanges('main', 'customers', { from: decided + 1, to: compacted.snapshot! })).rows).toEqual(changes.rows);
     // Setting a row to what it was changes nothing and commits nothing; NOT NULL holds; the past is as it was.
     const at = (await c.snapshots()).at(-1)!.id;
     await c.sql('UPDATE customers SET city = city');
