@@ -1,6 +1,6 @@
-// The demo plays the engine: it writes real Parquet with DuckDB — data files with field ids equal to the
-// table's column ids (as catalog.load does), positional delete files as DuckLake writes them (file_path,
-// pos) — and puts them into the store where the catalog will name them.
+// The demo plays an engine that writes its own files: real Parquet written with DuckDB, with field ids equal
+// to the table's column ids (as catalog.load and INSERT do), put into the store at the paths it chooses,
+// so that several files go into one commit with the demo's own authors and messages.
 import { randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -28,12 +28,6 @@ export class DemoEngine {
     const ids = columns.map((c) => `"${c.name}": ${c.id}`).join(', ');
     const { rows, bytes, footer } = await this.write(relative, select, `, FIELD_IDS {${ids}}`);
     return { path: relative, recordCount: rows, fileSizeBytes: bytes, footerSize: footer };
-  }
-
-  /** A positional delete file for rows `positions` (a SELECT of pos) of data file `dataFile`. */
-  async deleteFile(dataFile: string, relative: string, positions: string) {
-    const { rows, bytes } = await this.write(relative, `SELECT '${dataFile}' AS file_path, pos::BIGINT AS pos FROM (${positions})`, '');
-    return { path: relative, deleteCount: rows, fileSizeBytes: bytes };
   }
 
   close(): void {

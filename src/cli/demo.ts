@@ -95,16 +95,11 @@ export async function runDemo(dir: string, print: (s: string) => void): Promise<
       author: 'dba',
       message: 'link orders to customers',
     });
-    const beforeDelete = await catalog.reader();
-    const [januaryFile] = await beforeDelete.dataFiles('sales', 'order_history');
-    await beforeDelete.close();
-    const erased = await engine.deleteFile(januaryFile!.path, 'sales/order_history/2026-01-deletes.parquet', 'SELECT i * 31 AS pos FROM range(35) t(i)');
-    await catalog.transaction(
-      async (tx) => {
-        await tx.addDeleteFile('sales', 'order_history', { dataFileId: januaryFile!.id, ...erased });
-      },
-      { author: 'gdpr-job', message: 'erase 35 orders on request' },
-    );
+    // A GDPR request erases 35 January orders: a DELETE in SQL (DuckDB writes the positional delete file), one commit.
+    await catalog.transaction((tx) => tx.sql('DELETE FROM sales.order_history WHERE id IN (SELECT 1 + i * 31 FROM range(35) t(i))'), {
+      author: 'gdpr-job',
+      message: 'erase 35 orders on request',
+    });
     const dropped = await catalog.transaction((tx) => tx.dropTable('sales', 'customers'), {
       author: 'dba',
       message: 'customers move to the CRM lake',
