@@ -16,7 +16,9 @@ import { run, withProgress } from './engine.js';
 import type { Held } from './local-files.js';
 import { createTable, type Named, type PlanNode, tablesRead } from './mirror.js';
 import { type BoundScan, columnsOf, type PlaneContext, scanAt, type SqlOptions, type SqlResult } from './query.js';
+import { targetFilter } from './plan-filter.js';
 import { Scratch } from './scratch.js';
+import type { TableRef } from './statement.js';
 import { ident, literal } from './sql-text.js';
 import { POSITION } from './table-scan.js';
 import { exactValues } from './values.js';
@@ -32,9 +34,10 @@ export interface DeleteFileSpec {
 }
 
 /** The target's live rows at `r`'s snapshot as a scratch table, each with its file, row number and row id. */
-async function targetRows(ctx: PlaneContext, r: ReadState, s: Scratch, target: Named, held: Held[]): Promise<{ table: TableInfo; scan: BoundScan }> {
+async function targetRows(ctx: PlaneContext, r: ReadState, s: Scratch, target: Named, held: Held[], filter: TableRef['filter']): Promise<{ table: TableInfo; scan: BoundScan }> {
   const table = await r.table(target.schema, target.table);
-  const scan = await scanAt(ctx, r, { ...target, at: undefined, filter: undefined }, held, s.files, true);
+  // Only the files the statement's WHERE may touch: the others' rows cannot go or change.
+  const scan = await scanAt(ctx, r, { ...target, at: undefined, filter }, held, s.files, true);
   await s.run(createTable(s.name(target), table, [`${FILE} VARCHAR`, `${POS} BIGINT`, `${ROWID} BIGINT`]));
   await s.run(`INSERT INTO ${s.name(target)} ${scan.sql}`);
   return { table, scan };
@@ -99,7 +102,7 @@ export async function rewriteRows(
   return ctx.engine.withConnection((c) =>
     Scratch.with(c, async (s) => {
       await s.reading(ctx, r, target, tablesRead(plan), held);
-      const { table, scan } = await targetRows(ctx, r, s, target, held);
+      const { table, scan } = await targetRows(ctx, r, s, target, held, targetFilter(plan, node, target));
       const before = s.name('__strata_before');
       await s.run(`CREATE TABLE ${before} AS SELECT ${[FILE, POS, ...how.keep(table)].join(', ')} FROM ${s.name(target)}`);
       await s.views(r);
