@@ -18,7 +18,7 @@ export interface WriteSizes {
   runs: number;
 }
 
-type Op = 'update' | 'compact' | 'update-floor' | 'compact-floor';
+type Op = 'update' | 'update-range' | 'compact' | 'update-floor' | 'update-range-floor' | 'compact-floor';
 interface Result {
   ms: number;
   rssAfterOpen: number;
@@ -63,10 +63,10 @@ export async function writesBench(z: WriteSizes, out: (s?: string) => void): Pro
   try {
     await build(path.join(base, 'built'), z);
     for (let run = 0; run < z.runs; run++) {
-      for (const op of ['update', 'update-floor', 'compact', 'compact-floor'] as Op[]) {
+      for (const op of ['update', 'update-floor', 'update-range', 'update-range-floor', 'compact', 'compact-floor'] as Op[]) {
         const dir = path.join(base, `run-${run}-${op}`);
         await cp(path.join(base, 'built'), dir, { recursive: true });
-        const r = JSON.parse(await runScript(new URL('./writes-child.ts', import.meta.url), [op, dir])) as Result;
+        const r = JSON.parse(await runScript(new URL('./writes-child.ts', import.meta.url), [op, dir, String(z.rows)])) as Result;
         results.set(op, [...(results.get(op) ?? []), r]);
         await rm(dir, { recursive: true, force: true });
       }
@@ -81,9 +81,11 @@ export async function writesBench(z: WriteSizes, out: (s?: string) => void): Pro
   out('\n### sql writes: UPDATE of 1% of a table, compaction of many small files\n');
   out(
     `UPDATE main.big SET v = v + 1 WHERE id % 100 = 0 on a table of ${n(z.rows)} rows in ${z.files} files (written by INSERT … SELECT), ` +
-      `${n(z.rows / 100)} rows changed: a delete file per data file and one file of the new rows carrying their row ids, one commit. ` +
+      `${n(z.rows / 100)} rows changed: a delete file per data file and one file of the new rows carrying their row ids, one commit; ` +
+      `and WHERE id BETWEEN ${n(z.rows / 2)} AND ${n(z.rows / 2 + z.rows / 1000 - 1)}, ${n(z.rows / 1000)} rows of one file, which file skipping narrows the statement to. ` +
       `catalog.compact of a table of ${n(z.small)} files of 100 rows each (one commit of them): one file, their row ids carried, one ` +
-      'maintenance commit. Each operation runs in a fresh process on a fresh copy of the built catalog (directory store, durability relaxed); ' +
+      'maintenance commit. Each operation runs in a fresh process on a fresh copy of the built catalog (directory store, durability relaxed), ' +
+      'its DuckDB instance (and the catalog\'s mirror of the head) made before the clock starts; ' +
       'peak RSS is that process\'s (maxRSS, the open and DuckDB included), RSS after open just before the operation. The floor is DuckDB ' +
       'alone, in such a process, doing the physical work on the same files: for the UPDATE, reading them to write the changed rows and their ' +
       `(file, position) pairs as two Parquet files; for compaction, reading every file into one. Median of ${z.runs} run(s); ` +
@@ -93,6 +95,7 @@ export async function writesBench(z: WriteSizes, out: (s?: string) => void): Pro
   out('| --- | --- | ---: | ---: | ---: | ---: |');
   for (const [label, op, floor] of [
     [`UPDATE 1% of ${n(z.rows)} rows`, 'update', 'update-floor'],
+    [`UPDATE ${n(z.rows / 1000)} rows of one file (id range)`, 'update-range', 'update-range-floor'],
     [`compact ${n(z.small)} small files`, 'compact', 'compact-floor'],
   ] as const) {
     const [a, b] = [mid(op), mid(floor)];

@@ -1,5 +1,5 @@
 // One SQL write in its own process, on a copy of a catalog an earlier process built, so that its peak RSS is
-// this operation's (and the open's) alone. Usage: writes-child.ts <update|compact|update-floor|compact-floor> <dir>
+// this operation's (and the open's) alone. Usage: writes-child.ts <update|update-range|compact|…-floor> <dir> <rows of main.big>
 // Prints one JSON line: ms, RSS after open, peak RSS (bytes). The floors are DuckDB alone doing the same
 // physical work on the same files: reading them and writing the new rows and the positions (UPDATE), or
 // reading them and writing one file (compaction).
@@ -7,26 +7,33 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { Catalog } from '../../src/index.js';
 import { OPEN } from './build.js';
 
-const [op, dir] = process.argv.slice(2) as ['update' | 'compact' | 'update-floor' | 'compact-floor', string];
+const [op, dir, rows] = process.argv.slice(2) as ['update' | 'update-range' | 'compact' | 'update-floor' | 'update-range-floor' | 'compact-floor', string, string];
+/** A thousandth of the rows, in the middle of one file of the ten: what file skipping is for. */
+const middle = Number(rows) / 2;
+const RANGE = `id BETWEEN ${middle} AND ${middle + Number(rows) / 1000 - 1}`;
 const catalog = await Catalog.open({ dir, ...OPEN });
 const table = op.startsWith('update') ? 'big' : 'small';
 const r = await catalog.reader();
 const files = (await r.dataFiles('main', table)).map((f) => `'${catalog.dataFileLocation(f.path)}'`).join(', ');
 await r.close();
 const db = op.endsWith('floor') ? await DuckDBInstance.create(':memory:') : undefined;
+// Both sides start warm: the floor's DuckDB instance exists before the clock starts, so the catalog's does too,
+// with its mirror of the head built (a DELETE whose WHERE every file's statistics rule out: nothing read).
+if (db === undefined) await catalog.sql(`DELETE FROM ${table} WHERE id < -1`);
 const rssAfterOpen = process.memoryUsage().rss;
 const t = performance.now();
-if (op === 'update') {
-  const { rows } = await catalog.sql('UPDATE big SET v = v + 1 WHERE id % 100 = 0');
-  if (Number(rows[0]!.Count) !== 10_000) throw new Error(`updated ${String(rows[0]!.Count)} rows`);
+if (op === 'update' || op === 'update-range') {
+  const { rows: result } = await catalog.sql(`UPDATE big SET v = v + 1 WHERE ${op === 'update' ? 'id % 100 = 0' : RANGE}`);
+  if (Number(result[0]!.Count) !== Number(rows) / (op === 'update' ? 100 : 1000)) throw new Error(`updated ${String(result[0]!.Count)} rows`);
 } else if (op === 'compact') {
   const { removed } = await catalog.compact('main', 'small');
   if (removed.dataFiles !== 1000) throw new Error(`compacted ${removed.dataFiles} files`);
 } else {
   const c = await db!.connect();
-  if (op === 'update-floor') {
-    await c.run(`COPY (SELECT id, k, v + 1 AS v, s FROM read_parquet([${files}]) WHERE id % 100 = 0) TO '${dir}/floor-rows.parquet' (FORMAT parquet)`);
-    await c.run(`COPY (SELECT filename AS file_path, file_row_number AS pos FROM read_parquet([${files}], filename = true, file_row_number = true) WHERE id % 100 = 0) TO '${dir}/floor-deletes.parquet' (FORMAT parquet)`);
+  if (op === 'update-floor' || op === 'update-range-floor') {
+    const where = op === 'update-floor' ? 'id % 100 = 0' : RANGE;
+    await c.run(`COPY (SELECT id, k, v + 1 AS v, s FROM read_parquet([${files}]) WHERE ${where}) TO '${dir}/floor-rows.parquet' (FORMAT parquet)`);
+    await c.run(`COPY (SELECT filename AS file_path, file_row_number AS pos FROM read_parquet([${files}], filename = true, file_row_number = true) WHERE ${where}) TO '${dir}/floor-deletes.parquet' (FORMAT parquet)`);
   } else {
     await c.run(`COPY (SELECT * FROM read_parquet([${files}])) TO '${dir}/floor-compacted.parquet' (FORMAT parquet)`);
   }
