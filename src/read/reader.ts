@@ -4,6 +4,7 @@
 import type { CatalogId, ColumnId, FileId, SnapshotId } from '../../keys/ids.js';
 import { nestedType } from '../../keys/column-types.js';
 import type { ColumnRow } from '../../keys/columns.js';
+import type { ViewRow } from '../../keys/relations.js';
 import type { ColumnStats } from '../../keys/file-column-stats.js';
 import { StrataError } from '../errors.js';
 import { listed, quote } from '../messages.js';
@@ -76,8 +77,7 @@ export class Reader {
   async views(schema: string): Promise<ViewInfo[]> {
     const out: ViewInfo[] = [];
     for (const { id } of await this.relations(schema, 'view')) {
-      const v = (await q.viewAt(this.view, this.at, id))!;
-      out.push({ id, name: v.row.name, schemaId: v.row.schemaId, dialect: v.row.dialect, sql: v.row.sql });
+      out.push(viewInfo(id, (await q.viewAt(this.view, this.at, id))!.row));
     }
     return out;
   }
@@ -170,8 +170,7 @@ export class Reader {
   async viewNamed(schema: string, name: string): Promise<ViewInfo | undefined> {
     const rel = await q.relationByName(this.view, this.at, await this.schemaId(schema), name);
     if (rel?.kind !== 'view') return undefined;
-    const v = (await q.viewAt(this.view, this.at, rel.id))!;
-    return { id: rel.id, name: v.row.name, schemaId: v.row.schemaId, dialect: v.row.dialect, sql: v.row.sql };
+    return viewInfo(rel.id, (await q.viewAt(this.view, this.at, rel.id))!.row);
   }
 
   private async relations(schema: string, kind: 'table' | 'view'): Promise<{ id: CatalogId; name: string }[]> {
@@ -203,4 +202,9 @@ export function columnTree(columns: readonly { id: ColumnId; row: Omit<ColumnRow
       if (nestedType(c.row.type) !== undefined) info.children = columnTree(columns, c.id);
       return info;
     });
+}
+
+/** A view as readers give it, from its row (committed, or a transaction's pending one). */
+export function viewInfo(id: CatalogId, row: Omit<ViewRow, 'end'>): ViewInfo {
+  return { id, name: row.name, schemaId: row.schemaId, dialect: row.dialect, sql: row.sql };
 }

@@ -6,7 +6,7 @@ import type { ColumnStats } from '../../keys/file-column-stats.js';
 import type { CatalogId, FileId, SnapshotId } from '../../keys/ids.js';
 import * as q from '../read/catalog-queries.js';
 import { dataFileInfo, deleteFileInfo } from '../read/file-listing.js';
-import { columnTree } from '../read/reader.js';
+import { columnTree, viewInfo } from '../read/reader.js';
 import type { ReadState } from '../read/read-state.js';
 import type { DataFileInfo, DeleteFileInfo, SchemaInfo, TableInfo, TableSummary, ViewInfo } from '../read/records.js';
 import { classify } from './change.js';
@@ -48,10 +48,7 @@ export class PendingReads implements ReadState {
 
   async views(schema: string): Promise<ViewInfo[]> {
     const out: ViewInfo[] = [];
-    for (const { id } of await this.relations(schema, 'view')) {
-      const v = (await this.p.loadView(id)).next!;
-      out.push({ id, name: v.name, schemaId: v.schemaId, dialect: v.dialect, sql: v.sql });
-    }
+    for (const { id } of await this.relations(schema, 'view')) out.push(viewInfo(id, (await this.p.loadView(id)).next!));
     return out;
   }
 
@@ -59,8 +56,7 @@ export class PendingReads implements ReadState {
     await this.settled();
     const rel = await this.p.relation(await this.p.requireSchema(schema), name);
     if (rel?.kind !== 'view') return undefined;
-    const v = (await this.p.loadView(rel.id)).next!;
-    return { id: rel.id, name: v.name, schemaId: v.schemaId, dialect: v.dialect, sql: v.sql };
+    return viewInfo(rel.id, (await this.p.loadView(rel.id)).next!);
   }
 
   async table(schema: string, name: string): Promise<TableInfo> {
