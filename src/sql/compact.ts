@@ -9,7 +9,7 @@ import type { Held } from './local-files.js';
 import { type PlaneContext, scanAt } from './query.js';
 import { ident } from './sql-text.js';
 import { POSITION, ROW_ID_COLUMN } from './table-scan.js';
-import { writeDataFiles } from './write-files.js';
+import { DEFAULT_TARGET_FILE_SIZE, writeDataFiles } from './write-files.js';
 
 export interface CompactOptions {
   /** Files under this size are merged, and written files roll over past it (default 128 MiB). */
@@ -25,12 +25,10 @@ export interface CompactResult {
   rows: number;
 }
 
-const MiB = 2 ** 20;
-
 export async function compact(ctx: PlaneContext, schema: string, table: string, given: CompactOptions | undefined): Promise<CompactResult> {
   ctx.writable();
   const { targetFileSize: size } = options('compact()', given, ['targetFileSize']);
-  const targetFileSize = positiveCount('targetFileSize', size, 128 * MiB);
+  const targetFileSize = positiveCount('targetFileSize', size, DEFAULT_TARGET_FILE_SIZE);
   const r = await ctx.reader();
   const held: Held[] = [];
   try {

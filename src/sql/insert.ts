@@ -8,13 +8,11 @@ import type { ReadState } from '../read/read-state.js';
 import { withProgress } from './engine.js';
 import type { Held } from './local-files.js';
 import { createTable, type Named, type PlanNode, tablesRead } from './mirror.js';
-import { columnsOf, type PlaneContext, scanAt, type SqlOptions, type SqlResult } from './query.js';
+import { type PlaneContext, scanAt, type SqlOptions, type SqlResult } from './query.js';
 import { Scratch } from './scratch.js';
 import { ident } from './sql-text.js';
-import { exactValues } from './values.js';
-import { writeRows } from './write-files.js';
-
-const MiB = 2 ** 20;
+import { rowsOf } from './values.js';
+import { DEFAULT_TARGET_FILE_SIZE, writeRows } from './write-files.js';
 
 /** Runs an INSERT the mirror planned (`inserting` its LOGICAL_INSERT node): the new rows, one commit. */
 export async function insert(ctx: PlaneContext, r: ReadState, text: string, plan: PlanNode, inserting: PlanNode, onProgress: SqlOptions['onProgress'], held: Held[]): Promise<SqlResult> {
@@ -40,12 +38,11 @@ async function insertInto(ctx: PlaneContext, c: DuckDBConnection, r: ReadState, 
     const written = await writeRows(
       ctx,
       c,
-      { ...target, info: table, targetFileSize: 128 * MiB, onProgress: undefined, message: `INSERT INTO ${target.schema}.${target.table}` },
+      { ...target, info: table, targetFileSize: DEFAULT_TARGET_FILE_SIZE, onProgress: undefined, message: `INSERT INTO ${target.schema}.${target.table}` },
       `SELECT ${columns} FROM ${s.name(target)}${existing > 0 ? ` WHERE rowid >= ${existing}` : ''}`,
     );
     return {
-      rows: result.convertRowObjects(await exactValues()) as Record<string, unknown>[],
-      columns: columnsOf(result),
+      ...(await rowsOf(result)),
       snapshot: written.snapshot ?? r.snapshot.id,
       files: s.files,
     };

@@ -11,7 +11,7 @@ import { run } from './engine.js';
 import type { PlaneContext } from './query.js';
 import { defaultOf } from './table-scan.js';
 import { ident, literal } from './sql-text.js';
-import { type WrittenFiles, writeRows } from './write-files.js';
+import { DEFAULT_TARGET_FILE_SIZE, type WrittenFiles, writeRows } from './write-files.js';
 
 export type LoadResult = WrittenFiles;
 
@@ -35,11 +35,9 @@ export interface LoadOptions {
   targetFileSize?: number;
 }
 
-const MiB = 2 ** 20;
-
 export async function load(ctx: PlaneContext, schema: string, table: string, source: string, given?: LoadOptions): Promise<LoadResult> {
   const { onProgress, targetFileSize: size } = options('load()', given, ['onProgress', 'targetFileSize']);
-  const targetFileSize = positiveCount('targetFileSize', size, 128 * MiB);
+  const targetFileSize = positiveCount('targetFileSize', size, DEFAULT_TARGET_FILE_SIZE);
   if (onProgress !== undefined && typeof onProgress !== 'function') throw invalid('load() onProgress must be a function (percent) => void');
   if (typeof source !== 'string' || source === '') throw invalid('load() takes the path of a CSV or Parquet file');
   const file = path.resolve(source);

@@ -10,10 +10,10 @@ import type { ReadState } from '../read/read-state.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import type { TransactionFn } from '../txn/prepared.js';
 import type { ObjectStore } from '../store/object-store.js';
-import { type Engine, run, scalar, withProgress } from './engine.js';
+import { type Engine, scalar, withProgress } from './engine.js';
 import type { Held, LocalFiles } from './local-files.js';
 import type { Mirror } from './mirror.js';
-import { exactValues } from './values.js';
+import { rowsOf, streamRows } from './values.js';
 import { skippable, testsOf } from './pruning.js';
 import { inline, prepare, type TableRef } from './statement.js';
 import { tableScan } from './table-scan.js';
@@ -58,8 +58,7 @@ export async function select(ctx: PlaneContext, text: string, given: SqlOptions 
     const held: Held[] = [];
     try {
       const { sql, meta } = await bind(ctx, c, text, given, held);
-      const reader = await withProgress(c, given?.onProgress, () => c.runAndReadAll(sql));
-      return { rows: reader.convertRowObjects(await exactValues()) as Record<string, unknown>[], columns: columnsOf(reader), ...meta };
+      return { ...(await rowsOf(await withProgress(c, given?.onProgress, () => c.runAndReadAll(sql)))), ...meta };
     } finally {
       for (const h of held) h.release();
     }
@@ -75,31 +74,25 @@ export async function* selectBatches(ctx: PlaneContext, text: string, given: Sql
   const held: Held[] = [];
   try {
     const { sql, meta } = await bind(ctx, c, text, given, held);
-    const result = await run(() => c.stream(sql));
-    const columns = columnsOf(result);
-    const batches = result.yieldConvertedRowObjects(await exactValues());
-    for (;;) {
-      const next = await run(() => batches.next());
-      if (next.done) return;
-      yield { rows: next.value as Record<string, unknown>[], columns, ...meta };
-    }
+    const { columns, batches } = await streamRows(c, sql);
+    for await (const rows of batches) yield { rows, columns, ...meta };
   } finally {
     for (const h of held) h.release();
     c.closeSync();
   }
 }
 
-/** A result's columns, named and typed as DuckDB gives them. */
-export function columnsOf(r: { columnNames(): string[]; columnTypes(): { toString(): string }[] }): SqlResult['columns'] {
-  const types = r.columnTypes();
-  return r.columnNames().map((name, i) => ({ name, type: types[i]!.toString() }));
+/** sql()'s options, checked: the same for a statement that reads and one that writes. */
+export function sqlOptions(given: SqlOptions | undefined): SqlOptions {
+  const checked = options('sql()', given, ['at', 'onProgress']);
+  if (checked.onProgress !== undefined && typeof checked.onProgress !== 'function') throw new StrataError('INVALID_ARGUMENT', 'sql() onProgress must be a function (percent) => void');
+  if (checked.at !== undefined) options('sql() at', checked.at, ['snapshot', 'timestamp', 'tag']);
+  return checked;
 }
 
 /** Parses the statement and binds its references on `c`: the text DuckDB runs, and what it read. */
 async function bind(ctx: PlaneContext, c: DuckDBConnection, text: string, given: SqlOptions | undefined, held: Held[]) {
-  const { at, onProgress } = options('sql()', given, ['at', 'onProgress']);
-  if (onProgress !== undefined && typeof onProgress !== 'function') throw new StrataError('INVALID_ARGUMENT', 'sql() onProgress must be a function (percent) => void');
-  if (at !== undefined) options('sql() at', at, ['snapshot', 'timestamp', 'tag']);
+  const { at } = sqlOptions(given);
   const statement = await prepare(text, PLACEHOLDER, (sql, arg) => scalar(c, sql, arg));
   if (statement.kind !== 'select') throw new StrataError('INVALID_ARGUMENT', 'a statement other than SELECT reached the read path');
   const { scans, newest, files } = await bindScans(ctx, c, statement.refs, at, held);

@@ -15,13 +15,13 @@ import type { TableInfo } from '../read/records.js';
 import { run, withProgress } from './engine.js';
 import type { Held } from './local-files.js';
 import { createTable, type Named, type PlanNode, tablesRead } from './mirror.js';
-import { type BoundScan, columnsOf, type PlaneContext, scanAt, type SqlOptions, type SqlResult } from './query.js';
+import { type BoundScan, type PlaneContext, scanAt, type SqlOptions, type SqlResult } from './query.js';
 import { targetFilter } from './plan-filter.js';
 import { Scratch } from './scratch.js';
 import type { TableRef } from './statement.js';
 import { ident, literal } from './sql-text.js';
 import { POSITION } from './table-scan.js';
-import { exactValues } from './values.js';
+import { rowsOf } from './values.js';
 import { newFilePath, storeFile, type WrittenSpec } from './write-files.js';
 
 export const [FILE, POS, ROWID] = POSITION.map(ident) as [string, string, string];
@@ -120,7 +120,7 @@ export async function rewriteRows(
                 { message: `${how.verb} ${target.schema}.${target.table}`, basedOn: r.snapshot.id },
               )
             ).snapshot;
-      return { rows: result.convertRowObjects(await exactValues()) as Record<string, unknown>[], columns: columnsOf(result), snapshot: committed ?? r.snapshot.id, files: s.files };
+      return { ...(await rowsOf(result)), snapshot: committed ?? r.snapshot.id, files: s.files };
     }),
   );
 }

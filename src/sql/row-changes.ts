@@ -7,19 +7,18 @@
 // new ones the postimage. Maintenance commits (compaction) are skipped: they move rows, they change none.
 // Columns are the table's at `to`, read by field id from every file.
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { append } from '../../keys/mutation.js';
 import type { FileId, SnapshotId } from '../../keys/ids.js';
 import { StrataError } from '../errors.js';
 import type { TableChanges } from '../read/history.js';
 import type { Reader } from '../read/reader.js';
-import type { ColumnInfo, DataFileInfo, DeleteFileInfo } from '../read/records.js';
+import type { DataFileInfo, DeleteFileInfo } from '../read/records.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
-import { duckType } from './duck-types.js';
-import { run } from './engine.js';
 import type { Held } from './local-files.js';
-import { columnsOf, type PlaneContext, type SqlResult } from './query.js';
+import type { PlaneContext, SqlResult } from './query.js';
 import { ident, literal } from './sql-text.js';
-import { POSITION, tableScan } from './table-scan.js';
-import { exactValues } from './values.js';
+import { POSITION, tableScan, typedNulls } from './table-scan.js';
+import { streamRows } from './values.js';
 
 /** A bound of the range: a snapshot id, a time (Date or ISO-8601), or { tag }. */
 export type ChangeBound = number | Date | string | { tag: string };
@@ -124,17 +123,13 @@ async function changesQuery(ctx: RowChangesContext, schema: string, table: strin
   );
 }
 
-function typedNulls(columns: readonly ColumnInfo[]): string {
-  return [...columns].sort((a, b) => a.order - b.order).map((c) => `CAST(NULL AS ${duckType(c)}) AS ${ident(c.name)}`).join(', ');
-}
-
 /** The changes as one result. */
 export async function rowChanges(ctx: RowChangesContext, schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }): Promise<SqlResult> {
-  let rows: Record<string, unknown>[] = [];
+  const rows: Record<string, unknown>[] = [];
   let columns: SqlResult['columns'] = [];
   let snapshot: SnapshotId | null = null;
   for await (const batch of rowChangeBatches(ctx, schema, table, range)) {
-    rows = rows.length === 0 ? batch.rows : rows.concat(batch.rows);
+    append(rows, batch.rows);
     columns = batch.columns;
     snapshot = batch.snapshot;
   }
@@ -149,16 +144,13 @@ export async function* rowChangeBatches(ctx: RowChangesContext, schema: string, 
   try {
     const sql = await changesQuery(ctx, schema, table, range, readers, held);
     const to = Math.max(...readers.keys()) as SnapshotId;
-    const result = await run(() => c.stream(sql));
-    const columns = columnsOf(result);
-    const batches = result.yieldConvertedRowObjects(await exactValues());
+    const { columns, batches } = await streamRows(c, sql);
     let any = false;
-    for (;;) {
-      const next = await run(() => batches.next());
-      if (next.done) break;
+    for await (const rows of batches) {
       any = true;
-      yield { rows: next.value as Record<string, unknown>[], columns, snapshot: to, files: { listed: 0, skipped: 0 } };
+      yield { rows, columns, snapshot: to, files: { listed: 0, skipped: 0 } };
     }
+    // No change at all still says which columns a change would have.
     if (!any) yield { rows: [], columns, snapshot: to, files: { listed: 0, skipped: 0 } };
   } finally {
     for (const h of held) h.release();

@@ -49,7 +49,7 @@ export function tableScan(t: ScanInput, positions = false): string {
   const columns = [...t.columns].sort((a, b) => a.order - b.order);
   const extra = positions ? `, CAST(NULL AS VARCHAR) AS ${POSITION[0]}, CAST(NULL AS BIGINT) AS ${POSITION[1]}, CAST(NULL AS BIGINT) AS ${POSITION[2]}` : '';
   if (t.files.length === 0) {
-    return `SELECT ${columns.map((c) => `CAST(NULL AS ${duckType(c)}) AS ${ident(c.name)}`).join(', ')}${extra} WHERE false`;
+    return `SELECT ${typedNulls(columns)}${extra} WHERE false`;
   }
   // Every entry of the map is one struct type, so each default travels as text; DuckDB casts it to the column's type.
   const fill = (c: ColumnInfo) => (c.defaultValue === null ? 'NULL::VARCHAR' : literal(c.defaultValue));
@@ -70,6 +70,11 @@ export function tableScan(t: ScanInput, positions = false): string {
     `SELECT m.f, x.pos FROM read_parquet([${t.deletes.map((d) => literal(d.local)).join(', ')}], filename = true) AS x ` +
     `JOIN (VALUES ${owners}) AS m(d, f) ON m.d = x.filename`;
   return `SELECT ${select} FROM ${read} ANTI JOIN (${deleted}) AS x ON x.f = d.${FILE} AND x.pos = d.file_row_number`;
+}
+
+/** A select list of the columns, in order, each a NULL of its type: the shape of a table without its rows. */
+export function typedNulls(columns: readonly ColumnInfo[]): string {
+  return [...columns].sort((a, b) => a.order - b.order).map((c) => `CAST(NULL AS ${duckType(c)}) AS ${ident(c.name)}`).join(', ');
 }
 
 /** The columns a scan with positions adds: the row's file (its local path), its row number there, its row id. */

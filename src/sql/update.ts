@@ -12,9 +12,7 @@ import type { PlaneContext, SqlOptions, SqlResult } from './query.js';
 import { deleteFiles, FILE, POS, rewriteRows, ROWID } from './rewrite.js';
 import { ident } from './sql-text.js';
 import { ROW_ID_COLUMN } from './table-scan.js';
-import { writeDataFiles } from './write-files.js';
-
-const MiB = 2 ** 20;
+import { DEFAULT_TARGET_FILE_SIZE, writeDataFiles } from './write-files.js';
 
 export function updateRows(ctx: PlaneContext, r: ReadState, text: string, plan: PlanNode, node: PlanNode, onProgress: SqlOptions['onProgress'], held: Held[]): Promise<SqlResult> {
   return rewriteRows(ctx, r, text, plan, node, onProgress, held, {
@@ -40,7 +38,7 @@ export function updateRows(ctx: PlaneContext, r: ReadState, text: string, plan: 
       const added = await writeDataFiles(
         ctx,
         s.c,
-        { ...target, info: table, targetFileSize: 128 * MiB, onProgress: undefined, message: '' },
+        { ...target, info: table, targetFileSize: DEFAULT_TARGET_FILE_SIZE, onProgress: undefined, message: '' },
         `SELECT ${columns.join(', ')}, ${ROWID} AS ${ident(ROW_ID_COLUMN)} FROM ${changed} ORDER BY ${ROWID}`,
         true,
       );

@@ -36,6 +36,9 @@ export interface WriteTarget {
   message: string;
 }
 
+/** Where a written data file rolls over to the next, unless the caller says (DuckLake's default too). */
+export const DEFAULT_TARGET_FILE_SIZE = 128 * 2 ** 20;
+
 /** A data path segment for a name: the name itself when it makes a plain segment, else the object's id. */
 const segment = (name: string, id: number, kind: string) => (/^[A-Za-z0-9_][A-Za-z0-9_-]{0,100}$/.test(name) ? name : `${kind}_${id}`);
 

@@ -1,7 +1,6 @@
 // A statement other than SELECT through catalog.sql: DuckDB plans it over the mirror of the head (decision
 // 0011) and the plan says what it is — an INSERT (insert.ts), UPDATE (update.ts), DELETE (delete.ts) or DDL
 // (ddl.ts), each one commit; anything else is refused naming what runs.
-import { options } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import type { ReadState } from '../read/read-state.js';
 import { ddlOperations, runDdl } from './ddl.js';
@@ -11,15 +10,14 @@ import { insert } from './insert.js';
 import { updateRows } from './update.js';
 import type { Held } from './local-files.js';
 import { nodesOf } from './mirror.js';
-import type { PlaneContext, SqlOptions, SqlResult } from './query.js';
+import { type PlaneContext, type SqlOptions, type SqlResult, sqlOptions } from './query.js';
 
 const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);
 
 export async function write(ctx: PlaneContext, text: string, given: SqlOptions | undefined): Promise<SqlResult> {
   ctx.writable();
-  const { at, onProgress } = options('sql()', given, ['at', 'onProgress']);
+  const { at, onProgress } = sqlOptions(given);
   if (at !== undefined) throw invalid('sql() at picks the snapshot a SELECT reads; a statement that writes writes at the head — leave at out (AT clauses go on a SELECT)');
-  if (onProgress !== undefined && typeof onProgress !== 'function') throw invalid('sql() onProgress must be a function (percent) => void');
   const r = await ctx.reader();
   const held: Held[] = [];
   try {

@@ -9,7 +9,7 @@ import { dataFileInfo, deleteFileInfo } from '../read/file-listing.js';
 import { columnTree, viewInfo } from '../read/reader.js';
 import type { ReadState } from '../read/read-state.js';
 import type { DataFileInfo, DeleteFileInfo, SchemaInfo, TableInfo, TableSummary, ViewInfo } from '../read/records.js';
-import { classify } from './change.js';
+import { type Change, classify } from './change.js';
 import type { PendingCatalog } from './pending.js';
 
 export class PendingReads implements ReadState {
@@ -25,9 +25,8 @@ export class PendingReads implements ReadState {
    * table, view or column, else null (a state no committed snapshot has).
    */
   get snapshot(): { id: SnapshotId; schemaVersion: number | null } {
-    const ddl =
-      [this.p.schemas, this.p.tables, this.p.views].some((m) => [...(m as Map<CatalogId, Parameters<typeof classify>[0]>).values()].some((c) => classify(c) !== 'none')) ||
-      [...this.p.columns.values()].some((cols) => [...cols.changes.values()].some((c) => classify(c) !== 'none'));
+    const changes = (m: ReadonlyMap<unknown, Change<unknown>>) => [...m.values()].some((c) => classify(c) !== 'none');
+    const ddl = changes(this.p.schemas) || changes(this.p.tables) || changes(this.p.views) || [...this.p.columns.values()].some((cols) => changes(cols.changes));
     return { id: this.p.base, schemaVersion: ddl ? null : this.schemaVersion };
   }
 
