@@ -72,7 +72,12 @@ export function duckError(e: unknown): unknown {
   if (missing) {
     return new StrataError('CORRUPT', `${missing[1]}, a file the catalog names, is missing from the store; strata verify --files lists what else is`, { cause: e });
   }
-  if (/magic bytes|not a parquet file|too small to be a parquet file|corrupt/i.test(m)) {
+  // A file whose bytes do not decode (a page that does not decompress, a string that is not UTF-8): DuckDB names it.
+  const undecodable = /Failed to read file "([^"]+)"|in Parquet file "([^"]+)"/.exec(m);
+  if (undecodable && !/^IO Error/i.test(m)) {
+    return new StrataError('CORRUPT', `${undecodable[1] ?? undecodable[2]} cannot be decoded as Parquet (DuckDB: ${m}); strata verify --files checks every file`, { cause: e });
+  }
+  if (/magic bytes|not a parquet file|too small to be a parquet file|corrupt|^Invalid Error: Out of buffer/i.test(m)) {
     return new StrataError('CORRUPT', `a data or delete file cannot be read as Parquet (DuckDB: ${m}); strata verify --files checks every file`, { cause: e });
   }
   if (/^IO Error/i.test(m)) return new StrataError('STORE_UNAVAILABLE', `DuckDB could not read a file: ${m}`, { cause: e });
