@@ -41,7 +41,7 @@ export class Census {
   private readonly relationNames: NameEntry[] = [];
   private readonly liveTables = new Set<number>();
   private readonly dataFiles: DataFileFact[] = [];
-  private readonly deleteFiles: { id: number; path: string; size: number; key: string }[] = [];
+  private readonly deleteFiles: { id: number; path: string; size: number; crc: number | null; key: string }[] = [];
   private readonly manifests: ManifestValue[] = [];
   private readonly fileTable: { id: number; begin: number; tableId: number; key: string }[] = [];
   private readonly fileEnds: { tableId: number; id: number; end: number; key: string }[] = [];
@@ -157,7 +157,10 @@ export class Census {
         this.maxFileId = Math.max(this.maxFileId, fields[1] as number);
         break;
       case Space.DeleteFile:
-        this.deleteFiles.push({ id: fields[1] as number, path: (row as unknown as DeleteFileRow).path, size: (row as unknown as DeleteFileRow).fileSizeBytes, key: name });
+        {
+          const d = row as unknown as DeleteFileRow;
+          this.deleteFiles.push({ id: fields[1] as number, path: d.path, size: d.fileSizeBytes, crc: d.contentCrc32 ?? null, key: name });
+        }
         this.maxFileId = Math.max(this.maxFileId, fields[1] as number);
         break;
       default:
@@ -209,12 +212,20 @@ export class Census {
     return out;
   }
 
-  /** The object paths the file rows name, with the size each records: what `verify({ files })` looks for in the store. */
-  namedFiles(): Map<string, number> {
-    const out = new Map<string, number>();
-    for (const f of this.dataFiles) out.set(f.row.path, f.row.fileSizeBytes);
-    for (const f of this.deleteFiles) out.set(f.path, f.size);
-    return out;
+  /**
+   * The object paths the file rows name, each with the distinct sizes and CRC-32s its rows record (more than
+   * one: some row is wrong): what `verify({ files })` checks in the store.
+   */
+  namedFiles(): Map<string, { fileSizeBytes: number; contentCrc32: number | null }[]> {
+    const out = new Map<string, Map<string, { fileSizeBytes: number; contentCrc32: number | null }>>();
+    const add = (p: string, fileSizeBytes: number, contentCrc32: number | null) => {
+      let records = out.get(p);
+      if (!records) out.set(p, (records = new Map()));
+      records.set(`${fileSizeBytes}/${contentCrc32}`, { fileSizeBytes, contentCrc32 });
+    };
+    for (const f of this.dataFiles) add(f.row.path, f.row.fileSizeBytes, f.row.contentCrc32 ?? null);
+    for (const f of this.deleteFiles) add(f.path, f.size, f.crc);
+    return new Map([...out].map(([p, records]) => [p, [...records.values()]]));
   }
 }
 

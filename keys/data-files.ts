@@ -32,10 +32,15 @@ export interface DataFileRow extends Versioned {
   footerSize: number | null;
   /** First row id of the file within its table (DuckLake's row lineage). */
   rowIdStart: number;
+  /** CRC-32 of the file's bytes, when its writer gave one (absent in rows from before it was recorded). */
+  contentCrc32?: number | null;
 }
 
-/** One manifest entry, positional: [id, path, format, recordCount, fileSizeBytes, footerSize, rowIdStart]. */
-export type ManifestFile = [FileId, string, string, number, number, number | null, number];
+/**
+ * One manifest entry, positional: [id, path, format, recordCount, fileSizeBytes, footerSize, rowIdStart,
+ * contentCrc32?] (entries written before the CRC was recorded have seven).
+ */
+export type ManifestFile = [FileId, string, string, number, number, number | null, number, (number | null)?];
 
 /**
  * Files per manifest value. A commit of 100,000 files in one 4 MB value made every LevelDB seek landing near
@@ -90,13 +95,13 @@ export const dataFileIdEnd = (tableId: CatalogId, nextFileId: FileId): Key => ke
 
 /** The manifest entry of one file row; the one place that knows the positional order. */
 export function manifestFile(id: FileId, row: Row<DataFileRow>): ManifestFile {
-  return [id, row.path, row.format, row.recordCount, row.fileSizeBytes, row.footerSize, row.rowIdStart];
+  return [id, row.path, row.format, row.recordCount, row.fileSizeBytes, row.footerSize, row.rowIdStart, row.contentCrc32 ?? null];
 }
 
 /** The row a manifest entry stands for, with the end the end index gives it. */
 export function manifestRow(file: ManifestFile, end: SnapshotId | null): DataFileRow {
-  const [, path, format, recordCount, fileSizeBytes, footerSize, rowIdStart] = file;
-  return { path, format, recordCount, fileSizeBytes, footerSize, rowIdStart, end };
+  const [, path, format, recordCount, fileSizeBytes, footerSize, rowIdStart, contentCrc32 = null] = file;
+  return { path, format, recordCount, fileSizeBytes, footerSize, rowIdStart, contentCrc32, end };
 }
 
 const manifestKey = (tableId: CatalogId, begin: number): Key => encodeKey(Space.DataFileManifest, [tableId], begin);

@@ -14,6 +14,8 @@ export interface DeleteFileRow extends Versioned {
   format: string;
   deleteCount: number;
   fileSizeBytes: number;
+  /** CRC-32 of the file's bytes, when its writer gave one. */
+  contentCrc32?: number | null;
 }
 
 /** A delete file: its end records the path, for excision. */

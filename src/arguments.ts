@@ -33,6 +33,15 @@ export function checkOptionalCount(what: string, n: unknown): number | null {
   return n === undefined || n === null ? null : checkCount(what, n);
 }
 
+/** A CRC-32 as zlib.crc32 returns it (an unsigned 32-bit integer), or none. */
+export function checkOptionalCrc32(what: string, n: unknown): number | null {
+  if (n === undefined || n === null) return null;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 0xffffffff) {
+    throw invalid(`${what} must be a CRC-32 of the file's bytes, an integer from 0 to 4294967295 (zlib.crc32), got ${JSON.stringify(n)}`);
+  }
+  return n;
+}
+
 /** The longest segment of a path, in UTF-8 bytes, that file systems hold (NAME_MAX). */
 const MAX_SEGMENT_BYTES = 255;
 

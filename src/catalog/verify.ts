@@ -17,6 +17,7 @@ import { KvStore } from '../kv/kv-store.js';
 import type { ReadView } from '../kv/read-view.js';
 import type { CommitLog } from '../log/commit-log.js';
 import type { ObjectStore } from '../store/object-store.js';
+import { bodyMismatch, bytesMismatch, type RecordedFile } from '../store/recorded-bytes.js';
 import { IndexSync } from './index-sync.js';
 
 export type { Violation };
@@ -165,14 +166,49 @@ async function* entries(view: ReadView): AsyncGenerator<[Uint8Array, Uint8Array]
   for await (const batch of view.scanBatches(WHOLE_KEYSPACE)) for (const e of batch) if (!isIndexBookkeeping(e[0])) yield e;
 }
 
-/** Every object path a file row names is in the store, with the size the row records. */
-async function checkFiles(store: ObjectStore, dataPath: string, named: ReadonlyMap<string, number>, violations: Violation[]): Promise<number> {
+/**
+ * Every object path a file row names is in the store with the size the row records, and with its CRC-32 where
+ * the row has one (those objects are read whole, a few at a time).
+ */
+async function checkFiles(store: ObjectStore, dataPath: string, named: ReadonlyMap<string, Omit<RecordedFile, 'key'>[]>, violations: Violation[]): Promise<number> {
   const found = new Map<string, number>();
   for await (const o of store.list(dataPath)) found.set(o.key.slice(dataPath.length), o.size);
-  for (const [p, size] of named) {
+  const reads: (() => Promise<void>)[] = [];
+  for (const [p, records] of named) {
+    const object = `${dataPath}${p}`;
     const actual = found.get(p);
-    if (actual === undefined) violations.push({ invariant: 'named-files-exist', object: `${dataPath}${p}`, message: 'a retained row names this file, and the store has no object there' });
-    else if (actual !== size) violations.push({ invariant: 'named-files-exist', object: `${dataPath}${p}`, message: `the row records ${size} bytes; the object has ${actual}` });
+    if (actual === undefined) {
+      violations.push({ invariant: 'named-files-exist', object, message: 'a retained row names this file, and the store has no object there' });
+      continue;
+    }
+    for (const r of records) {
+      const wrong = bytesMismatch({ key: object, ...r }, actual, null);
+      if (wrong !== undefined) violations.push({ invariant: 'named-files-exist', object, message: wrong });
+    }
+    if (records.every((r) => r.contentCrc32 === null)) continue;
+    reads.push(async () => {
+      const body = await store.get(object);
+      if (body === undefined) {
+        violations.push({ invariant: 'named-files-exist', object, message: 'the object was listed, and is gone' });
+        return;
+      }
+      for (const r of records) {
+        const wrong = r.fileSizeBytes === body.length ? bodyMismatch({ key: object, ...r }, body) : undefined;
+        if (wrong !== undefined) violations.push({ invariant: 'named-files-intact', object, message: wrong });
+      }
+    });
   }
+  await inParallel(reads, FILE_READS_AT_ONCE);
   return named.size;
+}
+
+/** Files verify reads at once: enough to keep S3 busy, few enough to bound memory by a few files. */
+const FILE_READS_AT_ONCE = 4;
+
+async function inParallel(work: readonly (() => Promise<void>)[], width: number): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < work.length) await work[next++]!();
+  };
+  await Promise.all(Array.from({ length: Math.min(width, work.length) }, lane));
 }

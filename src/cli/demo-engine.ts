@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { crc32 } from 'node:zlib';
 import type { DuckDBInstance } from '@duckdb/node-api';
 import type { Catalog } from '../catalog/catalog.js';
 import type { ObjectStore } from '../store/object-store.js';
@@ -26,8 +27,8 @@ export class DemoEngine {
     const r = await this.catalog.reader();
     const columns = (await r.table(schema, table).finally(() => r.close())).columns;
     const ids = columns.map((c) => `"${c.name}": ${c.id}`).join(', ');
-    const { rows, bytes, footer } = await this.write(relative, select, `, FIELD_IDS {${ids}}`);
-    return { path: relative, recordCount: rows, fileSizeBytes: bytes, footerSize: footer };
+    const { rows, bytes, crc, footer } = await this.write(relative, select, `, FIELD_IDS {${ids}}`);
+    return { path: relative, recordCount: rows, fileSizeBytes: bytes, contentCrc32: crc, footerSize: footer };
   }
 
   close(): void {
@@ -42,7 +43,7 @@ export class DemoEngine {
       const meta = (await c.runAndReadAll(`SELECT num_rows, footer_size FROM parquet_file_metadata('${tmp}')`)).getRows()[0]!;
       const body = await readFile(tmp);
       await this.store.putIfAbsent(`${this.catalog.dataPath}${relative}`, body);
-      return { rows: Number(meta[0]), bytes: body.length, footer: Number(meta[1]) };
+      return { rows: Number(meta[0]), bytes: body.length, crc: crc32(body), footer: Number(meta[1]) };
     } finally {
       c.closeSync();
       await rm(tmp, { force: true });

@@ -201,6 +201,7 @@ export function dataFileInfo(id: FileId, begin: SnapshotId, row: DataFileRow, as
     fileSizeBytes: row.fileSizeBytes,
     footerSize: row.footerSize,
     rowIdStart: row.rowIdStart,
+    contentCrc32: row.contentCrc32 ?? null,
     beginSnapshot: begin,
     endSnapshot: endAsOf(row.end, asOf),
   };
@@ -214,6 +215,7 @@ export function deleteFileInfo(id: FileId, begin: SnapshotId, row: DeleteFileRow
     format: row.format,
     deleteCount: row.deleteCount,
     fileSizeBytes: row.fileSizeBytes,
+    contentCrc32: row.contentCrc32 ?? null,
     beginSnapshot: begin,
     endSnapshot: endAsOf(row.end, asOf),
   };

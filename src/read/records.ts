@@ -61,6 +61,8 @@ export interface DataFileInfo {
   fileSizeBytes: number;
   footerSize: number | null;
   rowIdStart: number;
+  /** CRC-32 of the file's bytes (null: its writer gave none; then only its size is checked). */
+  contentCrc32: number | null;
   beginSnapshot: SnapshotId;
   endSnapshot: SnapshotId | null;
 }
@@ -72,6 +74,7 @@ export interface DeleteFileInfo {
   format: string;
   deleteCount: number;
   fileSizeBytes: number;
+  contentCrc32: number | null;
   beginSnapshot: SnapshotId;
   endSnapshot: SnapshotId | null;
 }

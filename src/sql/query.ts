@@ -11,7 +11,7 @@ import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import type { TransactionFn } from '../txn/prepared.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { type Engine, scalar, withProgress } from './engine.js';
-import type { Held, LocalFiles } from './local-files.js';
+import { type Held, type LocalFiles, recordedFile } from './local-files.js';
 import type { Mirror } from './mirror.js';
 import { rowsOf, streamRows } from './values.js';
 import { skippable, testsOf } from './pruning.js';
@@ -221,12 +221,12 @@ export async function scanAt(
   }
   count.listed += listed.length;
   count.skipped += listed.length - files.length;
-  const data = await ctx.files.hold(files.map((f) => `${ctx.dataPath}${f.path}`));
+  const data = await ctx.files.hold(files.map((f) => recordedFile(ctx.dataPath, f)));
   held.push(data);
   const local = new Map(files.map((f, i) => [f.id, data.paths[i]!]));
   // Only the delete files of the data files read: a skipped file's deletes are neither fetched nor joined.
   const deletes = (await r.deleteFiles(ref.schema, ref.table)).filter((d) => local.has(d.dataFileId));
-  const del = await ctx.files.hold(deletes.map((d) => `${ctx.dataPath}${d.path}`));
+  const del = await ctx.files.hold(deletes.map((d) => recordedFile(ctx.dataPath, d)));
   held.push(del);
   const sql = tableScan(
     {

@@ -22,15 +22,14 @@ import type { TableRef } from './statement.js';
 import { ident, literal } from './sql-text.js';
 import { POSITION } from './table-scan.js';
 import { rowsOf } from './values.js';
-import { newFilePath, storeFile, type WrittenSpec } from './write-files.js';
+import { newFilePath, storeFile, type StoredBytes, type WrittenSpec } from './write-files.js';
 
 export const [FILE, POS, ROWID] = POSITION.map(ident) as [string, string, string];
 
-export interface DeleteFileSpec {
+export interface DeleteFileSpec extends StoredBytes {
   dataFileId: FileId;
   path: string;
   deleteCount: number;
-  fileSizeBytes: number;
 }
 
 /** The target's live rows at `r`'s snapshot as a scratch table, each with its file, row number and row id. */
@@ -60,7 +59,7 @@ export async function deleteFiles(ctx: PlaneContext, s: Scratch, target: Named, 
       await s.run(`COPY (SELECT ${literal(data.path)} AS file_path, pos::BIGINT AS pos FROM (${positions}) ORDER BY pos) TO ${literal(local)} (FORMAT parquet)`);
       const deleteCount = await s.count(`SELECT count(*) FROM read_parquet(${literal(local)})`);
       const relative = newFilePath({ ...target, info: table }, '-deletes');
-      specs.push({ dataFileId: data.id, path: relative, deleteCount, fileSizeBytes: await storeFile(ctx, local, relative) });
+      specs.push({ dataFileId: data.id, path: relative, deleteCount, ...(await storeFile(ctx, local, relative)) });
     } finally {
       await rm(local, { force: true });
     }

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { crc32 } from 'node:zlib';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { SnapshotId } from '../../keys/ids.js';
 import type { TableInfo, ColumnInfo } from '../read/records.js';
@@ -48,10 +49,16 @@ export function newFilePath(to: { schema: string; table: string; info: TableInfo
 }
 
 /** Puts a local file into the store at `relative` (under the data path); its size in bytes. */
-export async function storeFile(ctx: PlaneContext, local: string, relative: string): Promise<number> {
+/** What the catalog records of a file's bytes: its size and CRC-32 (checked when a process first reads it). */
+export interface StoredBytes {
+  fileSizeBytes: number;
+  contentCrc32: number;
+}
+
+export async function storeFile(ctx: PlaneContext, local: string, relative: string): Promise<StoredBytes> {
   const bytes = await readFile(local);
   await ctx.store.putIfAbsent(`${ctx.dataPath}${relative}`, bytes);
-  return bytes.length;
+  return { fileSizeBytes: bytes.length, contentCrc32: crc32(bytes) };
 }
 
 const partNumber = (name: string) => Number(/(\d+)\.parquet$/.exec(name)?.[1] ?? 0);
@@ -82,8 +89,7 @@ export async function writeDataFiles(ctx: PlaneContext, c: DuckDBConnection, to:
       if (recordCount === 0) continue;
       const relative = newFilePath(to, '');
       const columnStats = await footerStats(c, local, to.info.columns);
-      const fileSizeBytes = await storeFile(ctx, local, relative);
-      specs.push({ path: relative, recordCount, fileSizeBytes, footerSize: Number(meta.footer_size), columnStats });
+      specs.push({ path: relative, recordCount, ...(await storeFile(ctx, local, relative)), footerSize: Number(meta.footer_size), columnStats });
     }
     return specs;
   } finally {

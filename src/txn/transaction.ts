@@ -23,6 +23,7 @@ import {
   checkFilePath,
   checkName,
   checkOptionalCount,
+  checkOptionalCrc32,
   checkOptionalText,
   flag,
   options,
@@ -38,6 +39,8 @@ export interface DataFileSpec {
   recordCount: number;
   fileSizeBytes: number;
   footerSize?: number | null;
+  /** CRC-32 of the file's bytes (zlib.crc32): checked the first time a process reads the file. */
+  contentCrc32?: number | null;
   /** Default 'parquet'. */
   format?: string;
   /** What the file's footer says of each column (what lets a query skip the file); columns not given have none. */
@@ -59,6 +62,7 @@ export interface DeleteFileSpec {
   path: string;
   deleteCount: number;
   fileSizeBytes: number;
+  contentCrc32?: number | null;
   format?: string;
 }
 
@@ -292,13 +296,14 @@ export class Transaction {
   addDataFile(schema: string, table: string, file: DataFileSpec): Promise<FileId> {
     return this.op('addDataFile', [schema, table, file], async () => {
       required('addDataFile()', 'a data file { path, recordCount, fileSizeBytes }', file);
-      options('addDataFile()', file, ['path', 'recordCount', 'fileSizeBytes', 'footerSize', 'format', 'columnStats']);
+      options('addDataFile()', file, ['path', 'recordCount', 'fileSizeBytes', 'footerSize', 'contentCrc32', 'format', 'columnStats']);
       const row = {
         path: checkFilePath('data file path', file.path, this.ctx.maxPathBytes),
         format: checkOptionalText('data file format', file.format) ?? 'parquet',
         recordCount: checkCount('recordCount', file.recordCount),
         fileSizeBytes: checkCount('fileSizeBytes', file.fileSizeBytes),
         footerSize: checkOptionalCount('footerSize', file.footerSize),
+        contentCrc32: checkOptionalCrc32('contentCrc32', file.contentCrc32),
       };
       const t = await this.p.requireTable(schema, table);
       const stats = file.columnStats === undefined ? undefined : await this.columnStats(schema, table, t.id, file.columnStats, row.recordCount);
@@ -342,12 +347,13 @@ export class Transaction {
   addDeleteFile(schema: string, table: string, spec: DeleteFileSpec): Promise<FileId> {
     return this.op('addDeleteFile', [schema, table, spec], async () => {
       required('addDeleteFile()', 'a delete file { dataFileId, path, deleteCount, fileSizeBytes }', spec);
-      options('addDeleteFile()', spec, ['dataFileId', 'path', 'deleteCount', 'fileSizeBytes', 'format']);
+      options('addDeleteFile()', spec, ['dataFileId', 'path', 'deleteCount', 'fileSizeBytes', 'contentCrc32', 'format']);
       const row = {
         path: checkFilePath('delete file path', spec.path, this.ctx.maxPathBytes),
         format: checkOptionalText('delete file format', spec.format) ?? 'parquet',
         deleteCount: checkCount('deleteCount', spec.deleteCount, 1),
         fileSizeBytes: checkCount('fileSizeBytes', spec.fileSizeBytes),
+        contentCrc32: checkOptionalCrc32('contentCrc32', spec.contentCrc32),
       };
       const t = await this.p.requireTable(schema, table);
       const dataFile = await this.p.requireLiveDataFile(schema, table, t.id, spec.dataFileId);

@@ -1,40 +1,98 @@
-// Bytes flipped in a data file the catalog wrote: a query that cannot decode the file fails CORRUPT (naming the
-// file where DuckDB names it), never INVALID_ARGUMENT as if the caller's SQL were wrong. (A flip inside a page
-// that still decodes can change the answer: Parquet pages carry no checksum DuckDB checks — see the note on
-// issue 16; content checksums of data files are the fix still to make.)
+// Bytes flipped in a data or delete file the catalog wrote. Parquet pages carry no checksum DuckDB checks, so
+// a flip inside a page that still decodes would change the answer: the catalog records each file's CRC-32
+// when it writes the file and checks it the first time a process reads the file. Every flip is CORRUPT naming
+// the file, never a different answer; the file back intact reads as before.
 import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { isStrataError } from '../../src/index.js';
-import { openCatalog, tempDir } from '../helpers.js';
+import { Catalog, isStrataError } from '../../src/index.js';
+import { expectCode, openCatalog, tempDir } from '../helpers.js';
+
+const q = `SELECT count(*) AS n, sum(id) AS total, max(s) AS last FROM t`;
+
+async function answer(dir: string): Promise<unknown> {
+  const c = await Catalog.open({ dir, readOnly: true });
+  try {
+    return await c.sql(q).then(
+      (r) => r.rows,
+      (e: unknown) => e,
+    );
+  } finally {
+    await c.close();
+  }
+}
 
 describe('a damaged data file', () => {
-  it('every byte flip that stops DuckDB reading the file is CORRUPT, and the file back intact reads as before', { timeout: 120_000 }, async () => {
+  it('every byte flip in a data or delete file is CORRUPT naming the file, in a process reading it for the first time', { timeout: 240_000 }, async () => {
     const dir = await tempDir();
     const c = await openCatalog({ dir });
     await c.sql('CREATE TABLE t (id BIGINT, s VARCHAR)');
     await c.sql(`INSERT INTO t SELECT i, 'row ' || i FROM range(1000) r(i)`);
-    const [file] = await (await c.reader()).dataFiles('main', 't');
-    const local = path.join(dir, 'store', c.dataPath, file!.path);
-    const good = await readFile(local);
-    const q = `SELECT sum(id) AS total, max(s) AS last FROM t`;
+    await c.sql('DELETE FROM t WHERE id % 7 = 0');
+    const r = await c.reader();
+    const [data] = await r.dataFiles('main', 't');
+    const [del] = await r.deleteFiles('main', 't');
+    await r.close();
+    expect(data!.contentCrc32).toBe(crc32(await readFile(path.join(dir, 'store', c.dataPath, data!.path))));
+    expect(del!.contentCrc32).toBe(crc32(await readFile(path.join(dir, 'store', c.dataPath, del!.path))));
     const expected = (await c.sql(q)).rows;
-    let failed = 0;
-    for (let i = 0; i < good.length; i += 31) {
-      const bad = Buffer.from(good);
-      bad[i] = bad[i]! ^ 0x10;
-      await writeFile(local, bad);
-      const e = await c.sql(q).then(
-        () => undefined,
-        (x: unknown) => x,
-      );
-      if (e === undefined) continue;
-      failed++;
-      expect(isStrataError(e, 'CORRUPT'), `byte ${i}: ${String(e)}`).toBe(true);
-      if (/Failed to read file|in Parquet file/.test(String((e as Error).cause))) expect((e as Error).message).toContain(local);
+    await c.close();
+    for (const file of [data!.path, del!.path]) {
+      const local = path.join(dir, 'store', 'data', file);
+      const good = await readFile(local);
+      const step = Math.max(1, Math.floor(good.length / 60));
+      let flips = 0;
+      for (let i = 0; i < good.length; i += step) {
+        const bad = Buffer.from(good);
+        bad[i] = bad[i]! ^ 0x10;
+        await writeFile(local, bad);
+        const got = await answer(dir);
+        expect(isStrataError(got, 'CORRUPT'), `byte ${i} of ${file}: ${String(got)}`).toBe(true);
+        expect((got as Error).message).toContain(file);
+        flips++;
+      }
+      expect(flips).toBeGreaterThan(30);
+      await writeFile(local, good);
+      expect(await answer(dir)).toEqual(expected);
     }
-    expect(failed).toBeGreaterThan(0);
-    await writeFile(local, good);
-    expect((await c.sql(q)).rows).toEqual(expected);
+  });
+
+  it('a file an engine registers is checked against the CRC-32 and the size it gives; without a CRC, the size alone', async () => {
+    const dir = await tempDir();
+    const c = await openCatalog({ dir });
+    await c.sql('CREATE TABLE t (id BIGINT, s VARCHAR)');
+    await c.sql(`INSERT INTO t SELECT i, 'x' FROM range(10) r(i)`);
+    const r = await c.reader();
+    const [f] = await r.dataFiles('main', 't');
+    await r.close();
+    const bytes = await readFile(path.join(dir, 'store', c.dataPath, f!.path));
+    for (const [name, extra] of [
+      ['wrong-crc.parquet', { contentCrc32: (crc32(bytes) + 1) >>> 0 }],
+      ['no-crc.parquet', {}],
+    ] as const) {
+      await writeFile(path.join(dir, 'store', c.dataPath, name), bytes);
+      await c.transaction(async (tx) => {
+        await tx.createTable('main', name.replace(/\W/g, '_'), [
+          { name: 'id', type: 'int64' },
+          { name: 's', type: 'varchar' },
+        ]);
+        await tx.addDataFile('main', name.replace(/\W/g, '_'), { path: name, recordCount: 10, fileSizeBytes: bytes.length, ...extra });
+      });
+    }
+    await expectCode(c.sql('SELECT count(*) FROM wrong_crc_parquet'), 'CORRUPT', /wrong-crc\.parquet.*CRC-32/s);
+    expect((await c.sql('SELECT count(*)::INT AS n FROM no_crc_parquet')).rows).toEqual([{ n: 10 }]);
+    await c.transaction((tx) => tx.addDataFile('main', 'no_crc_parquet', { path: 'no-crc.parquet', recordCount: 10, fileSizeBytes: bytes.length + 1 }).then(() => undefined));
+    await c.close();
+    const again = await openCatalog({ dir });
+    await expectCode(again.sql('SELECT count(*) FROM no_crc_parquet'), 'CORRUPT', /no-crc\.parquet.*bytes/s);
+    await expectCode(
+      again.transaction((tx) => tx.addDataFile('main', 't', { path: 'x.parquet', recordCount: 1, fileSizeBytes: 1, contentCrc32: -1 }).then(() => undefined)),
+      'INVALID_ARGUMENT',
+      /contentCrc32/,
+    );
+    const v = await again.verify({ files: true });
+    expect(v.violations.map((x) => x.object?.split('/').pop())).toEqual(expect.arrayContaining(['wrong-crc.parquet']));
+    expect(v.violations.find((x) => x.object?.endsWith('wrong-crc.parquet'))!.message).toMatch(/CRC-32/);
   });
 });

@@ -30,14 +30,16 @@ async function duck(sql: string): Promise<Record<string, unknown>[]> {
 }
 
 /** A positional delete file (DuckLake's file_path, pos) for the given rows of a data file, put in the store. */
-async function deleteFile(store: ObjectStore, c: Catalog, dataPath: string, positions: number[], name: string): Promise<string> {
+/** A delete file of `positions` in data file `dataPath`, put in the store: its path and size, as addDeleteFile takes them. */
+async function deleteFile(store: ObjectStore, c: Catalog, dataPath: string, positions: number[], name: string): Promise<{ path: string; fileSizeBytes: number }> {
   const local = path.join(await tempDir(), 'd.parquet');
   const rows = positions.map((p) => `SELECT '${dataPath}' AS file_path, ${p}::BIGINT AS pos`).join(' UNION ALL ');
   await duck(`COPY (${rows}) TO '${local}' (FORMAT parquet)`);
   const { readFile } = await import('node:fs/promises');
   const relative = `deletes/${name}.parquet`;
-  await store.putIfAbsent(`${c.dataPath}${relative}`, await readFile(local));
-  return relative;
+  const bytes = await readFile(local);
+  await store.putIfAbsent(`${c.dataPath}${relative}`, bytes);
+  return { path: relative, fileSizeBytes: bytes.length };
 }
 
 async function story(c: Catalog, store: ObjectStore, storeRoot: string | undefined) {
@@ -75,7 +77,7 @@ async function story(c: Catalog, store: ObjectStore, storeRoot: string | undefin
 
   // Grace moves: her row (position 1 of the first file) is deleted, a new row written.
   const del = await deleteFile(store, c, file!.path, [1], 'grace-moves');
-  await c.transaction((tx) => tx.addDeleteFile('sales', 'customers', { dataFileId: file!.id, path: del, deleteCount: 1, fileSizeBytes: 1 }));
+  await c.transaction((tx) => tx.addDeleteFile('sales', 'customers', { dataFileId: file!.id, ...del, deleteCount: 1 }));
   const moved = await c.sql(`INSERT INTO sales.customers VALUES (2, 'Grace', 'New York')`);
   expect(moved.rows).toEqual([{ Count: 1n }]);
   await c.createTag('before_move', loaded.snapshot!);
@@ -214,7 +216,7 @@ describe('SQL over any snapshot', () => {
     const store = new DirectoryStore(path.join(dir, 'store'));
     const [file] = await (await c.reader()).dataFiles('main', 'files');
     const del = await deleteFile(store, c, file!.path, [0], 'first-row');
-    await c.transaction((tx) => tx.addDeleteFile('main', 'files', { dataFileId: file!.id, path: del, deleteCount: 1, fileSizeBytes: 1 }));
+    await c.transaction((tx) => tx.addDeleteFile('main', 'files', { dataFileId: file!.id, ...del, deleteCount: 1 }));
     expect((await c.sql('SELECT filename, n FROM files')).rows).toEqual([{ filename: 'b.csv', n: 2 }]);
   });
 });
