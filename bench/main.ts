@@ -50,8 +50,9 @@ const sizes: Sizes = Object.fromEntries(
 ) as unknown as Sizes;
 const runs = Number(values.runs ?? (values.quick ? 1 : 3));
 
-const SIDES: [Side, (o: DriverOptions) => Promise<Driver>][] = [
+const ALL_SIDES: [Side, (o: DriverOptions) => Promise<Driver>][] = [
   ['strata', openStrata],
+  ['strata-objects', (o) => openStrata({ ...o, logLayout: 'objects' })],
   ['peer', openPeer],
   ['raw', openRaw],
 ];
@@ -71,13 +72,20 @@ const started = Date.now();
 for (const w of WORKLOADS.filter((x) => values.only === undefined || x.name.includes(values.only))) {
   const results = new Map<string, Map<Side, Stats[]>>();
   let durability: Partial<Record<Side, string>> = {};
+  // The object layout only where it differs: commits (reads go to the same index either way).
+  const SIDES = ALL_SIDES.filter(([s]) => (w.sides ?? ['strata', 'peer', 'raw']).includes(s));
   for (let run = 0; run < runs; run++) {
     for (const [side, open] of SIDES) {
       const dir = await mkdtemp(path.join(tmpdir(), `strata-bench-${side}-`));
-      const driver = await open({ dir, durable: w.durable });
+      let driver = await open({ dir, durable: w.durable });
       durability = { ...durability, [side]: driver.durability };
+      const reopen = async () => {
+        await driver.close();
+        driver = await open({ dir, durable: w.durable });
+        return driver;
+      };
       try {
-        for (const [label, sample] of Object.entries(await w.run(driver, sizes))) {
+        for (const [label, sample] of Object.entries(await w.run(driver, sizes, reopen))) {
           if (!results.has(label)) results.set(label, new Map());
           const bySide = results.get(label)!;
           bySide.set(side, [...(bySide.get(side) ?? []), stats(sample)]);

@@ -1,6 +1,6 @@
 // The workloads of the suite. Each builds its catalog (untimed) through a Driver, then times one kind of
 // operation; every side gets the same operations in the same order (a seeded generator picks them).
-import type { Driver, FileSpec } from './drivers/driver.js';
+import type { Driver, FileSpec, Side } from './drivers/driver.js';
 import { measure, measureConcurrent, rng, type Sample } from './harness.js';
 
 export interface Sizes {
@@ -20,9 +20,17 @@ export interface Workload {
   /** Whether commits must be durable (read workloads build their catalog in each side's relaxed mode). */
   durable: boolean;
   describe(z: Sizes): string;
-  /** Builds the catalog and times the operation; several named results where a workload compares two cases. */
-  run(d: Driver, z: Sizes): Promise<Record<string, Sample>>;
+  /** The sides that run it (default strata, peer, raw). */
+  sides?: Side[];
+  /**
+   * Builds the catalog and times the operation; several named results where a workload compares two cases.
+   * `reopen` closes the side and opens it again on the same directory: a new process's first touch.
+   */
+  run(d: Driver, z: Sizes, reopen: () => Promise<Driver>): Promise<Record<string, Sample>>;
 }
+
+/** Commit workloads also run on Strata with its log kept as objects (S3's and NFS's layout, on the local disk). */
+const COMMIT_SIDES: Side[] = ['strata', 'strata-objects', 'peer', 'raw'];
 
 const file = (i: number): FileSpec => ({ path: `data/f${i}.parquet`, rows: 1000, bytes: 1 << 20 });
 const files = (from: number, n: number) => Array.from({ length: n }, (_, i) => file(from + i));
@@ -39,6 +47,7 @@ const commitOne = (durable: boolean): Workload => ({
   name: `commit 1 data file (${durable ? 'durable' : 'relaxed'})`,
   unit: 'commits/s',
   durable,
+  sides: COMMIT_SIDES,
   describe: (z) => `${z.commits} sequential commits, each adding one data file to a random one of ${z.tables} tables`,
   run: async (d, z) => {
     await createTables(d, z.tables);
@@ -53,6 +62,7 @@ const commitConcurrent: Workload = {
   name: `commit 1 data file, ${CALLERS} callers at once (durable)`,
   unit: 'commits/s',
   durable: true,
+  sides: COMMIT_SIDES,
   describe: (z) =>
     `${z.commits * 2} commits from ${CALLERS} concurrent callers in one process, each adding one data file to a random one of ` +
     `${z.tables} tables; throughput over the wall time, latency per commit including the wait for the others. ` +
@@ -71,6 +81,7 @@ const commitHundred: Workload = {
   name: 'commit 100 data files in one snapshot (durable)',
   unit: 'files/s',
   durable: true,
+  sides: COMMIT_SIDES,
   describe: (z) => `${Math.max(10, z.commits / 5)} commits of 100 data files each into a random one of ${z.tables} tables`,
   run: async (d, z) => {
     await createTables(d, z.tables);
@@ -174,6 +185,46 @@ const planner: Workload = {
   },
 };
 
+const firstTouch: Workload = {
+  name: 'first-touch listings: many mid-size tables committed a few files at a time, listed once after a restart',
+  unit: 'files/s',
+  durable: false,
+  sides: ['strata', 'peer'],
+  describe: (z) =>
+    `${z.tables} tables of 10 to 1,000 data files each (log-uniform), committed 10 files at a time in a random ` +
+    'interleaving; then the side is closed and opened again (a new process: nothing of the catalog in its ' +
+    'caches, the OS page cache warm) and every table is listed once at the newest snapshot in random order, ' +
+    'then all again. The raw limit keeps its catalog state in memory and cannot reopen, so it has no row',
+  run: async (d, z, reopen) => {
+    await createTables(d, z.tables);
+    const pick = rng(7);
+    const want = Array.from({ length: z.tables }, () => Math.round(10 * 100 ** (pick(1_000_000) / 1_000_000)));
+    const left = [...want];
+    let next = 0;
+    let newest = 0;
+    for (let open = z.tables; open > 0; ) {
+      const t = pick(z.tables);
+      if (left[t] === 0) continue;
+      const n = Math.min(10, left[t]!);
+      newest = await d.addFiles(`t${t}`, files(next, n));
+      next += n;
+      left[t]! -= n;
+      if (left[t] === 0) open--;
+    }
+    const total = want.reduce((a, b) => a + b, 0);
+    const order = Array.from({ length: z.tables }, (_, i) => i);
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = pick(i + 1);
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    const listAll = (side: Driver) => async () => {
+      for (const t of order) if ((await side.listFiles(newest, `t${t}`)) !== want[t]) throw new Error(`${side.side}: wrong file count`);
+    };
+    const fresh = await reopen();
+    return { 'first touch': await measure(1, total, listAll(fresh)), 'listed again': await measure(1, total, listAll(fresh)) };
+  },
+};
+
 const snapshotResolution: Workload = {
   name: 'resolve a snapshot by id, by timestamp and by tag',
   unit: 'reads/s',
@@ -204,5 +255,6 @@ export const WORKLOADS: Workload[] = [
   historyDepth,
   listFiles,
   planner,
+  firstTouch,
   snapshotResolution,
 ];

@@ -7,7 +7,8 @@ export interface FileSpec {
   bytes: number;
 }
 
-export type Side = 'strata' | 'peer' | 'raw';
+/** Strata on its default log layout (segments, for a local directory), Strata with its log as objects, the peer, the raw limit. */
+export type Side = 'strata' | 'strata-objects' | 'peer' | 'raw';
 
 export interface Driver {
   readonly side: Side;
@@ -38,6 +39,8 @@ export interface DriverOptions {
   dir: string;
   /** true: each commit is durable before it returns, as the side promises; false: each side's relaxed mode. */
   durable: boolean;
+  /** Strata only: how its commit log is kept (default: the embedded default's, segments). */
+  logLayout?: 'segments' | 'objects';
 }
 
 export const COLUMNS = [

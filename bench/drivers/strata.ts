@@ -4,7 +4,8 @@ import { COLUMNS, type Driver, type DriverOptions, type FileSpec } from './drive
 export async function openStrata(opts: DriverOptions): Promise<Driver> {
   // No automatic checkpoints: they run in the background every 1,000 entries, so one started by a build
   // would compete with the timed reads after it. The bootstrap section measures checkpoints.
-  const catalog = await Catalog.open({ dir: opts.dir, durability: opts.durable ? 'durable' : 'relaxed', checkpointEvery: 0 });
+  const logLayout = opts.logLayout ?? 'segments';
+  const catalog = await Catalog.open({ dir: opts.dir, durability: opts.durable ? 'durable' : 'relaxed', checkpointEvery: 0, logLayout });
   // Readers are pinned to a snapshot; a planner keeps one per query, so the benchmark keeps one per snapshot.
   const readers = new Map<number, Reader>();
   const readerAt = async (snapshot: number) => {
@@ -20,8 +21,11 @@ export async function openStrata(opts: DriverOptions): Promise<Driver> {
     return n;
   };
   return {
-    side: 'strata',
-    durability: opts.durable ? 'log object: fdatasync + link + directory fsync' : 'relaxed: log object fdatasync + link, no directory fsync',
+    side: logLayout === 'segments' ? 'strata' : 'strata-objects',
+    durability: {
+      segments: opts.durable ? 'segmented log: one pwrite + fdatasync per log entry' : 'relaxed segmented log: one pwrite, no sync',
+      objects: opts.durable ? 'log object: fdatasync + link + directory fsync' : 'relaxed: log object fdatasync + link, no directory fsync',
+    }[logLayout],
     createTables: (names) =>
       commit(async (tx) => {
         for (const n of names) await tx.createTable('main', n, COLUMNS);

@@ -11,7 +11,7 @@ import { StrataError } from '../errors.js';
 import { KvStore } from '../kv/kv-store.js';
 import type { CommitLog } from '../log/commit-log.js';
 import type { LogEntry } from '../log/log-entry.js';
-import { ObjectLog } from '../log/object-log.js';
+import { type LogLayout, openLog } from '../log/open-log.js';
 import * as q from '../read/catalog-queries.js';
 import { DirectoryStore } from '../store/directory-store.js';
 import { assertValidObjectKey, type ObjectStore } from '../store/object-store.js';
@@ -54,6 +54,14 @@ export interface OpenOptions {
    * half-written one).
    */
   durability?: 'durable' | 'relaxed';
+  /**
+   * How the commit log is kept, chosen when the catalog is created and fixed after (docs/decisions/0014):
+   * 'segments' (appended to segment files under a lock; one fdatasync per commit) or 'objects' (one object
+   * per entry, created if absent; for S3 and directories shared between machines). Default: segments for
+   * a directory on a local file system, objects on a network file system and on S3. Given for a catalog
+   * that has the other, INVALID_ARGUMENT.
+   */
+  logLayout?: LogLayout;
   /**
    * Take a writer epoch: every writer opened before (exclusive or not) gets FENCED on its next commit, and
    * entries it might still write are never applied.
@@ -131,17 +139,17 @@ function limitsOf(opts: OpenOptions): Limits {
 }
 
 /** The store the options name, and whether the catalog made it (and so closes it) or was handed it. */
-function openStore(opts: OpenOptions, random: () => number): { store: ObjectStore; owned: boolean } {
+function openStore(opts: OpenOptions, random: () => number): { store: ObjectStore; owned: boolean; sync: boolean } {
   if (opts.durability !== undefined && opts.durability !== 'durable' && opts.durability !== 'relaxed') {
     throw new StrataError('INVALID_ARGUMENT', `durability is 'durable' or 'relaxed', got ${JSON.stringify(opts.durability)}`);
   }
   const sync = opts.durability !== 'relaxed';
   const s = opts.store;
-  if (s !== undefined && s !== null && typeof (s as ObjectStore).putIfAbsent === 'function') return { store: s as ObjectStore, owned: false };
+  if (s !== undefined && s !== null && typeof (s as ObjectStore).putIfAbsent === 'function') return { store: s as ObjectStore, owned: false, sync };
   if (s !== undefined) options('store', s as { path?: string; s3?: S3StoreOptions }, ['path', 's3']);
-  if (s === undefined) return { store: new DirectoryStore(path.join(opts.dir, 'store'), { sync }), owned: true };
-  if ('path' in s && typeof s.path === 'string') return { store: new DirectoryStore(s.path, { sync }), owned: true };
-  if ('s3' in s && s.s3 !== null && typeof s.s3 === 'object') return { store: new S3Store({ random, ...s.s3 }), owned: true };
+  if (s === undefined) return { store: new DirectoryStore(path.join(opts.dir, 'store'), { sync }), owned: true, sync };
+  if ('path' in s && typeof s.path === 'string') return { store: new DirectoryStore(s.path, { sync }), owned: true, sync };
+  if ('s3' in s && s.s3 !== null && typeof s.s3 === 'object') return { store: new S3Store({ random, ...s.s3 }), owned: true, sync };
   throw new StrataError('INVALID_ARGUMENT', 'store must be { path }, { s3: { bucket, … } } or an ObjectStore instance');
 }
 
@@ -162,6 +170,7 @@ const OPEN_OPTIONS: readonly (keyof OpenOptions)[] = [
   'create',
   'dataPath',
   'durability',
+  'logLayout',
   'exclusiveWriter',
   'writerName',
   'followIntervalMs',
@@ -179,11 +188,14 @@ export async function openCatalog(given: OpenOptions): Promise<Opened> {
   const limits = limitsOf(opts);
   const random = opts.random ?? Math.random;
   const requestedDataPath = opts.dataPath === undefined ? undefined : normaliseDataPath(opts.dataPath);
-  const { store, owned } = openStore(opts, random);
-  const closeStore = () => (owned ? store.close?.() : undefined);
+  const { store, owned, sync: durable } = openStore(opts, random);
   const readOnly = flag('readOnly', opts.readOnly);
   const create = flag('create', opts.create, true);
-  const log = new ObjectLog(store);
+  let log: CommitLog | undefined;
+  const closeStore = () => {
+    log?.close?.();
+    if (owned) store.close?.();
+  };
   if (opts.clock !== undefined && typeof opts.clock !== 'function') throw new StrataError('INVALID_ARGUMENT', 'clock must be a function () => ms since epoch');
   const maxSkew = opts.maxClockSkewMs === null ? null : durationMs('maxClockSkewMs', opts.maxClockSkewMs, DEFAULT_MAX_CLOCK_SKEW_MS);
   const clock = checkedClock(opts.clock ?? Date.now, store, readOnly ? null : maxSkew);
@@ -191,6 +203,7 @@ export async function openCatalog(given: OpenOptions): Promise<Opened> {
   try {
     // A service that ignores conditional writes would let two writers own one log entry: refuse it up front.
     if (store instanceof S3Store && !readOnly) await store.assertConditionalWrites();
+    log = await openLog(store, { requested: opts.logLayout, mayCreate: !readOnly && create, sync: durable });
     // Before the index exists: a store with no catalog that may not get one leaves nothing behind.
     const first = await firstEntry(log, readOnly ? 'readOnly' : create ? undefined : 'create: false', clock, requestedDataPath ?? 'data/');
     kv = await KvStore.open(path.join(opts.dir, 'index'));

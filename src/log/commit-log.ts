@@ -1,6 +1,7 @@
 // The commit log is the source of truth (docs/decisions/0001-log-is-source-of-truth.md): a gap-free sequence
 // of entries, each owned by exactly one writer, and the checkpoints that let a new machine skip most of it.
-// Where and how entries are stored is a layout's business (object-log.ts: one object per entry); everything
+// Where and how entries are stored is a layout's business (object-log.ts: one object per entry;
+// segment-log.ts: records appended to segment files under a lock; open-log.ts picks one); everything
 // above sees only this interface, which every layout passes the same conformance suite for
 // (test/log/conformance.ts).
 import type { KvSeq } from '../../keys/ids.js';
@@ -66,4 +67,7 @@ export interface CommitLog {
 
   /** The checkpoints beside this log. */
   readonly checkpoints: Checkpoints;
+
+  /** Lets go of what the layout holds open (file descriptors, a lock file); the object layout holds none. */
+  close?(): void;
 }

@@ -96,12 +96,15 @@ function wireProblem(w: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-/** The entry `objectKey` holds; CORRUPT naming it (and what to do) if the bytes are not a whole entry. */
-export function decodeEntry(objectKey: string, bytes: Uint8Array): LogEntry {
+/**
+ * The entry in `bytes`, stored where `where` says (a log object's key, or a segment and offset); CORRUPT
+ * naming that place (and what to do) if the bytes are not a whole entry.
+ */
+export function decodeEntry(where: string, bytes: Uint8Array): LogEntry {
   const corrupt = (why: string) =>
     new StrataError(
       'CORRUPT',
-      `log object ${objectKey} cannot be read: ${why}. The store's log is damaged: restore this object from a backup ` +
+      `${where} cannot be read: ${why}. The store's log is damaged: restore it from a backup ` +
         '(strata verify lists what else is damaged)',
     );
   let decoded: unknown;

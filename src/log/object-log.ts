@@ -6,11 +6,10 @@ import { StrataError } from '../errors.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { Checkpoints } from './checkpoint.js';
 import type { CommitLog } from './commit-log.js';
+import { compactedThrough, markCompacted } from './compaction-marks.js';
 import { decodeEntry, encodeEntry, type LogEntry } from './log-entry.js';
 
 const LOG_PREFIX = 'log/';
-/** `compacted/<N, 20 digits>`: log compaction has stubbed every entry from 2 through N. */
-const COMPACTED_PREFIX = 'compacted/';
 /** Entries log compaction stubs at once: one request each, so a long log goes in parallel batches. */
 const COMPACT_BATCH = 16;
 /**
@@ -75,7 +74,7 @@ export class ObjectLog implements CommitLog {
     const key = logObjectKey(seq);
     const bytes = await this.store.get(key);
     if (bytes === undefined) return undefined;
-    const entry = decodeEntry(key, bytes);
+    const entry = decodeEntry(`log object ${key}`, bytes);
     if (entry.seq !== seq) {
       throw new StrataError('CORRUPT', `log object ${key} holds entry ${entry.seq}; the store's log is damaged`);
     }
@@ -156,7 +155,7 @@ export class ObjectLog implements CommitLog {
       const last = Math.min(through, at + COMPACT_BATCH - 1);
       await Promise.all(Array.from({ length: last - at + 1 }, (_, i) => this.stub(kvSeq(at + i))));
     }
-    if (through >= from) await this.markCompacted(through);
+    if (through >= from) await markCompacted(this.store, through);
   }
 
   /** The entry without its mutations: its number and its place in the chain (txn, prev) stay. */
@@ -166,18 +165,7 @@ export class ObjectLog implements CommitLog {
     await this.store.replace(logObjectKey(seq), encodeEntry({ ...entry, kind: 'stub', epoch: 0, snapshots: [], mutations: [] }));
   }
 
-  async compactedThrough(): Promise<KvSeq> {
-    let through = 0;
-    for await (const { key } of this.store.list(COMPACTED_PREFIX)) through = Math.max(through, Number(key.slice(COMPACTED_PREFIX.length)));
-    return kvSeq(through);
-  }
-
-  /** Records that every entry from 2 through `seq` is a stub, so the next run starts after it; older marks go. */
-  private async markCompacted(seq: KvSeq): Promise<void> {
-    const key = `${COMPACTED_PREFIX}${padded(seq)}`;
-    await this.store.putIfAbsent(key, new Uint8Array(0));
-    const older: string[] = [];
-    for await (const o of this.store.list(COMPACTED_PREFIX)) if (o.key < key) older.push(o.key);
-    await this.store.delete(older);
+  compactedThrough(): Promise<KvSeq> {
+    return compactedThrough(this.store);
   }
 }

@@ -62,6 +62,7 @@ export interface DirectoryStoreOptions {
 export class DirectoryStore implements ObjectStore {
   readonly description: string;
   readonly maxKeyBytes: number;
+  readonly localRoot: string;
   private readonly sync: boolean;
   private readonly clock = new StoreClock();
   /** Directories known to exist: creating objects in them needs no mkdir (a round trip each). */
@@ -78,6 +79,7 @@ export class DirectoryStore implements ObjectStore {
     options: DirectoryStoreOptions = {},
   ) {
     this.root = path.resolve(root);
+    this.localRoot = this.root;
     // PATH_MAX (4,096 with its NUL) less the root and its separator.
     this.maxKeyBytes = 4095 - Buffer.byteLength(this.root) - 1;
     this.sync = options.sync ?? true;

@@ -16,6 +16,11 @@ export interface ObjectStore {
   /** Where an engine finds the object: a file path, or a URL such as s3://bucket/prefix/key. */
   url(key: string): string;
   /**
+   * The directory on this machine whose files are the objects, when the store is one (a directory store,
+   * or a wrapper of one): where a segmented commit log keeps its segments beside them.
+   */
+  readonly localRoot?: string | undefined;
+  /**
    * The longest key, in UTF-8 bytes, the store can address: S3's 1,024 less its prefix, a file system's
    * path limit less the root. Keys the catalog records for later deletion are checked against it.
    */

@@ -1,8 +1,8 @@
-import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Catalog, type ErrorCode, isStrataError, type Transaction } from '../../src/index.js';
 import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
+import { logHead } from '../support/store-log.js';
 
 async function seeded(): Promise<{ c: Catalog; dir: string }> {
   const dir = await tempDir();
@@ -69,7 +69,7 @@ const cases: [string, ErrorCode, (tx: Transaction) => Promise<unknown>][] = [
   ['dropping a non-empty schema without cascade', 'DEPENDENT_OBJECTS', (tx) => tx.dropSchema('sales')],
 ];
 
-const logObjects = async (dir: string) => (await readdir(path.join(dir, 'store', 'log'))).sort();
+const logObjects = (dir: string) => logHead(path.join(dir, 'store'));
 
 describe('bad input', () => {
   it.each(cases)('%s → %s, and the catalog is exactly as before', async (_label, code, call) => {

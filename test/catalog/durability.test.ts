@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { Catalog, isStrataError, type OpenOptions } from '../../src/index.js';
 import { initEntry } from '../../src/catalog/init-entry.js';
 import { ObjectLog } from '../../src/log/object-log.js';
+import { LOG_LAYOUTS, type LogLayout } from '../../src/log/open-log.js';
+import { logHead } from '../support/store-log.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { kvSeq } from '../../keys/ids.js';
 import { freshS3Store, S3_BUCKET, s3Options } from '../store/s3-env.js';
@@ -27,15 +29,15 @@ async function runChild(args: string[], killAfterFirstAckMs?: number): Promise<{
   }
 }
 
-async function seed(dir: string, store?: NonNullable<OpenOptions['store']>): Promise<void> {
-  const c = await Catalog.open({ dir, ...(store ? { store } : {}) });
+async function seed(dir: string, store?: NonNullable<OpenOptions['store']>, logLayout?: LogLayout): Promise<void> {
+  const c = await Catalog.open({ dir, ...(store ? { store } : {}), ...(logLayout ? { logLayout } : {}) });
   await c.transaction(async (tx) => {
     await tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]);
   });
   await c.close();
 }
 
-const logCount = async (dir: string) => (await readdir(path.join(dir, 'store', 'log'))).length;
+const logCount = (dir: string) => logHead(path.join(dir, 'store'));
 
 async function state(dir: string, store?: NonNullable<OpenOptions['store']>) {
   const c = await Catalog.open({ dir, ...(store ? { store } : {}) });
@@ -132,56 +134,60 @@ describe('durability', () => {
     );
   });
 
-  it('a process killed after its log write and before its index write comes back with the commit applied exactly once', async () => {
-    const dir = await tempDir();
-    await seed(dir);
-    const entries = await logCount(dir);
-    const run = await runChild([dir, 'kill-after-log']);
-    expect(run.signal).toBe('SIGKILL');
-    expect(run.stdout).toBe(''); // never acknowledged…
-    expect(await logCount(dir)).toBe(entries + 2); // …but durable in the log (after the child's claim of ids)
-    const first = await state(dir);
-    expect(first.snapshots).toEqual([0, 1, 2]);
-    expect(first.files).toHaveLength(1);
-    // Reopening again replays nothing twice.
-    expect(await state(dir)).toEqual(first);
-    expect(await logCount(dir)).toBe(entries + 2);
-  });
+  for (const layout of LOG_LAYOUTS) {
+    describe(`on a directory store, its log kept as ${layout}`, () => {
+    it('a process killed after its log write and before its index write comes back with the commit applied exactly once', async () => {
+      const dir = await tempDir();
+      await seed(dir, undefined, layout);
+      const entries = await logCount(dir);
+      const run = await runChild([dir, 'kill-after-log']);
+      expect(run.signal).toBe('SIGKILL');
+      expect(run.stdout).toBe(''); // never acknowledged…
+      expect(await logCount(dir)).toBe(entries + 2); // …but durable in the log (after the child's claim of ids)
+      const first = await state(dir);
+      expect(first.snapshots).toEqual([0, 1, 2]);
+      expect(first.files).toHaveLength(1);
+      // Reopening again replays nothing twice.
+      expect(await state(dir)).toEqual(first);
+      expect(await logCount(dir)).toBe(entries + 2);
+    });
 
-  it('a process killed while rebuilding its index after log compaction comes back consistent with the store', async () => {
-    const dir = await tempDir(); // the stale process's index, and the shared store
-    await seed(dir); // its index stops at entry 2
-    const other = await Catalog.open({ dir: await tempDir(), store: { path: path.join(dir, 'store') }, clock: () => Date.now() + 2 * 3600 * 1000, maxClockSkewMs: null });
-    for (let i = 0; i < 4; i++) await other.transaction((tx) => tx.addDataFile('main', 't', { path: `f${i}`, recordCount: 1, fileSizeBytes: 1 }));
-    await other.checkpoint();
-    await other.transaction((tx) => tx.addDataFile('main', 't', { path: 'tail', recordCount: 1, fileSizeBytes: 1 }));
-    expect((await other.compactLog()).entries).toBeGreaterThan(0);
-    await other.close();
-    const run = await runChild([dir, 'kill-in-rebuild']);
-    expect(run.signal).toBe('SIGKILL');
-    expect(await state(dir)).toEqual({ snapshots: [0, 1, 2, 3, 4, 5, 6], files: ['f0', 'f1', 'f2', 'f3', 'tail'] });
-  });
+    it('a process killed while rebuilding its index after log compaction comes back consistent with the store', async () => {
+      const dir = await tempDir(); // the stale process's index, and the shared store
+      await seed(dir, undefined, layout); // its index stops at entry 2
+      const other = await Catalog.open({ dir: await tempDir(), store: { path: path.join(dir, 'store') }, clock: () => Date.now() + 2 * 3600 * 1000, maxClockSkewMs: null });
+      for (let i = 0; i < 4; i++) await other.transaction((tx) => tx.addDataFile('main', 't', { path: `f${i}`, recordCount: 1, fileSizeBytes: 1 }));
+      await other.checkpoint();
+      await other.transaction((tx) => tx.addDataFile('main', 't', { path: 'tail', recordCount: 1, fileSizeBytes: 1 }));
+      expect((await other.compactLog()).entries).toBeGreaterThan(0);
+      await other.close();
+      const run = await runChild([dir, 'kill-in-rebuild']);
+      expect(run.signal).toBe('SIGKILL');
+      expect(await state(dir)).toEqual({ snapshots: [0, 1, 2, 3, 4, 5, 6], files: ['f0', 'f1', 'f2', 'f3', 'tail'] });
+    });
 
-  it('a process killed before its log write leaves no trace', async () => {
-    const dir = await tempDir();
-    await seed(dir);
-    const run = await runChild([dir, 'kill-before-log']);
-    expect(run.signal).toBe('SIGKILL');
-    expect(await state(dir)).toEqual({ snapshots: [0, 1], files: [] });
-  });
+    it('a process killed before its log write leaves no trace', async () => {
+      const dir = await tempDir();
+      await seed(dir, undefined, layout);
+      const run = await runChild([dir, 'kill-before-log']);
+      expect(run.signal).toBe('SIGKILL');
+      expect(await state(dir)).toEqual({ snapshots: [0, 1], files: [] });
+    });
 
-  it('kills at random points (20 trials, half of them committing four at a time): every acknowledged commit survives, snapshot ids stay gap-free', { timeout: 120_000 }, async () => {
-    const dir = await tempDir();
-    await seed(dir);
-    await killRandomly(dir, [], () => state(dir));
-  });
+    it('kills at random points (20 trials, half of them committing four at a time): every acknowledged commit survives, snapshot ids stay gap-free', { timeout: 120_000 }, async () => {
+      const dir = await tempDir();
+      await seed(dir, undefined, layout);
+      await killRandomly(dir, [], () => state(dir));
+    });
 
-  it('relaxed durability, kills at random points (20 trials, half in groups): no acknowledged commit lost either', { timeout: 120_000 }, async () => {
-    // Relaxed gives up only the directory fsync: a process crash (not a machine crash) loses nothing.
-    const dir = await tempDir();
-    await seed(dir);
-    await killRandomly(dir, ['relaxed'], () => state(dir));
-  });
+    it('relaxed durability, kills at random points (20 trials, half in groups): no acknowledged commit lost either', { timeout: 120_000 }, async () => {
+      // Relaxed gives up only the directory fsync: a process crash (not a machine crash) loses nothing.
+      const dir = await tempDir();
+      await seed(dir, undefined, layout);
+      await killRandomly(dir, ['relaxed'], () => state(dir));
+    });
+    });
+  }
 
   const s3 = s3Options();
   (s3 === undefined ? it.skip : it)('S3: kills at random points (20 trials, half in groups)', { timeout: 180_000 }, async () => {

@@ -1,15 +1,13 @@
-import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { optionKey } from '../../keys/options.js';
 import { kvSeq } from '../../keys/ids.js';
 import { encodeValue } from '../../keys/value-codec.js';
 import { isStrataError } from '../../src/index.js';
-import { ObjectLog } from '../../src/log/object-log.js';
-import { DirectoryStore } from '../../src/store/directory-store.js';
 import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
+import { logHead, withStoreLog } from '../support/store-log.js';
 
-const logCount = async (storePath: string) => (await readdir(path.join(storePath, 'log'))).length;
+const logCount = logHead;
 
 describe('fencing', () => {
   it("a superseded writer's commit fails with FENCED and the log shows nothing of it", async () => {
@@ -41,10 +39,11 @@ describe('fencing', () => {
     await b.transaction((tx) => tx.createSchema('real'));
     const before = await dumpCatalog(b);
     // A zombie that did not see epoch 1 forges the next entry directly in the store.
-    const log = new ObjectLog(new DirectoryStore(storePath));
-    const seq = kvSeq(await logCount(storePath) + 1);
     const forged = optionKey('forged');
-    expect(await log.append({ seq, kind: 'commit', epoch: 0, txn: 'zombie', prev: '', snapshots: [], mutations: [{ type: 'put', key: forged, value: encodeValue({ value: 'x' }) }] })).toBe(true);
+    await withStoreLog(storePath, async (log) => {
+      const seq = kvSeq((await logCount(storePath)) + 1);
+      expect(await log.append({ seq, kind: 'commit', epoch: 0, txn: 'zombie', prev: '', snapshots: [], mutations: [{ type: 'put', key: forged, value: encodeValue({ value: 'x' }) }] })).toBe(true);
+    });
     await b.refresh();
     expect(await b.options()).not.toHaveProperty('forged');
     const fresh = await openCatalog({ dir: await tempDir(), store: { path: storePath }, readOnly: true });

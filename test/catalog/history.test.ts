@@ -1,8 +1,8 @@
-import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Catalog, isStrataError } from '../../src/index.js';
 import { openCatalog, tempDir } from '../helpers.js';
+import { logHead } from '../support/store-log.js';
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 2, 1, 9, 0, 0);
@@ -75,9 +75,9 @@ describe('tags', () => {
     const c = await openCatalog({ dir });
     const { snapshot: s1 } = await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
     await c.transaction((tx) => tx.renameTable('main', 't', 'u'));
-    const logBefore = (await readdir(path.join(dir, 'store', 'log'))).length;
+    const logBefore = await logHead(path.join(dir, 'store'));
     await c.createTag('report_2026_03', s1!);
-    expect((await readdir(path.join(dir, 'store', 'log'))).length).toBe(logBefore + 1); // one log entry…
+    expect(await logHead(path.join(dir, 'store'))).toBe(logBefore + 1); // one log entry…
     expect((await c.snapshots()).length).toBe(3); // …and no snapshot
     const r = await c.reader({ tag: 'report_2026_03' });
     expect(r.snapshot.id).toBe(s1);

@@ -8,6 +8,8 @@ import { Catalog } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { FaultyStore } from '../support/faulty-store.js';
 import { dumpCatalog, tempDir } from '../helpers.js';
+import { SEGMENTS_DIR } from '../../src/log/segment-file.js';
+import { layoutOf } from '../support/store-log.js';
 
 async function commitFile(dir: string, storePath: string, file: string, opts: { checkpoint?: boolean } = {}) {
   const c = await Catalog.open({ dir, store: { path: storePath }, checkpointEvery: 0 });
@@ -70,8 +72,9 @@ describe('an index ahead of its store', () => {
     await commitFile(dir, storePath, 'b.parquet');
     await commitFile(dir, storePath, 'c.parquet', { checkpoint: true });
     // Only the log goes back: the checkpoint of entry 5 stays, ahead of it.
-    await rm(path.join(storePath, 'log'), { recursive: true });
-    await cp(path.join(backup, 'log'), path.join(storePath, 'log'), { recursive: true });
+    const logDir = (await layoutOf(storePath)) === 'objects' ? 'log' : SEGMENTS_DIR;
+    await rm(path.join(storePath, logDir), { recursive: true });
+    await cp(path.join(backup, logDir), path.join(storePath, logDir), { recursive: true });
 
     const here = await files(dir, storePath);
     expect(here.files).toEqual(['a.parquet']);

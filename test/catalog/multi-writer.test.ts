@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { OpenOptions } from '../../src/index.js';
 import { openCatalog, readAll, runTsx, tempDir } from '../helpers.js';
 import { freshS3Store, S3_BUCKET, s3Options } from '../store/s3-env.js';
+import { LOG_LAYOUTS, type LogLayout } from '../../src/log/open-log.js';
 
 const child = new URL('../fixtures/writer-child.ts', import.meta.url);
 const TABLES = ['events', 'shared_a', 'shared_b', 'shared_c'];
@@ -30,8 +31,8 @@ async function runWriter(dir: string, store: NonNullable<OpenOptions['store']>, 
     });
 }
 
-async function writersRace(store: NonNullable<OpenOptions['store']>, writers: number, commits: number) {
-  const setup = await openCatalog({ dir: await tempDir(), store });
+async function writersRace(store: NonNullable<OpenOptions['store']>, writers: number, commits: number, logLayout?: LogLayout) {
+  const setup = await openCatalog({ dir: await tempDir(), store, ...(logLayout === undefined ? {} : { logLayout }) });
   const { snapshot: base } = await setup.transaction(async (tx) => {
     for (const t of TABLES) await tx.createTable('main', t, [{ name: 'x', type: 'int64' }]);
   });
@@ -72,9 +73,11 @@ async function writersRace(store: NonNullable<OpenOptions['store']>, writers: nu
 }
 
 describe('several writer processes on one store', () => {
-  it('directory store: 4 writers × 60 commits, no commit lost or doubled', { timeout: 300_000 }, async () => {
-    await writersRace({ path: path.join(await tempDir(), 'store') }, 4, 60);
-  });
+  for (const layout of LOG_LAYOUTS) {
+    it(`directory store, log kept as ${layout}: 4 writers × 60 commits, no commit lost or doubled`, { timeout: 300_000 }, async () => {
+      await writersRace({ path: path.join(await tempDir(), 'store') }, 4, 60, layout);
+    });
+  }
 
   const opts = s3Options();
   (opts === undefined ? it.skip : it)('S3: 4 writers × 250 commits = 1,000 snapshots, no commit lost or doubled', { timeout: 900_000 }, async () => {

@@ -1,10 +1,10 @@
-import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isStrataError } from '../../src/index.js';
 import { dumpCatalog, openCatalog, steppingClock, tempDir } from '../helpers.js';
+import { logHead } from '../support/store-log.js';
 
-const logObjects = async (dir: string) => (await readdir(path.join(dir, 'store', 'log'))).length;
+const logObjects = (dir: string) => logHead(path.join(dir, 'store'));
 
 describe('transactions', () => {
   it('a transaction whose net effect is empty writes no snapshot and no log entry', async () => {

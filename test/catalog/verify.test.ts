@@ -15,8 +15,7 @@ import { exciseSnapshot, snapshotChangesKey } from '../../keys/snapshots.js';
 import { putTableStats } from '../../keys/stats.js';
 import { putHeadSnapshot } from '../../keys/system.js';
 import { seal } from '../../src/kv/index-seal.js';
-import { logObjectKey, ObjectLog } from '../../src/log/object-log.js';
-import { decodeEntry, encodeEntry } from '../../src/log/log-entry.js';
+import { flipInEntry, logHead, rewriteEntry, withStoreLog } from '../support/store-log.js';
 import { type Catalog, type VerifyReport } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { openCatalog, steppingClock, tempDir } from '../helpers.js';
@@ -64,10 +63,11 @@ async function healthy(): Promise<{ dir: string; c: Catalog; store: DirectorySto
 
 /** Appends an entry to the store's log as a writer would (numbered and chained after the newest one). */
 async function forge(dir: string, mutations: Mutation[]): Promise<void> {
-  const log = new ObjectLog(new DirectoryStore(path.join(dir, 'store')));
-  const head = await log.head(kvSeq(0));
-  const prev = (await log.read(head))!;
-  expect(await log.append({ seq: kvSeq(head + 1), kind: 'system', epoch: 0, txn: `forged-${head + 1}`, prev: prev.txn, snapshots: [], mutations })).toBe(true);
+  await withStoreLog(path.join(dir, 'store'), async (log) => {
+    const head = await log.head(kvSeq(0));
+    const prev = (await log.read(head))!;
+    expect(await log.append({ seq: kvSeq(head + 1), kind: 'system', epoch: 0, txn: `forged-${head + 1}`, prev: prev.txn, snapshots: [], mutations })).toBe(true);
+  });
 }
 
 const invariantsOf = (r: VerifyReport) => [...new Set(r.violations.map((v) => v.invariant))].sort();
@@ -157,28 +157,22 @@ describe('verify', () => {
   describe('finds damage in the store and in the index', () => {
     it('a damaged log entry', async () => {
       const { dir, c } = await healthy();
-      const log = path.join(dir, 'store', 'log');
-      const [last] = (await readdir(log)).sort().slice(-1);
-      const bytes = await readFile(path.join(log, last!));
-      bytes[bytes.length - 3] = bytes[bytes.length - 3]! ^ 0x20;
-      await writeFile(path.join(log, last!), bytes);
+      const root = path.join(dir, 'store');
+      await flipInEntry(root, await logHead(root), 3);
       expect(invariantsOf(await c.verify())).toContain('log-entries-are-whole');
     });
 
     it('a gap in the log, even one a checkpoint stands for', async () => {
       const { dir, c } = await healthy();
-      const store = new DirectoryStore(path.join(dir, 'store'));
-      await store.delete([logObjectKey(kvSeq(3))]);
+      await rewriteEntry(path.join(dir, 'store'), 3, () => undefined);
       const report = await c.verify();
       expect(report.violations).toEqual([expect.objectContaining({ invariant: 'log-entries-are-whole', message: expect.stringContaining('log entry 3 ') })]);
     });
 
     it('a log entry replaced by one that does not follow its predecessor (checksums intact)', async () => {
       const { dir, c } = await healthy();
-      const store = new DirectoryStore(path.join(dir, 'store'));
-      const seq = kvSeq((await readdir(path.join(dir, 'store', 'log'))).length);
-      const entry = decodeEntry('x', (await store.get(logObjectKey(seq)))!);
-      await store.replace(logObjectKey(seq), encodeEntry({ ...entry, prev: 'another-history' }));
+      const root = path.join(dir, 'store');
+      await rewriteEntry(root, await logHead(root), (entry) => ({ ...entry, prev: 'another-history' }));
       expect(invariantsOf(await c.verify())).toContain('log-entries-follow-each-other');
     });
 

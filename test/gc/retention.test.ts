@@ -4,12 +4,12 @@ import { readdir, utimes, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { kvSeq } from '../../keys/ids.js';
 import { tagKey } from '../../keys/retention.js';
-import { ObjectLog } from '../../src/log/object-log.js';
 import { describe, expect, it } from 'vitest';
 import { type Catalog, isStrataError } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { dumpCatalog, openCatalog, readAll, steppingClock, tempDir } from '../helpers.js';
 import { keysBySpace, rawDump } from './gc-helpers.js';
+import { withStoreLog } from '../support/store-log.js';
 
 const bytes = new TextEncoder().encode('parquet bytes');
 
@@ -251,10 +251,11 @@ describe('excision and reclamation', () => {
     await c.close();
     // A tag value nobody can read, written into the log as a buggy writer would (damage to the index itself
     // is rebuilt from the store at open: index-damage.test.ts).
-    const log = new ObjectLog(new DirectoryStore(path.join(dir, 'store')));
-    const seq = kvSeq((await readdir(path.join(dir, 'store', 'log'))).length + 1);
     const garbage = { type: 'put' as const, key: tagKey('audit'), value: Uint8Array.of(0xff, 0x00) };
-    expect(await log.append({ seq, kind: 'system', epoch: 0, txn: 'buggy', prev: '', snapshots: [], mutations: [garbage] })).toBe(true);
+    await withStoreLog(path.join(dir, 'store'), async (log) => {
+      const seq = kvSeq((await log.head(kvSeq(0))) + 1);
+      expect(await log.append({ seq, kind: 'system', epoch: 0, txn: 'buggy', prev: '', snapshots: [], mutations: [garbage] })).toBe(true);
+    });
     const again = await openCatalog({ dir });
     await expect(again.reclaimFiles({ graceMs: 0 })).rejects.toMatchObject({ code: 'CORRUPT' });
     expect(await store.get('data/t/f2.parquet')).toBeDefined();
@@ -284,7 +285,8 @@ describe('excision and reclamation', () => {
 
   it('the orphan sweep also removes the temporary files of creates a crash cut short, once old enough, anywhere in the store', async () => {
     const dir = await tempDir();
-    const c = await openCatalog({ dir });
+    // Log objects are creates (a segmented log clears its own temporary files under its lock).
+    const c = await openCatalog({ dir, logLayout: 'objects' });
     await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'i', type: 'int32' }]));
     await c.checkpoint();
     const root = path.join(dir, 'store');

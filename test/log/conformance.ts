@@ -35,6 +35,12 @@ export interface LogHarness {
   misplace(from: KvSeq, to: KvSeq): Promise<void>;
   /** Leaves checkpoint `seq` as a writer that stopped before its last step would: present but incomplete. */
   interruptCheckpoint(seq: KvSeq): Promise<void>;
+  /**
+   * Whether a reader sees a missing entry as a gap without being told to look further (segments: the entry
+   * after it is the next record), or takes it for the end of the log until one past it appears (objects:
+   * only the next name is probed, unless `thorough`).
+   */
+  gapsSeenAtOnce: boolean;
 }
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -280,15 +286,28 @@ export function commitLogConformance(name: string, make: () => Promise<LogHarnes
         expect(seen.map(plain)).toEqual(entries.slice(0, 2).map(plain));
       });
 
-      it('an entry cut short anywhere reads as CORRUPT naming it', async () => {
-        const h = await make();
-        let seq = 0;
+      // Cut short with an entry after it (a cut last record is what a crash leaves of an append: the
+      // segment layout's torn tail, tested with that layout). Each run on a log of its own, so one damaged
+      // entry never stands in the way of the next run's.
+      it('an entry cut short anywhere reads as CORRUPT naming it, never as another entry', async () => {
         await fc.assert(
           fc.asyncProperty(bodyArb, fc.nat(), async (body, keep) => {
-            const e: LogEntry = { seq: kvSeq(++seq), ...body };
+            const h = await make();
+            expect(await h.log.append(entry(1))).toBe(true);
+            const e: LogEntry = { seq: kvSeq(2), ...body };
             expect(await h.log.append(e)).toBe(true);
+            // Bigger than any entry bodyArb makes, so what follows a cut never passes for its missing bytes.
+            const after = { ...entry(3), mutations: [{ type: 'put' as const, key: bytes(8), value: bytes(16 << 10) }] };
+            expect(await h.log.append(after)).toBe(true);
             await h.damage(e.seq, { truncate: keep });
-            expectCorrupt(await rejection(h.log.read(e.seq)), seq);
+            // The bytes that follow a cut can supply the very bytes cut off (a zero where a zero was): then
+            // the entry reads as it was written, which is no different answer.
+            const got = await h.log.read(e.seq).then(
+              (entry) => ({ entry }),
+              (error: unknown) => ({ error }),
+            );
+            if ('error' in got) expectCorrupt(got.error, 2);
+            else expect(plain(got.entry!)).toEqual(plain(e));
           }),
           { numRuns: 30 },
         );
@@ -297,18 +316,19 @@ export function commitLogConformance(name: string, make: () => Promise<LogHarnes
       // Without checksums (before format 2) a flipped byte inside the MessagePack payload mostly decoded to a
       // different entry (another txn, key or value byte) and once in a while to a raw RangeError.
       it('an entry with any byte flipped reads as CORRUPT naming it, or (if the flip left valid bytes) as the entry unchanged', async () => {
-        const h = await make();
-        let seq = 0;
         await fc.assert(
           fc.asyncProperty(bodyArb, fc.nat(), fc.integer({ min: 1, max: 255 }), async (body, at, xor) => {
-            const e: LogEntry = { seq: kvSeq(++seq), ...body };
+            // A log of its own each run: a damaged last entry stops a segment log's writers, rightly.
+            const h = await make();
+            expect(await h.log.append(entry(1))).toBe(true);
+            const e: LogEntry = { seq: kvSeq(2), ...body };
             expect(await h.log.append(e)).toBe(true);
             await h.damage(e.seq, { flip: at, xor });
             const got = await h.log.read(e.seq).then(
               (entry) => ({ entry }),
               (error: unknown) => ({ error }),
             );
-            if ('error' in got) expectCorrupt(got.error, seq);
+            if ('error' in got) expectCorrupt(got.error, 2);
             else expect(plain(got.entry!)).toEqual(plain(e));
           }),
           { numRuns: 100 },
@@ -331,7 +351,9 @@ export function commitLogConformance(name: string, make: () => Promise<LogHarnes
         const h = await make();
         const entries = await appendAll(h.log, 5);
         await h.remove(kvSeq(3));
-        expect(await h.log.read(kvSeq(3))).toBeUndefined();
+        // Asked for alone, it is not there (objects) or a later entry stands in its place (segments).
+        const alone = await h.log.read(kvSeq(3)).catch((e: unknown) => e);
+        if (alone !== undefined) expectCorrupt(alone, 3);
         const seen: LogEntry[] = [];
         const failed = await (async () => {
           for await (const e of h.log.readAfter(kvSeq(0))) seen.push(e);
@@ -352,6 +374,10 @@ export function commitLogConformance(name: string, make: () => Promise<LogHarnes
             for await (const _ of h.log.readAfter(kvSeq(0), { thorough })) void _;
           })().catch((e: unknown) => e);
         expectCorrupt(await readAll(true), 3);
+        if (h.gapsSeenAtOnce) {
+          expectCorrupt(await readAll(false), 3);
+          return;
+        }
         // Without a listing only the next entry is probed: entries 3 and 4 both gone read as the end, and
         // it takes a writer's append at 3 (then its successor's missing 4 beside an existing 5) to show it.
         expect(await readAll(false)).toBeUndefined();

@@ -21,6 +21,7 @@ function objectLayout(open: () => ObjectStore): LogHarness {
   };
   return {
     log,
+    gapsSeenAtOnce: false,
     reopen: async () => new ObjectLog(open()),
     async damage(seq, how) {
       const bytes = Uint8Array.from(await stored(seq));

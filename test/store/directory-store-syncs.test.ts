@@ -21,15 +21,15 @@ interface Naming {
 }
 
 /** What the traced writer did, in order, with paths as the system calls named them. */
-type Event = { call: 'mkdir' | 'sync'; path: string } | { call: 'link' | 'rename'; from: string; to: string };
+type Event = { call: 'mkdir' | 'sync' | 'write'; path: string } | { call: 'link' | 'rename'; from: string; to: string };
 
-/** Runs `script <dir> <durability>` under strace: the events, and the directory it was given. */
-async function trace(script: string, durability: 'durable' | 'relaxed'): Promise<{ dir: string; events: Event[] }> {
+/** Runs `script <dir> <durability> …args` under strace: the events, and the directory it was given. */
+async function trace(script: string, durability: 'durable' | 'relaxed', ...args: string[]): Promise<{ dir: string; events: Event[] }> {
   const dir = await tempDir();
   const out = path.join(dir, 'trace');
-  const calls = 'openat,link,linkat,rename,renameat,renameat2,fdatasync,fsync,mkdir,mkdirat';
+  const calls = 'openat,link,linkat,rename,renameat,renameat2,fdatasync,fsync,mkdir,mkdirat,pwrite64';
   await new Promise<void>((resolve, reject) => {
-    const p = spawn('strace', ['-f', '-qq', '-e', `trace=${calls}`, '-o', out, process.execPath, '--import', 'tsx', script, dir, durability]);
+    const p = spawn('strace', ['-f', '-qq', '-e', `trace=${calls}`, '-o', out, process.execPath, '--import', 'tsx', script, dir, durability, ...args]);
     let stderr = '';
     p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     p.on('error', reject);
@@ -43,6 +43,9 @@ async function trace(script: string, durability: 'durable' | 'relaxed'): Promise
     const sync = /(fdatasync|fsync)\((\d+)/.exec(line);
     const file = sync && fileOf.get(sync[2]!);
     if (file) events.push({ call: 'sync', path: file });
+    const wrote = /pwrite64\((\d+)/.exec(line);
+    const written = wrote && fileOf.get(wrote[1]!);
+    if (written) events.push({ call: 'write', path: written });
     const made = /\bmkdir(?:at)?\((?:AT_FDCWD, )?"([^"]+)", [^)]*\) = 0/.exec(line);
     if (made) events.push({ call: 'mkdir', path: made[1]! });
     const named = /\b(link|rename)\("([^"]+)", "([^"]+)"/.exec(line);
@@ -52,7 +55,7 @@ async function trace(script: string, durability: 'durable' | 'relaxed'): Promise
 }
 
 async function traceWrites(durability: 'durable' | 'relaxed'): Promise<Naming[]> {
-  const { dir, events } = await trace(child, durability);
+  const { dir, events } = await trace(child, durability, 'objects');
   const store = path.join(dir, 'store');
   const synced = new Set<string>(); // paths whose data was fdatasync'd
   const namings: Naming[] = [];
@@ -96,6 +99,7 @@ describe.skipIf(!canTrace)('DirectoryStore system calls (strace)', () => {
   it('durable: every object is fdatasync\'d before it gets its name, and its directory fsync\'d after', { timeout: 60_000 }, async () => {
     const namings = await traceWrites('durable');
     expect(namings.map((n) => `${n.call} ${n.name}`)).toEqual([
+      'link log-layout',
       'link log/00000000000000000001',
       'link log/00000000000000000002',
       'link log/00000000000000000003',
@@ -107,7 +111,7 @@ describe.skipIf(!canTrace)('DirectoryStore system calls (strace)', () => {
 
   it('relaxed: the data is still synced before the name (a crash must not keep an empty object), the directory is not', { timeout: 60_000 }, async () => {
     const namings = await traceWrites('relaxed');
-    expect(namings).toHaveLength(5);
+    expect(namings).toHaveLength(6);
     for (const n of namings) expect(n, n.name).toMatchObject({ dataSynced: true, dirSynced: false });
   });
 
@@ -117,5 +121,23 @@ describe.skipIf(!canTrace)('DirectoryStore system calls (strace)', () => {
 
   it('relaxed: new directories\' parents are not fsync\'d, like the directory of a name', { timeout: 60_000 }, async () => {
     expect(await traceNewDirectories('relaxed')).toEqual({ store: false, 'store/a': false, 'store/a/b': false, 'store/a/b/c': false, 'store/a/d': false });
+  });
+
+  it('segments, durable: each commit is one pwrite and one fdatasync of the tail segment, nothing named, no directory synced', { timeout: 60_000 }, async () => {
+    const commits = 20;
+    const { dir, events } = await trace(child, 'durable', 'segments', String(commits));
+    const store = path.join(dir, 'store');
+    const rel = (p: string) => path.relative(store, p);
+    const tail = path.join(store, 'segments', '00000000000000000002.seg');
+    // Entry 1 has a segment of its own, entry 2 (the claim of ids) begins the second: both written whole,
+    // synced, then linked and their directory synced.
+    const rolled = events.findIndex((e) => e.call === 'link' && e.to === tail);
+    expect(rolled).toBeGreaterThan(0);
+    const end = events.findIndex((e) => e.call === 'mkdir' && e.path === path.join(store, 'other')); // the object after the catalog
+    const commitPath = events.slice(rolled + 1, end).filter((e) => ('path' in e ? e.path.startsWith(store) : e.to.startsWith(store)));
+    // The directory sync that makes the second segment's name durable, then the commits.
+    expect(commitPath[0]).toEqual({ call: 'sync', path: path.join(store, 'segments') });
+    const perCommit = commitPath.slice(1).map((e) => `${e.call} ${'path' in e ? rel(e.path) : rel(e.to)}`);
+    expect(perCommit).toEqual(Array.from({ length: commits }, () => ['write segments/00000000000000000002.seg', 'sync segments/00000000000000000002.seg']).flat());
   });
 });

@@ -18,12 +18,17 @@ export class FaultyStore implements ObjectStore {
 
   readonly maxKeyBytes: number;
 
+  readonly localRoot: string | undefined;
+
   constructor(
     private readonly inner: ObjectStore,
     private readonly faults: Faults,
   ) {
     this.description = `${inner.description} (fault-injecting)`;
     this.maxKeyBytes = inner.maxKeyBytes;
+    // The segments of a segmented log are files beside the objects, written past this wrapper: their
+    // faults are injected at the file system (test/support/faulty-fs.ts).
+    this.localRoot = inner.localRoot;
   }
 
   info(key: string): Promise<ObjectInfo | undefined> {

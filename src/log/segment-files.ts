@@ -1,0 +1,265 @@
+// The reading side of the segmented log (segment-log.ts), which needs no lock: the segments of one
+// directory as far as this handle has read them, with the offset of every record read, so a read is a
+// binary search and one pread. The tail is read as far as it is written: a record still being appended (or
+// torn by a crash) is where the log ends for now, and a segment replaced by compaction is read again.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { type KvSeq, kvSeq } from '../../keys/ids.js';
+import { StrataError } from '../errors.js';
+import { decodeEntry, type LogEntry } from './log-entry.js';
+import { allZero, decodeHeader, HEADER_BYTES, type Header, type Segment, SEGMENTS_DIR, segmentFirst } from './segment-file.js';
+
+/** Bytes read at once while scanning a segment's headers. */
+const SCAN_BYTES = 1 << 20;
+/** File descriptors a handle keeps open for reading. */
+const OPEN_SEGMENTS = 8;
+
+export class SegmentFiles {
+  /** Known segments, ascending by first seq. */
+  segments: Segment[] = [];
+  private readonly fds = new Map<string, { fd: number; ino: number }>();
+
+  constructor(
+    readonly dir: string,
+    readonly description: string,
+  ) {}
+
+  async read(seq: KvSeq): Promise<LogEntry | undefined> {
+    const at = this.locate(seq);
+    if (at === undefined) return undefined;
+    const { seg, fd, header, offset } = at;
+    const body = Buffer.allocUnsafe(header.length);
+    if (fs.readSync(fd, body, 0, header.length, offset + HEADER_BYTES) !== header.length) throw this.corrupt(seq, seg, offset, 'the entry is cut short');
+    const entry = decodeEntry(`${this.where(seg, offset)} (log entry ${seq})`, body);
+    if (entry.seq !== seq) throw this.corrupt(seq, seg, offset, `the record's entry names entry ${entry.seq}`);
+    return entry;
+  }
+
+  async writtenAt(seq: KvSeq): Promise<number | undefined> {
+    return this.locate(seq)?.header.writtenAt;
+  }
+
+  async *readAfter(seq: KvSeq): AsyncGenerator<LogEntry> {
+    for (let next = kvSeq(seq + 1); ; next = kvSeq(next + 1)) {
+      const entry = await this.read(next);
+      if (entry === undefined) return;
+      yield entry;
+    }
+  }
+
+  /** The newest entry, every segment boundary from the one holding `from` checked on the way. */
+  async head(from: KvSeq): Promise<KvSeq> {
+    this.list();
+    for (let i = Math.max(0, this.segmentOf(from)); ; i++) {
+      const seg = this.segments[i];
+      if (seg === undefined) return kvSeq(0);
+      const count = this.locateEnd(seg);
+      if (i === this.segments.length - 1) return kvSeq(seg.first + count - 1);
+    }
+  }
+
+  /** Reads `seg` to its end as it is now (the tail's end as far as written) and returns its entry count. */
+  locateEnd(seg: Segment): number {
+    const fd = this.fd(seg);
+    this.scan(seg, fd);
+    if (seg === this.segments.at(-1)) this.list(); // a newer segment may have appeared
+    const next = this.segments[this.segments.indexOf(seg) + 1];
+    if (next !== undefined) this.checkNext(seg, next);
+    return seg.offsets.length;
+  }
+
+  /**
+   * The record of entry `seq`: undefined when the log ends before it. A segment boundary that skips numbers,
+   * or a torn record with a segment after it, is CORRUPT naming the first entry missing.
+   */
+  locate(seq: KvSeq): { seg: Segment; fd: number; header: Header; offset: number } | undefined {
+    if (seq < 1) return undefined;
+    if (this.segments.length === 0) this.list();
+    for (let tries = 0; ; tries++) {
+      const i = this.segmentOf(seq);
+      if (i < 0) {
+        if (this.segments.length > 0) throw this.missing(kvSeq(1), this.segments[0]!);
+        return undefined;
+      }
+      const seg = this.segments[i]!;
+      const fd = this.fd(seg);
+      const index = seq - seg.first;
+      if (index >= seg.offsets.length) this.scan(seg, fd);
+      if (index < seg.offsets.length) {
+        const offset = seg.offsets[index]!;
+        const b = Buffer.allocUnsafe(HEADER_BYTES);
+        const header = fs.readSync(fd, b, 0, HEADER_BYTES, offset) === HEADER_BYTES ? decodeHeader(b, 0) : undefined;
+        if (header?.seq === seq) return { seg, fd, header, offset };
+        // The segment changed under its offsets (replaced by compaction, or damaged): read it once more.
+        if (tries > 0) throw this.corrupt(seq, seg, offset, header === undefined ? 'its header fails its checksum' : `the record there names entry ${header.seq}`);
+        this.reset(seg);
+        continue;
+      }
+      const next = this.segments[i + 1];
+      if (next === undefined) {
+        if (tries > 0) return undefined;
+        this.list(); // the end as far as this handle knew: a newer segment may have begun
+        continue;
+      }
+      this.checkNext(seg, next);
+      return undefined; // unreachable: checkNext throws when `seq` falls between two segments
+    }
+  }
+
+  /** `next` must begin right after `seg`'s last entry, and `seg` must not end in a torn record. */
+  checkNext(seg: Segment, next: Segment): void {
+    this.scan(seg, this.fd(seg));
+    const after = kvSeq(seg.first + seg.offsets.length);
+    if (seg.torn) throw this.corrupt(after, seg, seg.end, `the record is cut short although segment ${next.name} follows`);
+    if (next.first !== after) throw this.missing(after, next);
+  }
+
+  /** Index of the segment that would hold `seq` (the last with first <= seq), or -1. */
+  segmentOf(seq: KvSeq): number {
+    let lo = 0;
+    let hi = this.segments.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.segments[mid]!.first <= seq) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found;
+  }
+
+  /** Reads the segment directory, keeping what is known of segments still there. */
+  list(): void {
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') names = [];
+      else throw this.unavailable('the segment directory could not be listed', e);
+    }
+    const known = new Map(this.segments.map((s) => [s.name, s]));
+    const segs: Segment[] = [];
+    for (const name of names) {
+      const first = segmentFirst(name);
+      if (first === undefined) continue;
+      segs.push(known.get(name) ?? { first: kvSeq(first), name, ino: undefined, offsets: [], end: 0, torn: false });
+    }
+    this.segments = segs.sort((a, b) => a.first - b.first);
+  }
+
+  /**
+   * An open descriptor on `seg`'s file as its name now has it (a few kept open): a file replaced since
+   * (compaction) is opened anew, and offsets read from the old one are read again.
+   */
+  fd(seg: Segment): number {
+    const file = path.join(this.dir, seg.name);
+    let ino: number;
+    try {
+      ino = fs.statSync(file).ino;
+    } catch (e) {
+      throw new StrataError('CORRUPT', `segment ${seg.name} of ${this.description} cannot be opened (${(e as Error).message}); the log is damaged (strata verify lists what else is)`);
+    }
+    const open = this.fds.get(seg.name);
+    this.fds.delete(seg.name);
+    let fd: number;
+    if (open !== undefined && open.ino === ino) fd = open.fd;
+    else {
+      if (open !== undefined) fs.closeSync(open.fd);
+      fd = fs.openSync(file, 'r');
+      ino = fs.fstatSync(fd).ino;
+    }
+    this.fds.set(seg.name, { fd, ino });
+    if (seg.ino !== ino) this.reset(seg);
+    seg.ino = ino;
+    for (const [name, old] of this.fds) {
+      if (this.fds.size <= OPEN_SEGMENTS) break;
+      fs.closeSync(old.fd);
+      this.fds.delete(name);
+    }
+    return fd;
+  }
+
+  reset(seg: Segment): void {
+    seg.offsets = [];
+    seg.end = 0;
+    seg.torn = false;
+  }
+
+  /** Reads headers from `seg.end` to the end of the file: records complete so far, then a torn tail or nothing. */
+  scan(seg: Segment, fd: number): void {
+    const size = fs.fstatSync(fd).size;
+    let buf = Buffer.allocUnsafe(0);
+    let bufAt = 0;
+    seg.torn = false;
+    while (seg.end < size) {
+      const pos = seg.end;
+      if (pos < bufAt || pos + HEADER_BYTES > bufAt + buf.length) {
+        const n = Math.min(SCAN_BYTES, size - pos);
+        buf = Buffer.allocUnsafe(n);
+        bufAt = pos;
+        buf = buf.subarray(0, fs.readSync(fd, buf, 0, n, pos));
+        if (buf.length < HEADER_BYTES) {
+          seg.torn = true; // a prefix of a header
+          return;
+        }
+      }
+      const expected = seg.first + seg.offsets.length;
+      const header = decodeHeader(buf, pos - bufAt);
+      if (header === undefined) {
+        if (this.zerosFrom(fd, pos, size)) {
+          seg.torn = true;
+          return;
+        }
+        throw this.corrupt(kvSeq(expected), seg, pos, 'its header fails its checksum');
+      }
+      if (header.seq !== expected) {
+        throw header.seq > expected ? this.missing(kvSeq(expected), seg, pos) : this.corrupt(kvSeq(expected), seg, pos, `the record there names entry ${header.seq}`);
+      }
+      if (pos + HEADER_BYTES + header.length > size) {
+        seg.torn = true; // the segment ends inside the entry
+        return;
+      }
+      seg.offsets.push(pos);
+      seg.end = pos + HEADER_BYTES + header.length;
+    }
+  }
+
+  private zerosFrom(fd: number, from: number, size: number): boolean {
+    const b = Buffer.allocUnsafe(Math.min(SCAN_BYTES, size - from));
+    for (let at = from; at < size; at += b.length) {
+      const n = fs.readSync(fd, b, 0, Math.min(b.length, size - at), at);
+      if (!allZero(b.subarray(0, n))) return false;
+    }
+    return true;
+  }
+
+  where(seg: Segment, offset: number): string {
+    return `segment ${SEGMENTS_DIR}/${seg.name} at byte ${offset}`;
+  }
+
+  corrupt(seq: KvSeq, seg: Segment, offset: number, why: string): StrataError {
+    return new StrataError(
+      'CORRUPT',
+      `log entry ${seq} (${this.where(seg, offset)} in ${this.description}) cannot be read: ${why}. The log is damaged: ` +
+        'restore the segment from a backup (strata verify lists what else is damaged)',
+    );
+  }
+
+  missing(seq: KvSeq, seg: Segment, offset?: number): StrataError {
+    return new StrataError(
+      'CORRUPT',
+      `log entry ${seq} is missing from ${this.description} although later entries exist (${offset === undefined ? `segment ${seg.name} begins after it` : `${this.where(seg, offset)} holds a later one`}): ` +
+        'the log has a gap, so nothing after it can be trusted and no writer may fill it; restore the missing segment from a backup (strata verify lists what else is damaged)',
+    );
+  }
+
+  unavailable(what: string, e: unknown): StrataError {
+    return new StrataError('STORE_UNAVAILABLE', `${what} in ${this.description}: ${(e as Error).message}`, { cause: e });
+  }
+
+  close(): void {
+    for (const { fd } of this.fds.values()) fs.closeSync(fd);
+    this.fds.clear();
+  }
+}

@@ -1,0 +1,74 @@
+// The append lock of the segmented log: flock(2) on `segments/LOCK`, taken by the processes of one host in
+// turn while they append (released by the kernel if a holder dies). The file also holds a generation that
+// moves whenever a segment is created or replaced, so a holder knows to read the directory again rather
+// than append to a tail that is no longer the tail.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { setImmediate as yieldTurn, setTimeout as sleep } from 'node:timers/promises';
+import { flockSync } from 'fs-ext';
+import { makeDirs } from '../make-dirs.js';
+
+const LOCK_FILE = 'LOCK';
+
+export class AppendLock {
+  private fd: number | undefined;
+
+  constructor(
+    private readonly dir: string,
+    private readonly sync: boolean,
+  ) {}
+
+  /**
+   * Takes the lock, waiting while another holder has it — by trying again, not by a blocking flock: that
+   * would hold one of libuv's four threads, which the holder itself may need to finish its append.
+   */
+  async take(): Promise<void> {
+    const fd = this.file();
+    for (let n = 0; ; n++) {
+      try {
+        flockSync(fd, 'exnb');
+        return;
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code !== 'EAGAIN' && code !== 'EWOULDBLOCK') throw e;
+      }
+      if (n < 50) await yieldTurn();
+      else await sleep(Math.min(5, 2 ** ((n - 50) / 8)));
+    }
+  }
+
+  release(): void {
+    flockSync(this.fd!, 'un');
+  }
+
+  generation(): number {
+    const b = Buffer.alloc(8);
+    return fs.readSync(this.file(), b, 0, 8, 0) === 8 ? b.readDoubleBE(0) : 0;
+  }
+
+  /** Under the lock: tells every other holder that the segments changed. */
+  bump(): void {
+    const b = Buffer.alloc(8);
+    b.writeDoubleBE(this.generation() + 1);
+    fs.writeSync(this.file(), b, 0, 8, 0);
+  }
+
+  close(): void {
+    if (this.fd !== undefined) fs.closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  /** The lock file, made (with the segment directory, durably when syncing) on first use. */
+  private file(): number {
+    if (this.fd === undefined) {
+      if (makeDirs(this.dir) !== undefined && this.sync) {
+        const parent = fs.openSync(path.dirname(this.dir), 'r');
+        fs.fsyncSync(parent);
+        fs.closeSync(parent);
+      }
+      // Not 'a+': Linux appends every write to a file opened O_APPEND, whatever the position asked for.
+      this.fd = fs.openSync(path.join(this.dir, LOCK_FILE), fs.constants.O_RDWR | fs.constants.O_CREAT);
+    }
+    return this.fd;
+  }
+}

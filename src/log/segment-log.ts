@@ -1,0 +1,292 @@
+// The segmented layout of the commit log (DESIGN §3, docs/decisions/0014), for a directory on a local disk:
+// entries are records appended to segment files, and processes on one host take turns through an advisory
+// lock (flock(2) on `segments/LOCK`) held while appending. The lock plus "the tail is still where I read it"
+// is this layout's create-if-absent: a writer appends entry N only if the log ends at N-1 under the lock. A
+// durable append costs one fdatasync, where a new object costs two syncs (its data, then its directory).
+//
+//   segments/<first seq, 20 digits>.seg   records [header][entry], first seq ascending, no gaps
+//   segments/LOCK                         flock'ed by appenders; holds a generation that moves whenever a
+//                                         segment is created or replaced, so a writer knows to look again
+//   header: [u32 entry bytes][f64 seq][f64 written at, ms][u32 CRC-32 of the 20 bytes before]
+//   entry:  log-entry.ts's checksummed frame, which names its own seq
+//
+// A torn tail — what a crash leaves of an append: a prefix of the last record, or zeros where the file grew
+// before the data landed — is not an entry: readers stop before it and the next lock holder cuts it off.
+// Anything else that fails a check, at the tail too, is CORRUPT naming the entry: a header that fails its own
+// CRC (so a damaged length cannot pass for a prefix), a complete entry whose frame fails, a record naming
+// another seq. Entry 1 has a segment of its own; later segments roll past `rollBytes`, and are written whole
+// to a temporary name and linked into place, so a segment never exists without its first record.
+// Log compaction replaces each segment a checkpoint covers by one of stubs, under the lock.
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { type KvSeq, kvSeq } from '../../keys/ids.js';
+import { StrataError } from '../errors.js';
+import type { ObjectStore } from '../store/object-store.js';
+import { Checkpoints } from './checkpoint.js';
+import type { CommitLog } from './commit-log.js';
+import { compactedThrough, markCompacted } from './compaction-marks.js';
+import { decodeEntry, type LogEntry } from './log-entry.js';
+import { decodeHeader, encodeRecord, HEADER_BYTES, type Segment, SEGMENTS_DIR, segmentName } from './segment-file.js';
+import { SegmentFiles } from './segment-files.js';
+import { AppendLock } from './segment-lock.js';
+
+const TMP_PREFIX = 'tmp-';
+/** Segments roll past this size (64 MiB): big enough that rolls are rare, small enough to scan on open. */
+const DEFAULT_ROLL_BYTES = 64 << 20;
+
+// Looked up on each call (not promisified once), so a test's fault-injecting file system sees every sync.
+const fdatasync = (fd: number) => new Promise<void>((resolve, reject) => fs.fdatasync(fd, (e) => (e ? reject(e) : resolve())));
+
+export interface SegmentLogOptions {
+  /** fdatasync each append (default true); false is the opt-in relaxed mode: atomic by checksum, not durable. */
+  sync?: boolean;
+  /** A segment that has reached this many bytes takes no more records (default 64 MiB). */
+  rollBytes?: number;
+}
+
+export class SegmentLog implements CommitLog {
+  readonly checkpoints: Checkpoints;
+  readonly description: string;
+  private readonly dir: string;
+  private readonly sync: boolean;
+  private readonly rollBytes: number;
+  private readonly files: SegmentFiles;
+  private readonly lock: AppendLock;
+  /** The writer's handle on the tail segment, and the lock generation it was opened at. */
+  private tail: { seg: Segment; fd: number; generation: number } | undefined;
+
+  constructor(
+    private readonly store: ObjectStore,
+    /** The directory whose files are the store's objects (store.localRoot): the segments go beside them. */
+    localRoot: string,
+    opts: SegmentLogOptions = {},
+  ) {
+    this.checkpoints = new Checkpoints(store);
+    this.dir = path.join(localRoot, SEGMENTS_DIR);
+    this.sync = opts.sync ?? true;
+    this.rollBytes = opts.rollBytes ?? DEFAULT_ROLL_BYTES;
+    this.description = `${store.description}, segmented log`;
+    this.files = new SegmentFiles(this.dir, this.description);
+    this.lock = new AppendLock(this.dir, this.sync);
+  }
+
+  read(seq: KvSeq): Promise<LogEntry | undefined> {
+    return this.files.read(seq);
+  }
+
+  writtenAt(seq: KvSeq): Promise<number | undefined> {
+    return this.files.writtenAt(seq);
+  }
+
+  readAfter(seq: KvSeq): AsyncGenerator<LogEntry> {
+    return this.files.readAfter(seq);
+  }
+
+  head(from: KvSeq): Promise<KvSeq> {
+    return this.files.head(from);
+  }
+
+  async append(entry: LogEntry): Promise<boolean> {
+    const record = encodeRecord(entry, Date.now());
+    await this.takeLock();
+    try {
+      const head = this.syncTail();
+      if (entry.seq <= head) return false;
+      if (entry.seq !== head + 1) {
+        throw new StrataError('CORRUPT', `log entry ${entry.seq} cannot be appended to ${this.description}: the log ends at entry ${head}, and no writer may leave a gap`);
+      }
+      const t = this.tail;
+      if (t === undefined || t.seg.first === 1 || t.seg.end >= this.rollBytes) await this.roll(record, entry.seq);
+      else await this.write(t.seg, t.fd, record);
+      return true;
+    } catch (e) {
+      // Reading the tail failed before anything was written (a read error, a vanished directory).
+      throw e instanceof StrataError ? e : this.files.unavailable(`log entry ${entry.seq} was not written`, e);
+    } finally {
+      this.lock.release();
+    }
+  }
+
+  /** Under the lock an append has one answer: written, or the number was taken (see append). */
+  appendOwn(entry: LogEntry): Promise<boolean> {
+    return this.append(entry);
+  }
+
+  /** Appends `record` to the tail; a write that fails is cut off again, so it never becomes an entry. */
+  private async write(seg: Segment, fd: number, record: Buffer): Promise<void> {
+    try {
+      for (let done = 0; done < record.length; ) done += fs.writeSync(fd, record, done, record.length - done, seg.end + done);
+      if (this.sync) await fdatasync(fd);
+    } catch (e) {
+      try {
+        fs.ftruncateSync(fd, seg.end);
+      } catch {
+        // Left as a torn tail, which the next lock holder cuts off.
+      }
+      throw this.files.unavailable(`log entry ${seg.first + seg.offsets.length} was not written`, e);
+    }
+    seg.offsets.push(seg.end);
+    seg.end += record.length;
+  }
+
+  /**
+   * Starts segment `seq` with `record`: written and synced under a temporary name, then linked into place,
+   * so no segment exists without its first record (the one before it synced first: a relaxed crash may lose
+   * a tail, never leave a gap).
+   */
+  private async roll(record: Buffer, seq: KvSeq): Promise<void> {
+    const tmp = path.join(this.dir, `${TMP_PREFIX}${randomBytes(8).toString('hex')}`);
+    const name = segmentName(seq);
+    let linked = false;
+    try {
+      if (this.tail !== undefined) await fdatasync(this.tail.fd);
+      const fd = fs.openSync(tmp, 'wx');
+      try {
+        for (let done = 0; done < record.length; ) done += fs.writeSync(fd, record, done, record.length - done, done);
+        await fdatasync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+      // Before the link: a writer that finds the generation moved reads the directory again, so none can
+      // append to the old tail once the new segment exists, even if this process dies right after linking.
+      this.lock.bump();
+      fs.linkSync(tmp, path.join(this.dir, name));
+      linked = true;
+      if (this.sync) await syncDir(this.dir);
+    } catch (e) {
+      if (!linked) throw this.files.unavailable(`log entry ${seq} was not written (a new segment ${name} could not be made)`, e);
+      throw new StrataError(
+        'STORE_UNAVAILABLE',
+        `log entry ${seq} was written to a new segment ${name} of ${this.description}, but its directory could not be synced ` +
+          `(${(e as Error).message}), so the commit may or may not survive a crash; refresh() and look for it in snapshots() before running it again`,
+        { cause: e },
+      );
+    } finally {
+      fs.rmSync(tmp, { force: true });
+    }
+    this.openTail();
+  }
+
+  /**
+   * Under the lock: reads what other writers appended since this handle last looked, cuts off a torn tail,
+   * and returns the newest entry's seq (0: none).
+   */
+  private syncTail(): KvSeq {
+    const generation = this.lock.generation();
+    if (this.tail === undefined || this.tail.generation !== generation) this.openTail();
+    const t = this.tail;
+    if (t === undefined) return kvSeq(0);
+    const size = fs.fstatSync(t.fd).size;
+    if (size < t.seg.end) this.files.reset(t.seg); // cut short behind our back: read it again from the start
+    if (size !== t.seg.end || t.seg.torn) this.files.scan(t.seg, t.fd);
+    if (t.seg.torn) {
+      fs.ftruncateSync(t.fd, t.seg.end);
+      if (this.sync) fs.fdatasyncSync(t.fd);
+      t.seg.torn = false;
+    }
+    return kvSeq(t.seg.first + t.seg.offsets.length - 1);
+  }
+
+  /** Opens the newest segment for appending (none: an empty log), clearing temporary files crashed writers left. */
+  private openTail(): void {
+    if (this.tail !== undefined) fs.closeSync(this.tail.fd);
+    this.tail = undefined;
+    for (const f of fs.readdirSync(this.dir)) if (f.startsWith(TMP_PREFIX)) fs.rmSync(path.join(this.dir, f), { force: true });
+    this.files.list();
+    const seg = this.files.segments.at(-1);
+    if (seg === undefined) return;
+    // The segments before the tail must hold every entry up to it: scanning them finds a gap now, not later.
+    for (const s of this.files.segments.slice(0, -1)) this.files.locateEnd(s);
+    const fd = fs.openSync(path.join(this.dir, seg.name), 'r+');
+    const ino = fs.fstatSync(fd).ino;
+    if (seg.ino !== ino) this.files.reset(seg);
+    seg.ino = ino;
+    this.files.scan(seg, fd);
+    this.tail = { seg, fd, generation: this.lock.generation() };
+  }
+
+  private async takeLock(): Promise<void> {
+    try {
+      await this.lock.take();
+    } catch (e) {
+      throw this.files.unavailable('the log lock could not be taken', e);
+    }
+  }
+
+  async compact(through: KvSeq): Promise<void> {
+    if ((await this.read(through)) === undefined) {
+      throw new StrataError('INVALID_ARGUMENT', `log entry ${through} does not exist in ${this.description}, so the log cannot be compacted through it`);
+    }
+    const from = Math.max(2, (await this.compactedThrough()) + 1);
+    if (through < from) return;
+    await this.takeLock();
+    try {
+      this.syncTail();
+      for (const seg of [...this.files.segments]) {
+        const last = seg.first + this.files.locateEnd(seg) - 1;
+        if (last >= from && seg.first <= through) await this.stubSegment(seg, from, through);
+      }
+      this.lock.bump();
+      this.openTail();
+    } finally {
+      this.lock.release();
+    }
+    await markCompacted(this.store, through);
+  }
+
+  /** Replaces `seg` by the same records with those of entries from..through as stubs (their number and place in the chain). */
+  private async stubSegment(seg: Segment, from: number, through: number): Promise<void> {
+    const whole = fs.readFileSync(path.join(this.dir, seg.name));
+    const parts: Buffer[] = [];
+    for (const [i, offset] of seg.offsets.entries()) {
+      const seq = kvSeq(seg.first + i);
+      const header = decodeHeader(whole, offset)!; // scanned under this lock: sound
+      const raw = whole.subarray(offset, offset + HEADER_BYTES + header.length);
+      if (seq < from || seq > through) {
+        parts.push(raw);
+        continue;
+      }
+      const entry = decodeEntry(`${this.files.where(seg, offset)} (log entry ${seq})`, raw.subarray(HEADER_BYTES));
+      parts.push(entry.kind === 'stub' ? raw : encodeRecord({ ...entry, kind: 'stub', epoch: 0, snapshots: [], mutations: [] }, header.writtenAt));
+    }
+    const tmp = path.join(this.dir, `${TMP_PREFIX}${randomBytes(8).toString('hex')}`);
+    try {
+      const fd = fs.openSync(tmp, 'wx');
+      try {
+        const body = Buffer.concat(parts);
+        for (let done = 0; done < body.length; ) done += fs.writeSync(fd, body, done, body.length - done, done);
+        await fdatasync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+      fs.renameSync(tmp, path.join(this.dir, seg.name));
+      if (this.sync) await syncDir(this.dir);
+    } catch (e) {
+      throw this.files.unavailable(`segment ${seg.name} could not be compacted`, e);
+    } finally {
+      fs.rmSync(tmp, { force: true });
+    }
+    this.files.reset(seg);
+  }
+
+  compactedThrough(): Promise<KvSeq> {
+    return compactedThrough(this.store);
+  }
+
+  close(): void {
+    this.files.close();
+    if (this.tail !== undefined) fs.closeSync(this.tail.fd);
+    this.tail = undefined;
+    this.lock.close();
+  }
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const fd = fs.openSync(dir, 'r');
+  try {
+    await new Promise<void>((resolve, reject) => fs.fsync(fd, (e) => (e ? reject(e) : resolve())));
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -1,0 +1,41 @@
+// Fault injection at the file system, for what bypasses the ObjectStore: the segments of a segmented log
+// (FaultyStore sees only objects). It wraps node:fs's writeSync and fdatasync for the files of a
+// `segments/` directory, and publishes the wrappers to every ES module's `import * as fs` view.
+import * as fsCjs from 'node:fs';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
+import * as path from 'node:path';
+
+export interface FsFaults {
+  /** Before bytes are written to a segment (an append, or the first record of a new segment); may throw. */
+  beforeSegmentWrite?: () => void;
+  /** After a segment's fdatasync has completed (a durable append is done). */
+  afterSegmentSync?: () => void;
+  /** An error a segment's fdatasync reports instead of its own outcome (the bytes were written), or none. */
+  segmentSyncError?: () => NodeJS.ErrnoException | undefined;
+}
+
+const SEGMENTS = `${path.sep}segments${path.sep}`;
+
+export function injectFsFaults(faults: FsFaults): void {
+  const fs = createRequire(import.meta.url)('node:fs') as typeof fsCjs;
+  const segmentFds = new Set<number>();
+  const { openSync, writeSync, fdatasync } = fs;
+  fs.openSync = ((file: fsCjs.PathLike, ...rest: unknown[]) => {
+    const fd = (openSync as (...a: unknown[]) => number)(file, ...rest);
+    const name = String(file);
+    if (name.includes(SEGMENTS) && !name.endsWith(`${path.sep}LOCK`)) segmentFds.add(fd);
+    return fd;
+  }) as typeof fs.openSync;
+  fs.writeSync = ((fd: number, ...rest: unknown[]) => {
+    if (segmentFds.has(fd)) faults.beforeSegmentWrite?.();
+    return (writeSync as (...a: unknown[]) => number)(fd, ...rest);
+  }) as typeof fs.writeSync;
+  fs.fdatasync = ((fd: number, callback: (e: NodeJS.ErrnoException | null) => void) =>
+    fdatasync(fd, (e) => {
+      const injected = segmentFds.has(fd) ? faults.segmentSyncError?.() : undefined;
+      if (injected !== undefined) return callback(injected);
+      if (e === null && segmentFds.has(fd)) faults.afterSegmentSync?.();
+      callback(e);
+    })) as typeof fs.fdatasync;
+  syncBuiltinESMExports();
+}
