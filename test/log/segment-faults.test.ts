@@ -2,14 +2,13 @@
 // after the bytes were written, is cut back under the lock — the append fails STORE_UNAVAILABLE, no reader
 // ever gets the entry, and the next append takes that number. Faults are injected at node:fs (faulty-fs.ts),
 // which this file's worker alone patches.
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { kvSeq, snapshotId } from '../../keys/ids.js';
+import { kvSeq } from '../../keys/ids.js';
 import { isStrataError } from '../../src/errors.js';
-import type { LogEntry } from '../../src/log/log-entry.js';
 import { SegmentLog } from '../../src/log/segment-log.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { injectFsFaults } from '../support/faulty-fs.js';
+import { entry } from '../support/segments.js';
 import { tempDir } from '../helpers.js';
 
 let failWrite = false;
@@ -21,15 +20,6 @@ injectFsFaults({
   segmentSyncError: () => (failSync ? Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }) : undefined),
 });
 
-const entry = (seq: number): LogEntry => ({
-  seq: kvSeq(seq),
-  kind: 'commit',
-  epoch: 0,
-  snapshots: [snapshotId(seq)],
-  txn: randomUUID(),
-  prev: '',
-  mutations: [{ type: 'put', key: Uint8Array.of(1, seq), value: new Uint8Array(100).fill(seq) }],
-});
 
 describe('segment appends the disk fails', () => {
   for (const fault of ['write', 'sync'] as const) {

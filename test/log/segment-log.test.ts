@@ -2,15 +2,13 @@
 // then what only this layout has — torn tails cut off by the next lock holder and never read as entries,
 // zeros where a file grew, damage at the tail that is not a torn tail, rolling, and compaction that
 // replaces covered segments while other handles read and write.
-import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { kvSeq, snapshotId } from '../../keys/ids.js';
+import { kvSeq } from '../../keys/ids.js';
 import { isStrataError } from '../../src/errors.js';
-import type { LogEntry } from '../../src/log/log-entry.js';
 import { HEADER_BYTES, SEGMENTS_DIR } from '../../src/log/segment-file.js';
-import { span, splice } from '../support/segments.js';
+import { entry, span, splice } from '../support/segments.js';
 import { SegmentLog } from '../../src/log/segment-log.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { tempDir } from '../helpers.js';
@@ -48,17 +46,6 @@ function segmentLayout(root: string, rollBytes: number): LogHarness {
 commitLogConformance('segment layout, one entry per segment', async () => segmentLayout(await tempDir(), 1));
 commitLogConformance('segment layout, segments of many entries', async () => segmentLayout(await tempDir(), 1 << 20));
 
-function entry(seq: number, valueBytes = 40): LogEntry {
-  return {
-    seq: kvSeq(seq),
-    kind: 'commit',
-    epoch: 0,
-    snapshots: [snapshotId(seq)],
-    txn: randomUUID(),
-    prev: '',
-    mutations: [{ type: 'put', key: Uint8Array.of(1, seq & 0xff), value: new Uint8Array(valueBytes).fill(seq & 0xff) }],
-  };
-}
 
 async function appendAll(log: SegmentLog, from: number, to: number): Promise<void> {
   for (let s = from; s <= to; s++) expect(await log.append(entry(s))).toBe(true);

@@ -2,7 +2,10 @@
 // the files with one record's bytes replaced (damaged, cut short, removed or misplaced).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import { kvSeq, snapshotId } from '../../keys/ids.js';
+import type { LogEntry } from '../../src/log/log-entry.js';
 import { HEADER_BYTES, SEGMENTS_DIR } from '../../src/log/segment-file.js';
 
 export interface Span {
@@ -46,3 +49,16 @@ export function splice(s: Span, bytes: Uint8Array): void {
   fs.writeFileSync(s.file, Buffer.concat([b.subarray(0, s.offset), bytes, b.subarray(s.offset + s.length)]));
 }
 
+
+/** A commit entry with one put of `valueBytes` bytes, its own txn: what tests append to a segmented log. */
+export function entry(seq: number, valueBytes = 40): LogEntry {
+  return {
+    seq: kvSeq(seq),
+    kind: 'commit',
+    epoch: 0,
+    snapshots: [snapshotId(seq)],
+    txn: randomUUID(),
+    prev: '',
+    mutations: [{ type: 'put', key: Uint8Array.of(1, seq & 0xff), value: new Uint8Array(valueBytes).fill(seq & 0xff) }],
+  };
+}
