@@ -47,11 +47,12 @@ export function cachedKind(g: Group): GroupKind | undefined {
 export const groupId = (g: Group): string => `${g.space}\0${g.fields.join('\0')}`;
 
 /** The cached group a written key belongs to, if its space is cached by group. */
-export function cachedGroupOf(key: Key): { id: string; kind: GroupKind } | undefined {
+export function cachedGroupOf(key: Key): { id: string; parentId: string; kind: GroupKind } | undefined {
   const space = key[0] as Space;
   const kind = CACHED.get(space);
   if (kind === undefined) return undefined;
-  return { id: groupId({ space, fields: decodeKey(key).fields.slice(0, kind.fields) }), kind };
+  const g = { space, fields: decodeKey(key).fields.slice(0, kind.fields) };
+  return { id: groupId(g), parentId: groupId(parentGroup(g)), kind };
 }
 
 /**

@@ -134,6 +134,7 @@ export class IndexView implements ReadView {
     const parentId = groupId(parent);
     const present = this.completeParents.get(parentId);
     if (present !== undefined && !present.has(id)) return NO_VERSIONS;
+    if (this.cache.holdsWhole(parentId, this.generation)) return NO_VERSIONS;
     if (!spec.readAhead || this.readAhead.has(parentId) || !this.cache.shouldReadAhead(parentId)) {
       const versions = (await this.readGroups(g, own, Infinity)).versions;
       this.cache.offer(id, versions, this.seq);
@@ -145,7 +146,7 @@ export class IndexView implements ReadView {
     // view, and in every view once the cache has taken what was read.
     this.readAhead.add(parentId);
     const read = await this.readGroups(g, groupPrefix(parent), READ_AHEAD);
-    this.cache.offerParent(parentId, read.groups, this.seq);
+    this.cache.offerParent(parentId, read.groups, this.seq, !read.truncated);
     if (!read.truncated) this.completeParents.set(parentId, new Set(read.groups.map(([groupName]) => groupName)));
     const versions = read.complete ? read.versions : (await this.readGroups(g, own, Infinity)).versions;
     this.cache.offer(id, versions, this.seq);

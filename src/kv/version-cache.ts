@@ -17,7 +17,7 @@ import { cachedGroupOf, type GroupKind, isImmutablePoint, pointId, pointSpace } 
 import type { KvSeq } from '../../keys/ids.js';
 import type { Key } from '../../keys/key-codec.js';
 import type { Mutation } from '../../keys/mutation.js';
-import { decodeValue } from '../../keys/value-codec.js';
+import { decodeValue, ValueDecodeError } from '../../keys/value-codec.js';
 import { decodeVersion, type StoredVersion } from '../../keys/versions.js';
 
 /**
@@ -41,6 +41,15 @@ export class VersionCache {
    * for each one.
    */
   private readonly warmed = new Set<string>();
+  /**
+   * Parents every group of which the cache holds: read whole (not cut at the read-ahead limit), with nothing
+   * under them evicted or dropped since, and every group created under them since stored as it was written.
+   * A miss under one is a group that does not exist, so it costs no read: a name checked before it is
+   * created, and the first lookup of each of a thousand tables made in one commit, are answered from memory.
+   */
+  private readonly complete = new Set<string>();
+  /** How many times the young generation became the old one (and the old one was dropped). */
+  private flips = 0;
   private readonly points = new Points();
   private applying = 0;
   /** Groups and points brought forward by the apply in flight. */
@@ -90,7 +99,15 @@ export class VersionCache {
     if (this.young.size >= this.capacity / 2) {
       this.old = this.young;
       this.young = new Map();
+      // The dropped generation took groups with it: no parent is known whole any more.
+      this.flips++;
+      this.complete.clear();
     }
+  }
+
+  /** Whether every group under `parentId` is cached, for a view opened at `generation` (see get). */
+  holdsWhole(parentId: string, generation: number): boolean {
+    return generation === this.removals && this.complete.has(parentId);
   }
 
   /** Forgets everything: the index was replaced wholesale (bootstrap from a checkpoint). */
@@ -98,6 +115,7 @@ export class VersionCache {
     this.young.clear();
     this.old.clear();
     this.warmed.clear();
+    this.complete.clear();
     this.points.clear();
     this.latest = latest;
     this.removals++;
@@ -123,11 +141,14 @@ export class VersionCache {
    * older state (a reader opened before the last commit) or during an apply is not kept, and marking the
    * parent anyway would leave every later miss under it to read its own group, one scan each.
    */
-  offerParent(parentId: string, groups: readonly [string, readonly StoredVersion[]][], viewSeq: KvSeq): void {
+  offerParent(parentId: string, groups: readonly [string, readonly StoredVersion[]][], viewSeq: KvSeq, whole: boolean): void {
     if (this.applying > 0 || viewSeq !== this.latest) return;
+    const flips = this.flips;
     for (const [id, versions] of groups) this.store(id, versions);
     if (this.warmed.size >= this.capacity) this.warmed.clear();
     this.warmed.add(parentId);
+    // One flip kept what this loop stored (in the old generation); a second would have dropped some.
+    if (whole && this.flips - flips <= 1) this.complete.add(parentId);
   }
 
   /**
@@ -140,7 +161,7 @@ export class VersionCache {
   beginApply(mutations: readonly Mutation[]): void {
     this.applying++;
     this.deleting = mutations.some((m) => m.type === 'del');
-    const touched = new Map<string, { spec: GroupKind; changes: Mutation[] }>();
+    const touched = new Map<string, { spec: GroupKind; changes: Mutation[]; parentId: string }>();
     for (const m of mutations) {
       if (isImmutablePoint(m.key)) {
         // Written once: a put is the value every later read would find.
@@ -153,20 +174,42 @@ export class VersionCache {
       }
       const cached = cachedGroupOf(m.key);
       if (cached === undefined) continue;
-      const { id, kind } = cached;
+      const { id, parentId, kind } = cached;
       let group = touched.get(id);
-      if (!group) touched.set(id, (group = { spec: kind, changes: [] }));
+      if (!group) touched.set(id, (group = { spec: kind, changes: [], parentId }));
       group.changes.push(m);
     }
-    for (const [id, { spec, changes }] of touched) {
+    for (const [id, { spec, changes, parentId }] of touched) {
       const current = this.young.get(id) ?? this.old.get(id);
-      if (current === undefined) continue;
+      if (current === undefined) {
+        // Not cached: under a parent the cache holds whole, a group that does not exist yet (a name being
+        // created), which is then exactly what this entry puts; under any other, left to be read.
+        if (!this.complete.has(parentId)) continue;
+        if (changes.some((m) => m.type === 'del')) {
+          this.complete.delete(parentId);
+          continue;
+        }
+        const created = patchedOrUndefined([], changes);
+        if (created === undefined) this.complete.delete(parentId);
+        else {
+          this.store(id, created);
+          this.patched.push(id);
+        }
+        continue;
+      }
       this.young.delete(id);
       this.old.delete(id);
       // Deletes are excision's: the versions they remove may still be read by a reader opened before
       // retain-from moved, through its own view. Such a group is dropped, so misses read their own view.
-      if (changes.some((m) => m.type === 'del')) continue;
-      const next = patched(current, changes);
+      if (changes.some((m) => m.type === 'del')) {
+        this.complete.delete(parentId);
+        continue;
+      }
+      const next = patchedOrUndefined(current, changes);
+      if (next === undefined) {
+        this.complete.delete(parentId);
+        continue;
+      }
       // Metadata groups are kept whatever their size; file groups only up to the cap (as when read).
       if (spec.readAhead || next.length <= MAX_CACHED_GROUP) this.store(id, next);
       this.patched.push(id);
@@ -183,10 +226,24 @@ export class VersionCache {
     // A batch that failed leaves the index as it was: the groups brought forward for it must go.
     else {
       for (const id of this.patched) (this.young.delete(id), this.old.delete(id));
+      this.complete.clear();
       for (const key of this.patchedPoints) this.points.delete(key);
     }
     this.patched = [];
     this.patchedPoints = [];
+  }
+}
+
+/**
+ * patched(), or undefined when a put does not decode (a value a buggy writer logged): the group is then left
+ * to be read, where the damage is reported to whoever reads it (and verify's values-decode), not to the apply.
+ */
+function patchedOrUndefined(current: readonly StoredVersion[], changes: readonly Mutation[]): readonly StoredVersion[] | undefined {
+  try {
+    return patched(current, changes);
+  } catch (e) {
+    if (e instanceof ValueDecodeError) return undefined;
+    throw e;
   }
 }
 

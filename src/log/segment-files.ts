@@ -17,12 +17,27 @@ const OPEN_SEGMENTS = 8;
 export class SegmentFiles {
   /** Known segments, ascending by first seq. */
   segments: Segment[] = [];
-  private readonly fds = new Map<string, { fd: number; ino: number }>();
+  /** Open descriptors, each with the lock generation at which its inode was last found to be the name's. */
+  private readonly fds = new Map<string, { fd: number; ino: number; checkedAt: number | undefined }>();
+  /** The lock generation read just before the directory was last listed. */
+  private listedAt: number | undefined;
 
   constructor(
     readonly dir: string,
     readonly description: string,
+    /**
+     * The append lock's generation, read without the lock (undefined: no lock file yet). It moves whenever
+     * a segment is created or replaced, so while it stands still, neither the listing nor an inode checked
+     * since needs looking at again: reading to the end costs a pread, not a readdir and a stat.
+     */
+    private readonly generation: () => number | undefined,
   ) {}
+
+  /** Whether the segments may have changed since the directory was listed (or since generation `at`). */
+  private moved(at = this.listedAt): boolean {
+    const now = this.generation();
+    return now === undefined || now !== at;
+  }
 
   async read(seq: KvSeq): Promise<LogEntry | undefined> {
     const at = this.locate(seq);
@@ -49,7 +64,7 @@ export class SegmentFiles {
 
   /** The newest entry, every segment boundary from the one holding `from` checked on the way. */
   async head(from: KvSeq): Promise<KvSeq> {
-    this.list();
+    if (this.segments.length === 0 || this.moved()) this.list();
     for (let i = Math.max(0, this.segmentOf(from)); ; i++) {
       const seg = this.segments[i];
       if (seg === undefined) return kvSeq(0);
@@ -62,7 +77,7 @@ export class SegmentFiles {
   locateEnd(seg: Segment): number {
     const fd = this.fd(seg);
     this.scan(seg, fd);
-    if (seg === this.segments.at(-1)) this.list(); // a newer segment may have appeared
+    if (seg === this.segments.at(-1) && this.moved()) this.list(); // a newer segment may have appeared
     const next = this.segments[this.segments.indexOf(seg) + 1];
     if (next !== undefined) this.checkNext(seg, next);
     return seg.offsets.length;
@@ -97,7 +112,7 @@ export class SegmentFiles {
       }
       const next = this.segments[i + 1];
       if (next === undefined) {
-        if (tries > 0) return undefined;
+        if (tries > 0 || !this.moved()) return undefined;
         this.list(); // the end as far as this handle knew: a newer segment may have begun
         continue;
       }
@@ -131,6 +146,7 @@ export class SegmentFiles {
 
   /** Reads the segment directory, keeping what is known of segments still there. */
   list(): void {
+    this.listedAt = this.generation();
     let names: string[];
     try {
       names = fs.readdirSync(this.dir);
@@ -153,6 +169,13 @@ export class SegmentFiles {
    * (compaction) is opened anew, and offsets read from the old one are read again.
    */
   fd(seg: Segment): number {
+    const open = this.fds.get(seg.name);
+    const at = this.generation();
+    if (open !== undefined && !this.moved(open.checkedAt)) {
+      this.fds.delete(seg.name);
+      this.fds.set(seg.name, open);
+      return open.fd;
+    }
     const file = path.join(this.dir, seg.name);
     let ino: number;
     try {
@@ -160,7 +183,6 @@ export class SegmentFiles {
     } catch (e) {
       throw new StrataError('CORRUPT', `segment ${seg.name} of ${this.description} cannot be opened (${(e as Error).message}); the log is damaged (strata verify lists what else is)`);
     }
-    const open = this.fds.get(seg.name);
     this.fds.delete(seg.name);
     let fd: number;
     if (open !== undefined && open.ino === ino) fd = open.fd;
@@ -169,7 +191,7 @@ export class SegmentFiles {
       fd = fs.openSync(file, 'r');
       ino = fs.fstatSync(fd).ino;
     }
-    this.fds.set(seg.name, { fd, ino });
+    this.fds.set(seg.name, { fd, ino, checkedAt: at });
     if (seg.ino !== ino) this.reset(seg);
     seg.ino = ino;
     for (const [name, old] of this.fds) {

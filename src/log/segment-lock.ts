@@ -12,6 +12,8 @@ const LOCK_FILE = 'LOCK';
 
 export class AppendLock {
   private fd: number | undefined;
+  /** A read-only descriptor for readers that never append (the lock file may not exist yet). */
+  private peekFd: number | undefined;
 
   constructor(
     private readonly dir: string,
@@ -42,8 +44,23 @@ export class AppendLock {
   }
 
   generation(): number {
-    const b = Buffer.alloc(8);
-    return fs.readSync(this.file(), b, 0, 8, 0) === 8 ? b.readDoubleBE(0) : 0;
+    return readGeneration(this.file());
+  }
+
+  /**
+   * The generation as a reader sees it, without the lock and without making the file: undefined when no
+   * writer has made it yet (then a reader must look at the directory itself).
+   */
+  peekGeneration(): number | undefined {
+    if (this.fd !== undefined) return readGeneration(this.fd);
+    if (this.peekFd === undefined) {
+      try {
+        this.peekFd = fs.openSync(path.join(this.dir, LOCK_FILE), 'r');
+      } catch {
+        return undefined;
+      }
+    }
+    return readGeneration(this.peekFd);
   }
 
   /** Under the lock: tells every other holder that the segments changed. */
@@ -54,8 +71,8 @@ export class AppendLock {
   }
 
   close(): void {
-    if (this.fd !== undefined) fs.closeSync(this.fd);
-    this.fd = undefined;
+    for (const fd of [this.fd, this.peekFd]) if (fd !== undefined) fs.closeSync(fd);
+    this.fd = this.peekFd = undefined;
   }
 
   /** The lock file, made (with the segment directory, durably when syncing) on first use. */
@@ -71,4 +88,9 @@ export class AppendLock {
     }
     return this.fd;
   }
+}
+
+function readGeneration(fd: number): number {
+  const b = Buffer.alloc(8);
+  return fs.readSync(fd, b, 0, 8, 0) === 8 ? b.readDoubleBE(0) : 0;
 }

@@ -67,8 +67,8 @@ export class SegmentLog implements CommitLog {
     this.sync = opts.sync ?? true;
     this.rollBytes = opts.rollBytes ?? DEFAULT_ROLL_BYTES;
     this.description = `${store.description}, segmented log`;
-    this.files = new SegmentFiles(this.dir, this.description);
     this.lock = new AppendLock(this.dir, this.sync);
+    this.files = new SegmentFiles(this.dir, this.description, () => this.lock.peekGeneration());
   }
 
   read(seq: KvSeq): Promise<LogEntry | undefined> {
@@ -113,11 +113,16 @@ export class SegmentLog implements CommitLog {
     return this.append(entry);
   }
 
-  /** Appends `record` to the tail; a write that fails is cut off again, so it never becomes an entry. */
+  /**
+   * Appends `record` to the tail; a write that fails is cut off again, so it never becomes an entry. The
+   * sync is made on this thread: the trip through libuv's pool cost 40–80 µs more per commit (p50 of the
+   * log append 471 µs against 388–431, durable one-file commits), and a group commit's members have planned
+   * by the time their group is written, so there is little to overlap with it.
+   */
   private async write(seg: Segment, fd: number, record: Buffer): Promise<void> {
     try {
       for (let done = 0; done < record.length; ) done += fs.writeSync(fd, record, done, record.length - done, seg.end + done);
-      if (this.sync) await fdatasync(fd);
+      if (this.sync) fs.fdatasyncSync(fd);
     } catch (e) {
       try {
         fs.ftruncateSync(fd, seg.end);
@@ -150,9 +155,11 @@ export class SegmentLog implements CommitLog {
       }
       // Before the link: a writer that finds the generation moved reads the directory again, so none can
       // append to the old tail once the new segment exists, even if this process dies right after linking.
+      // After it too: a reader that listed the directory between the first move and the link looks again.
       this.lock.bump();
       fs.linkSync(tmp, path.join(this.dir, name));
       linked = true;
+      this.lock.bump();
       if (this.sync) await syncDir(this.dir);
     } catch (e) {
       if (!linked) throw this.files.unavailable(`log entry ${seq} was not written (a new segment ${name} could not be made)`, e);

@@ -74,10 +74,10 @@ describe('VersionCache', () => {
     const parent = groupId(group(Space.Table, []));
     // Read from an older state (a reader opened before the last commit): nothing kept, so the next miss
     // under the parent must read it whole again rather than one group at a time.
-    cache.offerParent(parent, [[tableGroup(1), [version(1, 1)]]], kvSeq(4));
+    cache.offerParent(parent, [[tableGroup(1), [version(1, 1)]]], kvSeq(4), true);
     expect(cache.get(tableGroup(1), cache.generation)).toBeUndefined();
     expect(cache.shouldReadAhead(parent)).toBe(true);
-    cache.offerParent(parent, [[tableGroup(1), [version(1, 1)]], [tableGroup(2), [version(2, 1)]]], kvSeq(5));
+    cache.offerParent(parent, [[tableGroup(1), [version(1, 1)]], [tableGroup(2), [version(2, 1)]]], kvSeq(5), true);
     expect(cache.get(tableGroup(2), cache.generation)).toHaveLength(1);
     expect(cache.shouldReadAhead(parent)).toBe(false);
     // Changes under the parent keep its cached groups current, so it stays read.
@@ -85,6 +85,34 @@ describe('VersionCache', () => {
     cache.endApply(kvSeq(6));
     expect(cache.shouldReadAhead(parent)).toBe(false);
     expect(cache.get(tableGroup(2), cache.generation)).toHaveLength(2);
+  });
+
+  it('a parent held whole answers a miss under it without a read, and takes the groups created under it as written', () => {
+    const cache = new VersionCache(kvSeq(5), 100);
+    const parent = groupId(group(Space.Table, []));
+    cache.offerParent(parent, [[tableGroup(1), [version(1, 1)]]], kvSeq(5), false); // cut at the read-ahead limit
+    expect(cache.holdsWhole(parent, cache.generation)).toBe(false);
+    cache.offerParent(parent, [[tableGroup(1), [version(1, 1)]]], kvSeq(5), true);
+    expect(cache.holdsWhole(parent, cache.generation)).toBe(true);
+    // A table created under it: its group is exactly what the entry puts.
+    cache.beginApply([put(7, 6)]);
+    cache.endApply(kvSeq(6));
+    expect(cache.get(tableGroup(7), cache.generation)!.map((v) => v.begin)).toEqual([6]);
+    expect(cache.holdsWhole(parent, cache.generation)).toBe(true);
+    // A failed batch, a delete under it, or a dropped generation: no longer known whole.
+    cache.beginApply([put(8, 7)]);
+    cache.endApply(undefined);
+    expect(cache.get(tableGroup(8), cache.generation)).toBeUndefined();
+    expect(cache.holdsWhole(parent, cache.generation)).toBe(false);
+    cache.offerParent(parent, [[tableGroup(1), [version(1, 1)]], [tableGroup(7), [version(7, 6)]]], kvSeq(6), true);
+    const before = cache.generation;
+    cache.beginApply([{ type: 'del', key: encodeKey(Space.Table, [1], 1) }]);
+    cache.endApply(kvSeq(7));
+    expect(cache.holdsWhole(parent, cache.generation)).toBe(false);
+    expect(cache.holdsWhole(parent, before)).toBe(false);
+    cache.offerParent(parent, [[tableGroup(7), [version(7, 6)]]], kvSeq(7), true);
+    for (let id = 100; id < 160; id++) cache.offer(tableGroup(id), [], kvSeq(7)); // past half the capacity: a flip
+    expect(cache.holdsWhole(parent, cache.generation)).toBe(false);
   });
 
   it('keeps a metadata group however many versions it has', () => {

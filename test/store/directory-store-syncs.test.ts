@@ -134,7 +134,11 @@ describe.skipIf(!canTrace)('DirectoryStore system calls (strace)', () => {
     const rolled = events.findIndex((e) => e.call === 'link' && e.to === tail);
     expect(rolled).toBeGreaterThan(0);
     const end = events.findIndex((e) => e.call === 'mkdir' && e.path === path.join(store, 'other')); // the object after the catalog
-    const commitPath = events.slice(rolled + 1, end).filter((e) => ('path' in e ? e.path.startsWith(store) : e.to.startsWith(store)));
+    // The lock's generation moves once more after the link (a write to LOCK); nothing touches LOCK after.
+    const lock = path.join(store, 'segments', 'LOCK');
+    const after = events.slice(rolled + 1, end).filter((e) => ('path' in e ? e.path.startsWith(store) : e.to.startsWith(store)));
+    expect(after[0]).toEqual({ call: 'write', path: lock });
+    const commitPath = after.slice(1);
     // The directory sync that makes the second segment's name durable, then the commits.
     expect(commitPath[0]).toEqual({ call: 'sync', path: path.join(store, 'segments') });
     const perCommit = commitPath.slice(1).map((e) => `${e.call} ${'path' in e ? rel(e.path) : rel(e.to)}`);

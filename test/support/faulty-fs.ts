@@ -1,6 +1,7 @@
 // Fault injection at the file system, for what bypasses the ObjectStore: the segments of a segmented log
 // (FaultyStore sees only objects). It wraps node:fs's writeSync and fdatasync for the files of a
-// `segments/` directory, and publishes the wrappers to every ES module's `import * as fs` view.
+// `segments/` directory (fdatasync in both its forms), and publishes the wrappers to every ES module's
+// `import * as fs` view.
 import * as fsCjs from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import * as path from 'node:path';
@@ -19,7 +20,7 @@ const SEGMENTS = `${path.sep}segments${path.sep}`;
 export function injectFsFaults(faults: FsFaults): void {
   const fs = createRequire(import.meta.url)('node:fs') as typeof fsCjs;
   const segmentFds = new Set<number>();
-  const { openSync, writeSync, fdatasync } = fs;
+  const { openSync, writeSync, fdatasync, fdatasyncSync } = fs;
   fs.openSync = ((file: fsCjs.PathLike, ...rest: unknown[]) => {
     const fd = (openSync as (...a: unknown[]) => number)(file, ...rest);
     const name = String(file);
@@ -37,5 +38,12 @@ export function injectFsFaults(faults: FsFaults): void {
       if (e === null && segmentFds.has(fd)) faults.afterSegmentSync?.();
       callback(e);
     })) as typeof fs.fdatasync;
+  fs.fdatasyncSync = ((fd: number) => {
+    fdatasyncSync(fd);
+    if (!segmentFds.has(fd)) return;
+    const injected = faults.segmentSyncError?.();
+    if (injected !== undefined) throw injected;
+    faults.afterSegmentSync?.();
+  }) as typeof fs.fdatasyncSync;
   syncBuiltinESMExports();
 }
