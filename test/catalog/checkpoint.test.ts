@@ -51,8 +51,11 @@ describe('checkpoints', () => {
     const manifest = (seq: number) => path.join(dir, 'store', 'checkpoints', String(seq).padStart(20, '0'), 'manifest');
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
+    // A background checkpoint ends by listing the checkpoints to prune the ones it supersedes.
+    let pruned = () => {};
     const store = new FaultyStore(new DirectoryStore(path.join(dir, 'store')), {
       beforeCreate: async (key) => void (key.startsWith('checkpoints/') && (await held)),
+      afterList: (prefix) => void (prefix === 'checkpoints/' && pruned()),
     });
     const c = await openCatalog({ dir, store, checkpointEvery: 3 });
     const commit = (i: number) => c.transaction((tx) => tx.addDataFile('main', 't', { path: `f${i}`, recordCount: 1, fileSizeBytes: 1 }));
@@ -61,8 +64,12 @@ describe('checkpoints', () => {
     // entry 6, reached while it is being written, starts none.
     for (let i = 4; i <= 7; i++) await commit(i);
     expect(existsSync(manifest(3))).toBe(false);
+    const done = new Promise<void>((r) => (pruned = r));
     release();
-    while (!existsSync(manifest(3))) await new Promise((r) => setTimeout(r, 5));
+    // Checkpoint 3 is over once it has pruned (the rest is microtasks); only then may entry 9 start one.
+    await done;
+    await new Promise((r) => setImmediate(r));
+    expect(existsSync(manifest(3))).toBe(true);
     await commit(8);
     await commit(9); // entry 9
     await c.close(); // waits for checkpoint 9

@@ -11,6 +11,8 @@ export interface Faults {
   beforeGet?: (key: string) => void | Promise<void>;
   /** Called before each key of a delete; throwing fails the delete there (the keys before it are gone). */
   beforeDelete?: (key: string) => void | Promise<void>;
+  /** Called once a listing has been read to its end. */
+  afterList?: (prefix: string) => void;
 }
 
 export class FaultyStore implements ObjectStore {
@@ -63,8 +65,9 @@ export class FaultyStore implements ObjectStore {
     return this.inner.replace(key, body);
   }
 
-  list(prefix: string, options?: { startAfter?: string }): AsyncIterable<ObjectInfo> {
-    return this.inner.list(prefix, options);
+  async *list(prefix: string, options?: { startAfter?: string }): AsyncIterable<ObjectInfo> {
+    yield* this.inner.list(prefix, options);
+    this.faults.afterList?.(prefix);
   }
 
   async delete(keys: readonly string[]): Promise<void> {
