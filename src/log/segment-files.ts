@@ -33,10 +33,10 @@ export class SegmentFiles {
     private readonly generation: () => number | undefined,
   ) {}
 
-  /** Whether the segments may have changed since the directory was listed (or since generation `at`). */
-  private moved(at = this.listedAt): boolean {
+  /** Whether the segments may have changed since the directory was listed. */
+  private moved(): boolean {
     const now = this.generation();
-    return now === undefined || now !== at;
+    return now === undefined || now !== this.listedAt;
   }
 
   async read(seq: KvSeq): Promise<LogEntry | undefined> {
@@ -171,7 +171,8 @@ export class SegmentFiles {
   fd(seg: Segment): number {
     const open = this.fds.get(seg.name);
     const at = this.generation();
-    if (open !== undefined && !this.moved(open.checkedAt)) {
+    // One read of the generation serves both the check and the record of when the inode was checked.
+    if (open !== undefined && at !== undefined && at === open.checkedAt) {
       this.fds.delete(seg.name);
       this.fds.set(seg.name, open);
       return open.fd;
