@@ -108,11 +108,8 @@ const manifestKey = (tableId: CatalogId, begin: number): Key => encodeKey(Space.
 
 const partKey = (tableId: CatalogId, begin: number, part: number): Key => encodeKey(Space.DataFileManifestPart, [tableId, begin, part]);
 
-/** The manifests of the commits up to `at`, and of those after it. */
-export function manifestRanges(tableId: CatalogId, at: SnapshotId): { upTo: KeyRange; after: KeyRange } {
-  const prefix = keyPrefix(Space.DataFileManifest, [tableId]);
-  return { upTo: { gte: prefix, lte: manifestKey(tableId, at) }, after: { gte: manifestKey(tableId, at + 1), lt: prefixEnd(prefix) } };
-}
+/** The manifests of every commit that added files to the table, in commit order. */
+export const manifestsOfTable = (tableId: CatalogId): KeyRange => prefixRange(keyPrefix(Space.DataFileManifest, [tableId]));
 
 /** A commit's first manifest part: its files, and whether more parts follow (read them at manifestParts(key)). */
 export function decodeManifest(key: Key, bytes: Uint8Array): { files: ManifestFile[]; more: boolean } {

@@ -40,7 +40,10 @@ export class Committer {
     private readonly status: FollowStatus,
     private readonly background: Background,
     private readonly opts: CommitterOptions,
-  ) {}
+  ) {
+    // An index batch lands after its commit returned (kv/unlanded.ts): its failure is reported here.
+    sync.kv.onWriteFailure((e) => status.failed(e));
+  }
 
   /**
    * Runs `attempt` as this process's only writer over the newest local state, again (after catching up and

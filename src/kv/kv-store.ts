@@ -3,6 +3,7 @@
 // entries are applied" and "what they changed" can never disagree, whatever point a crash hits.
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { setImmediate as yieldTurn } from 'node:timers/promises';
 import { Level } from 'level';
 import { type KvSeq, kvSeq, MAX_ID, snapshotId } from '../../keys/ids.js';
 import type { Key } from '../../keys/key-codec.js';
@@ -24,7 +25,12 @@ import { checkInChild } from './index-check.js';
 import { seal, unseal } from './index-seal.js';
 import { type Db, type FrozenState, IndexView, type ReadView } from './read-view.js';
 import { SnapshotTimeline } from './snapshot-timeline.js';
+import type { PutSet } from './put-set.js';
+import { MAX_UNLANDED_MUTATIONS, UnlandedWrites } from './unlanded.js';
 import { VersionCache } from './version-cache.js';
+
+/** Unlanded entries after which an apply lets the event loop turn (see apply). */
+const YIELD_EVERY = 8;
 
 /** Asks the timeline about every snapshot there is. */
 const MAX_SNAPSHOT = snapshotId(MAX_ID);
@@ -55,6 +61,8 @@ interface SharedState {
   retired: boolean;
   /** Decoded system values read in this state (head snapshot, retain-from): a state never changes. */
   values: Map<string, unknown>;
+  /** The puts of entries applied but not landed when the state was frozen, which its views overlay. */
+  unlanded: PutSet | undefined;
 }
 
 // Writes go through chained batches: abstract-level's array form copies and re-validates every operation
@@ -68,6 +76,8 @@ export class KvStore {
   private rebuilding: Promise<void> | undefined;
   /** LevelDB reported damage while open: the index is not sealed at close, so the next open checks it. */
   private damagedWhileOpen = false;
+  private readonly unlanded: UnlandedWrites;
+  private readonly failureListeners: ((e: Error) => void)[] = [];
 
   private constructor(
     private readonly db: Db,
@@ -81,6 +91,19 @@ export class KvStore {
     readonly damage: string | undefined,
   ) {
     this.lastChange = latest;
+    this.unlanded = new UnlandedWrites(db, (what, e) => this.writeFailure(what, e), (e) => {
+      for (const l of this.failureListeners) l(e);
+    });
+  }
+
+  /** Resolves once every applied entry's batch has landed; rejects with the write failure if one did not. */
+  landed(): Promise<void> {
+    return this.unlanded.settled();
+  }
+
+  /** Tells `listener` of an index write that failed after its entry was applied in memory (see unlanded.ts). */
+  onWriteFailure(listener: (e: Error) => void): void {
+    this.failureListeners.push(listener);
   }
 
   /** The last entry applied that changed more than the id horizon (see changedSince). */
@@ -128,7 +151,8 @@ export class KvStore {
 
   /** A point read of the newest applied state. */
   async get(key: Key): Promise<Uint8Array | undefined> {
-    return this.db.getSync(key) ?? undefined;
+    this.unlanded.check();
+    return this.unlanded.get(key) ?? this.db.getSync(key) ?? undefined;
   }
 
   /**
@@ -155,15 +179,29 @@ export class KvStore {
   /**
    * Applies log entry `seq` (written as `txn`) as one atomic batch. Entries must arrive in order; the log,
    * not this index, is the source of truth, so the batch is not fsync'd: after a crash the entry is simply
-   * replayed.
+   * replayed. An entry that only puts is applied in memory at once and its batch lands later (unlanded.ts);
+   * one that deletes (excision, a dropped tag or lease) or is large waits for those and for its own batch.
    */
   async apply(seq: KvSeq, txn: string, mutations: readonly Mutation[]): Promise<void> {
+    this.unlanded.check();
     if (seq !== this.latest + 1) {
       throw new StrataError('CORRUPT', `log entry ${seq} cannot follow applied entry ${this.latest}; rebuild the index from the store`);
     }
+    const awaited = mutations.length > MAX_UNLANDED_MUTATIONS || mutations.some((m) => m.type === 'del');
+    if (awaited || this.unlanded.mutations + mutations.length > MAX_UNLANDED_MUTATIONS) await this.unlanded.settled();
+    // A loop of commits can run on microtasks alone (the log's writes are synchronous), and a batch's
+    // completion is an I/O callback: a turn of the event loop lets a landed batch be seen and the next one
+    // go. Taken every few entries, so that a batch carries several (submitting one costs ~50 µs of this
+    // thread's time, whatever its size).
+    else if (this.unlanded.entries >= YIELD_EVERY) await yieldTurn();
     // In-memory mirrors learn of the entry before its batch lands, so no reader can see it without them.
     this.cache.beginApply(mutations);
     this.timeline.beginApply(mutations);
+    if (!awaited) {
+      this.unlanded.push(seq, txn, mutations);
+      this.applied(seq, txn, mutations);
+      return;
+    }
     this.applying++;
     let done: KvSeq | undefined;
     try {
@@ -176,16 +214,24 @@ export class KvStore {
       batch.put(APPLIED_TXN_KEY, encodeTxn(txn));
       await this.written(`log entry ${seq}`, batch.write({ sync: false }));
       done = seq;
-      this.latest = seq;
-      this.latestTxn = txn;
-      if (!isIdClaim(mutations)) this.lastChange = seq;
     } finally {
       this.applying--;
-      this.retire(this.current);
-      this.current = undefined;
-      this.cache.endApply(done);
-      this.timeline.endApply(done);
+      if (done === undefined) {
+        this.cache.endApply(undefined);
+        this.timeline.endApply(undefined);
+      } else this.applied(seq, txn, mutations);
     }
+  }
+
+  /** Entry `seq` is the newest applied: views opened from now on show it. */
+  private applied(seq: KvSeq, txn: string, mutations: readonly Mutation[]): void {
+    this.latest = seq;
+    this.latestTxn = txn;
+    if (!isIdClaim(mutations)) this.lastChange = seq;
+    this.retire(this.current);
+    this.current = undefined;
+    this.cache.endApply(seq);
+    this.timeline.endApply(seq);
   }
 
   /**
@@ -198,6 +244,7 @@ export class KvStore {
     if (this.latest !== 0) {
       throw new StrataError('CORRUPT', 'a checkpoint can only be loaded into an empty index');
     }
+    await this.unlanded.settled();
     const what = `checkpoint ${seq}`;
     await this.written(what, this.db.clear());
     for await (const chunk of chunks) {
@@ -223,6 +270,7 @@ export class KvStore {
    */
   async rebuild(seq: KvSeq, txn: string, chunks: AsyncIterable<[Uint8Array, Uint8Array][]>): Promise<void> {
     const done = (async () => {
+      await this.unlanded.settled();
       await this.written(`checkpoint ${seq}`, this.db.batch().del(APPLIED_SEQ_KEY).del(APPLIED_TXN_KEY).write({ sync: true }));
       this.latest = kvSeq(0);
       this.latestTxn = '';
@@ -263,12 +311,14 @@ export class KvStore {
    */
   async readView(): Promise<ReadView> {
     while (this.rebuilding !== undefined) await this.rebuilding;
+    this.unlanded.check();
     let shared = this.current;
     if (shared === undefined || shared.retired || this.applying > 0) {
       const frozen = this.db.snapshot();
       let seq: KvSeq;
       try {
-        // With no batch in flight the frozen state holds exactly the newest applied entry.
+        // With no batch in flight the frozen state holds the newest applied entry, or the entries before it
+        // whose batches have not landed, which its views merge in (unlanded.ts).
         seq = this.applying === 0 ? this.latest : decodeSeq(this.db.getSync(APPLIED_SEQ_KEY, { snapshot: frozen }) ?? undefined);
       } catch (e) {
         await frozen.close();
@@ -276,7 +326,8 @@ export class KvStore {
       }
       // Only a freeze of the newest state, taken with no apply in flight, may be handed to later views.
       const reusable = this.applying === 0 && seq === this.latest;
-      shared = { frozen, seq, views: 0, retired: !reusable, values: new Map() };
+      const unlanded = this.unlanded.empty ? undefined : this.unlanded.putSet();
+      shared = { frozen, seq, views: 0, retired: !reusable, values: new Map(), unlanded };
       if (reusable) {
         this.retire(this.current);
         this.current = shared;
@@ -287,6 +338,7 @@ export class KvStore {
     return new IndexView(
       this.db,
       s.frozen,
+      s.unlanded,
       s.seq,
       this.cache,
       this.timeline,
@@ -307,13 +359,17 @@ export class KvStore {
     try {
       await write;
     } catch (e) {
-      throw new LocalIndexError(
-        'STORE_UNAVAILABLE',
-        `cannot write ${what} to the local index at ${this.db.location}: ${(e as Error).message}. The store holds ` +
-          'every commit; once the disk is fixed, reopen the catalog and its index catches up from the store',
-        { cause: e },
-      );
+      throw this.writeFailure(what, e);
     }
+  }
+
+  private writeFailure(what: string, e: unknown): LocalIndexError {
+    return new LocalIndexError(
+      'STORE_UNAVAILABLE',
+      `cannot write ${what} to the local index at ${this.db.location}: ${(e as Error).message}. The store holds ` +
+        'every commit; once the disk is fixed, reopen the catalog and its index catches up from the store',
+      { cause: e },
+    );
   }
 
   private retire(s: SharedState | undefined): void {
@@ -324,6 +380,8 @@ export class KvStore {
 
   /** Closes the index and seals it, so the next open can tell it was not changed in between. */
   async close(): Promise<void> {
+    // A batch that failed leaves the index at the entry before it: the next open replays from there.
+    await this.landed().catch(() => undefined);
     this.retire(this.current);
     this.current = undefined;
     await this.db.close();

@@ -9,6 +9,7 @@ import { ALL_TIMES } from '../../keys/snapshots.js';
 import { decodeValue } from '../../keys/value-codec.js';
 import { StrataError } from '../errors.js';
 import { decodeVersion, type StoredVersion } from '../../keys/versions.js';
+import type { PutSet } from './put-set.js';
 import type { SnapshotTimeline } from './snapshot-timeline.js';
 import { MAX_CACHED_GROUP, type VersionCache } from './version-cache.js';
 
@@ -92,6 +93,11 @@ export class IndexView implements ReadView {
   constructor(
     private readonly db: Db,
     private readonly frozen: FrozenState,
+    /**
+     * Puts of applied entries whose batches had not landed when the state was frozen (unlanded.ts): the state
+     * holds some prefix of them, so every read merges them in — a landed put merged again is the same put.
+     */
+    private readonly unlanded: PutSet | undefined,
     /** The last log entry whose effects this view contains. */
     readonly seq: KvSeq,
     private readonly cache: VersionCache,
@@ -178,7 +184,7 @@ export class IndexView implements ReadView {
           at = 0;
           done = batch.length === 0;
         }
-        const frozen = Object.freeze(versions);
+        const frozen = Object.freeze(this.unlanded === undefined ? versions : await this.unlanded.mergedVersions(versions, prefix));
         this.prefetched.set(id, frozen);
         this.cache.offer(id, frozen, this.seq);
       }
@@ -275,7 +281,7 @@ export class IndexView implements ReadView {
   async get(key: Key): Promise<Uint8Array | undefined> {
     this.assertOpen();
     try {
-      return this.db.getSync(key, { snapshot: this.frozen }) ?? undefined;
+      return this.unlanded?.get(key) ?? this.db.getSync(key, { snapshot: this.frozen }) ?? undefined;
     } catch (e) {
       throw this.damaged(e);
     }
@@ -312,7 +318,11 @@ export class IndexView implements ReadView {
   }
 
   /** The same entries in the batches the index hands them over in: one async step per batch, not per entry. */
-  async *scanBatches(range: Range): AsyncGenerator<[Key, Uint8Array][]> {
+  scanBatches(range: Range): AsyncGenerator<[Key, Uint8Array][]> {
+    return this.unlanded === undefined ? this.frozenBatches(range) : this.unlanded.scanBatches(this.frozenBatches(range), range);
+  }
+
+  private async *frozenBatches(range: Range): AsyncGenerator<[Key, Uint8Array][]> {
     this.assertOpen();
     const it = this.guarded(() => this.db.iterator({ ...range, limit: range.limit ?? -1, snapshot: this.frozen }));
     try {
@@ -332,7 +342,11 @@ export class IndexView implements ReadView {
    * Point reads of many keys. A few are read synchronously (~5 µs each); more go in one call through the
    * thread pool, whose hop (~30 µs, far more when the pool is busy with writes) pays off only for many.
    */
-  async getMany(keys: readonly Key[]): Promise<(Uint8Array | undefined)[]> {
+  getMany(keys: readonly Key[]): Promise<(Uint8Array | undefined)[]> {
+    return this.unlanded === undefined ? this.frozenGetMany(keys) : this.unlanded.getMany(keys, (missing) => this.frozenGetMany(missing));
+  }
+
+  private async frozenGetMany(keys: readonly Key[]): Promise<(Uint8Array | undefined)[]> {
     this.assertOpen();
     if (keys.length === 0) return [];
     try {
@@ -374,7 +388,7 @@ export class IndexView implements ReadView {
     } finally {
       await it.close();
     }
-    return out;
+    return this.unlanded === undefined ? out : this.unlanded.anyUnder(out, prefixes, accept);
   }
 
   /** The greatest entry in [gte, lte]: "the newest version at or below S" when lte ends in S. */
@@ -382,7 +396,8 @@ export class IndexView implements ReadView {
     this.assertOpen();
     const it = this.guarded(() => this.db.iterator({ gte, lte, reverse: true, limit: 1, snapshot: this.frozen }));
     try {
-      return (await it.next()) as [Key, Uint8Array] | undefined;
+      const found = (await it.next()) as [Key, Uint8Array] | undefined;
+      return this.unlanded === undefined ? found : this.unlanded.last(found, gte, lte);
     } catch (e) {
       throw this.damaged(e);
     } finally {

@@ -13,7 +13,7 @@ import {
   decodeManifestPart,
   type ManifestFile,
   manifestParts,
-  manifestRanges,
+  manifestsOfTable,
   manifestRow,
 } from '../../keys/data-files.js';
 import { deleteFileIdEnd, deleteFileIdOf, type DeleteFileRow, deleteFilesOfTable } from '../../keys/delete-files.js';
@@ -62,33 +62,31 @@ export async function* dataFilesAt(view: ReadView, at: SnapshotId, tableId: Cata
   // end, so a large table pays nothing for it).
   let whole: { begin: SnapshotId; rows: [FileId, DataFileRow][] }[] | undefined = [];
   let count = 0;
+  // The ends are asked for from the first batch of manifests on: their first read starts now, so the two
+  // trips to LevelDB's thread pool overlap instead of following each other.
   const ends = new EndCursor(view, tableId);
-  const { upTo, after } = manifestRanges(tableId, at);
   try {
-    for (const range of [upTo, after]) {
-      // Past `at` only to complete a small table's group: nothing there is visible.
-      if (range === after && whole === undefined) break;
-      for await (const batch of view.scanBatches(range)) {
-        for (const [key, bytes] of batch) {
-          const begin = snapshotId(beginOf(key));
-          const rows: [FileId, DataFileRow][] = [];
-          for await (const files of manifestFiles(view, key, bytes)) {
-            await ends.readTo(files[0]![0], files.at(-1)![0]);
-            const out: DataFileVersion[] = [];
-            for (const file of files) {
-              const id = file[0];
-              const end = ends.endOf(id);
-              const row = manifestRow(file, end);
-              if (whole !== undefined) rows.push([id, row]);
-              if (begin <= at && (end === null || end > at)) out.push({ id, begin, row });
-            }
-            count += files.length;
-            if (count > MAX_CACHED_GROUP) whole = undefined;
-            if (out.length > 0) yield out;
+    scan: for await (const batch of view.scanBatches(manifestsOfTable(tableId))) {
+      for (const [key, bytes] of batch) {
+        const begin = snapshotId(beginOf(key));
+        // Past `at` only to complete a small table's group: nothing there is visible.
+        if (begin > at && whole === undefined) break scan;
+        const rows: [FileId, DataFileRow][] = [];
+        for await (const files of manifestFiles(view, key, bytes)) {
+          await ends.readTo(files[0]![0], files.at(-1)![0]);
+          const out: DataFileVersion[] = [];
+          for (const file of files) {
+            const id = file[0];
+            const end = ends.endOf(id);
+            const row = manifestRow(file, end);
+            if (whole !== undefined) rows.push([id, row]);
+            if (begin <= at && (end === null || end > at)) out.push({ id, begin, row });
           }
-          whole?.push({ begin, rows });
+          count += files.length;
+          if (count > MAX_CACHED_GROUP) whole = undefined;
+          if (out.length > 0) yield out;
         }
-        if (range === after && whole === undefined) break;
+        whole?.push({ begin, rows });
       }
     }
   } finally {
@@ -122,7 +120,9 @@ async function* manifestFiles(view: ReadView, key: Key, bytes: Uint8Array): Asyn
  * (ids from a block another writer claimed earlier) starts the reading again from its first id.
  */
 class EndCursor {
-  private batches: AsyncIterator<[Key, Uint8Array][]> | undefined;
+  private batches!: AsyncIterator<[Key, Uint8Array][]>;
+  /** The read under way, started before anyone waits for it. */
+  private next!: Promise<IteratorResult<[Key, Uint8Array][]>>;
   private ends: { id: number; end: SnapshotId }[] = [];
   private at = 0;
   private done = false;
@@ -132,25 +132,33 @@ class EndCursor {
   constructor(
     private readonly view: ReadView,
     private readonly tableId: CatalogId,
-  ) {}
+  ) {
+    this.start(0);
+  }
 
   /** Buffers the ends of files `first` to `last` (ascending), and a batch beyond. */
   async readTo(first: number, last: number): Promise<void> {
-    if (this.batches === undefined || first < this.from) await this.restart(first);
+    if (first < this.from) {
+      await this.close();
+      this.start(first);
+    }
     while (!this.done && (this.at >= this.ends.length || this.ends.at(-1)!.id < last)) {
-      const next = await this.batches!.next();
+      const next = await this.next;
       if (next.done) {
         this.done = true;
         return;
       }
+      this.next = this.batches.next();
       this.ends = this.ends.slice(this.at).concat(next.value.map(([k, v]) => decodeDataFileEnd(k, v)));
       this.at = 0;
     }
   }
 
-  private async restart(from: number): Promise<void> {
-    await this.close();
+  private start(from: number): void {
     this.batches = this.view.scanBatches(dataFileEnds(this.tableId, fileId(from)))[Symbol.asyncIterator]();
+    this.next = this.batches.next();
+    // Read ahead: a listing that stops early (or fails) may never wait for it.
+    this.next.catch(() => undefined);
     this.ends = [];
     this.at = 0;
     this.done = false;
@@ -158,7 +166,8 @@ class EndCursor {
   }
 
   async close(): Promise<void> {
-    await this.batches?.return?.();
+    await this.next.catch(() => undefined);
+    await this.batches.return?.();
   }
 
   /** The end of file `id` (ids asked in ascending order, after readTo), or null. */

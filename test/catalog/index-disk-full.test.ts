@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Catalog, isStrataError } from '../../src/index.js';
 import { tempDir } from '../helpers.js';
 import { logHead, withStoreLog } from '../support/store-log.js';
@@ -71,8 +71,10 @@ describe.skipIf(!canMount)('a full disk', () => {
         for (const p of added) await tx.addDataFile('main', 't', { path: p, recordCount: 1, fileSizeBytes: 10 });
       });
       expect(snapshot).toBe(3);
+      // The entry's index batch lands after the commit returns (src/kv/unlanded.ts): a read before it fails
+      // is served with the commit from memory; once it has failed, it is reported and reads fail.
+      await vi.waitFor(() => expect(c.followStatus().lastError?.code).toBe('STORE_UNAVAILABLE'), { timeout: 10_000 });
       await expect(c.reader()).rejects.toSatisfy((e) => isStrataError(e, 'STORE_UNAVAILABLE') && /local index/.test(e.message));
-      expect(c.followStatus().lastError?.code).toBe('STORE_UNAVAILABLE');
       // The next commit writes nothing: it would have to come after the entry its index cannot take.
       await expect(c.transaction((tx) => tx.addDataFile('main', 't', { path: 'x.parquet', recordCount: 1, fileSizeBytes: 10 }))).rejects.toSatisfy(
         (e) => isStrataError(e, 'STORE_UNAVAILABLE'),
