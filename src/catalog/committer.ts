@@ -109,6 +109,14 @@ export class Committer {
     });
   }
 
+  /**
+   * Whether this process holds the newest writer epoch (it opened with exclusiveWriter): its local state is
+   * then the newest there is, but for an entry that fences it, which its next append finds.
+   */
+  get exclusive(): boolean {
+    return this.epoch > 0;
+  }
+
   /** Whether an entry applied after `seq` changed the catalog's state (not just claimed ids). */
   changedSince(seq: KvSeq): boolean {
     return this.sync.kv.changedSince(seq);

@@ -23,7 +23,7 @@ import { LocalIndexError, StrataError } from '../errors.js';
 import { makeDirs } from '../make-dirs.js';
 import { checkInChild } from './index-check.js';
 import { seal, unseal } from './index-seal.js';
-import { type Db, type FrozenState, IndexView, type ReadView } from './read-view.js';
+import { type Db, type FrozenState, IndexView, pointReadOptions, type ReadView } from './read-view.js';
 import { SnapshotTimeline } from './snapshot-timeline.js';
 import type { PutSet } from './put-set.js';
 import { MAX_UNLANDED_MUTATIONS, UnlandedWrites } from './unlanded.js';
@@ -319,7 +319,7 @@ export class KvStore {
       try {
         // With no batch in flight the frozen state holds the newest applied entry, or the entries before it
         // whose batches have not landed, which its views merge in (unlanded.ts).
-        seq = this.applying === 0 ? this.latest : decodeSeq(this.db.getSync(APPLIED_SEQ_KEY, { snapshot: frozen }) ?? undefined);
+        seq = this.applying === 0 ? this.latest : decodeSeq(this.db.getSync(APPLIED_SEQ_KEY, pointReadOptions(frozen)) ?? undefined);
       } catch (e) {
         await frozen.close();
         throw e;

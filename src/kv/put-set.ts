@@ -9,18 +9,22 @@ import type { Range } from './read-view.js';
 export type Entry = [Key, Uint8Array];
 
 export class PutSet {
-  /** The puts in key order. */
-  private readonly sorted: readonly Entry[];
+  private keyed: ReadonlyMap<string, Entry> | undefined;
+  private ordered: readonly Entry[] | undefined;
 
-  constructor(
-    /** The puts by keyId. */
-    readonly byId: ReadonlyMap<string, Entry>,
-  ) {
-    this.sorted = [...byId.values()].sort((a, b) => Buffer.compare(a[0], b[0]));
+  /** From the puts by keyId, or what builds them when first read (most views make only point reads). */
+  constructor(private readonly source: ReadonlyMap<string, Entry> | (() => ReadonlyMap<string, Entry>)) {}
+
+  /** The puts by keyId. */
+  get byId(): ReadonlyMap<string, Entry> {
+    this.keyed ??= typeof this.source === 'function' ? this.source() : this.source;
+    return this.keyed;
   }
 
-  get size(): number {
-    return this.sorted.length;
+  /** The puts in key order, sorted when a range is first read. */
+  private get sorted(): readonly Entry[] {
+    this.ordered ??= [...this.byId.values()].sort((a, b) => Buffer.compare(a[0], b[0]));
+    return this.ordered;
   }
 
   get(key: Key): Uint8Array | undefined {

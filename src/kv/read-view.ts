@@ -110,7 +110,10 @@ export class IndexView implements ReadView {
     private readonly onDamage: () => void,
   ) {
     this.generation = cache.generation;
+    this.pointOptions = pointReadOptions(frozen);
   }
+
+  private readonly pointOptions: PointReadOptions;
 
   /**
    * From the in-memory timeline (see snapshot-timeline.ts): the newest snapshot at or before `time` among
@@ -281,7 +284,7 @@ export class IndexView implements ReadView {
   async get(key: Key): Promise<Uint8Array | undefined> {
     this.assertOpen();
     try {
-      return this.unlanded?.get(key) ?? this.db.getSync(key, { snapshot: this.frozen }) ?? undefined;
+      return this.unlanded?.get(key) ?? this.db.getSync(key, this.pointOptions) ?? undefined;
     } catch (e) {
       throw this.damaged(e);
     }
@@ -350,8 +353,8 @@ export class IndexView implements ReadView {
     this.assertOpen();
     if (keys.length === 0) return [];
     try {
-      if (keys.length <= SYNC_GET_MANY) return keys.map((k) => this.db.getSync(k, { snapshot: this.frozen }) ?? undefined);
-      const values = await this.db.getMany(keys as Key[], { snapshot: this.frozen });
+      if (keys.length <= SYNC_GET_MANY) return keys.map((k) => this.db.getSync(k, this.pointOptions) ?? undefined);
+      const values = await this.db.getMany(keys as Key[], this.pointOptions);
       return values.map((v) => v ?? undefined);
     } catch (e) {
       throw this.damaged(e);
@@ -415,6 +418,16 @@ export class IndexView implements ReadView {
     if (this.closed) throw closedUnder(undefined);
   }
 }
+
+/**
+ * Options for a point read of `frozen`, encodings named: abstract-level copies an options object that does
+ * not name them on every read, which made a getSync ~8 µs here instead of ~2.7.
+ */
+export function pointReadOptions(frozen: FrozenState): PointReadOptions {
+  return { snapshot: frozen, keyEncoding: 'view', valueEncoding: 'view' };
+}
+
+type PointReadOptions = { snapshot: FrozenState; keyEncoding: 'view'; valueEncoding: 'view' };
 
 function closedUnder(cause: unknown): StrataError {
   return new StrataError(

@@ -21,6 +21,8 @@ interface Entry {
   seq: KvSeq;
   txn: string;
   mutations: readonly Mutation[];
+  /** Its puts with their keyIds, made once: every view opened before it lands merges them. */
+  keyed: [string, [Key, Uint8Array]][];
 }
 
 export class UnlandedWrites {
@@ -64,7 +66,9 @@ export class UnlandedWrites {
   /** Queues an applied entry's batch (puts only: an overlay cannot hide a key). */
   push(seq: KvSeq, txn: string, mutations: readonly Mutation[]): void {
     this.check();
-    this.waiting.push({ seq, txn, mutations });
+    const keyed: [string, [Key, Uint8Array]][] = [];
+    for (const m of mutations) if (m.type === 'put') keyed.push([keyId(m.key), [m.key, m.value]]);
+    this.waiting.push({ seq, txn, mutations, keyed });
     this.count += mutations.length;
     this.puts = undefined;
     if (this.writing.length === 0) this.submit();
@@ -85,9 +89,8 @@ export class UnlandedWrites {
   /** Every unlanded put, the later of two puts of one key winning. */
   putSet(): PutSet {
     if (this.puts === undefined) {
-      const byId = new Map<string, [Key, Uint8Array]>();
-      for (const e of [...this.writing, ...this.waiting]) for (const m of e.mutations) if (m.type === 'put') byId.set(keyId(m.key), [m.key, m.value]);
-      this.puts = new PutSet(byId);
+      const entries = [...this.writing, ...this.waiting];
+      this.puts = new PutSet(() => new Map(entries.flatMap((e) => e.keyed)));
     }
     return this.puts;
   }

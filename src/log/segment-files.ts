@@ -8,6 +8,7 @@ import { type KvSeq, kvSeq } from '../../keys/ids.js';
 import { StrataError } from '../errors.js';
 import { decodeEntry, type LogEntry } from './log-entry.js';
 import { allZero, decodeHeader, HEADER_BYTES, type Header, type Segment, SEGMENTS_DIR, segmentFirst } from './segment-file.js';
+import type { LockState } from './segment-lock.js';
 
 /** Bytes read at once while scanning a segment's headers. */
 const SCAN_BYTES = 1 << 20;
@@ -26,12 +27,16 @@ export class SegmentFiles {
     readonly dir: string,
     readonly description: string,
     /**
-     * The append lock's generation, read without the lock (undefined: no lock file yet). It moves whenever
-     * a segment is created or replaced, so while it stands still, neither the listing nor an inode checked
-     * since needs looking at again: reading to the end costs a pread, not a readdir and a stat.
+     * The append lock's state, read without the lock (undefined: no lock file yet). Its generation moves
+     * whenever a segment is created or replaced, so while it stands still, neither the listing nor an inode
+     * checked since needs looking at again: reading to the end costs a pread, not a readdir and a stat.
      */
-    private readonly generation: () => number | undefined,
+    private readonly lockState: () => LockState | undefined,
   ) {}
+
+  private generation(): number | undefined {
+    return this.lockState()?.generation;
+  }
 
   /** Whether the segments may have changed since the directory was listed. */
   private moved(): boolean {
@@ -64,6 +69,9 @@ export class SegmentFiles {
 
   /** The newest entry, every segment boundary from the one holding `from` checked on the way. */
   async head(from: KvSeq): Promise<KvSeq> {
+    // Nothing new: no segment made or replaced since the listing, and the newest entry announced is `from`.
+    const lock = this.lockState();
+    if (lock !== undefined && lock.head === from && from > 0 && lock.generation === this.listedAt && this.segments.length > 0) return from;
     if (this.segments.length === 0 || this.moved()) this.list();
     for (let i = Math.max(0, this.segmentOf(from)); ; i++) {
       const seg = this.segments[i];

@@ -1,7 +1,8 @@
 // The append lock of the segmented log: flock(2) on `segments/LOCK`, taken by the processes of one host in
 // turn while they append (released by the kernel if a holder dies). The file also holds a generation that
 // moves whenever a segment is created or replaced, so a holder knows to read the directory again rather
-// than append to a tail that is no longer the tail.
+// than append to a tail that is no longer the tail; and, after it, the newest entry appended (written
+// before the append returns), so a reader asking "anything new?" reads 16 bytes instead of the tail.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { setImmediate as yieldTurn, setTimeout as sleep } from 'node:timers/promises';
@@ -9,6 +10,12 @@ import { flockSync } from 'fs-ext';
 import { makeDirs } from '../make-dirs.js';
 
 const LOCK_FILE = 'LOCK';
+
+/** What the lock file says: its generation, and the newest entry appended (0: none said yet). */
+export interface LockState {
+  generation: number;
+  head: number;
+}
 
 export class AppendLock {
   private fd: number | undefined;
@@ -44,15 +51,15 @@ export class AppendLock {
   }
 
   generation(): number {
-    return readGeneration(this.file());
+    return readState(this.file()).generation;
   }
 
   /**
-   * The generation as a reader sees it, without the lock and without making the file: undefined when no
-   * writer has made it yet (then a reader must look at the directory itself).
+   * The lock file's state as a reader sees it, without the lock and without making the file: undefined when
+   * no writer has made it yet (then a reader must look at the directory itself).
    */
-  peekGeneration(): number | undefined {
-    if (this.fd !== undefined) return readGeneration(this.fd);
+  peek(): LockState | undefined {
+    if (this.fd !== undefined) return readState(this.fd);
     if (this.peekFd === undefined) {
       try {
         this.peekFd = fs.openSync(path.join(this.dir, LOCK_FILE), 'r');
@@ -60,7 +67,18 @@ export class AppendLock {
         return undefined;
       }
     }
-    return readGeneration(this.peekFd);
+    return readState(this.peekFd);
+  }
+
+  /**
+   * Under the lock, after entry `seq` was written and before its append returns. Not synced: after a
+   * machine crash it may be behind the log, which only processes that open again (and read the log, not
+   * this) come across; ahead of it, it is not equal to what a reader has, so the reader reads the tail.
+   */
+  announce(seq: number): void {
+    const b = Buffer.alloc(8);
+    b.writeDoubleBE(seq);
+    fs.writeSync(this.file(), b, 0, 8, 8);
   }
 
   /** Under the lock: tells every other holder that the segments changed. */
@@ -90,7 +108,9 @@ export class AppendLock {
   }
 }
 
-function readGeneration(fd: number): number {
-  const b = Buffer.alloc(8);
-  return fs.readSync(fd, b, 0, 8, 0) === 8 ? b.readDoubleBE(0) : 0;
+const state = Buffer.alloc(16);
+
+function readState(fd: number): LockState {
+  const n = fs.readSync(fd, state, 0, 16, 0);
+  return { generation: n >= 8 ? state.readDoubleBE(0) : 0, head: n === 16 ? state.readDoubleBE(8) : 0 };
 }

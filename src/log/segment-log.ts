@@ -68,7 +68,7 @@ export class SegmentLog implements CommitLog {
     this.rollBytes = opts.rollBytes ?? DEFAULT_ROLL_BYTES;
     this.description = `${store.description}, segmented log`;
     this.lock = new AppendLock(this.dir, this.sync);
-    this.files = new SegmentFiles(this.dir, this.description, () => this.lock.peekGeneration());
+    this.files = new SegmentFiles(this.dir, this.description, () => this.lock.peek());
   }
 
   read(seq: KvSeq): Promise<LogEntry | undefined> {
@@ -99,6 +99,7 @@ export class SegmentLog implements CommitLog {
       const t = this.tail;
       if (t === undefined || t.seg.first === 1 || t.seg.end >= this.rollBytes) await this.roll(record, entry.seq);
       else await this.write(t.seg, t.fd, record);
+      this.lock.announce(entry.seq);
       return true;
     } catch (e) {
       // Reading the tail failed before anything was written (a read error, a vanished directory).

@@ -123,7 +123,7 @@ describe.skipIf(!canTrace)('DirectoryStore system calls (strace)', () => {
     expect(await traceNewDirectories('relaxed')).toEqual({ store: false, 'store/a': false, 'store/a/b': false, 'store/a/b/c': false, 'store/a/d': false });
   });
 
-  it('segments, durable: each commit is one pwrite and one fdatasync of the tail segment, nothing named, no directory synced', { timeout: 60_000 }, async () => {
+  it('segments, durable: each commit is one pwrite and one fdatasync of the tail segment and an unsynced pwrite of the lock file, nothing named, no directory synced', { timeout: 60_000 }, async () => {
     const commits = 20;
     const { dir, events } = await trace(child, 'durable', 'segments', String(commits));
     const store = path.join(dir, 'store');
@@ -134,14 +134,17 @@ describe.skipIf(!canTrace)('DirectoryStore system calls (strace)', () => {
     const rolled = events.findIndex((e) => e.call === 'link' && e.to === tail);
     expect(rolled).toBeGreaterThan(0);
     const end = events.findIndex((e) => e.call === 'mkdir' && e.path === path.join(store, 'other')); // the object after the catalog
-    // The lock's generation moves once more after the link (a write to LOCK); nothing touches LOCK after.
+    // The lock's generation moves once more after the link (a write to LOCK).
     const lock = path.join(store, 'segments', 'LOCK');
     const after = events.slice(rolled + 1, end).filter((e) => ('path' in e ? e.path.startsWith(store) : e.to.startsWith(store)));
     expect(after[0]).toEqual({ call: 'write', path: lock });
     const commitPath = after.slice(1);
-    // The directory sync that makes the second segment's name durable, then the commits.
+    // The directory sync that makes the second segment's name durable, entry 2 announced in the lock file
+    // (its newest entry, never synced: see segment-lock.ts), then the commits, each announced the same way.
     expect(commitPath[0]).toEqual({ call: 'sync', path: path.join(store, 'segments') });
-    const perCommit = commitPath.slice(1).map((e) => `${e.call} ${'path' in e ? rel(e.path) : rel(e.to)}`);
-    expect(perCommit).toEqual(Array.from({ length: commits }, () => ['write segments/00000000000000000002.seg', 'sync segments/00000000000000000002.seg']).flat());
+    expect(commitPath[1]).toEqual({ call: 'write', path: lock });
+    const perCommit = commitPath.slice(2).map((e) => `${e.call} ${'path' in e ? rel(e.path) : rel(e.to)}`);
+    const oneCommit = ['write segments/00000000000000000002.seg', 'sync segments/00000000000000000002.seg', 'write segments/LOCK'];
+    expect(perCommit).toEqual(Array.from({ length: commits }, () => oneCommit).flat());
   });
 });
