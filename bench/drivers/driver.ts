@@ -20,6 +20,8 @@ export interface Driver {
   addFiles(table: string, files: FileSpec[]): Promise<number>;
   /** table(main, name) with its columns at the snapshot; returns the number of columns. */
   resolve(snapshot: number, table: string): Promise<number>;
+  /** The same, through a consistent read opened for this one question and closed after (a reader per query). */
+  resolveOnce(snapshot: number, table: string): Promise<number>;
   /** Streams the table's data files at the snapshot; returns how many there are. */
   listFiles(snapshot: number, table: string): Promise<number>;
   /** A query planner's call: open a consistent read at the snapshot, resolve the table, list its files, close. */

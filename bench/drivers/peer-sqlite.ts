@@ -218,6 +218,7 @@ export async function openPeer(opts: DriverOptions): Promise<PeerDriver> {
         return { changes: [`inserted_into_table:${t.table_id}`], nextCatalogId: latest.next_catalog_id, nextFileId: fileId };
       }),
     resolve: async (snapshot, table) => resolve(snapshot, table).columns,
+    resolveOnce: async (snapshot, table) => db.transaction(() => resolve(snapshot, table).columns)(),
     listFiles: async (snapshot, table) => list(snapshot, resolve(snapshot, table).id),
     plan: async (snapshot, table) =>
       db.transaction(() => {

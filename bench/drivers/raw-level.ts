@@ -150,6 +150,14 @@ export async function openRaw(opts: DriverOptions): Promise<Driver> {
       return s;
     },
     resolve: async (s, table) => (await resolveIn(readSnapshot(), s, table)).columns,
+    resolveOnce: async (s, table) => {
+      const snap = db.snapshot();
+      try {
+        return (await resolveIn(snap, s, table)).columns;
+      } finally {
+        await snap.close();
+      }
+    },
     listFiles: async (s, table) => listIn(readSnapshot(), s, (await resolveIn(readSnapshot(), s, table)).id),
     plan: async (s, table) => {
       const snap = db.snapshot();

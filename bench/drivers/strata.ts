@@ -39,6 +39,14 @@ export async function openStrata(opts: DriverOptions): Promise<Driver> {
         for (const f of files) await tx.addDataFile('main', table, { path: f.path, recordCount: f.rows, fileSizeBytes: f.bytes });
       }),
     resolve: async (snapshot, table) => (await (await readerAt(snapshot)).table('main', table)).columns.length,
+    resolveOnce: async (snapshot, table) => {
+      const r = await catalog.reader({ snapshot });
+      try {
+        return (await r.table('main', table)).columns.length;
+      } finally {
+        await r.close();
+      }
+    },
     listFiles: async (snapshot, table) => count((await readerAt(snapshot)).dataFileBatches('main', table)),
     plan: async (snapshot, table) => {
       const r = await catalog.reader({ snapshot });
