@@ -67,7 +67,7 @@ export class Catalog {
     this.committer = new Committer(sync, log, this.status, this.background, { maxCommitAttempts: limits.maxCommitAttempts, random: parts.random });
     const ids = new IdBlocks(this.committer);
     this.txnContext = { ids, maxPathBytes: parts.store.maxKeyBytes - Buffer.byteLength(parts.dataPath), sql: (tx, text, opts) => this.plane.inTransaction(tx, text, opts) };
-    this.commits = new GroupCommit(this.committer, clock, { ...this.txnContext, ids: ids.inHand });
+    this.commits = new GroupCommit(this.committer, clock, { ...this.txnContext, ids: ids.inHand }, () => this.transactions.size);
     this.gc = new Maintenance({
       ...parts,
       committer: this.committer,

@@ -9,7 +9,7 @@ import type { Mutation } from '../../keys/mutation.js';
 import { putWriterEpoch } from '../../keys/system.js';
 import { StrataError } from '../errors.js';
 import type { ReadView } from '../kv/read-view.js';
-import type { CommitLog } from '../log/commit-log.js';
+import type { AppendOptions, CommitLog } from '../log/commit-log.js';
 import type { LogEntry } from '../log/log-entry.js';
 import { type IndexSync, writerEpoch } from './index-sync.js';
 import type { Background } from './background.js';
@@ -68,7 +68,11 @@ export class Committer {
    * undefined when it was, or where the race was lost when another writer owns that entry. A writer whose
    * epoch was superseded writes nothing.
    */
-  async append(view: ReadView, body: Pick<LogEntry, 'kind' | 'snapshots' | 'mutations'>, epoch = this.epoch): Promise<LostRace | undefined> {
+  async append(
+    view: ReadView,
+    body: Pick<LogEntry, 'kind' | 'snapshots' | 'mutations'>,
+    { epoch = this.epoch, ...appending }: { epoch?: number } & AppendOptions = {},
+  ): Promise<LostRace | undefined> {
     const current = await writerEpoch(view);
     if (current.epoch > epoch) {
       throw new StrataError(
@@ -80,7 +84,7 @@ export class Committer {
     const seq = kvSeq(view.seq + 1);
     // The writer lock is held, so the view is of the newest applied entry: the one this entry follows.
     const entry: LogEntry = { seq, epoch, txn: randomUUID(), prev: this.sync.kv.latestAppliedTxn, ...body };
-    if (!(await this.log.appendOwn(entry))) return { lostAt: seq };
+    if (!(await this.log.appendOwn(entry, appending))) return { lostAt: seq };
     try {
       await this.sync.apply(entry);
     } catch (e) {
@@ -127,7 +131,7 @@ export class Committer {
     this.epoch = await this.loop(async (view) => {
       const epoch = (await writerEpoch(view)).epoch + 1;
       const mutations = [putWriterEpoch({ epoch, holder, since: now() })];
-      const lost = await this.append(view, { kind: 'system', snapshots: [], mutations }, epoch);
+      const lost = await this.append(view, { kind: 'system', snapshots: [], mutations }, { epoch });
       return lost ?? { value: epoch };
     });
   }

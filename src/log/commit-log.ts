@@ -8,6 +8,10 @@ import type { KvSeq } from '../../keys/ids.js';
 import type { Checkpoints } from './checkpoint.js';
 import type { LogEntry } from './log-entry.js';
 
+export interface AppendOptions {
+  overlap?: boolean;
+}
+
 export interface CommitLog {
   /** Where the log lives, for messages (never credentials). */
   readonly description: string;
@@ -24,9 +28,10 @@ export interface CommitLog {
    * the response after writing) is settled inside the call by reading the entry back and comparing its
    * `txn`, then by trying again, so a commit lands exactly once; when even that cannot tell,
    * STORE_UNAVAILABLE. A number found taken at the first try was lost to another writer: a caller never
-   * hands one entry to two calls (each commit attempt has its own `txn`).
+   * hands one entry to two calls (each commit attempt has its own `txn`). With `overlap`, other work of this
+   * process waits to run meanwhile, so a wait for the disk should not hold the thread.
    */
-  appendOwn(entry: LogEntry): Promise<boolean>;
+  appendOwn(entry: LogEntry, opts?: AppendOptions): Promise<boolean>;
 
   /**
    * Entry `seq`, or undefined if the log has none there. A damaged entry, or one that names another number,
