@@ -66,12 +66,38 @@ export class IndexSync {
    */
   async refresh(unreachable?: (e: unknown) => void): Promise<void> {
     try {
-      if ((await this.log.head(this.kv.latestApplied)) === this.kv.latestApplied) return;
-      await this.exclusive(() => this.catchUp());
+      await this.sharedProbe();
     } catch (e) {
       if (unreachable === undefined || e instanceof LocalIndexError) throw e;
       unreachable(e);
     }
+  }
+
+  /**
+   * One probe for every caller that arrives while one is under way: they share the next, which starts
+   * after the one under way ends — after each of them asked, so none gets an answer older than its
+   * question. Eight callers committing at once make two probes, not eight (on S3, requests).
+   */
+  private sharedProbe(): Promise<void> {
+    if (this.probing === undefined) {
+      this.probing = this.probe().finally(() => (this.probing = undefined));
+      return this.probing;
+    }
+    this.nextProbe ??= this.probing
+      .catch(() => undefined)
+      .then(() => {
+        this.nextProbe = undefined;
+        return this.sharedProbe();
+      });
+    return this.nextProbe;
+  }
+
+  private probing: Promise<void> | undefined;
+  private nextProbe: Promise<void> | undefined;
+
+  private async probe(): Promise<void> {
+    if ((await this.log.head(this.kv.latestApplied)) === this.kv.latestApplied) return;
+    await this.exclusive(() => this.catchUp());
   }
 
   /** Runs `fn` over a view of the index as it is (no refresh), and closes the view after, whatever happens. */
