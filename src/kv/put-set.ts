@@ -2,9 +2,14 @@
 // (overlay-view.ts) and the index's own entries applied but not landed (unlanded.ts). One set of merge rules
 // for both: a put replaces an equal key, and a put over a key the state already holds the same way is the
 // same entry, so a state that already has some of them reads the same.
-import { type Key, keyId, prefixEnd } from '../../keys/key-codec.js';
+import { type Key, keyId, type KeyRange, prefixEnd } from '../../keys/key-codec.js';
 import { decodeVersion, type StoredVersion } from '../../keys/versions.js';
-import type { Range } from './read-view.js';
+
+/** A key range as views scan it (read-view.ts re-exports it). */
+export interface Range extends KeyRange {
+  reverse?: boolean;
+  limit?: number;
+}
 
 export type Entry = [Key, Uint8Array];
 

@@ -4,12 +4,12 @@
 import type { Level } from 'level';
 import { cachedKind, type Group, groupId, groupPrefix, isImmutablePoint, parentGroup } from '../../keys/groups.js';
 import type { KvSeq, SnapshotId } from '../../keys/ids.js';
-import { decodeKey, type Key, keyId, type KeyRange, prefixEnd, prefixRange } from '../../keys/key-codec.js';
+import { decodeKey, type Key, keyId, prefixEnd, prefixRange } from '../../keys/key-codec.js';
 import { ALL_TIMES } from '../../keys/snapshots.js';
 import { decodeValue } from '../../keys/value-codec.js';
 import { StrataError } from '../errors.js';
 import { decodeVersion, type StoredVersion } from '../../keys/versions.js';
-import type { PutSet } from './put-set.js';
+import type { PutSet, Range } from './put-set.js';
 import type { SnapshotTimeline } from './snapshot-timeline.js';
 import { MAX_CACHED_GROUP, type VersionCache } from './version-cache.js';
 
@@ -20,10 +20,7 @@ export type Db = Level<Uint8Array, Uint8Array>;
  */
 export type FrozenState = ReturnType<Db['snapshot']>;
 
-export interface Range extends KeyRange {
-  reverse?: boolean;
-  limit?: number;
-}
+export type { Range } from './put-set.js';
 
 const NO_VERSIONS: readonly StoredVersion[] = Object.freeze([]);
 
