@@ -13,8 +13,6 @@ import {
   APPLIED_TXN_KEY,
   decodeSeq,
   decodeTxn,
-  encodeSeq,
-  encodeTxn,
   isIdClaim,
   isIndexBookkeeping,
   WHOLE_KEYSPACE,
@@ -26,7 +24,7 @@ import { seal, unseal } from './index-seal.js';
 import { type Db, type FrozenState, IndexView, pointReadOptions, type ReadView } from './read-view.js';
 import { SnapshotTimeline } from './snapshot-timeline.js';
 import type { PutSet } from './put-set.js';
-import { MAX_UNLANDED_MUTATIONS, UnlandedWrites } from './unlanded.js';
+import { entryBatch, MAX_UNLANDED_MUTATIONS, UnlandedWrites } from './unlanded.js';
 import { VersionCache } from './version-cache.js';
 
 /** Unlanded entries after which an apply lets the event loop turn (see apply). */
@@ -205,14 +203,7 @@ export class KvStore {
     this.applying++;
     let done: KvSeq | undefined;
     try {
-      const batch = this.db.batch();
-      for (const m of mutations) {
-        if (m.type === 'put') batch.put(m.key, m.value);
-        else batch.del(m.key);
-      }
-      batch.put(APPLIED_SEQ_KEY, encodeSeq(seq));
-      batch.put(APPLIED_TXN_KEY, encodeTxn(txn));
-      await this.written(`log entry ${seq}`, batch.write({ sync: false }));
+      await this.written(`log entry ${seq}`, entryBatch(this.db, mutations, seq, txn).write({ sync: false }));
       done = seq;
     } finally {
       this.applying--;
@@ -252,7 +243,7 @@ export class KvStore {
       for (const [key, value] of chunk) batch.put(key, value);
       await this.written(what, batch.write({ sync: false }));
     }
-    await this.written(what, this.db.batch().put(APPLIED_SEQ_KEY, encodeSeq(seq)).put(APPLIED_TXN_KEY, encodeTxn(txn)).write({ sync: false }));
+    await this.written(what, entryBatch(this.db, [], seq, txn).write({ sync: false }));
     this.latest = seq;
     this.latestTxn = txn;
     this.lastChange = seq;

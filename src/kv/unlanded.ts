@@ -98,12 +98,8 @@ export class UnlandedWrites {
   private submit(): void {
     this.writing = this.waiting;
     this.waiting = [];
-    const batch = this.db.batch();
-    for (const e of this.writing) for (const m of e.mutations) batch.put(m.key, (m as { value: Uint8Array }).value);
     const last = this.writing.at(-1)!;
-    batch.put(APPLIED_SEQ_KEY, encodeSeq(last.seq));
-    batch.put(APPLIED_TXN_KEY, encodeTxn(last.txn));
-    batch.write({ sync: false }).then(
+    entryBatch(this.db, this.writing.flatMap((e) => e.mutations), last.seq, last.txn).write({ sync: false }).then(
       () => {
         for (const e of this.writing) this.count -= e.mutations.length;
         this.writing = [];
@@ -119,4 +115,14 @@ export class UnlandedWrites {
       },
     );
   }
+}
+
+/** One LevelDB batch of `mutations` that also records `seq` (written as `txn`) as the applied entry. */
+export function entryBatch(db: Db, mutations: readonly Mutation[], seq: KvSeq, txn: string): ReturnType<Db['batch']> {
+  const batch = db.batch();
+  for (const m of mutations) {
+    if (m.type === 'put') batch.put(m.key, m.value);
+    else batch.del(m.key);
+  }
+  return batch.put(APPLIED_SEQ_KEY, encodeSeq(seq)).put(APPLIED_TXN_KEY, encodeTxn(txn));
 }

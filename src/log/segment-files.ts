@@ -38,10 +38,9 @@ export class SegmentFiles {
     return this.lockState()?.generation;
   }
 
-  /** Whether the segments may have changed since the directory was listed. */
-  private moved(): boolean {
-    const now = this.generation();
-    return now === undefined || now !== this.listedAt;
+  /** Whether the segments may have changed since the directory was listed (by the lock's state `lock`). */
+  private moved(lock = this.lockState()): boolean {
+    return lock === undefined || lock.generation !== this.listedAt;
   }
 
   async read(seq: KvSeq): Promise<LogEntry | undefined> {
@@ -72,7 +71,7 @@ export class SegmentFiles {
     // Nothing new: no segment made or replaced since the listing, and the newest entry announced is `from`.
     const lock = this.lockState();
     if (lock !== undefined && lock.head === from && from > 0 && lock.generation === this.listedAt && this.segments.length > 0) return from;
-    if (this.segments.length === 0 || this.moved()) this.list();
+    if (this.segments.length === 0 || this.moved(lock)) this.list();
     for (let i = Math.max(0, this.segmentOf(from)); ; i++) {
       const seg = this.segments[i];
       if (seg === undefined) return kvSeq(0);
