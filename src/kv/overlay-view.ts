@@ -24,13 +24,13 @@ export class OverlayView implements ReadView {
   /** `view` with `mutations` applied on top (later puts of one key win). */
   static over(view: ReadView, mutations: readonly Mutation[]): OverlayView {
     const base = view instanceof OverlayView ? view.base : view;
-    // Stacking copies the puts as they are keyed: an earlier member's keys are not keyed again.
-    const puts = new Map<string, Entry>(view instanceof OverlayView ? view.puts.byId : []);
+    const puts = new Map<string, Entry>();
     for (const m of mutations) {
       if (m.type !== 'put') throw new Error('an overlay holds puts only: a commit plan never deletes');
       puts.set(keyId(m.key), [m.key, m.value]);
     }
-    return new OverlayView(base, new PutSet(puts));
+    // Stacking adds a layer: an earlier member's puts are neither copied nor keyed again.
+    return new OverlayView(base, new PutSet([...(view instanceof OverlayView ? view.puts.layers : []), puts]));
   }
 
   // The index's timeline knows nothing of the overlay's snapshots; null sends the caller to last() over the

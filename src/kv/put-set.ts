@@ -14,26 +14,31 @@ export interface Range extends KeyRange {
 export type Entry = [Key, Uint8Array];
 
 export class PutSet {
-  private keyed: ReadonlyMap<string, Entry> | undefined;
   private ordered: readonly Entry[] | undefined;
 
-  /** From the puts by keyId, or what builds them when first read (most views make only point reads). */
-  constructor(private readonly source: ReadonlyMap<string, Entry> | (() => ReadonlyMap<string, Entry>)) {}
+  /**
+   * Puts by keyId in layers, oldest first, a later layer winning an equal key. Layers are shared, never
+   * merged for a point read: a view is opened per transaction and most make only point reads, so building
+   * one map per view cost more than looking in a handful.
+   */
+  constructor(readonly layers: readonly ReadonlyMap<string, Entry>[]) {}
 
-  /** The puts by keyId. */
-  get byId(): ReadonlyMap<string, Entry> {
-    this.keyed ??= typeof this.source === 'function' ? this.source() : this.source;
-    return this.keyed;
-  }
-
-  /** The puts in key order, sorted when a range is first read. */
+  /** The puts in key order, merged and sorted when a range is first read. */
   private get sorted(): readonly Entry[] {
-    this.ordered ??= [...this.byId.values()].sort((a, b) => Buffer.compare(a[0], b[0]));
+    if (this.ordered === undefined) {
+      const merged = this.layers.length === 1 ? this.layers[0]! : new Map(this.layers.flatMap((l) => [...l]));
+      this.ordered = [...merged.values()].sort((a, b) => Buffer.compare(a[0], b[0]));
+    }
     return this.ordered;
   }
 
   get(key: Key): Uint8Array | undefined {
-    return this.byId.get(keyId(key))?.[1];
+    const id = keyId(key);
+    for (let i = this.layers.length - 1; i >= 0; i--) {
+      const hit = this.layers[i]!.get(id);
+      if (hit !== undefined) return hit[1];
+    }
+    return undefined;
   }
 
   /** The puts in [gte, lt) or [gte, lte], ascending. */

@@ -21,8 +21,8 @@ interface Entry {
   seq: KvSeq;
   txn: string;
   mutations: readonly Mutation[];
-  /** Its puts with their keyIds, made once: every view opened before it lands merges them. */
-  keyed: [string, [Key, Uint8Array]][];
+  /** Its puts by keyId, made once: every view opened before it lands looks in them. */
+  keyed: Map<string, [Key, Uint8Array]>;
 }
 
 export class UnlandedWrites {
@@ -66,8 +66,8 @@ export class UnlandedWrites {
   /** Queues an applied entry's batch (puts only: an overlay cannot hide a key). */
   push(seq: KvSeq, txn: string, mutations: readonly Mutation[]): void {
     this.check();
-    const keyed: [string, [Key, Uint8Array]][] = [];
-    for (const m of mutations) if (m.type === 'put') keyed.push([keyId(m.key), [m.key, m.value]]);
+    const keyed = new Map<string, [Key, Uint8Array]>();
+    for (const m of mutations) if (m.type === 'put') keyed.set(keyId(m.key), [m.key, m.value]);
     this.waiting.push({ seq, txn, mutations, keyed });
     this.count += mutations.length;
     this.puts = undefined;
@@ -88,10 +88,7 @@ export class UnlandedWrites {
 
   /** Every unlanded put, the later of two puts of one key winning. */
   putSet(): PutSet {
-    if (this.puts === undefined) {
-      const entries = [...this.writing, ...this.waiting];
-      this.puts = new PutSet(() => new Map(entries.flatMap((e) => e.keyed)));
-    }
+    this.puts ??= new PutSet([...this.writing, ...this.waiting].map((e) => e.keyed));
     return this.puts;
   }
 

@@ -9,6 +9,7 @@ import type { DataFileRow } from '../../keys/data-files.js';
 import type { DeleteFileRow } from '../../keys/delete-files.js';
 import { type RelationKind, relationNameEntity, tableEntity, type TableRow, viewEntity, type ViewRow } from '../../keys/relations.js';
 import type { SchemaRow } from '../../keys/schemas.js';
+import type { TableStatsRow } from '../../keys/stats.js';
 import { StrataError } from '../errors.js';
 import { listed, quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
@@ -71,6 +72,8 @@ export interface PendingState {
   fileStats: ReadonlyMap<FileId, ColumnStats[]>;
   deleteFiles: ReadonlyMap<FileId, FileChange<DeleteFileRow>>;
   nextRowIds: ReadonlyMap<CatalogId, number>;
+  /** The stats of tables as the base snapshot has them, where the transaction read them (plan.ts adds to them). */
+  baseStats: ReadonlyMap<CatalogId, TableStatsRow | undefined>;
   options: ReadonlyMap<string, string>;
   nextCatalogId: CatalogId;
   nextFileId: FileId;
@@ -103,6 +106,7 @@ export class PendingCatalog {
   readonly dataFilesLoaded = new Set<CatalogId>();
   readonly deleteFilesLoaded = new Set<CatalogId>();
   readonly nextRowIds = new Map<CatalogId, number>();
+  private readonly baseStats = new Map<CatalogId, TableStatsRow | undefined>();
   readonly options = new Map<string, string>();
   readonly restoredTables = new Set<CatalogId>();
   /** Relations given a name by this transaction, by (schema, name); see renamed(). */
@@ -187,6 +191,7 @@ export class PendingCatalog {
       fileStats: this.fileStats,
       deleteFiles: this.deleteFiles,
       nextRowIds: this.nextRowIds,
+      baseStats: this.baseStats,
       options: this.options,
       nextCatalogId: catalogId(this.nextCatalogId),
       nextFileId: fileId(this.nextFileId),
@@ -339,7 +344,7 @@ export class PendingCatalog {
   async nextRowId(tableId: CatalogId): Promise<number> {
     let next = this.nextRowIds.get(tableId);
     if (next === undefined) {
-      next = (await q.tableStats(this.view, tableId))?.nextRowId ?? 0;
+      next = (await this.tableStats(tableId))?.nextRowId ?? 0;
       this.nextRowIds.set(tableId, next);
     }
     return next;
@@ -417,7 +422,12 @@ export class PendingCatalog {
    * delete file either: listing is skipped, which a cascade over thousands of fresh tables would otherwise pay.
    */
   private async hasNoLiveFiles(tableId: CatalogId): Promise<boolean> {
-    return (await q.tableStats(this.view, tableId))?.dataFiles === 0;
+    return (await this.tableStats(tableId))?.dataFiles === 0;
+  }
+
+  private async tableStats(tableId: CatalogId): Promise<TableStatsRow | undefined> {
+    if (!this.baseStats.has(tableId)) this.baseStats.set(tableId, await q.tableStats(this.view, tableId));
+    return this.baseStats.get(tableId);
   }
 
   // ---- drops: load everything first, return the mutation to apply once every load has succeeded

@@ -190,7 +190,8 @@ export async function planCommit(
 
   for (const [tableId, d] of statsDelta) {
     if (tableGone(tableId)) continue;
-    const base = (await q.tableStats(view, tableId)) ?? EMPTY_TABLE_STATS;
+    const read = state.baseStats.has(tableId) ? state.baseStats.get(tableId) : await q.tableStats(view, tableId);
+    const base = read ?? EMPTY_TABLE_STATS;
     mutations.push(putTableStats(tableId, changedTableStats(base, d, state.nextRowIds.get(tableId) ?? 0)));
   }
 
