@@ -32,4 +32,6 @@ export type { SqlOptions, SqlResult } from './sql/query.js';
 export type { ChangeBound } from './sql/row-changes.js';
 export type { LoadResult } from './sql/load.js';
 export type { ColumnStats } from '../keys/file-column-stats.js';
+export { importDuckLake, type ImportOptions, type ImportReport } from './ducklake/import.js';
+export type { ExportOptions, ExportReport } from './ducklake/export.js';
 export type { ColumnStatsSpec } from './txn/transaction.js';

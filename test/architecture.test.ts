@@ -31,6 +31,8 @@ const LAYERS: [string, number][] = [
   ['src/make-dirs.ts', 0.5],
   ['keys/', 1],
   ['src/arguments.ts', 1.5],
+  ['src/ducklake/tables.ts', 1.6],
+  ['src/ducklake/values.ts', 1.6],
   ['src/store/', 2],
   ['src/kv/', 3],
   ['src/log/', 3],
@@ -38,7 +40,9 @@ const LAYERS: [string, number][] = [
   ['src/txn/', 5],
   ['gc/', 5],
   ['src/sql/', 5.5],
+  ['src/ducklake/export.ts', 5.5],
   ['src/catalog/', 6],
+  ['src/ducklake/import.ts', 6.5],
   ['src/cli/', 7],
   ['src/index.ts', 7],
 ];

@@ -32,6 +32,7 @@ import { SnapshotTags } from './snapshot-tags.js';
 import { FollowStatus } from './status.js';
 import { type ChangeBound, type CompactOptions, type CompactResult, DataPlane, type LoadOptions, type LoadResult, type SqlOptions, type SqlResult } from '../sql/data-plane.js';
 import { verifyCatalog, type VerifyOptions, type VerifyReport } from './verify.js';
+import { type ExportOptions, type ExportReport, exportLake } from '../ducklake/export.js';
 
 export type { HistoryOptions, OpenOptions };
 
@@ -265,6 +266,12 @@ export class Catalog {
     return this.parts.store.url(`${this.dataPath}${relativePath}`);
   }
 
+  /** The retained history (or its part up to `at`) as DuckLake 1.0's catalog tables in a new SQLite file. */
+  exportDuckLake(file: string, opts?: ExportOptions): Promise<ExportReport> {
+    const checked = options('exportDuckLake()', opts, ['at']);
+    return this.view((view) => exportLake(view, file, checked, (rel) => this.dataFileLocation(rel), 'Strata'));
+  }
+
   // ---------------------------------------------------------------- tags
 
   /** Pins `snapshot` under `name`. Tags are immutable: moving one is dropTag + createTag. */
@@ -335,20 +342,12 @@ export class Catalog {
     return this.gc.reclaimFiles(opts);
   }
 
-  /**
-   * Deletes checkpoints that newer ones have superseded, keeping the newest `keep` complete ones, and
-   * checkpoints left incomplete by a writer that stopped. Store space: each checkpoint is a full copy of
-   * the catalog. Log compaction relies only on the newest, which is always kept, so no state is lost.
-   */
+  /** Deletes superseded checkpoints (keeping the newest `keep` complete ones) and incomplete ones: each is a full copy. */
   pruneCheckpoints(opts?: PruneCheckpointsOptions): Promise<PruneCheckpointsReport> {
     return this.gc.pruneCheckpoints(opts);
   }
 
-  /**
-   * Replaces the log entries the newest old-enough checkpoint covers with stubs (docs/decisions/0006): what
-   * they wrote, excised rows included, leaves the store. A process whose index is older than the stubs
-   * rebuilds it from that checkpoint when it next reads the log.
-   */
+  /** Replaces the log entries the newest old-enough checkpoint covers with stubs (docs/decisions/0006). */
   compactLog(opts?: CompactLogOptions): Promise<CompactLogReport> {
     return this.gc.compactLog(opts);
   }

@@ -16,9 +16,10 @@ import {
   manifestsOfTable,
   manifestRow,
 } from '../../keys/data-files.js';
-import { deleteFileIdEnd, deleteFileIdOf, type DeleteFileRow, deleteFilesOfTable } from '../../keys/delete-files.js';
+import { deleteFileEntity, deleteFileIdEnd, deleteFileIdOf, type DeleteFileRow, deleteFilesOfTable } from '../../keys/delete-files.js';
 import { type CatalogId, type FileId, fileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
 import { beginOf, type Key } from '../../keys/key-codec.js';
+import type { Group } from '../../keys/groups.js';
 import type { StoredVersion, Version } from '../../keys/versions.js';
 import { isVisible } from '../../keys/visibility.js';
 import type { ReadView } from '../kv/read-view.js';
@@ -187,8 +188,17 @@ export async function* deleteFilesAt(view: ReadView, at: SnapshotId, tableId: Ca
 }
 
 /** A data file by id, whatever its visibility (a file has exactly one version). */
-export async function dataFile(view: ReadView, tableId: CatalogId, id: FileId): Promise<DataFileVersion | undefined> {
-  for await (const batch of versionBatches<DataFileRow>(view, dataFileEntity(tableId, id), undefined)) {
+export function dataFile(view: ReadView, tableId: CatalogId, id: FileId): Promise<DataFileVersion | undefined> {
+  return onlyVersion<DataFileRow>(view, dataFileEntity(tableId, id), id);
+}
+
+/** A delete file by id, whatever its visibility (it too is written once). */
+export function deleteFile(view: ReadView, tableId: CatalogId, id: FileId): Promise<DeleteFileVersion | undefined> {
+  return onlyVersion<DeleteFileRow>(view, deleteFileEntity(tableId, id), id);
+}
+
+async function onlyVersion<T extends DataFileRow | DeleteFileRow>(view: ReadView, entity: Group, id: FileId): Promise<({ id: FileId } & Version<T>) | undefined> {
+  for await (const batch of versionBatches<T>(view, entity, undefined)) {
     const v = batch[0]!;
     return { id, begin: v.begin, row: v.row };
   }

@@ -49,6 +49,7 @@ export type OpName =
   | 'addDeleteFile'
   | 'restoreTable'
   | 'restoreCatalog'
+  | 'importSnapshot'
   | 'setOption';
 
 /** An operation a transaction ran, as a rebase replays it. */
@@ -141,6 +142,12 @@ export class PendingCatalog {
     const next = ids.reduce((max, id) => Math.max(max, id + 1), 0);
     if (kind === 'catalog') this.nextCatalogId = Math.max(this.nextCatalogId, next);
     else this.nextFileId = Math.max(this.nextFileId, next);
+  }
+
+  /** Keeps the snapshot's counters at or above these (an import gives the lake's own). */
+  raiseCounters(nextCatalogId: number, nextFileId: number): void {
+    this.nextCatalogId = Math.max(this.nextCatalogId, nextCatalogId);
+    this.nextFileId = Math.max(this.nextFileId, nextFileId);
   }
 
   /** A reserved id (see reserve). */

@@ -15,6 +15,7 @@ import { type ColumnSpec, columnTree, placed } from './column-specs.js';
 import { PendingReads } from './pending-reads.js';
 import { alreadyExists, descendants, invalid, notFound, type OpName, PendingCatalog, type PendingState, type RecordedOp, topLevel } from './pending.js';
 import { restoreCatalog, restoreTable } from './restore.js';
+import { applyImported, type ImportedSnapshot } from './imported.js';
 import type { IdSource } from './ids.js';
 import { ObservedPromise } from './observed-promise.js';
 import {
@@ -397,6 +398,14 @@ export class Transaction {
    */
   restoreCatalog(at: number): Promise<void> {
     return this.op('restoreCatalog', [at], () => restoreCatalog(this.p, at));
+  }
+
+  /**
+   * @internal importDuckLake's: one snapshot of the lake, with the lake's ids, on a catalog the import
+   * created and alone writes (src/txn/imported.ts).
+   */
+  importSnapshot(s: ImportedSnapshot): Promise<void> {
+    return this.op('importSnapshot', [s], () => applyImported(this.p, s));
   }
 
   // ---------------------------------------------------------------- options
