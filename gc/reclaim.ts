@@ -7,6 +7,7 @@ import type { ReadView } from '../src/kv/read-view.js';
 import * as q from '../src/read/catalog-queries.js';
 import type { ObjectStore } from '../src/store/object-store.js';
 import { durationMs, flag, options } from '../src/arguments.js';
+import { StrataError } from '../src/errors.js';
 import { isOrphanAge, protectedSnapshots, scheduledFate } from './protection.js';
 
 const DAY = 24 * 3600 * 1000;
@@ -23,6 +24,8 @@ export interface ReclaimOptions {
   orphans?: boolean;
   /** With orphans: only objects at least this old (default 7 days). */
   minAgeMs?: number;
+  /** Called as deletions go: how many of the objects due are deleted (or failed) so far, of how many. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface ReclaimReport {
@@ -55,9 +58,11 @@ export interface ReclaimPlan {
   orphans: string[];
 }
 
-export function checkReclaimOptions(opts: ReclaimOptions | undefined): Required<ReclaimOptions> {
-  const o = options('reclaimFiles()', opts, ['graceMs', 'dryRun', 'orphans', 'minAgeMs']);
+export function checkReclaimOptions(opts: ReclaimOptions | undefined): Required<Omit<ReclaimOptions, 'onProgress'>> & Pick<ReclaimOptions, 'onProgress'> {
+  const o = options('reclaimFiles()', opts, ['graceMs', 'dryRun', 'orphans', 'minAgeMs', 'onProgress']);
+  if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw new StrataError('INVALID_ARGUMENT', 'onProgress must be a function');
   return {
+    ...(o.onProgress ? { onProgress: o.onProgress } : {}),
     graceMs: durationMs('graceMs', o.graceMs, 2 * DAY),
     dryRun: flag('dryRun', o.dryRun),
     orphans: flag('orphans', o.orphans),
@@ -83,7 +88,7 @@ export async function planReclaim(
   store: ObjectStore,
   dataPath: string,
   now: number,
-  opts: Required<ReclaimOptions>,
+  opts: Required<Omit<ReclaimOptions, 'onProgress'>>,
 ): Promise<ReclaimPlan> {
   await protectedSnapshots(view, now);
   const plan: ReclaimPlan = { due: [], waiting: [], named: [], orphans: [] };

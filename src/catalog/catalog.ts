@@ -33,6 +33,7 @@ import { FollowStatus } from './status.js';
 import { type ChangeBound, type CompactOptions, type CompactResult, DataPlane, type LoadOptions, type LoadResult, type SqlOptions, type SqlResult } from '../sql/data-plane.js';
 import { verifyCatalog, type VerifyOptions, type VerifyReport } from './verify.js';
 import { type ExportOptions, type ExportReport, exportLake } from '../ducklake/export.js';
+import { dataLocation } from '../ducklake/values.js';
 
 export type { HistoryOptions, OpenOptions };
 
@@ -266,6 +267,11 @@ export class Catalog {
     return this.parts.store.url(`${this.dataPath}${relativePath}`);
   }
 
+  /** Where the catalog keeps things: its store, the layout of its log, and where data files go. */
+  storage(): { store: string; logLayout: 'objects' | 'segments'; dataLocation: string } {
+    return { store: this.parts.store.description, logLayout: this.parts.log.layout, dataLocation: dataLocation((rel) => this.dataFileLocation(rel)) };
+  }
+
   /** The retained history (or its part up to `at`) as DuckLake 1.0's catalog tables in a new SQLite file. */
   exportDuckLake(file: string, opts?: ExportOptions): Promise<ExportReport> {
     const checked = options('exportDuckLake()', opts, ['at']);
@@ -320,10 +326,7 @@ export class Catalog {
     return this.gc.leases();
   }
 
-  /**
-   * Physically deletes what retain-from made unreadable (see gc/excise.ts), in logged batches; a job a crash
-   * interrupted is resumed. Open readers keep their views.
-   */
+  /** Physically deletes what retain-from made unreadable (gc/excise.ts), in logged batches; resumes a crashed job. */
   excise(opts?: ExciseOptions): Promise<ExciseReport> {
     return this.gc.excise(opts);
   }
@@ -334,9 +337,8 @@ export class Catalog {
   }
 
   /**
-   * Deletes from the store the files excision scheduled, once their grace period is over. With `orphans`,
-   * also unnamed objects under the data path, and the leftovers of writes a crash cut short anywhere in the
-   * store (temporary files, probe objects), older than minAgeMs. Catalog objects are never touched.
+   * Deletes the files excision scheduled once their grace period is over; with `orphans`, also unnamed objects
+   * under the data path and what crashed writes left, older than minAgeMs. Catalog objects are never touched.
    */
   reclaimFiles(opts?: ReclaimOptions): Promise<ReclaimReport> {
     return this.gc.reclaimFiles(opts);
@@ -353,9 +355,8 @@ export class Catalog {
   }
 
   /**
-   * Checks every invariant the catalog keeps against what is stored (src/catalog/verify.ts): the log and the
-   * newest checkpoint read whole, the index scanned and compared with one rebuilt from the store, and with
-   * `files`, every file a row names found in the store with its size. Reports; changes nothing.
+   * Checks every invariant the catalog keeps against what is stored (src/catalog/verify.ts): log and newest
+   * checkpoint read whole, the index against one rebuilt from the store, with `files` every file. Changes nothing.
    */
   async verify(opts?: VerifyOptions): Promise<VerifyReport> {
     this.assertOpen();

@@ -100,7 +100,7 @@ export class Maintenance {
     const { store, dataPath } = this.c;
     const plan = await this.c.sync.view((view) => planReclaim(view, store, dataPath, now, opts));
     const abandoned = opts.orphans ? await store.sweep(now - opts.minAgeMs, opts.dryRun) : [];
-    const done = await deleteObjects(store, dataPath, (seq) => this.c.log.writtenAt(seq), plan, opts.dryRun);
+    const done = await deleteObjects(store, dataPath, (seq) => this.c.log.writtenAt(seq), plan, opts.dryRun, opts.onProgress);
     const orphans = new Set(plan.orphans);
     const report: ReclaimReport = {
       dryRun: opts.dryRun,

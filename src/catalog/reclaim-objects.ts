@@ -25,6 +25,7 @@ export async function deleteObjects(
   writtenAt: (seq: KvSeq) => Promise<number | undefined>,
   plan: Pick<ReclaimPlan, 'due' | 'orphans'>,
   dryRun: boolean,
+  onProgress?: (done: number, total: number) => void,
 ): Promise<Deletion> {
   const out: Deletion = { deleted: [], skipped: [], failed: [] };
   const times = new Map<KvSeq, Promise<number | undefined>>();
@@ -57,6 +58,7 @@ export async function deleteObjects(
         }
       }
     }
+    onProgress?.(Math.min(go.length, i + DELETE_BATCH), go.length);
   }
   return out;
 }

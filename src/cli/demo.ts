@@ -8,7 +8,9 @@ import { DirectoryStore } from '../store/directory-store.js';
 import { StrataError } from '../errors.js';
 import { makeDirs } from '../make-dirs.js';
 import { DemoEngine } from './demo-engine.js';
-import { renderChanges, snapshotTable } from './format.js';
+import { renderChanges } from './format.js';
+import { snapshotTable } from './history.js';
+import { sketch, svg, timelineOf } from './timeline.js';
 import { renderResult } from './sql.js';
 import { describeCatalog, describeTable, renderCatalog, renderTable } from './show.js';
 
@@ -121,7 +123,7 @@ export async function runDemo(dir: string, print: (s: string) => void): Promise<
     await rm(path.dirname(april), { recursive: true, force: true });
 
     print(`A catalog with a history, in ${dir}:\n`);
-    print(snapshotTable(await catalog.snapshots()));
+    print(await snapshotTable(catalog, await catalog.snapshots()));
     for (const at of [load.snapshot!, firstLoad.snapshot!, renamed.snapshot! + 1, dropped.snapshot!, dropped.snapshot! + 1]) {
       const r = await catalog.reader({ snapshot: at });
       print(`\n${renderCatalog(await describeCatalog(r))}`);
@@ -154,7 +156,7 @@ export async function runDemo(dir: string, print: (s: string) => void): Promise<
     const newest = today.snapshot.id;
     const changed = await catalog.changes('sales', 'order_history', { from: decision.snapshot.id + 1, to: today.snapshot.id });
     print(`\n${renderChanges('sales.order_history', String(decision.snapshot.id + 1), String(today.snapshot.id), changed)}`);
-    print(`\nWho changed it since:\n${snapshotTable(await catalog.snapshots({ from: decision.snapshot.id + 1, table: { schema: 'sales', table: 'order_history' } }))}`);
+    print(`\nWho changed it since:\n${await snapshotTable(catalog, await catalog.snapshots({ from: decision.snapshot.id + 1, table: { schema: 'sales', table: 'order_history' } }))}`);
     await Promise.all([decision.close(), today.close()]);
     print(`\ncatalog.load('sales', 'order_history', 'orders-2026-04.csv'): ${aprilLoad.rows} rows as snapshot ${aprilLoad.snapshot} (${aprilLoad.files[0]!.path})`);
     await sqlTour(catalog, print);
@@ -218,6 +220,9 @@ async function gcOnACopy(dir: string, print: (s: string) => void): Promise<void>
     await tagged.close();
     const first = await c.excise();
     print(`  excise(): removed ${first.versions} versions and ${first.snapshots} snapshot records; ${first.files} files scheduled (the tag protects what its snapshot reads)`);
+    const timeline = await timelineOf(c);
+    await writeFile(path.join(copy, 'timeline.svg'), svg(timeline));
+    print(`  strata timeline (also drawn in ${path.join(copy, 'timeline.svg')}):\n${sketch(timeline).replace(/^/gm, '    ')}`);
     await c.dropTag('board_report_2026_03');
     const second = await c.excise();
     print(`  dropTag, excise() again: removed ${second.versions} versions and ${second.snapshots} snapshot records; ${second.files} files scheduled for deletion`);
@@ -228,7 +233,8 @@ async function gcOnACopy(dir: string, print: (s: string) => void): Promise<void>
     // The excised rows are still in the log objects that wrote them: compaction replaces those with stubs.
     const mentioning = async (text: string) => {
       let n = 0;
-      for await (const { key } of store.list('log/')) if (Buffer.from((await store.get(key))!).includes(text)) n++;
+      // Either layout: one object per entry, or segment files of entries.
+      for (const prefix of ['log/', 'segments/']) for await (const { key } of store.list(prefix)) if (Buffer.from((await store.get(key))!).includes(text)) n++;
       return n;
     };
     const gone = reclaimed.deleted[0]!;

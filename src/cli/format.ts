@@ -1,6 +1,5 @@
 // Plain-text rendering for the CLI: aligned columns, no colour, so output pipes cleanly.
 import type { TableChanges } from '../read/history.js';
-import type { SnapshotInfo } from '../read/records.js';
 import type { VerifyReport } from '../catalog/verify.js';
 
 // Control characters (all but the newline, C1 too), and the marks that reorder text that follows them.
@@ -20,20 +19,6 @@ export function table(headers: string[], rows: (string | number)[][]): string {
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
   return [line(cells[0]!), line(widths.map((w) => '-'.repeat(w))), ...cells.slice(1).map(line)].join('\n');
-}
-
-export function snapshotTable(snapshots: SnapshotInfo[]): string {
-  return table(
-    ['id', 'time', 'schema', 'author', 'message', 'changes'],
-    snapshots.map((s) => [
-      s.id,
-      s.time.toISOString(),
-      s.schemaVersion,
-      s.author ?? '',
-      (s.maintenance ? '[maintenance] ' : '') + (s.message ?? ''),
-      s.changes.join(', '),
-    ]),
-  );
 }
 
 export function renderChanges(name: string, from: string, to: string, c: TableChanges): string {

@@ -24,6 +24,8 @@ export interface GcOptions {
   /** Show progress bars (a terminal, and not --json). */
   progress: boolean;
   say: (line: string) => void;
+  /** The part of a long list of paths to print, and a line saying what was left out. */
+  list: (paths: string[]) => { items: string[]; note: string };
 }
 
 export function describeAdvance(r: AdvanceResult, dryRun = false): string {
@@ -70,7 +72,16 @@ export async function reclaim(
   o: GcOptions,
   pending?: number,
 ): Promise<ReclaimReport & { afterExcision?: AfterExcision }> {
-  const report = await c.reclaimFiles({ ...opts, dryRun: o.dryRun });
+  let bar: SingleBar | undefined;
+  const onProgress = (done: number, total: number) => {
+    if (!o.progress) return;
+    if (bar === undefined) {
+      bar = new SingleBar({ format: 'reclaim [{bar}] {value}/{total} files', clearOnComplete: true });
+      bar.start(total, 0);
+    }
+    bar.update(done);
+  };
+  const report = await c.reclaimFiles({ ...opts, dryRun: o.dryRun, onProgress }).finally(() => bar?.stop());
   const verb = o.dryRun ? 'would delete' : 'deleted';
   const after = pending === undefined || pending === 0 ? undefined : { files: pending, deletedThisRun: opts.graceMs === 0 };
   o.say(
@@ -87,9 +98,9 @@ export async function reclaim(
         : `  the ${after.files} files excision would schedule are not deleted by this run: they wait out their grace period first`,
     );
   }
-  for (const p of [...report.deleted, ...report.orphans, ...report.abandoned]) o.say(`  ${p}`);
-  for (const p of report.skipped) o.say(`  left in place: ${p}`);
-  for (const f of report.failed) o.say(`  not deleted: ${f.path}: ${f.reason}`);
+  const listed = o.list([...report.deleted, ...report.orphans, ...report.abandoned, ...report.skipped.map((p) => `left in place: ${p}`), ...report.failed.map((f) => `not deleted: ${f.path}: ${f.reason}`)]);
+  for (const p of listed.items) o.say(`  ${p}`);
+  if (listed.note) o.say(`  ${listed.note}`);
   return after === undefined ? report : { ...report, afterExcision: after };
 }
 

@@ -97,6 +97,7 @@ async function collect(view: ReadView, cut: SnapshotId, dataLocation: string, cr
       if (s) add('ducklake_schema_versions', { begin_snapshot: at, schema_version: s.schemaVersion, table_id: tableId });
     }
   }
+  add('strata_retention', { retain_from: Math.min((await q.retainFrom(view)).snapshot, cut) });
   for await (const t of q.tags(view)) {
     if (t.snapshot <= cut) add('strata_snapshot_tag', { tag_name: t.name, snapshot_id: t.snapshot, created_at: sqlTime(t.createdAt) });
   }

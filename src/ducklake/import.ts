@@ -28,6 +28,8 @@ export interface ImportReport {
   tags: number;
   copiedFiles: number;
   copiedBytes: number;
+  /** Snapshots the lake had expired, excised again after the import rebuilt them. */
+  excised: number;
 }
 
 type Row = Record<string, unknown>;
@@ -118,10 +120,7 @@ export async function importDuckLake(file: string, opts: ImportOptions): Promise
   const dataPath = meta.get('data_path');
   if (dataPath === undefined) throw bad(file, 'ducklake_metadata has no data_path');
   const snapshots = lake.get('ducklake_snapshot')!.map((r) => ({ row: r, id: num(r.snapshot_id) })).sort((a, b) => a.id - b.id);
-  const gap = snapshots.findIndex((s, i) => s.id !== i);
-  if (snapshots.length === 0 || gap >= 0) {
-    throw bad(file, `its snapshots must run from 0 without a gap (Strata's ids are gap-free), but ${snapshots.length === 0 ? 'there are none' : `snapshot ${gap} is missing`}`);
-  }
+  if (snapshots.length === 0) throw bad(file, 'ducklake_snapshot is empty');
   const atZero = lake.get('ducklake_schema')!.filter((r) => num(r.begin_snapshot) === 0);
   if (atZero.length !== 1 || num(atZero[0]!.schema_id) !== 0 || atZero[0]!.schema_name !== 'main' || lake.get('ducklake_table')!.some((r) => num(r.begin_snapshot) === 0)) {
     throw bad(file, 'snapshot 0 must hold schema "main" (id 0) alone, as DuckLake creates it');
@@ -131,9 +130,14 @@ export async function importDuckLake(file: string, opts: ImportOptions): Promise
   const changes = new Map(lake.get('ducklake_snapshot_changes')!.map((r) => [num(r.snapshot_id), r]));
   const extra = new Map(lake.get('strata_snapshot')!.map((r) => [num(r.snapshot_id), r]));
 
-  let now = parseSqlTime('snapshot 0 time', snapshots[0]!.row.snapshot_time);
+  const present = new Map(snapshots.map((x) => [x.id, x]));
+  const head = snapshots.at(-1)!.id;
+  // Snapshots the lake expired are gone from ducklake_snapshot, but Strata's ids have no gaps: each comes back
+  // from the rows that outlived it, stamped with the time before it, and is excised again at the end.
+  const after = (id: number) => snapshots.find((x) => x.id >= id)!;
+  let now = parseSqlTime('the first snapshot time', (present.get(0) ?? snapshots[0]!).row.snapshot_time);
   const catalog = await Catalog.open({ ...open, clock: () => now });
-  const report: ImportReport = { snapshots: snapshots.length, head: snapshots.length - 1, dataFiles: 0, deleteFiles: 0, tags: 0, copiedFiles: 0, copiedBytes: 0 };
+  const report: ImportReport = { snapshots: snapshots.length, head, dataFiles: 0, deleteFiles: 0, tags: 0, copiedFiles: 0, copiedBytes: 0, excised: 0 };
   try {
     if ((await catalog.snapshots()).length !== 1) {
       throw new StrataError('ALREADY_EXISTS', 'the catalog to import into already has a history; import creates a new catalog: give a new dir (and store)');
@@ -142,25 +146,35 @@ export async function importDuckLake(file: string, opts: ImportOptions): Promise
     await placeFiles(files.map(rel), dataPath, (p) => catalog.dataFileLocation(p), copyFiles, report);
     const options = [...meta].filter(([k]) => !RESERVED_KEYS.has(k));
     if (options.length > 0) await catalog.transaction(async (tx) => { for (const [k, v] of options) await tx.setOption(k, v); });
-    for (const s of snapshots.slice(1)) {
-      const delta = { ...snapshotDelta(lake, s.id, rel, crc), nextCatalogId: num(s.row.next_catalog_id), nextFileId: num(s.row.next_file_id) };
+    for (let id = 1; id <= head; id++) {
+      const s = present.get(id);
+      if (s) now = parseSqlTime(`snapshot ${id} time`, s.row.snapshot_time);
+      const counters = after(id).row;
+      const delta = { ...snapshotDelta(lake, id, rel, crc), nextCatalogId: num(counters.next_catalog_id), nextFileId: num(counters.next_file_id) };
       report.dataFiles += delta.dataFiles.filter((f) => f.next !== null).length;
       report.deleteFiles += delta.deleteFiles.filter((f) => f.next !== null).length;
-      const c = changes.get(s.id);
-      const x = extra.get(s.id);
-      const commitMeta: CommitMeta = {
-        ...given('author', text(c?.author)), ...given('message', text(c?.commit_message)), ...given('extraInfo', text(c?.commit_extra_info)),
-        maintenance: sqlBool(x?.maintenance) ?? String(c?.changes_made ?? '').includes('compacted_table:'),
-        ...(x?.read_sources ? { readSources: JSON.parse(String(x.read_sources)) } : {}),
-      };
-      now = parseSqlTime(`snapshot ${s.id} time`, s.row.snapshot_time);
+      const c = changes.get(id);
+      const x = extra.get(id);
+      const commitMeta: CommitMeta = s
+        ? {
+            ...given('author', text(c?.author)), ...given('message', text(c?.commit_message)), ...given('extraInfo', text(c?.commit_extra_info)),
+            maintenance: sqlBool(x?.maintenance) ?? String(c?.changes_made ?? '').includes('compacted_table:'),
+            ...(x?.read_sources ? { readSources: JSON.parse(String(x.read_sources)) } : {}),
+          }
+        : { message: 'expired from the lake: rebuilt by the import from the rows that outlived it' };
       const { snapshot } = await catalog.transaction((tx) => tx.importSnapshot(delta), commitMeta);
-      if (snapshot !== snapshotId(s.id)) throw bad(file, `snapshot ${s.id} changes nothing Strata records (${JSON.stringify(c?.changes_made ?? '')}), so its id cannot be kept`);
+      if (snapshot !== snapshotId(id)) throw new StrataError('CONFLICT', `snapshot ${id} of the lake was committed as ${snapshot}: another writer wrote to the catalog during the import`);
     }
     for (const t of lake.get('strata_snapshot_tag')!) {
       now = parseSqlTime(`tag ${t.tag_name} time`, t.created_at);
       await catalog.createTag(String(t.tag_name), num(t.snapshot_id));
       report.tags++;
+    }
+    // Strata's own retain-from when the lake has one; else below the lake's first snapshot, nothing it kept.
+    const retainFrom = num(lake.get('strata_retention')![0]?.retain_from ?? snapshots[0]!.id);
+    if (retainFrom > 0) {
+      await catalog.advanceRetainFrom({ snapshot: retainFrom });
+      report.excised = (await catalog.excise()).snapshots;
     }
   } finally {
     await catalog.close();

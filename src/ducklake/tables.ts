@@ -74,12 +74,14 @@ const PRIMARY_KEYS: Readonly<Record<string, string>> = {
 
 /**
  * Strata's additions: its snapshot tags (DuckLake's ducklake_tag holds comments on objects, not names of
- * snapshots), what it records of a commit beyond ducklake_snapshot_changes, and the checksums it keeps of files.
+ * snapshots), what it records of a commit beyond ducklake_snapshot_changes, the checksums it keeps of files,
+ * and its retain-from (what an import excises again: the ids missing from ducklake_snapshot).
  */
 export const STRATA_TABLES: Readonly<Record<string, Columns>> = {
   strata_snapshot_tag: [['tag_name', V], ['snapshot_id', B], ['created_at', TZ]],
   strata_snapshot: [['snapshot_id', B], ['maintenance', BOOL], ['read_sources', V]],
   strata_file: [['file_id', B], ['content_crc32', B]],
+  strata_retention: [['retain_from', B]],
 };
 
 const STRATA_KEYS: Readonly<Record<string, string>> = { strata_snapshot_tag: 'tag_name', strata_snapshot: 'snapshot_id', strata_file: 'file_id' };

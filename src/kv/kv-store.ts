@@ -44,7 +44,9 @@ const causeCode = (e: unknown) => (e as { cause?: { code?: string } }).cause?.co
 
 function indexUnavailable(path: string, e: unknown, locked: boolean): StrataError {
   const cause = (e as { cause?: { message?: string } }).cause;
-  const hint = locked ? ' Another process holds it open; give each process its own index directory.' : '';
+  const hint = locked
+    ? ' It is open already: in another process, or in this one by a Catalog.open not yet closed. Close that one, or give each open catalog its own index directory (--dir).'
+    : '';
   return new StrataError('STORE_UNAVAILABLE', `cannot open the local index at ${path}: ${cause?.message ?? (e as Error).message}.${hint}`, {
     cause: e,
   });

@@ -15,6 +15,8 @@ export interface AppendOptions {
 export interface CommitLog {
   /** Where the log lives, for messages (never credentials). */
   readonly description: string;
+  /** How its entries are laid out in the store (recorded at creation, `log-layout`). */
+  readonly layout: 'objects' | 'segments';
 
   /**
    * Writes entry `entry.seq` if no writer owns that sequence number yet: true if this call wrote it, false

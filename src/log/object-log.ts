@@ -28,6 +28,7 @@ export function logObjectKey(seq: KvSeq): string {
 
 export class ObjectLog implements CommitLog {
   readonly checkpoints: Checkpoints;
+  readonly layout = 'objects';
 
   constructor(private readonly store: ObjectStore) {
     this.checkpoints = new Checkpoints(store);

@@ -47,6 +47,7 @@ export interface SegmentLogOptions {
 
 export class SegmentLog implements CommitLog {
   readonly checkpoints: Checkpoints;
+  readonly layout = 'segments';
   readonly description: string;
   private readonly dir: string;
   private readonly sync: boolean;

@@ -80,4 +80,5 @@ export async function applyImported(p: PendingCatalog, s: ImportedSnapshot): Pro
     p.deleteFiles.set(id, { tableId, base: base!, next: null });
   }
   p.raiseCounters(s.nextCatalogId, s.nextFileId);
+  p.keepEmptySnapshot = true;
 }

@@ -81,6 +81,8 @@ export interface PendingState {
   /** The operations that made this state, in order: what a rebase replays. */
   ops: readonly RecordedOp[];
   restoredTables: ReadonlySet<CatalogId>;
+  /** Commit a snapshot even if nothing changed: an imported lake's snapshot keeps its id. */
+  keepEmptySnapshot: boolean;
 }
 
 export const notFound = (message: string) => new StrataError('NOT_FOUND', message);
@@ -110,6 +112,7 @@ export class PendingCatalog {
   private readonly baseStats = new Map<CatalogId, TableStatsRow | undefined>();
   readonly options = new Map<string, string>();
   readonly restoredTables = new Set<CatalogId>();
+  keepEmptySnapshot = false;
   /** Relations given a name by this transaction, by (schema, name); see renamed(). */
   private readonly named = new Map<string, { kind: RelationKind; id: CatalogId }>();
   private nextCatalogId: number;
@@ -204,6 +207,7 @@ export class PendingCatalog {
       nextFileId: fileId(this.nextFileId),
       ops,
       restoredTables: this.restoredTables,
+      keepEmptySnapshot: this.keepEmptySnapshot,
     };
   }
 

@@ -207,7 +207,7 @@ export async function planCommit(
 
   const optionMutations = [...state.options].map(([key, value]) => putOption(key, value));
 
-  if (mutations.length === 0) return { mutations: optionMutations, snapshot: null };
+  if (mutations.length === 0 && !state.keepEmptySnapshot) return { mutations: optionMutations, snapshot: null };
 
   const row: SnapshotRow = {
     // Snapshot times never go backwards, even if the clock does.

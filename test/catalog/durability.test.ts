@@ -96,7 +96,7 @@ describe('durability', () => {
     await c.transaction((tx) => tx.addDataFile('main', 't', { path: 'a.parquet', recordCount: 2, fileSizeBytes: 10 }));
     const before = await dumpCatalog(c);
     await expect(Catalog.open({ dir })).rejects.toSatisfy(
-      (e) => isStrataError(e, 'STORE_UNAVAILABLE') && /Another process holds it open/.test(e.message),
+      (e) => isStrataError(e, 'STORE_UNAVAILABLE') && /It is open already: in another process, or in this one/.test(e.message),
     );
     await c.close();
 

@@ -1,0 +1,152 @@
+// What every command shares: the catalog its global options name (a directory, or S3 with credentials from
+// the environment), output as text or JSON, listings cut by --limit and --offset, and arguments that name a
+// snapshot by id, time or tag.
+import { Catalog } from '../catalog/catalog.js';
+import { StrataError } from '../errors.js';
+import type { SnapshotSelector } from '../read/resolve-snapshot.js';
+import type { S3StoreOptions } from '../store/s3-store.js';
+import { printable } from './format.js';
+
+export interface GlobalOptions {
+  dir: string;
+  store?: string;
+  endpoint?: string;
+  region?: string;
+  pathStyle?: boolean;
+  json?: boolean;
+}
+
+/** A usage mistake: exit code 2, as the parser's own. */
+export class UsageError extends StrataError {
+  constructor(message: string) {
+    super('INVALID_ARGUMENT', message);
+  }
+}
+
+/** Every line goes through this: names in it come from whoever wrote the catalog. */
+export const say = (text: string) => console.log(printable(text));
+export const json = (v: unknown) => JSON.stringify(v, (_k, x) => (x instanceof Date ? x.toISOString() : typeof x === 'bigint' ? Number(x) : x), 2);
+
+/** Prints `data` as JSON with --json, else the text `human` makes of it. */
+export const print = (g: GlobalOptions, human: () => string, data: unknown) => say(g.json ? json(data) : human());
+
+/**
+ * The store `--store` names: a directory, or `s3://bucket/prefix`. Credentials never come from the command
+ * line: the AWS SDK reads them from the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_PROFILE, …).
+ */
+export function storeOption(g: GlobalOptions): { path: string } | { s3: S3StoreOptions } | undefined {
+  if (g.store === undefined) {
+    if (g.endpoint !== undefined || g.region !== undefined || g.pathStyle) throw new UsageError('--endpoint, --region and --path-style go with --store s3://bucket/prefix');
+    return undefined;
+  }
+  const m = /^s3:\/\/([^/]+)\/?(.*)$/.exec(g.store);
+  if (m === null) {
+    if (g.endpoint !== undefined || g.region !== undefined || g.pathStyle) throw new UsageError(`--endpoint, --region and --path-style are for S3, and --store ${g.store} is a directory`);
+    return { path: g.store };
+  }
+  if (/@/.test(g.endpoint ?? '')) throw new UsageError('--endpoint must not carry credentials; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment');
+  const endpoint = g.endpoint ?? process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL;
+  const region = g.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
+  return {
+    s3: {
+      bucket: m[1]!,
+      ...(m[2] ? { prefix: m[2].replace(/\/+$/, '') } : {}),
+      ...(endpoint ? { endpoint } : {}),
+      region,
+      ...(g.pathStyle || process.env.S3_FORCE_PATH_STYLE === 'true' ? { forcePathStyle: true } : {}),
+    },
+  };
+}
+
+/** Opens the catalog of the global options; only `init` (and import) create one. */
+export async function withCatalog<T>(g: GlobalOptions, fn: (c: Catalog) => Promise<T>, create = false): Promise<T> {
+  const store = storeOption(g);
+  const c = await Catalog.open({ dir: g.dir, create, ...(store ? { store } : {}) }).catch((e: unknown) => {
+    if (e instanceof StrataError && e.code === 'NOT_FOUND') {
+      const where = g.store ?? g.dir;
+      throw new StrataError('NOT_FOUND', `there is no catalog in ${where}; nothing was created (strata init --dir ${g.dir}${g.store ? ` --store ${g.store}` : ''} creates one)`);
+    }
+    throw e;
+  });
+  try {
+    return await fn(c);
+  } finally {
+    await c.close();
+  }
+}
+
+/** A snapshot named on the command line: digits are an id, an ISO-8601 date or time is a time, else a tag. */
+export function selectorOf(arg: string): SnapshotSelector {
+  if (/^\d+$/.test(arg)) return { snapshot: Number(arg) };
+  if (/^\d{4}-\d{2}-\d{2}/.test(arg)) return { timestamp: arg };
+  return { tag: arg };
+}
+
+/** The snapshot id `arg` names (an id, a time or a tag), or a NOT_FOUND that says what an argument can be. */
+export async function snapshotOf(c: Catalog, what: string, arg: string): Promise<number> {
+  const sel = selectorOf(arg);
+  if ('snapshot' in sel && sel.snapshot !== undefined) return sel.snapshot;
+  const r = await c.reader(sel).catch(async (e: unknown) => {
+    if (!(e instanceof StrataError) || !('tag' in sel)) throw e;
+    const tags = (await c.tags()).map((t) => t.name);
+    throw new StrataError(
+      e.code,
+      `${what} ${JSON.stringify(arg)} is not a snapshot id (an integer ≥ 0), a time (such as 2026-03-01T12:00Z) or a tag` +
+        (tags.length === 0 ? '; the catalog has no tags' : `; its tags: ${tags.slice(0, 10).join(', ')}${tags.length > 10 ? ', …' : ''}`),
+    );
+  });
+  try {
+    return r.snapshot.id;
+  } finally {
+    await r.close();
+  }
+}
+
+export interface Paging {
+  limit?: string;
+  offset?: string;
+}
+
+const count = (flag: string, v: string | undefined): number | undefined => {
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v)) throw new UsageError(`${flag} takes a whole number, got ${JSON.stringify(v)}`);
+  return Number(v);
+};
+
+/** Text listings show this many lines unless --limit says otherwise (0: all); JSON shows all. */
+export const TEXT_LIMIT = 100;
+
+/**
+ * The part of `items` --limit and --offset ask for, and a line saying what was left out. With --json and
+ * either option, the data is { total, offset, limit, items }; without them, the whole array.
+ */
+export function page<T>(g: GlobalOptions, p: Paging, items: readonly T[], noun: string): { items: T[]; data: unknown; note: string } {
+  const offset = count('--offset', p.offset) ?? 0;
+  const asked = count('--limit', p.limit);
+  const limit = asked ?? (g.json ? 0 : TEXT_LIMIT);
+  const shown = items.slice(offset, limit === 0 ? undefined : offset + limit);
+  const cut = shown.length < items.length;
+  const note = cut
+    ? `${shown.length === 0 ? 'none' : `${offset + 1}–${offset + shown.length}`} of ${items.length.toLocaleString('en-US')} ${noun} shown; --limit N (0: all) and --offset N show others`
+    : '';
+  const data = asked === undefined && p.offset === undefined ? items : { total: items.length, offset, limit, items: shown };
+  return { items: shown, data, note };
+}
+
+/** `schema.table`, or `table` in schema main. */
+export function qualified(name: string): { schema: string; table: string } {
+  const dot = name.indexOf('.');
+  return dot < 0 ? { schema: 'main', table: name } : { schema: name.slice(0, dot), table: name.slice(dot + 1) };
+}
+
+/** Bytes as people read them: 812 B, 4.2 KiB, 1.5 GiB. */
+export function size(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = bytes;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return u === 0 ? `${v} B` : `${v.toFixed(v < 10 ? 1 : 0)} ${units[u]}`;
+}

@@ -1,0 +1,59 @@
+// `strata info`: where a catalog keeps things and how much of it there is — what an operator asks first.
+import type { Catalog } from '../catalog/catalog.js';
+import { size } from './context.js';
+import { table } from './format.js';
+
+export async function describeInfo(c: Catalog) {
+  const snapshots = await c.snapshots();
+  const head = snapshots.at(-1)!;
+  const r = await c.reader();
+  const counts = { schemas: 0, tables: 0, views: 0, dataFiles: 0, dataBytes: 0, deleteFiles: 0, deleteBytes: 0, rows: 0 };
+  try {
+    for (const s of await r.schemas()) {
+      counts.schemas++;
+      counts.views += (await r.views(s.name)).length;
+      for (const t of await r.tables(s.name)) {
+        counts.tables++;
+        for await (const f of r.iterateDataFiles(s.name, t.name)) {
+          counts.dataFiles++;
+          counts.dataBytes += f.fileSizeBytes;
+          counts.rows += f.recordCount;
+        }
+        for await (const d of r.iterateDeleteFiles(s.name, t.name)) {
+          counts.deleteFiles++;
+          counts.deleteBytes += d.fileSizeBytes;
+          counts.rows -= d.deleteCount;
+        }
+      }
+    }
+  } finally {
+    await r.close();
+  }
+  return {
+    ...c.storage(),
+    head: { id: head.id, time: head.time },
+    snapshots: { retained: snapshots.length, first: snapshots[0]!.id, excised: head.id + 1 - snapshots.length },
+    retainFrom: await c.retainFrom(),
+    tags: (await c.tags()).length,
+    leases: await c.leases(),
+    live: counts,
+  };
+}
+
+export function renderInfo(i: Awaited<ReturnType<typeof describeInfo>>): string {
+  const rows: (string | number)[][] = [
+    ['store', i.store],
+    ['log layout', i.logLayout],
+    ['data path', i.dataLocation],
+    ['newest snapshot', `${i.head.id} (${i.head.time.toISOString()})`],
+    ['snapshots', `${i.snapshots.retained} here (from ${i.snapshots.first}), ${i.snapshots.excised} excised`],
+    ['retain-from', i.retainFrom],
+    ['tags', i.tags],
+    ['leases', i.leases.length === 0 ? 'none' : i.leases.map((l) => `${l.holder} on ${l.snapshot}${l.expired ? ' (expired)' : ` until ${l.expiresAt.toISOString()}`}`).join('; ')],
+    ['schemas, tables, views', `${i.live.schemas}, ${i.live.tables}, ${i.live.views}`],
+    ['data files (newest)', `${i.live.dataFiles.toLocaleString('en-US')}, ${size(i.live.dataBytes)}`],
+    ['delete files (newest)', `${i.live.deleteFiles.toLocaleString('en-US')}, ${size(i.live.deleteBytes)}`],
+    ['live rows', i.live.rows.toLocaleString('en-US')],
+  ];
+  return table(['', ''], rows).split('\n').slice(2).join('\n');
+}

@@ -1,0 +1,140 @@
+// A picture of the history: every snapshot id from the first to the newest, which are still here and why
+// (retained, tagged, leased), which excision removed, where retain-from stands and what each excision job
+// took — as a terminal sketch and as an SVG a browser shows.
+import type { Catalog } from '../catalog/catalog.js';
+import { printable } from './format.js';
+
+export interface Timeline {
+  head: number;
+  retainFrom: number;
+  snapshots: { id: number; time: Date; maintenance: boolean }[];
+  tags: { name: string; snapshot: number }[];
+  leases: { holder: string; snapshot: number; expiresAt: Date; expired: boolean }[];
+  jobs: { id: number; retainFrom: number; versions: number; snapshots: number; files: number; finishedAt: Date | null }[];
+}
+
+export async function timelineOf(c: Catalog): Promise<Timeline> {
+  const snapshots = (await c.snapshots()).map((s) => ({ id: s.id, time: s.time, maintenance: s.maintenance }));
+  return {
+    head: snapshots.at(-1)?.id ?? 0,
+    retainFrom: await c.retainFrom(),
+    snapshots,
+    tags: (await c.tags()).map((t) => ({ name: t.name, snapshot: t.snapshot })),
+    leases: (await c.leases()).map((l) => ({ holder: l.holder, snapshot: l.snapshot, expiresAt: l.expiresAt, expired: l.expired })),
+    jobs: (await c.excisionJobs()).map((j) => ({
+      id: j.id, retainFrom: j.retainFrom, versions: j.versions, snapshots: j.snapshots, files: j.files, finishedAt: j.finishedAt === null ? null : new Date(j.finishedAt),
+    })),
+  };
+}
+
+type Kind = 'excised' | 'retained' | 'tagged' | 'leased' | 'maintenance';
+
+/** Each id's state; a tag or a live lease is why a snapshot below retain-from is still here. */
+function kinds(t: Timeline): Kind[] {
+  const here = new Map(t.snapshots.map((s) => [s.id, s]));
+  const tagged = new Set(t.tags.map((x) => x.snapshot));
+  const leased = new Set(t.leases.filter((l) => !l.expired).map((l) => l.snapshot));
+  return Array.from({ length: t.head + 1 }, (_, id) => {
+    const s = here.get(id);
+    if (s === undefined) return 'excised';
+    if (tagged.has(id)) return 'tagged';
+    if (leased.has(id)) return 'leased';
+    return s.maintenance ? 'maintenance' : 'retained';
+  });
+}
+
+const MARK: Record<Kind, string> = { excised: '·', retained: '●', maintenance: '○', tagged: '◆', leased: '▲' };
+const RANK: Kind[] = ['tagged', 'leased', 'retained', 'maintenance', 'excised'];
+
+/** The sketch: one character per snapshot (or per run of them, at most `width`), then what pins what. */
+export function sketch(t: Timeline, width = 80): string {
+  const k = kinds(t);
+  const per = Math.max(1, Math.ceil(k.length / width));
+  let strip = '';
+  let marker = '';
+  for (let i = 0; i < k.length; i += per) {
+    const run = k.slice(i, i + per);
+    strip += MARK[RANK.find((r) => run.includes(r))!];
+    marker += i <= t.retainFrom && t.retainFrom < i + per ? '^' : ' ';
+  }
+  const excised = k.filter((x) => x === 'excised').length;
+  const lines = [
+    `snapshots 0–${t.head}: ${k.length - excised} here, ${excised} excised; retain-from ${t.retainFrom}${per > 1 ? ` (one mark per ${per} snapshots)` : ''}`,
+    `  ${strip}`,
+    `  ${marker.trimEnd()} retain-from ${t.retainFrom}`,
+    `  ${MARK.retained} retained  ${MARK.maintenance} maintenance  ${MARK.tagged} tagged  ${MARK.leased} leased  ${MARK.excised} excised`,
+  ];
+  const below = (id: number) => (id < t.retainFrom ? ' (below retain-from: kept by it)' : '');
+  for (const x of t.tags) lines.push(`  tag ${x.name} → snapshot ${x.snapshot}${below(x.snapshot)}`);
+  for (const l of t.leases) lines.push(`  lease of ${l.holder} on snapshot ${l.snapshot}, ${l.expired ? 'expired' : 'until'} ${l.expiresAt.toISOString()}${l.expired ? '' : below(l.snapshot)}`);
+  for (const j of t.jobs) lines.push(`  excision job ${j.id} (retain-from ${j.retainFrom}): removed ${j.versions} versions and ${j.snapshots} snapshots, scheduled ${j.files} files${j.finishedAt ? `, ${j.finishedAt.toISOString()}` : ', unfinished'}`);
+  return printable(lines.join('\n'));
+}
+
+const esc = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const FILL: Record<Kind, string> = { excised: 'none', retained: '#2b6cb0', maintenance: '#a0aec0', tagged: '#d69e2e', leased: '#38a169' };
+
+/** The SVG: ids left to right, retain-from as a line with what lies below it shaded, tags and leases labelled. */
+export function svg(t: Timeline): string {
+  const k = kinds(t);
+  const W = 1000;
+  const left = 60;
+  const right = 40;
+  const axis = 170;
+  const step = k.length > 1 ? (W - left - right) / (k.length - 1) : 0;
+  const x = (id: number) => left + id * step;
+  const r = Math.max(2, Math.min(7, step / 2.5));
+  const times = new Map(t.snapshots.map((s) => [s.id, s.time]));
+  const parts: string[] = [];
+  parts.push(`<rect x="0" y="0" width="${W}" height="100%" fill="#ffffff"/>`);
+  parts.push(`<text x="${left}" y="28" font-size="18" font-weight="bold">History of the catalog: snapshots 0–${t.head}</text>`);
+  if (t.retainFrom > 0) {
+    parts.push(`<rect x="${left - r - 4}" y="60" width="${x(t.retainFrom) - left + r + 4 - step / 2}" height="${axis - 30}" fill="#edf2f7"/>`);
+    parts.push(`<text x="${left}" y="76" font-size="12" fill="#4a5568">below retain-from: out of retention</text>`);
+  }
+  const rf = x(t.retainFrom) - step / 2;
+  parts.push(`<line x1="${rf}" y1="56" x2="${rf}" y2="${axis + 24}" stroke="#c53030" stroke-width="2" stroke-dasharray="6 4"/>`);
+  parts.push(`<text x="${rf + 4}" y="52" font-size="12" fill="#c53030">retain-from ${t.retainFrom}</text>`);
+  parts.push(`<line x1="${left}" y1="${axis}" x2="${x(t.head)}" y2="${axis}" stroke="#718096"/>`);
+  k.forEach((kind, id) => {
+    const cx = x(id);
+    const title = `snapshot ${id}: ${kind}${times.get(id) ? ` at ${times.get(id)!.toISOString()}` : ''}`;
+    if (kind === 'excised') {
+      parts.push(`<g><title>${esc(title)}</title><line x1="${cx - r}" y1="${axis - r}" x2="${cx + r}" y2="${axis + r}" stroke="#a0aec0"/><line x1="${cx - r}" y1="${axis + r}" x2="${cx + r}" y2="${axis - r}" stroke="#a0aec0"/></g>`);
+    } else {
+      parts.push(`<circle cx="${cx}" cy="${axis}" r="${r}" fill="${FILL[kind]}" stroke="#1a202c" stroke-width="0.5"><title>${esc(title)}</title></circle>`);
+    }
+  });
+  t.tags.forEach((tag, i) => {
+    const cx = x(tag.snapshot);
+    const y = axis - 24 - (i % 3) * 16;
+    parts.push(`<line x1="${cx}" y1="${axis - r}" x2="${cx}" y2="${y + 4}" stroke="#d69e2e"/>`);
+    parts.push(`<text x="${cx + 3}" y="${y}" font-size="12" fill="#975a16">tag ${esc(tag.name)} → ${tag.snapshot}</text>`);
+  });
+  t.leases.forEach((l, i) => {
+    const cx = x(l.snapshot);
+    const y = axis + 30 + (i % 3) * 16;
+    const colour = l.expired ? '#a0aec0' : '#276749';
+    parts.push(`<path d="M ${cx} ${axis + r + 2} l -5 9 l 10 0 z" fill="${colour}"/>`);
+    parts.push(`<text x="${cx + 8}" y="${y}" font-size="12" fill="${colour}">lease ${esc(l.holder)} on ${l.snapshot}${l.expired ? ' (expired)' : ` until ${l.expiresAt.toISOString()}`}</text>`);
+  });
+  const first = t.snapshots[0];
+  const last = t.snapshots.at(-1);
+  if (first) parts.push(`<text x="${x(first.id)}" y="${axis + 86}" font-size="11" fill="#4a5568">${first.id}: ${first.time.toISOString()}</text>`);
+  if (last && last !== first) parts.push(`<text x="${x(last.id)}" y="${axis + 86}" font-size="11" fill="#4a5568" text-anchor="end">${last.id}: ${last.time.toISOString()}</text>`);
+  let y = axis + 116;
+  for (const j of t.jobs) {
+    parts.push(`<text x="${left}" y="${y}" font-size="12">excision job ${j.id} (retain-from ${j.retainFrom}): removed ${j.versions} versions and ${j.snapshots} snapshots, scheduled ${j.files} files</text>`);
+    y += 16;
+  }
+  const legend: [Kind, string][] = [['retained', 'retained'], ['maintenance', 'maintenance'], ['tagged', 'tagged'], ['leased', 'leased'], ['excised', 'excised']];
+  legend.forEach(([kind, label], i) => {
+    const lx = left + i * 130;
+    parts.push(kind === 'excised'
+      ? `<text x="${lx - 5}" y="${y + 14}" font-size="14" fill="#a0aec0">×</text>`
+      : `<circle cx="${lx}" cy="${y + 10}" r="6" fill="${FILL[kind]}" stroke="#1a202c" stroke-width="0.5"/>`);
+    parts.push(`<text x="${lx + 12}" y="${y + 14}" font-size="12">${label}</text>`);
+  });
+  const height = y + 40;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${height}" viewBox="0 0 ${W} ${height}" font-family="sans-serif">\n${parts.join('\n')}\n</svg>\n`;
+}

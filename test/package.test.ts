@@ -1,0 +1,81 @@
+// The package as a stranger gets it: `npm pack` (which builds dist/ first), the tarball installed into an
+// empty project, `npx strata` working there, and a TypeScript file importing `stratalake` that type-checks
+// against the shipped declarations (and fails to when it misuses them) and runs.
+import { execFile } from 'node:child_process';
+import { readdir, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from './helpers.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const exec = promisify(execFile);
+const tsc = path.join(root, 'node_modules', '.bin', 'tsc');
+
+async function run(cmd: string, args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(cmd, args, { cwd, timeout: 600_000, maxBuffer: 64 << 20 });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+const USE = `import { Catalog, StrataError, type SnapshotId } from 'stratalake';
+const c = await Catalog.open({ dir: process.argv[2]! });
+const { snapshot } = await c.transaction(async (tx) => {
+  await tx.createTable('main', 'events', [{ name: 'id', type: 'int64' }]);
+});
+const s: SnapshotId | null = snapshot;
+const r = await c.reader();
+console.log(JSON.stringify({ snapshot: s, tables: (await r.tables('main')).map((t) => t.name), error: StrataError.name }));
+await r.close();
+await c.close();
+`;
+
+// A misuse the declarations must refuse: an option that does not exist.
+const MISUSE = `import { Catalog } from 'stratalake';
+await Catalog.open({ dri: './lake' });
+`;
+
+describe('the package, installed by its name', () => {
+  it('npm pack, npm install <tarball> into an empty project: npx strata --version and init, and a typed import of stratalake', { timeout: 900_000 }, async () => {
+    const dir = await tempDir();
+    const packed = await run('npm', ['pack', '--silent', '--pack-destination', dir], root);
+    expect(packed.code, packed.stderr).toBe(0);
+    const tarball = (await readdir(dir)).find((f) => f.endsWith('.tgz'))!;
+    expect(tarball).toMatch(/^stratalake-\d+\.\d+\.\d+\.tgz$/);
+
+    const project = path.join(dir, 'project');
+    await run('mkdir', [project], dir);
+    await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'uses-stratalake', version: '1.0.0', type: 'module', private: true }));
+    const installed = await run('npm', ['install', '--no-audit', '--no-fund', path.join(dir, tarball)], project);
+    expect(installed.code, installed.stderr).toBe(0);
+
+    const version = await run('npx', ['--no-install', 'strata', '--version'], project);
+    expect(version.code, version.stderr).toBe(0);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const init = await run('npx', ['--no-install', 'strata', 'init', '--dir', './lake'], project);
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout).toContain('catalog ready');
+    expect((await run('npx', ['--no-install', 'stratalake', 'snapshots', '--dir', './lake'], project)).code).toBe(0);
+
+    // Type-checked with the library checks on (skipLibCheck off), Node's types from this repository.
+    const compilerOptions = { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, outDir: 'out', skipLibCheck: false, typeRoots: [path.join(root, 'node_modules', '@types')], types: ['node'] };
+    await writeFile(path.join(project, 'use.ts'), USE);
+    await writeFile(path.join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['use.ts'] }));
+    const checked = await run(tsc, ['-p', '.'], project);
+    expect(checked.code, checked.stdout).toBe(0);
+    const ran = await run(process.execPath, ['out/use.js', './lake2'], project);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(JSON.parse(ran.stdout)).toEqual({ snapshot: 1, tables: ['events'], error: 'StrataError' });
+
+    await writeFile(path.join(project, 'misuse.ts'), MISUSE);
+    await writeFile(path.join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...compilerOptions, noEmit: true }, files: ['misuse.ts'] }));
+    const refused = await run(tsc, ['-p', '.'], project);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stdout).toMatch(/'dri' does not exist/);
+  });
+});
