@@ -138,15 +138,3 @@ export function qualified(name: string): { schema: string; table: string } {
   const dot = name.indexOf('.');
   return dot < 0 ? { schema: 'main', table: name } : { schema: name.slice(0, dot), table: name.slice(dot + 1) };
 }
-
-/** Bytes as people read them: 812 B, 4.2 KiB, 1.5 GiB. */
-export function size(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = bytes;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return u === 0 ? `${v} B` : `${v.toFixed(v < 10 ? 1 : 0)} ${units[u]}`;
-}

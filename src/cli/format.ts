@@ -36,3 +36,15 @@ export function describeVerify(r: VerifyReport): string {
   const rows = r.violations.map((v) => [v.invariant, v.object ?? v.key ?? '', v.message]);
   return `${r.violations.length} violation${r.violations.length === 1 ? '' : 's'} (${what}):\n${table(['invariant', 'where', 'what'], rows)}`;
 }
+
+/** Bytes as people read them: 812 B, 4.2 KiB, 1.5 GiB. */
+export function size(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = bytes;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return u === 0 ? `${v} B` : `${v.toFixed(v < 10 ? 1 : 0)} ${units[u]}`;
+}

@@ -1,7 +1,6 @@
 // `strata info`: where a catalog keeps things and how much of it there is — what an operator asks first.
 import type { Catalog } from '../catalog/catalog.js';
-import { size } from './context.js';
-import { table } from './format.js';
+import { size, table } from './format.js';
 
 export async function describeInfo(c: Catalog) {
   const snapshots = await c.snapshots();

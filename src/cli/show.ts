@@ -2,7 +2,7 @@
 // columns and files. Used by `strata show` and by the demo.
 import type { Reader } from '../read/reader.js';
 import type { ColumnInfo } from '../read/records.js';
-import { table } from './format.js';
+import { size, table } from './format.js';
 
 export async function describeCatalog(r: Reader) {
   const schemas = [];
@@ -55,11 +55,11 @@ export function renderTable(d: Awaited<ReturnType<typeof describeTable>>): strin
     table(['column', 'id', 'type', 'nullable'], t.columns.map((c) => [c.name, c.id, typeText(c), c.nullsAllowed ? 'yes' : 'no'])),
     '',
     table(
-      ['data file', 'id', 'rows', 'bytes', 'since'],
-      d.dataFiles.map((f) => [f.path, f.id, f.recordCount, f.fileSizeBytes, f.beginSnapshot]),
+      ['data file', 'id', 'rows', 'size', 'since'],
+      d.dataFiles.map((f) => [f.path, f.id, f.recordCount, size(f.fileSizeBytes), f.beginSnapshot]),
     ),
     ...(d.deleteFiles.length === 0
       ? []
-      : ['', table(['delete file', 'id', 'of file', 'deletes', 'since'], d.deleteFiles.map((f) => [f.path, f.id, f.dataFileId, f.deleteCount, f.beginSnapshot]))]),
+      : ['', table(['delete file', 'id', 'of file', 'deletes', 'size', 'since'], d.deleteFiles.map((f) => [f.path, f.id, f.dataFileId, f.deleteCount, size(f.fileSizeBytes), f.beginSnapshot]))]),
   ].join('\n');
 }
