@@ -83,7 +83,10 @@ export function svg(t: Timeline): string {
   const axis = 170;
   const step = k.length > 1 ? (W - left - right) / (k.length - 1) : 0;
   const x = (id: number) => left + id * step;
-  const r = Math.max(2, Math.min(7, step / 2.5));
+  // Marks of what is still here stay visible however many ids share the width; excised ids too dense for a
+  // mark each are drawn as runs.
+  const r = Math.max(4, Math.min(7, step / 2.5));
+  const dense = step < 4;
   const times = new Map(t.snapshots.map((s) => [s.id, s.time]));
   const parts: string[] = [];
   parts.push(`<rect x="0" y="0" width="${W}" height="100%" fill="#ffffff"/>`);
@@ -94,12 +97,23 @@ export function svg(t: Timeline): string {
   }
   const rf = x(t.retainFrom) - step / 2;
   parts.push(`<line x1="${rf}" y1="56" x2="${rf}" y2="${axis + 24}" stroke="#c53030" stroke-width="2" stroke-dasharray="6 4"/>`);
-  parts.push(`<text x="${rf + 4}" y="52" font-size="12" fill="#c53030">retain-from ${t.retainFrom}</text>`);
+  const nearRight = rf > W - right - 120;
+  parts.push(`<text x="${nearRight ? rf - 4 : rf + 4}" y="52" font-size="12" fill="#c53030"${nearRight ? ' text-anchor="end"' : ''}>retain-from ${t.retainFrom}</text>`);
   parts.push(`<line x1="${left}" y1="${axis}" x2="${x(t.head)}" y2="${axis}" stroke="#718096"/>`);
+  if (dense) {
+    for (let id = 0; id <= t.head; id++) {
+      if (k[id] !== 'excised') continue;
+      let end = id;
+      while (end + 1 <= t.head && k[end + 1] === 'excised') end++;
+      parts.push(`<rect x="${x(id) - 1}" y="${axis - 4}" width="${x(end) - x(id) + 2}" height="8" fill="#cbd5e0"><title>snapshots ${id}–${end}: excised</title></rect>`);
+      id = end;
+    }
+  }
   k.forEach((kind, id) => {
     const cx = x(id);
     const title = `snapshot ${id}: ${kind}${times.get(id) ? ` at ${times.get(id)!.toISOString()}` : ''}`;
     if (kind === 'excised') {
+      if (dense) return;
       parts.push(`<g><title>${esc(title)}</title><line x1="${cx - r}" y1="${axis - r}" x2="${cx + r}" y2="${axis + r}" stroke="#a0aec0"/><line x1="${cx - r}" y1="${axis + r}" x2="${cx + r}" y2="${axis - r}" stroke="#a0aec0"/></g>`);
     } else {
       parts.push(`<circle cx="${cx}" cy="${axis}" r="${r}" fill="${FILL[kind]}" stroke="#1a202c" stroke-width="0.5"><title>${esc(title)}</title></circle>`);
