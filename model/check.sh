@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# npm run model: checks model/strata.pml with Spin — the real protocol must hold every assertion, and each
+# mutant must be refuted with a counterexample trail (written to model/out/<mutant>.trail.txt).
+# Installs nothing: without spin (and a C compiler) it says how to get them and exits 2.
+set -euo pipefail
+cd "$(dirname "$0")"
+for tool in spin gcc; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    echo "model: $tool is not installed. On Debian or Ubuntu: apt-get install spin gcc (Spin 6.5: https://spinroot.com)" >&2
+    exit 2
+  fi
+done
+out=out
+rm -rf "$out" && mkdir -p "$out"
+failed=0
+
+# Builds the verifier for the given -D flags into $out/$1.
+build() {
+  local name=$1; shift
+  (cd "$out" && mkdir -p "$name" && cd "$name" && spin -a "$@" ../../strata.pml >/dev/null && gcc -O2 -w -DSAFETY -DNOFAIR ${CFLAGS_EXTRA:-} -o pan pan.c)
+}
+
+# The real protocol: exhaustive where the state space fits, bit-state hashing (with its coverage) where not.
+real() {
+  local name=$1 mode=$2; shift 2
+  local flags="" args="-m100000"
+  if [ "$mode" = exhaustive ]; then flags="-DCOLLAPSE -DMEMLIM=6000"; else flags="-DBITSTATE"; args="-m100000 -w28"; fi
+  CFLAGS_EXTRA=$flags build "$name" "$@"
+  local started=$SECONDS result
+  result=$(cd "$out/$name" && ./pan $args 2>&1 || true)
+  local states errors factor
+  states=$(echo "$result" | awk '/states, stored/ {print $1}')
+  errors=$(echo "$result" | sed -n 's/.*errors: \([0-9]*\).*/\1/p')
+  factor=$(echo "$result" | sed -n 's/.*hash factor: \([0-9.e+]*\).*/\1/p')
+  echo "$result" >"$out/$name.txt"
+  printf '%-34s %-10s %12s states  %4ss  errors %s%s\n' "$name" "$mode" "$states" "$((SECONDS - started))" "$errors" "${factor:+  hash factor $factor}"
+  if [ "$errors" != 0 ] || echo "$result" | grep -q "error: max search depth too small"; then failed=1; fi
+}
+
+# A mutant: randomised bit-state runs (swarm), seed after seed, until one finds the violation.
+mutant() {
+  local name=$1; shift
+  CFLAGS_EXTRA="-DBITSTATE -DT_RAND -DP_RAND" build "$name" "$@"
+  local started=$SECONDS seed result
+  for seed in 1 2 3 4 5 6 7 8 9 10 11 12; do
+    result=$(cd "$out/$name" && timeout 60 ./pan -m100000 -w26 -RS$seed 2>&1 || true)
+    if echo "$result" | grep -q "errors: [1-9]"; then
+      (cd "$out/$name" && spin -t -p -g ../../strata.pml "$@" >"../$name.trail.txt" 2>&1 || true)
+      printf '%-34s refuted, seed %s, %ss: %s\n' "$name" "$seed" "$((SECONDS - started))" "$(echo "$result" | grep -m1 'assertion violated' | sed 's/^pan:1: //')"
+      return
+    fi
+  done
+  printf '%-34s NOT refuted in %ss\n' "$name" "$((SECONDS - started))"
+  failed=1
+}
+
+echo "the protocol (3 writers unless said, 2 readers, GC, clock):"
+real objects-1-writer exhaustive -DWRITERS=1
+real segments-1-writer exhaustive -DWRITERS=1 -DSEGMENTS
+real objects-3-writers bitstate
+real segments-3-writers bitstate -DSEGMENTS
+echo "mutants, each must be refuted:"
+mutant ignore-leases -DWRITERS=2 -DMUTANT_IGNORE_LEASES
+mutant no-conflict-check -DMUTANT_NO_CONFLICT
+mutant no-grace -DWRITERS=2 -DMUTANT_NO_GRACE
+mutant new-ids-on-rebase -DMUTANT_NEW_IDS
+exit $failed
