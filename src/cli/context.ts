@@ -76,7 +76,7 @@ export async function withCatalog<T>(g: GlobalOptions, fn: (c: Catalog) => Promi
 }
 
 /** A snapshot named on the command line: digits are an id, an ISO-8601 date or time is a time, else a tag. */
-export function selectorOf(arg: string): SnapshotSelector {
+function selectorOf(arg: string): SnapshotSelector {
   if (/^\d+$/.test(arg)) return { snapshot: Number(arg) };
   if (/^\d{4}-\d{2}-\d{2}/.test(arg)) return { timestamp: arg };
   return { tag: arg };
@@ -107,11 +107,11 @@ export interface Paging {
   offset?: string;
 }
 
-const count = (flag: string, v: string | undefined): number | undefined => {
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v)) throw new UsageError(`${flag} takes a whole number, got ${JSON.stringify(v)}`);
+/** A flag's whole-number value, at least `least` (1: a positive one). */
+export function wholeNumber(flag: string, v: string, least = 0): number {
+  if (!/^\d+$/.test(v) || Number(v) < least) throw new UsageError(`${flag} takes a ${least > 0 ? 'positive ' : ''}whole number, got ${JSON.stringify(v)}`);
   return Number(v);
-};
+}
 
 /** Text listings show this many lines unless --limit says otherwise (0: all); JSON shows all. */
 export const TEXT_LIMIT = 100;
@@ -121,8 +121,8 @@ export const TEXT_LIMIT = 100;
  * either option, the data is { total, offset, limit, items }; without them, the whole array.
  */
 export function page<T>(g: GlobalOptions, p: Paging, items: readonly T[], noun: string): { items: T[]; data: unknown; note: string } {
-  const offset = count('--offset', p.offset) ?? 0;
-  const asked = count('--limit', p.limit);
+  const offset = p.offset === undefined ? 0 : wholeNumber('--offset', p.offset);
+  const asked = p.limit === undefined ? undefined : wholeNumber('--limit', p.limit);
   const limit = asked ?? (g.json ? 0 : TEXT_LIMIT);
   const shown = items.slice(offset, limit === 0 ? undefined : offset + limit);
   const cut = shown.length < items.length;

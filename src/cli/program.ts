@@ -4,7 +4,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Command } from 'commander';
 import { importDuckLake } from '../ducklake/import.js';
-import { type GlobalOptions, json, page, type Paging, print, qualified, say, snapshotOf, storeOption, UsageError, withCatalog } from './context.js';
+import { type GlobalOptions, json, page, type Paging, print, qualified, say, snapshotOf, storeOption, UsageError, wholeNumber, withCatalog } from './context.js';
 import { removeDemo, runDemo } from './demo.js';
 import { describeVerify, renderChanges, size, table } from './format.js';
 import { compactLog, describeAdvance, excise, type GcOptions, gc, parseDuration, pruneCheckpoints, reclaim } from './gc.js';
@@ -23,10 +23,7 @@ type Opts = Record<string, unknown>;
 /** The global options merged with the command's own. */
 const globals = (cmd: Command): GlobalOptions & Opts => cmd.optsWithGlobals() as GlobalOptions & Opts;
 const interactive = (g: GlobalOptions) => !g.json && process.stderr.isTTY === true;
-const positiveInt = (flag: string, v: string) => {
-  if (!/^\d+$/.test(v) || Number(v) === 0) throw new UsageError(`${flag} takes a positive whole number, got ${JSON.stringify(v)}`);
-  return Number(v);
-};
+const positiveInt = (flag: string, v: string) => wholeNumber(flag, v, 1);
 const paging = (c: Command) => c.option('--limit <n>', 'show at most n (text: 100 by default; 0: all)').option('--offset <n>', 'skip the first n');
 
 function gcOptions(g: GlobalOptions & Opts, listing: Paging = {}): GcOptions {

@@ -115,7 +115,8 @@ function columnRow(tableId: CatalogId, id: number, when: When, r: ColumnRow): Ro
 
 /** A table's data files, delete files and file statistics, every version, and its stats at the cut. */
 async function files(view: ReadView, tableId: CatalogId, life: Life, add: (t: string, r: Row) => void): Promise<void> {
-  const stats = { record_count: 0, file_size_bytes: 0, next_row_id: (await q.tableStats(view, tableId))?.nextRowId ?? 0 };
+  const stored = await q.tableStats(view, tableId);
+  const stats = { record_count: 0, file_size_bytes: 0, next_row_id: stored?.nextRowId ?? 0 };
   let anyFile = false;
   for await (const batch of q.versionBatches<DataFileRow>(view, dataFilesOfTable(tableId), undefined)) {
     const kept = batch.flatMap((v) => {
@@ -155,7 +156,7 @@ async function files(view: ReadView, tableId: CatalogId, life: Life, add: (t: st
       if (v.row.contentCrc32 != null) add('strata_file', { file_id: id, content_crc32: v.row.contentCrc32 });
     }
   }
-  if (anyFile || (await q.tableStats(view, tableId)) !== undefined) add('ducklake_table_stats', { table_id: tableId, ...stats });
+  if (anyFile || stored !== undefined) add('ducklake_table_stats', { table_id: tableId, ...stats });
 }
 
 /** SQLite takes numbers, strings, bigints, buffers and null; DuckLake's SQLite catalog keeps booleans as 0 and 1. */

@@ -71,13 +71,24 @@ function relativePaths(file: string, lake: Lake, dataPath: string): (row: Row) =
   };
 }
 
-/** What snapshot `s` begins and ends, as the transaction applies it. */
-function snapshotDelta(lake: Lake, s: number, rel: (row: Row) => string, crc: Map<number, number>): ImportedSnapshot {
-  const touched = (table: string, key: (r: Row) => string, build: (r: Row) => unknown) => {
-    const out = new Map<string, { row: Row; next: unknown }>();
-    for (const r of lake.get(table)!) if (r.end_snapshot !== null && num(r.end_snapshot) === s) out.set(key(r), { row: r, next: null });
-    for (const r of lake.get(table)!) if (num(r.begin_snapshot) === s) out.set(key(r), { row: r, next: build(r) });
-    return [...out.values()];
+const VERSIONED = ['ducklake_schema', 'ducklake_table', 'ducklake_view', 'ducklake_column', 'ducklake_data_file', 'ducklake_delete_file'];
+
+/** The lake's versioned rows by the snapshot that begins and the one that ends them, and file stats by file: read once, not per snapshot. */
+interface LakeIndex {
+  begun: Map<string, Map<number, Row[]>>;
+  ended: Map<string, Map<number, Row[]>>;
+  stats: Map<number, ColumnStats[]>;
+}
+
+function indexLake(lake: Lake): LakeIndex {
+  const by = (rows: Row[], column: string) => {
+    const out = new Map<number, Row[]>();
+    for (const r of rows) {
+      if (r[column] === null || r[column] === undefined) continue;
+      const at = num(r[column]);
+      out.set(at, [...(out.get(at) ?? []), r]);
+    }
+    return out;
   };
   const stats = new Map<number, ColumnStats[]>();
   for (const r of lake.get('ducklake_file_column_stats')!) {
@@ -85,6 +96,22 @@ function snapshotDelta(lake: Lake, s: number, rel: (row: Row) => string, crc: Ma
     list.push({ columnId: num(r.column_id) as ColumnId, valueCount: r.value_count === null ? null : num(r.value_count), nullCount: r.null_count === null ? null : num(r.null_count), min: text(r.min_value), max: text(r.max_value), containsNan: sqlBool(r.contains_nan) });
     stats.set(num(r.data_file_id), list);
   }
+  return {
+    begun: new Map(VERSIONED.map((t) => [t, by(lake.get(t)!, 'begin_snapshot')])),
+    ended: new Map(VERSIONED.map((t) => [t, by(lake.get(t)!, 'end_snapshot')])),
+    stats,
+  };
+}
+
+/** What snapshot `s` begins and ends, as the transaction applies it. */
+function snapshotDelta(lake: LakeIndex, s: number, rel: (row: Row) => string, crc: Map<number, number>): ImportedSnapshot {
+  const touched = (table: string, key: (r: Row) => string, build: (r: Row) => unknown) => {
+    const out = new Map<string, { row: Row; next: unknown }>();
+    for (const r of lake.ended.get(table)!.get(s) ?? []) out.set(key(r), { row: r, next: null });
+    for (const r of lake.begun.get(table)!.get(s) ?? []) out.set(key(r), { row: r, next: build(r) });
+    return [...out.values()];
+  };
+  const stats = lake.stats;
   const id = (r: Row, c: string) => num(r[c]) as CatalogId;
   return {
     schemas: touched('ducklake_schema', (r) => String(r.schema_id), (r) => ({ name: String(r.schema_name), uuid: String(r.schema_uuid) })).map((t) => ({ id: id(t.row, 'schema_id'), next: t.next as never })),
@@ -126,6 +153,7 @@ export async function importDuckLake(file: string, opts: ImportOptions): Promise
     throw bad(file, 'snapshot 0 must hold schema "main" (id 0) alone, as DuckLake creates it');
   }
   const rel = relativePaths(file, lake, dataPath);
+  const indexed = indexLake(lake);
   const crc = new Map(lake.get('strata_file')!.map((r) => [num(r.file_id), num(r.content_crc32)]));
   const changes = new Map(lake.get('ducklake_snapshot_changes')!.map((r) => [num(r.snapshot_id), r]));
   const extra = new Map(lake.get('strata_snapshot')!.map((r) => [num(r.snapshot_id), r]));
@@ -150,7 +178,7 @@ export async function importDuckLake(file: string, opts: ImportOptions): Promise
       const s = present.get(id);
       if (s) now = parseSqlTime(`snapshot ${id} time`, s.row.snapshot_time);
       const counters = after(id).row;
-      const delta = { ...snapshotDelta(lake, id, rel, crc), nextCatalogId: num(counters.next_catalog_id), nextFileId: num(counters.next_file_id) };
+      const delta = { ...snapshotDelta(indexed, id, rel, crc), nextCatalogId: num(counters.next_catalog_id), nextFileId: num(counters.next_file_id) };
       report.dataFiles += delta.dataFiles.filter((f) => f.next !== null).length;
       report.deleteFiles += delta.deleteFiles.filter((f) => f.next !== null).length;
       const c = changes.get(id);
