@@ -1,6 +1,7 @@
 // The files of a table at a snapshot: what a planner lists on every query, so this is the read path that
 // has to cost what the files cost. Data files are listed from their manifests (one value per commit, files
 // ascending by id) merged with the index of file ends (ascending by id too); small tables are cached whole.
+// Either way a listing is in commit order (inCommitOrder).
 import {
   dataFileEnds,
   dataFileEntity,
@@ -52,7 +53,7 @@ export async function* dataFilesAt(view: ReadView, at: SnapshotId, tableId: Cata
   const hit = view.cached(group);
   if (hit !== undefined) {
     const out: DataFileVersion[] = [];
-    for (const v of hit) {
+    for (const v of inCommitOrder(hit)) {
       const row = v.row as DataFileRow;
       if (isVisible(v.begin, row.end, at)) out.push({ id: dataFileIdOf(v.fields), begin: v.begin as SnapshotId, row });
     }
@@ -103,6 +104,25 @@ export async function* dataFilesAt(view: ReadView, at: SnapshotId, tableId: Cata
   // A group is in key order, which is file-id order; commits of two writers can interleave their ids.
   versions.sort((a, b) => (a.fields[1] as number) - (b.fields[1] as number));
   view.offer(group, versions);
+}
+
+/**
+ * A listing is in commit order — by the snapshot that added the file, then by id, as its manifests hold
+ * it and as its row ids were given — whether it comes from the manifests or from the cached group, which
+ * is in key (file-id) order: the two differ once two writers' id blocks interleave. Sorted once per cached
+ * group, not per listing.
+ */
+const commitOrdered = new WeakMap<readonly StoredVersion[], readonly StoredVersion[]>();
+const byCommit = (a: StoredVersion, b: StoredVersion) => a.begin - b.begin || (a.fields[1] as number) - (b.fields[1] as number);
+
+function inCommitOrder(group: readonly StoredVersion[]): readonly StoredVersion[] {
+  let ordered = commitOrdered.get(group);
+  if (ordered === undefined) {
+    const sorted = group.every((v, i) => i === 0 || byCommit(group[i - 1]!, v) < 0);
+    ordered = sorted ? group : [...group].sort(byCommit);
+    commitOrdered.set(group, ordered);
+  }
+  return ordered;
 }
 
 /** The files of one commit's manifest, part by part (the first part is `bytes`, at `key`). */

@@ -82,4 +82,26 @@ describe('file manifests', () => {
     // Commits of 1,000 files are manifests in parts: excision trimmed parts, and they still agree with the rows.
     expect((await c.verify()).violations).toEqual([]);
   });
+
+  it('two writers whose id blocks interleave: every listing, first or cached, in any process, lists in commit order', async () => {
+    const store = { path: path.join(await tempDir(), 'store') };
+    const a = await openCatalog({ dir: await tempDir(), store, writerName: 'a' });
+    const b = await openCatalog({ dir: await tempDir(), store, writerName: 'b' });
+    await a.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
+    for (let i = 0; i < 6; i++) {
+      for (const [w, c] of [['a', a], ['b', b]] as const) await c.transaction((tx) => tx.addDataFile('main', 't', file(`${w}${i}`)));
+    }
+    await a.refresh();
+    const fresh = await openCatalog({ dir: await tempDir(), store, readOnly: true });
+    for (const c of [a, b, fresh]) {
+      const r = await c.reader();
+      const first = await r.dataFiles('main', 't');
+      const again = await r.dataFiles('main', 't');
+      await r.close();
+      // Each writer's ids come from its own block: a's are all below b's, and commit order alternates.
+      expect(first.map((f) => f.path)).toEqual(['a0', 'b0', 'a1', 'b1', 'a2', 'b2', 'a3', 'b3', 'a4', 'b4', 'a5', 'b5']);
+      expect(again).toEqual(first);
+      expect(first.map((f) => f.beginSnapshot)).toEqual([...first.map((f) => f.beginSnapshot)].sort((x, y) => x - y));
+    }
+  });
 });
