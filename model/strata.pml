@@ -14,12 +14,16 @@
  *   P3  no reader sees a half-applied commit: a file and the table's count of files move together;
  *   P4  no file reachable from a retained, tagged or leased snapshot is ever deleted, nor one a reader
  *       opened within the grace period still reads;
- *   P5  retain-from never moves back.
+ *   P5  retain-from never moves back;
+ *   P6  fencing: no commit of an older writer epoch is acknowledged (or applied) after a newer epoch is
+ *       claimed before it in the log.
  * Mutants (-DMUTANT_...), each of which the checker must refute with a trail:
  *   MUTANT_IGNORE_LEASES   retain-from passes a leased snapshot (gc/retain-from.ts would clamp it)
  *   MUTANT_NO_CONFLICT     a rebase skips DuckLake's conflict check (src/txn/conflicts.ts)
  *   MUTANT_NO_GRACE        reclamation deletes as soon as excision schedules (gc/reclaim.ts)
  *   MUTANT_NEW_IDS         a rebase hands out new file ids (src/txn/ids.ts ReplayedIds keeps them)
+ *   MUTANT_NO_FENCE        a writer of an older epoch is not fenced (src/catalog/committer.ts checks the
+ *                          epoch at its commit point; the index skips an older epoch's entries)
  */
 
 #ifndef WRITERS
@@ -67,13 +71,21 @@ bool acked[WRITERS * COMMITS];
 byte ackedSeq[WRITERS * COMMITS];
 byte handedId[WRITERS * COMMITS];
 
+/* Entries a reader or writer sees: a torn record at the tail fails its checksum and ends the log there
+   (src/log/segment-file.ts), so the head is the entry before it. */
+#define validLen (logLen - (log[logLen - 1].torn -> 1 : 0))
+
 /* Visible at snapshot s (keys/visibility.ts): begun at or before s, not ended at or before s. */
 #define visible(f, s) (fileBegin[f] != NONE && fileBegin[f] <= (s) && (fileEnd[f] == NONE || fileEnd[f] > (s)))
 
 /* Applies entry i to the derived state: snapshot i (P2 by construction: one snapshot per entry, in order). */
 inline apply(i) {
   if
+#ifdef MUTANT_NO_FENCE
+  :: log[i].kind == 1 ->
+#else
   :: log[i].kind == 1 && log[i].epoch >= epochNow ->
+#endif
        if :: log[i].added != NONE -> assert(fileBegin[log[i].added] == NONE); fileBegin[log[i].added] = i :: else -> skip fi;
        /* P1: a version is ended once — a second delete of one file is a lost update */
        if :: log[i].removed != NONE -> assert(fileEnd[log[i].removed] == NONE); fileEnd[log[i].removed] = i :: else -> skip fi
@@ -92,7 +104,9 @@ inline checkAcked() {
          if :: (log[j2].kind == 1 || log[j2].kind == 3) && log[j2].writer == c2 / COMMITS && (log[j2].added == handedId[c2] || log[j2].removed == handedId[c2]) -> seen2++ :: else -> skip fi
        }
        assert(seen2 == 1);
-       assert(log[ackedSeq[c2]].added == handedId[c2] || log[ackedSeq[c2]].removed == handedId[c2])
+       assert(log[ackedSeq[c2]].added == handedId[c2] || log[ackedSeq[c2]].removed == handedId[c2]);
+       /* P6: no epoch claimed before it is newer than its own */
+       for (j2 : 1 .. ackedSeq[c2] - 1) { if :: log[j2].kind == 2 -> assert(log[ackedSeq[c2]].epoch >= log[j2].epoch) :: else -> skip fi }
     :: else -> skip
     fi
   }
@@ -118,7 +132,7 @@ proctype Writer(byte w) {
       if :: w != 1 && fileBegin[1] != NONE && fileEnd[1] == NONE -> victim = 1; id = NONE :: else -> skip fi;
       handedId[w * COMMITS + c] = (victim != NONE -> victim : id);
       if :: id != NONE -> fileExists[id] = true :: else -> skip fi;   /* the engine writes the file first */
-      base = logLen
+      base = validLen
     }
     done = false;
     do
@@ -140,7 +154,12 @@ proctype Writer(byte w) {
             logLen++;
             /* fenced: an entry of an older epoch is written but never applied, and the writer is told FENCED */
             if
-            :: myEpoch >= epochNow -> apply(seq); acked[w * COMMITS + c] = true; ackedSeq[w * COMMITS + c] = seq
+#ifdef MUTANT_NO_FENCE
+            :: true ->
+#else
+            :: myEpoch >= epochNow ->
+#endif
+               apply(seq); acked[w * COMMITS + c] = true; ackedSeq[w * COMMITS + c] = seq
             :: else -> skip
             fi;
             done = true
@@ -158,7 +177,7 @@ proctype Writer(byte w) {
             conflict = false;
             i = base;
             do
-            :: i < logLen -> if :: victim != NONE && log[i].removed == victim -> conflict = true :: else -> skip fi; i++
+            :: i < validLen -> if :: victim != NONE && log[i].removed == victim -> conflict = true :: else -> skip fi; i++
             :: else -> break
             od;
             i = 0;
@@ -168,7 +187,7 @@ proctype Writer(byte w) {
             if
             :: conflict -> done = true        /* CONFLICT: nothing written, the caller is told */
             :: else ->
-               base = logLen;
+               base = validLen;
 #ifdef MUTANT_NEW_IDS
                if :: id != NONE -> id = w + 3 :: else -> skip fi;
 #endif
@@ -183,13 +202,19 @@ proctype Writer(byte w) {
   atomic { checkAcked() }
 #ifdef SEGMENTS
   /* a writer may crash mid-append: a torn record the next lock holder cuts off */
-  atomic { if :: logLen < MAXLOG && !segLock -> log[logLen].torn = true; log[logLen].kind = 4; log[logLen].writer = NONE; logLen++ :: true -> skip fi }
+  atomic { if :: logLen < MAXLOG && !segLock && !log[logLen - 1].torn -> log[logLen].torn = true; log[logLen].kind = 4; log[logLen].writer = NONE; logLen++ :: true -> skip fi }
 #endif
 }
 
 /* The last writer also claims the writer epoch once (src/catalog/committer.ts claimWriterEpoch). */
 proctype EpochClaim() {
-  atomic { logLen < MAXLOG && !segLock -> log[logLen].kind = 2; epochNow++; logLen++ }
+  atomic {
+    logLen < MAXLOG && !segLock;
+#ifdef SEGMENTS
+    if :: log[logLen - 1].torn -> logLen--; log[logLen].kind = 0; log[logLen].torn = false :: else -> skip fi;
+#endif
+    epochNow++; log[logLen].kind = 2; log[logLen].epoch = epochNow; logLen++
+  }
 }
 
 /*
@@ -200,7 +225,7 @@ proctype EpochClaim() {
 proctype Reader(byte r) {
   byte s, f, opened, n0, n1;
   atomic {
-    s = logLen - 1;
+    s = validLen - 1;
     s >= retainFrom || s == tagged;   /* OUT_OF_RETENTION otherwise (src/read/resolve-snapshot.ts) */
     opened = time;
     if :: r == 0 -> leaseSnap = s; leaseExpires = time + LEASE_TTL :: else -> skip fi;
@@ -236,7 +261,7 @@ proctype GC() {
   bool due;
   do
   :: atomic {
-       target = logLen - 1;
+       target = validLen - 1;
 #ifndef MUTANT_IGNORE_LEASES
        if :: leaseSnap != NONE && time < leaseExpires && leaseSnap < target -> target = leaseSnap :: else -> skip fi;
 #endif
@@ -277,12 +302,12 @@ proctype GC() {
   :: atomic {
        /* a checkpoint of the applied state, then log compaction: the entries it covers become stubs that keep
           their sequence, so snapshot ids stay gap-free (P2) and an acknowledged commit stays in (P1) */
-       checkpointAt < logLen;
-       checkpointAt = logLen;
+       checkpointAt < validLen;
+       checkpointAt = validLen;
        for (f : 1 .. checkpointAt - 1) { if :: log[f].kind == 1 -> log[f].kind = 3 :: else -> skip fi }
        f = 0
      }
-  :: atomic { tagged == NONE && logLen > 1 -> tagged = logLen - 1 }   /* a user tags the head */
+  :: atomic { tagged == NONE && validLen > 1 -> tagged = validLen - 1 }   /* a user tags the head */
   :: break
   od
 }

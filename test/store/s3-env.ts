@@ -23,8 +23,8 @@ export function s3Options(): Omit<S3StoreOptions, 'prefix'> | undefined {
 
 let bucketReady: Promise<void> | undefined;
 
-/** An S3 store under a fresh prefix of the test bucket. */
-export async function freshS3Store(opts: Omit<S3StoreOptions, 'prefix'>): Promise<S3Store> {
+/** The test bucket, created on first use. */
+export async function ensureBucket(opts: Omit<S3StoreOptions, 'prefix'>): Promise<void> {
   bucketReady ??= (async () => {
     const client = new S3Client({ ...opts, maxAttempts: 3 });
     try {
@@ -37,5 +37,10 @@ export async function freshS3Store(opts: Omit<S3StoreOptions, 'prefix'>): Promis
     }
   })();
   await bucketReady;
+}
+
+/** An S3 store under a fresh prefix of the test bucket. */
+export async function freshS3Store(opts: Omit<S3StoreOptions, 'prefix'>): Promise<S3Store> {
+  await ensureBucket(opts);
   return new S3Store({ ...opts, prefix: `t-${randomUUID()}` });
 }

@@ -20,13 +20,18 @@ const SEGMENTS = `${path.sep}segments${path.sep}`;
 export function injectFsFaults(faults: FsFaults): void {
   const fs = createRequire(import.meta.url)('node:fs') as typeof fsCjs;
   const segmentFds = new Set<number>();
-  const { openSync, writeSync, fdatasync, fdatasyncSync } = fs;
+  const { openSync, closeSync, writeSync, fdatasync, fdatasyncSync } = fs;
   fs.openSync = ((file: fsCjs.PathLike, ...rest: unknown[]) => {
     const fd = (openSync as (...a: unknown[]) => number)(file, ...rest);
     const name = String(file);
     if (name.includes(SEGMENTS) && !name.endsWith(`${path.sep}LOCK`)) segmentFds.add(fd);
     return fd;
   }) as typeof fs.openSync;
+  // A closed descriptor's number is soon another file's.
+  fs.closeSync = ((fd: number) => {
+    segmentFds.delete(fd);
+    closeSync(fd);
+  }) as typeof fs.closeSync;
   fs.writeSync = ((fd: number, ...rest: unknown[]) => {
     if (segmentFds.has(fd)) faults.beforeSegmentWrite?.();
     return (writeSync as (...a: unknown[]) => number)(fd, ...rest);

@@ -2,7 +2,14 @@
 // a commit (after the log write, before the index write, …) with the real store underneath.
 import type { ObjectInfo, ObjectStore } from '../../src/store/object-store.js';
 
+/** Every call an ObjectStore takes; a delete of many keys, or a listing read to its end, is one. */
+export type StoreOperation = 'get' | 'putIfAbsent' | 'replace' | 'list' | 'info' | 'delete' | 'sweep' | 'readClock';
+
 export interface Faults {
+  /** Called before every operation (the n-th of this store, from 1), with its first key; throwing fails it with nothing done. */
+  beforeOperation?: (n: number, op: StoreOperation, key: string) => void | Promise<void>;
+  /** Called after the n-th operation completed, before its caller has the answer; throwing loses the answer. */
+  afterOperation?: (n: number, op: StoreOperation, key: string) => void | Promise<void>;
   /** Called before a create; throwing fails the create with nothing written. */
   beforeCreate?: (key: string) => void | Promise<void>;
   /** Called after a create attempt, with its outcome; e.g. kill the process here. */
@@ -33,8 +40,18 @@ export class FaultyStore implements ObjectStore {
     this.localRoot = inner.localRoot;
   }
 
+  private operations = 0;
+
+  private async around<T>(op: StoreOperation, key: string, run: () => Promise<T>): Promise<T> {
+    const n = ++this.operations;
+    await this.faults.beforeOperation?.(n, op, key);
+    const result = await run();
+    await this.faults.afterOperation?.(n, op, key);
+    return result;
+  }
+
   info(key: string): Promise<ObjectInfo | undefined> {
-    return this.inner.info(key);
+    return this.around('info', key, () => this.inner.info(key));
   }
 
   clockNow(): number | undefined {
@@ -42,7 +59,7 @@ export class FaultyStore implements ObjectStore {
   }
 
   readClock(): Promise<void> {
-    return this.inner.readClock();
+    return this.around('readClock', '', () => this.inner.readClock());
   }
 
   url(key: string): string {
@@ -51,33 +68,38 @@ export class FaultyStore implements ObjectStore {
 
   async get(key: string): Promise<Uint8Array | undefined> {
     await this.faults.beforeGet?.(key);
-    return this.inner.get(key);
+    return this.around('get', key, () => this.inner.get(key));
   }
 
   async putIfAbsent(key: string, body: Uint8Array): Promise<boolean> {
     await this.faults.beforeCreate?.(key);
-    const created = await this.inner.putIfAbsent(key, body);
+    const created = await this.around('putIfAbsent', key, () => this.inner.putIfAbsent(key, body));
     await this.faults.afterCreate?.(key, created);
     return created;
   }
 
   replace(key: string, body: Uint8Array): Promise<void> {
-    return this.inner.replace(key, body);
+    return this.around('replace', key, () => this.inner.replace(key, body));
   }
 
   async *list(prefix: string, options?: { startAfter?: string }): AsyncIterable<ObjectInfo> {
+    const n = ++this.operations;
+    await this.faults.beforeOperation?.(n, 'list', prefix);
     yield* this.inner.list(prefix, options);
+    await this.faults.afterOperation?.(n, 'list', prefix);
     this.faults.afterList?.(prefix);
   }
 
-  async delete(keys: readonly string[]): Promise<void> {
-    for (const key of keys) {
-      await this.faults.beforeDelete?.(key);
-      await this.inner.delete([key]);
-    }
+  delete(keys: readonly string[]): Promise<void> {
+    return this.around('delete', keys[0] ?? '', async () => {
+      for (const key of keys) {
+        await this.faults.beforeDelete?.(key);
+        await this.inner.delete([key]);
+      }
+    });
   }
 
   sweep(before: number, dryRun: boolean): Promise<string[]> {
-    return this.inner.sweep(before, dryRun);
+    return this.around('sweep', '', () => this.inner.sweep(before, dryRun));
   }
 }
