@@ -17,6 +17,8 @@ const count = (name: string, by = 1) => (counts[name] = (counts[name] ?? 0) + by
 const running = () => Date.now() < config.until;
 const metrics = metricsFile(config, role);
 const sample = () => fs.appendFileSync(metrics, `${JSON.stringify({ t: Date.now(), rss: process.memoryUsage().rss, counts })}\n`);
+// The last counts, once the catalog is closed: its RSS then says nothing about the run.
+const last = () => fs.appendFileSync(metrics, `${JSON.stringify({ t: Date.now(), counts, closed: true })}\n`);
 const sampler = setInterval(sample, 2000);
 
 /** An error a soak process may meet in normal running (a lost race, a snapshot GC let go): counted, not a violation. */
@@ -60,8 +62,10 @@ async function writer(c: Catalog, w: number): Promise<void> {
     }
     const started = performance.now();
     await guarded(op, async () => {
-      const { snapshot } = await c.sql(sql);
+      const { snapshot, rows: answer } = await c.sql(sql);
       const latencyMs = performance.now() - started;
+      // A statement that matched no row commits nothing: it answers at the snapshot it read.
+      if (Number(answer[0]?.Count) === 0) count('statements that changed nothing');
       apply();
       const totals: Totals = { rows: rows.size, sumN: 0, sumV: 0 };
       rows.forEach((v, n) => ((totals.sumN += n), (totals.sumV += v)));
@@ -196,7 +200,8 @@ try {
   else throw new Error(`unknown role ${role}`);
 } finally {
   clearInterval(sampler);
-  await catalog.close().catch((e: unknown) => violations.push(`${role}: close: ${String(e)}`));
   sample();
+  await catalog.close().catch((e: unknown) => violations.push(`${role}: close: ${String(e)}`));
+  last();
   fs.appendFileSync(metrics, `${JSON.stringify({ final: true, violations })}\n`);
 }

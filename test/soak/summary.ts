@@ -38,11 +38,11 @@ export async function summarise(config: SoakConfig, roles: string[], exits: { ro
   for (const role of roles) {
     const file = metricsFile(config, role);
     const lines = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Sample | { final: true; violations: string[] }) : [];
-    const samples = lines.filter((l): l is Sample => 'rss' in l);
+    const samples = lines.filter((l): l is Sample => 'rss' in l && typeof l.rss === 'number');
     const final = lines.find((l) => 'final' in l) as { violations: string[] } | undefined;
     if (!final) violations.push(`${role} left no final report`);
     violations.push(...(final?.violations ?? []));
-    counts[role] = samples.at(-1)?.counts ?? {};
+    counts[role] = (lines.filter((l): l is Sample => 'counts' in l).at(-1) ?? samples.at(-1))?.counts ?? {};
     if (samples.length === 0) continue;
     // Warm: the first sample past a fifth of the run, once caches and DuckDB have settled.
     const warm = samples.find((s) => s.t - started >= durationMs / 5) ?? samples[0]!;
@@ -103,7 +103,7 @@ export async function summarise(config: SoakConfig, roles: string[], exits: { ro
   const total = (name: string) => Object.values(counts).reduce((sum, c) => sum + (c[name] ?? 0), 0);
   const minutes = durationMs / 60_000;
   const lines = [
-    `commits acknowledged ${commits.length} (inserts ${total('inserts')}, updates ${total('updates')}, deletes ${total('deletes')}), conflicts retried ${total('conflicts')}`,
+    `statements acknowledged ${commits.length} (inserts ${total('inserts')}, updates ${total('updates')}, deletes ${total('deletes')}; ${total('statements that changed nothing')} matched no row and made no commit), conflicts ${total('conflicts')}`,
     `reads checked against the models ${total('checks')} (pins ${total('pins')}, snapshots gone before the pin ${total('out_of_retentions')}); follower's largest lag ${counts.follower?.lag ?? 0} snapshots`,
     `gc: retain-from advances ${total('advances')} (clamped by a lease ${total('clamped by a lease')}), excised versions ${total('excised versions')} and snapshots ${total('excised snapshots')}, reclaimed files ${total('reclaimed files')}, checkpoints ${total('checkpoints')}, log entries compacted ${total('log entries compacted')}, checkpoints pruned ${total('checkpoints pruned')}`,
     `compactions ${total('compactions')} (${total('files compacted')} files merged)`,
