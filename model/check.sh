@@ -21,7 +21,8 @@ failed=0
 # Builds the verifier for the given -D flags into $out/$1.
 build() {
   local name=$1; shift
-  (cd "$out" && mkdir -p "$name" && cd "$name" && spin -a "$@" ../../strata.pml >/dev/null && gcc -O2 -w -DSAFETY -DNOFAIR ${CFLAGS_EXTRA:-} -o pan pan.c)
+  # A copy beside the verifier: pan names its trail after the model, and spin -t looks for it beside the model.
+  (cd "$out" && mkdir -p "$name" && cd "$name" && cp ../../strata.pml . && spin -a "$@" strata.pml >/dev/null && gcc -O2 -w -DSAFETY -DNOFAIR ${CFLAGS_EXTRA:-} -o pan pan.c)
 }
 
 # The real protocol: exhaustive where the state space fits, bit-state hashing (with its coverage) where not.
@@ -33,7 +34,7 @@ real() {
   local started=$SECONDS result
   result=$(cd "$out/$name" && ./pan $args 2>&1 || true)
   local states errors factor
-  states=$(echo "$result" | awk '/states, stored/ {print $1}')
+  states=$(echo "$result" | awk '/states, stored/ {printf "%d", $1}')
   errors=$(echo "$result" | sed -n 's/.*errors: \([0-9]*\).*/\1/p')
   factor=$(echo "$result" | sed -n 's/.*hash factor: \([0-9.e+]*\).*/\1/p')
   echo "$result" >"$out/$name.txt"
@@ -49,7 +50,7 @@ mutant() {
   for seed in 1 2 3 4 5 6 7 8 9 10 11 12; do
     result=$(cd "$out/$name" && timeout 60 ./pan -m100000 -w26 -RS$seed 2>&1 || true)
     if echo "$result" | grep -q "errors: [1-9]"; then
-      (cd "$out/$name" && spin -t -p -g ../../strata.pml "$@" >"../$name.trail.txt" 2>&1 || true)
+      (cd "$out/$name" && spin -t -p -g "$@" strata.pml >"../$name.trail.txt" 2>&1 || true)
       printf '%-34s refuted, seed %s, %ss: %s\n' "$name" "$seed" "$((SECONDS - started))" "$(echo "$result" | grep -m1 'assertion violated' | sed 's/^pan:1: //')"
       return
     fi
