@@ -90,7 +90,8 @@ export function runTsx(
     });
     p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     p.on('error', reject);
-    p.on('exit', (code, signal) => {
+    // 'close', not 'exit': the process may exit before its last output has been read.
+    p.on('close', (code, signal) => {
       if (code !== 0 && signal === null) reject(new Error(`${script.pathname} failed (${code}): ${stderr}`));
       else resolve({ signal, stdout });
     });

@@ -25,7 +25,7 @@ async function inProcess(plan: Plan, layout: LogLayout) {
   try {
     const injector = new Injector(plan);
     const result = await runWorkload(root, layout, injector.store(root), () => {});
-    return { result, operations: injector.operations, violations: await checkEnd(root, layout, result.acks) };
+    return { result, operations: injector.operations, struck: injector.struck, violations: await checkEnd(root, layout, result.acks) };
   } finally {
     await rm(root, { recursive: true, force: true });
   }
@@ -38,7 +38,7 @@ async function killed(plan: Plan, layout: LogLayout) {
     const lines = stdout.split('\n');
     const acks: Ack[] = lines.filter((l) => l.startsWith('ack ')).map((l) => JSON.parse(l.slice(4)) as Ack);
     const result = lines.find((l) => l.startsWith('result '));
-    return { signal, acks, result: result && (JSON.parse(result.slice(7)) as WorkloadResult), violations: await checkEnd(root, layout, acks) };
+    return { signal, acks, result: result === undefined ? undefined : (JSON.parse(result.slice(7)) as WorkloadResult), violations: await checkEnd(root, layout, acks) };
   } finally {
     await rm(root, { recursive: true, force: true });
   }
@@ -75,11 +75,17 @@ describe('the end check', () => {
       const head = acks.at(-1)!;
       const lost = { snapshot: head.snapshot + 1, adds: ['never.bin'], removes: [] };
       const twice = { ...acks[1]! };
+      // an acknowledgement of the wrong snapshot: its files are there, but began elsewhere
+      const misplaced = { ...acks.at(-2)!, snapshot: head.snapshot };
+      // a removal acknowledged and not done
+      const undone = { snapshot: acks[5]!.snapshot, adds: [], removes: [acks[5]!.adds[0]!] };
       rmSync(path.join(storeDir(root), 'data', head.adds[0]!));
-      const found = await checkEnd(root, 'objects', [...acks, lost, twice]);
+      const found = await checkEnd(root, 'objects', [...acks, lost, twice, misplaced, undone]);
       expect(found).toContainEqual(expect.stringMatching(/acknowledged snapshot \d+ is past the head/));
       expect(found).toContainEqual(expect.stringMatching(/acknowledged twice/));
       expect(found).toContainEqual(expect.stringMatching(/lost never.bin/));
+      expect(found).toContainEqual(expect.stringMatching(new RegExp(`acknowledged adding ${misplaced.adds[0]}, and it began at ${acks.at(-2)!.snapshot}`)));
+      expect(found).toContainEqual(expect.stringMatching(new RegExp(`lists ${undone.removes[0]}, removed by an acknowledged commit`)));
       expect(found).toContainEqual(expect.stringMatching(new RegExp(`verify: named-files-exist .*${head.adds[0]}`)));
       expect(found).toContainEqual(expect.stringMatching(new RegExp(`reads ${head.adds[0]}, which is gone`)));
     } finally {
@@ -114,7 +120,12 @@ describe.each(['objects', 'segments'] as const)('fault sweep on the %s log', (la
       const plan = { mode, at };
       const run = mode === 'kill-after' ? await killed(plan, layout) : { ...(await inProcess(plan, layout)), signal: null };
       if (mode === 'kill-after') expect(run.signal, `operation ${at}`).toBe('SIGKILL');
-      else expect(run.result && run.result.strays, `operation ${at}`).toEqual([]);
+      else {
+        expect(run.result && run.result.strays, `operation ${at}`).toEqual([]);
+        expect('struck' in run && run.struck, `the fault at operation ${at} was injected`).toBe(true);
+        // A store that failed once is unavailable, not damaged, and fences nobody.
+        expect(run.result?.failures.filter((f) => f.error === 'CORRUPT' || f.error === 'FENCED'), `operation ${at}`).toEqual([]);
+      }
       if (run.result && run.result.failures.length > 0) faulted++;
       for (const v of run.violations) ends.push(`operation ${at} (${mode}): ${v}`);
     }

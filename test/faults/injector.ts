@@ -23,6 +23,9 @@ export class Injector {
   /** Each operation so far, in order: what it was and its first key. */
   readonly operations: string[] = [];
 
+  /** Whether the planned fault was injected. */
+  struck = false;
+
   constructor(readonly plan: Plan) {}
 
   /** The store the workload runs on, every operation counted; becomes the process's segment-file injector too. */
@@ -68,8 +71,11 @@ export class Injector {
     if (this.plan.at !== i) return undefined;
     if (this.plan.mode === 'kill-after' && point === 'after') process.kill(process.pid, 'SIGKILL');
     if (this.plan.mode === 'fail-before' || this.plan.mode === 'fail-after') {
-      if (reported) return reported();
-      if (this.plan.mode === `fail-${point}`) throw new Error(`${INJECTED} at operation ${i} (${this.operations[i - 1]})`);
+      if (reported) return (this.struck = true), reported();
+      if (this.plan.mode === `fail-${point}`) {
+        this.struck = true;
+        throw new Error(`${INJECTED} at operation ${i} (${this.operations[i - 1]})`);
+      }
     }
     return undefined;
   }

@@ -185,10 +185,14 @@ async function checkCatalog(c: Catalog, acks: readonly Ack[]): Promise<string[]>
       for (const f of files) if (!fs.existsSync(c.dataFileLocation(f.path))) out.push(`snapshot ${id} reads ${f.path}, which is gone`);
       if (id === head) {
         for (const p of acks.flatMap((x) => x.adds)) if (!REMOVED.includes(p) && !paths.includes(p)) out.push(`the head ${id} lost ${p}, added by an acknowledged commit`);
+        // an acknowledged remove below retain-from is checked here, where its snapshot is gone
+        for (const p of acks.flatMap((x) => x.removes)) if (paths.includes(p)) out.push(`the head ${id} lists ${p}, removed by an acknowledged commit`);
       }
-      const ack = acks.find((x) => x.snapshot === id);
-      if (ack) {
-        for (const p of ack.adds) if (!paths.includes(p)) out.push(`snapshot ${id} was acknowledged adding ${p}, and lists ${paths.join(', ')}`);
+      for (const ack of acks.filter((x) => x.snapshot === id)) {
+        for (const p of ack.adds) {
+          const added = files.find((f) => f.path === p);
+          if (added?.beginSnapshot !== id) out.push(`snapshot ${id} was acknowledged adding ${p}, and ${added ? `it began at ${added.beginSnapshot}` : `lists ${paths.join(', ')}`}`);
+        }
         for (const p of ack.removes) if (paths.includes(p)) out.push(`snapshot ${id} was acknowledged removing ${p}, and still lists it`);
       }
     } finally {

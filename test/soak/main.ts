@@ -29,6 +29,8 @@ if (!(minutes > 0)) program.error(`--minutes must be a positive number, got ${op
 if (opts.store !== 'dir' && opts.store !== 's3') program.error(`--store is dir or s3, got ${opts.store}`);
 
 const out = path.resolve(opts.out ?? path.join('soak-out', `${opts.store}-${new Date().toISOString().replace(/[:.]/g, '-')}`));
+// A used directory would mix two runs' journals and stores: refused rather than emptied (it is the user's).
+if (fs.existsSync(out) && fs.readdirSync(out).length > 0) program.error(`--out ${out} is not empty: give a new directory, or remove that one`);
 fs.mkdirSync(out, { recursive: true });
 const durationMs = minutes * 60_000;
 const started = Date.now();

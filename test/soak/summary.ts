@@ -44,8 +44,9 @@ export async function summarise(config: SoakConfig, roles: string[], exits: { ro
     violations.push(...(final?.violations ?? []));
     counts[role] = (lines.filter((l): l is Sample => 'counts' in l).at(-1) ?? samples.at(-1))?.counts ?? {};
     if (samples.length === 0) continue;
-    // Warm: the first sample past a fifth of the run, once caches and DuckDB have settled.
-    const warm = samples.find((s) => s.t - started >= durationMs / 5) ?? samples[0]!;
+    // Warm: the first sample a fifth of the run after the process's own first, once caches and DuckDB
+    // have settled (processes start seconds apart on a loaded machine).
+    const warm = samples.find((s) => s.t - samples[0]!.t >= durationMs / 5) ?? samples[0]!;
     const end = samples.at(-1)!;
     rss[role] = { startMiB: samples[0]!.rss / MiB, warmMiB: warm.rss / MiB, endMiB: end.rss / MiB };
     // Flat: what the last four fifths added stays under a quarter of the warm size plus 48 MiB.

@@ -85,8 +85,16 @@ export class FaultyStore implements ObjectStore {
   async *list(prefix: string, options?: { startAfter?: string }): AsyncIterable<ObjectInfo> {
     const n = ++this.operations;
     await this.faults.beforeOperation?.(n, 'list', prefix);
-    yield* this.inner.list(prefix, options);
-    await this.faults.afterOperation?.(n, 'list', prefix);
+    let failed = false;
+    try {
+      yield* this.inner.list(prefix, options);
+    } catch (e) {
+      failed = true;
+      throw e;
+    } finally {
+      // Also when the caller stops reading early: the listing it had is its answer.
+      if (!failed) await this.faults.afterOperation?.(n, 'list', prefix);
+    }
     this.faults.afterList?.(prefix);
   }
 
