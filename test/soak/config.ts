@@ -1,12 +1,14 @@
 // What every soak process is told (one JSON argument) and how each opens the shared catalog. S3
-// credentials never travel in it: each process reads them from its environment, as the CLI does.
+// credentials never travel in it: each process reads them from its environment (test/store/s3-env.ts).
 import * as path from 'node:path';
-import { Catalog, type OpenOptions } from '../../src/index.js';
+import { Catalog, type OpenOptions, type S3StoreOptions } from '../../src/index.js';
+import { s3Options } from '../store/s3-env.js';
 
 export interface SoakConfig {
   /** Where the run keeps its index directories, journals, metrics and report. */
   out: string;
-  store: { dir: string } | { s3: { bucket: string; prefix: string; endpoint: string; region: string } };
+  /** S3: the prefix in the test bucket; the server and credentials come from each process's environment. */
+  store: { dir: string } | { s3: { prefix: string } };
   /** Every process stops starting work at this time (ms since epoch) and exits. */
   until: number;
   writers: number;
@@ -22,21 +24,15 @@ export interface SoakConfig {
 
 export const TABLE = 'main.events';
 
-export function storeOption(config: SoakConfig): NonNullable<OpenOptions['store']> {
-  if ('dir' in config.store) return { path: config.store.dir };
-  const { S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY } = process.env;
-  if (!S3_ACCESS_KEY_ID || !S3_SECRET_ACCESS_KEY) throw new Error('soak on S3: export S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY (../shared/s3/start-s3.sh prints them)');
-  return {
-    s3: {
-      ...config.store.s3,
-      credentials: { accessKeyId: S3_ACCESS_KEY_ID, secretAccessKey: S3_SECRET_ACCESS_KEY },
-      forcePathStyle: true,
-    },
-  };
+export function storeOption(store: SoakConfig['store']): { path: string } | { s3: S3StoreOptions } {
+  if ('dir' in store) return { path: store.dir };
+  const s3 = s3Options();
+  if (s3 === undefined) throw new Error('soak on S3: start ../shared/s3/start-s3.sh and export what it prints (S3_ENDPOINT, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY)');
+  return { s3: { ...s3, prefix: store.s3.prefix } };
 }
 
 export function openShared(config: SoakConfig, role: string, extra: Partial<OpenOptions> = {}): Promise<Catalog> {
-  return Catalog.open({ dir: path.join(config.out, `index-${role}`), store: storeOption(config), writerName: role, ...extra });
+  return Catalog.open({ dir: path.join(config.out, `index-${role}`), store: storeOption(config.store), writerName: role, ...extra });
 }
 
 export const journalFile = (config: SoakConfig, writer: number) => path.join(config.out, `journal-${writer}.jsonl`);

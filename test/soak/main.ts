@@ -11,8 +11,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
-import { ensureBucket, s3Options, S3_BUCKET } from '../store/s3-env.js';
-import { openShared, type SoakConfig } from './config.js';
+import { ensureBucket, S3_BUCKET } from '../store/s3-env.js';
+import { openShared, type SoakConfig, storeOption } from './config.js';
 import { summarise } from './summary.js';
 
 const program = new Command('soak')
@@ -37,10 +37,10 @@ const started = Date.now();
 
 async function storeConfig(): Promise<SoakConfig['store']> {
   if (opts.store === 'dir') return { dir: path.join(out, 'store') };
-  const s3 = s3Options();
-  if (s3 === undefined) throw new Error('--store s3: start ../shared/s3/start-s3.sh and export what it prints (S3_ENDPOINT, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY)');
-  await ensureBucket(s3);
-  return { s3: { bucket: S3_BUCKET, prefix: `soak-${path.basename(out)}`, endpoint: s3.endpoint!, region: s3.region! } };
+  const store = { s3: { prefix: `soak-${path.basename(out)}` } };
+  const opened = storeOption(store);
+  if ('s3' in opened) await ensureBucket(opened.s3);
+  return store;
 }
 
 const config: SoakConfig = {
