@@ -3,6 +3,7 @@
 // index to hold everything the log has (taking the lock only when there is something to apply). The writer
 // lock is here because applying and committing both advance the index's applied sequence and must not
 // interleave.
+import { setImmediate as yieldTurn } from 'node:timers/promises';
 import { type KvSeq, kvSeq } from '../../keys/ids.js';
 import { decodeWriterEpoch, type WriterEpochRow, WRITER_EPOCH_KEY } from '../../keys/system.js';
 import { isStrataError, LocalIndexError, StrataError } from '../errors.js';
@@ -76,22 +77,32 @@ export class IndexSync {
   /**
    * One probe for every caller that arrives while one is under way: they share the next, which starts
    * after the one under way ends — after each of them asked, so none gets an answer older than its
-   * question. Eight callers committing at once make two probes, not eight (on S3, requests).
+   * question. On a log kept as objects, where a probe is store requests (on S3, billed round trips), it
+   * starts a turn of the event loop after it is first asked for, so that callers woken together (the
+   * members of a group commit, each beginning its next transaction) share it: eight callers committing in a
+   * loop make one probe per group, not two. On segments a probe is one local read, cheaper than the turn
+   * (a reader opened per query: 12 against 16 µs), so it starts at once.
    */
   private sharedProbe(): Promise<void> {
-    if (this.probing === undefined) {
-      this.probing = this.probe().finally(() => (this.probing = undefined));
-      return this.probing;
-    }
-    this.nextProbe ??= this.probing
-      .catch(() => undefined)
-      .then(() => {
-        this.nextProbe = undefined;
-        return this.sharedProbe();
-      });
+    this.nextProbe ??= this.probeAfter(this.probing);
     return this.nextProbe;
   }
 
+  private async probeAfter(previous: Promise<void> | undefined): Promise<void> {
+    await previous?.catch(() => undefined);
+    if (this.log.layout === 'objects') await yieldTurn();
+    // Started: whoever asks from here on waits for the probe after this one.
+    const probing = this.probe();
+    this.nextProbe = undefined;
+    this.probing = probing;
+    try {
+      await probing;
+    } finally {
+      if (this.probing === probing) this.probing = undefined;
+    }
+  }
+
+  /** The probe under way, and the one that starts after it (which every caller until then shares). */
   private probing: Promise<void> | undefined;
   private nextProbe: Promise<void> | undefined;
 

@@ -206,6 +206,33 @@ describe('group commit', () => {
     await r.close();
   });
 
+  it('callers committing in a loop on the object layout share one look at the store per group (on S3, requests)', async () => {
+    const dir = await tempDir();
+    const counts = { looks: 0, creates: 0 };
+    const store = new FaultyStore(new DirectoryStore(path.join(dir, 'store')), {
+      beforeGet: (key) => void (key.startsWith('log/') && counts.looks++),
+      beforeCreate: (key) => void (key.startsWith('log/') && counts.creates++),
+    });
+    const c = await openCatalog({ dir, store, logLayout: 'objects', checkpointEvery: 0 });
+    await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
+    counts.looks = counts.creates = 0;
+    const commits = 80;
+    let next = 0;
+    const caller = async () => {
+      for (let i = next++; i < commits; i = next++) await c.transaction((tx) => tx.addDataFile('main', 't', file(`f${i}.parquet`)));
+    };
+    await Promise.all(Array.from({ length: 8 }, caller));
+    const r = await c.reader();
+    expect(await r.dataFiles('main', 't')).toHaveLength(commits);
+    await r.close();
+    // A look is two reads (the next entry and the one after, which tells the end from a gap); the callers a
+    // group wakes begin together and share one. Before, the first of them started a look alone and the
+    // other seven shared a second one: 4 reads per entry, and groups split by the wait.
+    expect(counts.creates).toBeLessThanOrEqual(commits / 6);
+    expect(counts.looks).toBeLessThanOrEqual(2 * counts.creates + 2);
+    expect((counts.looks + counts.creates) / commits).toBeLessThan(0.5);
+  });
+
   it('close() waits for transactions under way', async () => {
     const c = await openCatalog({ dir: await tempDir() });
     await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
