@@ -10,6 +10,7 @@ import * as q from '../read/catalog-queries.js';
 import { verifyReadSources } from '../read/history.js';
 import { findConflict, ownFootprint } from './conflicts.js';
 import { type CommitMeta, type Plan, planCommit } from './plan.js';
+import { carriedOver } from './carry-over.js';
 import { ReplayedIds } from './ids.js';
 import { replayOrConflict } from './replay.js';
 import type { PendingState } from './pending.js';
@@ -42,15 +43,17 @@ export async function prepare(view: ReadView, fn: TransactionFn, meta: CommitMet
 }
 
 /**
- * The plan of a prepared transaction on `view`: its own plan if `view` is the state it ran on, else the
- * replay of its operations there, after DuckLake's conflict checks against the snapshots in between. A
- * conflict throws CONFLICT naming them.
+ * The plan of a prepared transaction on `view`: its own plan if `view` is the state it ran on, else (after
+ * DuckLake's conflict checks against the snapshots in between) its state carried over when those snapshots
+ * left what it read alone, or the replay of its operations there. A conflict throws CONFLICT naming them.
  */
 export async function rebase(view: ReadView, p: Prepared, isOwnState: boolean, time: number, ctx: TxnContext): Promise<Plan> {
   if (isOwnState) return p.plan;
   const head = await q.headSnapshot(view);
   const found = await findConflict(view, p.base, head.begin, ownFootprint(p.state, p.plan.snapshot?.changes ?? []));
   if (found) throw found;
+  const carried = await carriedOver(view, p.state, head);
+  if (carried) return planOn(view, head, carried, p.meta, time);
   const ids = new ReplayedIds(ctx.ids);
   const state = await sealedRun(view, head, { ...ctx, ids }, (tx) => replayOrConflict(tx, p.state.ops, ids, p.base, head.begin));
   return planOn(view, head, state, p.meta, time);
