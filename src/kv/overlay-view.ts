@@ -65,12 +65,12 @@ export class OverlayView implements ReadView {
 
   async getImmutable<T>(key: Key): Promise<T | undefined> {
     const bytes = this.puts.get(key);
-    return bytes === undefined ? this.base.getImmutable<T>(key) : Object.freeze(decodeValue<T>(key, bytes));
+    return bytes === undefined ? this.base.getImmutable<T>(key) : decodedOnce<T>(key, bytes);
   }
 
   async stateValue<T>(key: Key, opts?: StateValueOptions): Promise<T | undefined> {
     const bytes = this.puts.get(key);
-    return bytes === undefined ? this.base.stateValue<T>(key, opts) : Object.freeze(decodeValue<T>(key, bytes));
+    return bytes === undefined ? this.base.stateValue<T>(key, opts) : decodedOnce<T>(key, bytes);
   }
 
   async get(key: Key): Promise<Uint8Array | undefined> {
@@ -99,4 +99,17 @@ export class OverlayView implements ReadView {
 
   /** The base view belongs to whoever opened it. */
   async close(): Promise<void> {}
+}
+
+/**
+ * Values an overlay's puts decode to, by their bytes (never changed once planned). Layers are shared by the
+ * overlays stacked on them, so each later member of a group reads the snapshots of the ones before it —
+ * the conflict check's changes, their heads — without decoding them again (member k reads k - 1 of them).
+ */
+const decoded = new WeakMap<Uint8Array, unknown>();
+
+function decodedOnce<T>(key: Key, bytes: Uint8Array): T {
+  let value = decoded.get(bytes) as T | undefined;
+  if (value === undefined) decoded.set(bytes, (value = Object.freeze(decodeValue<T>(key, bytes))));
+  return value;
 }

@@ -109,6 +109,18 @@ export function ownFootprint(state: PendingState, changes: readonly string[]): O
   };
 }
 
+/**
+ * Another commit's footprint, read once per decoded changes list: the later members of a group commit
+ * each check the snapshots of all the members before them, whose rows their views share.
+ */
+const footprints = new WeakMap<readonly string[], Footprint>();
+
+function theirFootprint(changes: readonly string[]): Footprint {
+  let f = footprints.get(changes);
+  if (f === undefined) footprints.set(changes, (f = footprintOf(changes)));
+  return f;
+}
+
 const conflict = (other: SnapshotId, what: string) =>
   new StrataError(
     'CONFLICT',
@@ -123,8 +135,7 @@ const conflict = (other: SnapshotId, what: string) =>
  */
 export async function findConflict(view: ReadView, base: SnapshotId, head: SnapshotId, ours: OwnFootprint): Promise<StrataError | undefined> {
   for (let s = snapshotId(base + 1); s <= head; s = snapshotId(s + 1)) {
-    const changes = (await q.snapshotChanges(view, s))?.changes ?? [];
-    const theirs = footprintOf(changes);
+    const theirs = theirFootprint((await q.snapshotChanges(view, s))?.changes ?? []);
     const found = ruleConflict(s, ours, theirs) ?? (await fileConflict(view, s, ours, theirs));
     if (found) return found;
   }
