@@ -7,6 +7,7 @@ import { type CatalogId, catalogId, fileId, type SnapshotId, snapshotId } from '
 import type { SnapshotRow } from '../../keys/snapshots.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
+import { dataFile, deleteFile } from '../read/file-listing.js';
 import { classify } from './change.js';
 import type { OpName, PendingState } from './pending.js';
 
@@ -25,8 +26,11 @@ export async function carriedOver(view: ReadView, state: PendingState, head: { b
   if (tables === undefined) return undefined;
   for (let s = snapshotId(state.base + 1); s <= head.begin; s = snapshotId(s + 1)) {
     const changes = (await q.snapshotChanges(view, s))?.changes;
-    if (changes === undefined || !changes.every((c) => touchesOnlyFilesOfOthers(c, tables))) return undefined;
+    // An empty list says nothing: a restore that only brings deleted rows back ends delete files and names
+    // no table.
+    if (changes === undefined || changes.length === 0 || !changes.every((c) => touchesOnlyFilesOfOthers(c, tables))) return undefined;
   }
+  if (!(await stillLive(view, state))) return undefined;
   return {
     ...state,
     base: head.begin,
@@ -49,6 +53,21 @@ function filesOnly(state: PendingState): Set<CatalogId> | undefined {
   for (const c of state.dataFiles.values()) tables.add(c.tableId);
   for (const c of state.deleteFiles.values()) tables.add(c.tableId);
   return tables;
+}
+
+/**
+ * Whether every file version the state will end is still live on `view`. changes_made does not name every
+ * table whose files a commit ends (see above), so what the plan ends is read again: ending a version twice
+ * would rewrite the snapshot that ended it first.
+ */
+async function stillLive(view: ReadView, state: PendingState): Promise<boolean> {
+  for (const [id, c] of state.dataFiles) {
+    if (c.base !== undefined && classify(c) !== 'none' && (await dataFile(view, c.tableId, id))?.row.end !== null) return false;
+  }
+  for (const [id, c] of state.deleteFiles) {
+    if (c.base !== undefined && classify(c) !== 'none' && (await deleteFile(view, c.tableId, id))?.row.end !== null) return false;
+  }
+  return true;
 }
 
 function touchesOnlyFilesOfOthers(change: string, tables: ReadonlySet<CatalogId>): boolean {

@@ -111,6 +111,43 @@ describe('a rebase that carries its state over', () => {
     );
   });
 
+  it('a restore that only ends delete files, then a rebased removal of their data file: the restored snapshot keeps its state', async () => {
+    // The restore's changes_made is empty (ending a delete file names no table), so only re-reading what the
+    // removal ends shows that the delete file it loaded as live was ended in between.
+    const c = await openCatalog({ clock: steppingClock(), checkpointEvery: 0 });
+    await c.transaction((tx) => tx.createTable('main', 'a', [{ name: 'x', type: 'int64' }]));
+    let f = 0;
+    const before = (await c.transaction(async (tx) => void (f = await tx.addDataFile('main', 'a', { path: 'a/f.parquet', recordCount: 10, fileSizeBytes: 100 })))).snapshot!;
+    await c.transaction((tx) => tx.addDeleteFile('main', 'a', { dataFileId: f, path: 'a/d.parquet', deleteCount: 1, fileSizeBytes: 10 }));
+    // The removal runs on the state before the restore and commits after it.
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let started = () => {};
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const removing = c.transaction(async (tx) => {
+      started();
+      await gate;
+      await tx.removeDataFile('main', 'a', f);
+    });
+    await running;
+    const restored = await c.transaction((tx) => tx.restoreTable('main', 'a', before));
+    release();
+    const removed = await removing;
+    expect(restored.snapshot).not.toBeNull();
+    expect(removed.snapshot).toBe(restored.snapshot! + 1);
+    const at = async (snapshot: number) => {
+      const r = await c.reader({ snapshot });
+      const out = { files: (await r.dataFiles('main', 'a')).map((x) => x.path), deletes: (await r.deleteFiles('main', 'a')).map((x) => x.path) };
+      await r.close();
+      return out;
+    };
+    expect(await at(restored.snapshot!)).toEqual({ files: ['a/f.parquet'], deletes: [] });
+    expect(await at(removed.snapshot!)).toEqual({ files: [], deletes: [] });
+    // One end per version: the end index agrees with the versions.
+    expect((await c.verify()).violations).toEqual([]);
+    await c.close();
+  });
+
   it('inserts into different tables: the later members of a group do not run their operations again', async () => {
     const { c } = await setUp();
     const runs = vi.spyOn(Transaction.prototype, 'addDataFile');
