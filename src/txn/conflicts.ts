@@ -179,7 +179,7 @@ function ruleConflict(s: SnapshotId, ours: OwnFootprint, theirs: Footprint): Str
 
 /**
  * Two deletes from one data file conflict (delete files are cumulative: the second would drop the first's
- * rows), as does a delete from a file another commit removed. Checked on the newest state, and only for
+ * rows), as does a delete from a file another commit removed or whose deleted rows it brought back. Checked on the newest state, and only for
  * tables the other commit deleted from.
  */
 async function fileConflict(view: ReadView, s: SnapshotId, ours: OwnFootprint, theirs: Footprint): Promise<StrataError | undefined> {
@@ -188,6 +188,10 @@ async function fileConflict(view: ReadView, s: SnapshotId, ours: OwnFootprint, t
     const touched = new Set<FileId>();
     for await (const batch of deleteFilesAt(view, s, tableId)) {
       for (const d of batch) if (d.begin === s) touched.add(d.row.dataFileId);
+    }
+    // Delete files it ended without a successor (a restore bringing rows back) are not visible at `s`.
+    for await (const batch of deleteFilesAt(view, snapshotId(s - 1), tableId)) {
+      for (const d of batch) if (d.row.end === s) touched.add(d.row.dataFileId);
     }
     for (const [fileId, t] of ours.deletedDataFiles) {
       if (t !== tableId) continue;

@@ -180,7 +180,9 @@ export async function planCommit(
     if (c.endsAtCommit) mutations.push(...entity.end({ begin: at, row: c.next! }, at));
     else if (kind !== 'none') mutations.push(...versionMutations(entity, c, at, kind));
     if (c.base === undefined && c.next !== null) newPaths.push([(c.next as DeleteFileRow).path, id]);
-    if (kind === 'created' && !tableGone(c.tableId)) deleted.add(c.tableId);
+    // A delete file ended on its own (a restore bringing deleted rows back) changes the table's deletes too:
+    // unnamed, a concurrent delete from its data file would not be checked against it.
+    if ((kind === 'created' || kind === 'dropped') && !tableGone(c.tableId)) deleted.add(c.tableId);
   }
 
   // The path index learns of every new file row, in one multi-get for the commit's paths.

@@ -171,6 +171,29 @@ describe('concurrent writers: DuckLake conflicts', () => {
     expectConflict(out, /deletes from data file/);
   });
 
+  it('a delete from a file whose deleted rows a restore brought back: CONFLICT, and the restore stands', async () => {
+    const { first, second, race } = await twoWriters(async (tx) => {
+      await tx.createTable('main', 't', int);
+      await tx.addDataFile('main', 't', file('a.parquet'));
+    });
+    const clean = (await first.snapshots()).at(-1)!.id;
+    const [a] = (await (await first.reader()).dataFiles('main', 't')).map((f) => f.id);
+    await first.transaction((tx) => tx.addDeleteFile('main', 't', { dataFileId: a!, path: 'del-1', deleteCount: 1, fileSizeBytes: 1 }));
+    await second.refresh();
+    // Ours replaces del-1 with a cumulative delete file worked out on it; theirs brings del-1's row back.
+    const out = await race(
+      (tx) => tx.restoreTable('main', 't', clean),
+      (tx) => tx.addDeleteFile('main', 't', { dataFileId: a!, path: 'del-2', deleteCount: 2, fileSizeBytes: 1 }),
+    );
+    expectConflict(out, /deletes from data file/);
+    await first.refresh();
+    const restored = (await first.snapshots()).at(-1)!;
+    expect(restored.changes).toEqual(['deleted_from_table:1']);
+    const r = await first.reader();
+    expect(await r.deleteFiles('main', 't')).toEqual([]);
+    await r.close();
+  });
+
   it('a restore of a table another transaction inserted into, with something to undo: CONFLICT', async () => {
     const { first, race } = await twoWriters(async (tx) => {
       await tx.createTable('main', 't', int);
