@@ -179,8 +179,8 @@ function ruleConflict(s: SnapshotId, ours: OwnFootprint, theirs: Footprint): Str
 
 /**
  * Two deletes from one data file conflict (delete files are cumulative: the second would drop the first's
- * rows), as does a delete from a file another commit removed or whose deleted rows it brought back. Checked on the newest state, and only for
- * tables the other commit deleted from.
+ * rows), as does a delete from a file another commit removed or whose deleted rows it brought back.
+ * Checked on the newest state, and only for tables the other commit deleted from.
  */
 async function fileConflict(view: ReadView, s: SnapshotId, ours: OwnFootprint, theirs: Footprint): Promise<StrataError | undefined> {
   const tables = new Set([...ours.deletedDataFiles.values()].filter((t) => theirs.deletedTables.has(t) || theirs.compactedTables.has(t)));
