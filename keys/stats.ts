@@ -15,15 +15,38 @@ export interface TableStatsRow {
    * thousands of fresh tables). Absent in rows written before it was kept; such a table is listed.
    */
   dataFiles?: number;
+  /**
+   * How many of its data files were ever given an end (removed, compacted, restored away, dropped with the
+   * table): 0 lets a listing skip the index of ends, a LevelDB iterator per table listed. Absent in rows
+   * written before it was kept; for such a table the ends are read.
+   */
+  endedFiles?: number;
 }
 
-export const EMPTY_TABLE_STATS: TableStatsRow = { recordCount: 0, nextRowId: 0, fileSizeBytes: 0, dataFiles: 0 };
+export const EMPTY_TABLE_STATS: TableStatsRow = { recordCount: 0, nextRowId: 0, fileSizeBytes: 0, dataFiles: 0, endedFiles: 0 };
 
-/** A table's stats after a commit changed its live files by these amounts. */
-export function changedTableStats(base: TableStatsRow, d: { records: number; bytes: number; files: number }, nextRowId: number): TableStatsRow {
+/** What one commit did to a table's data files: live files gained (negative: lost), and files it ended. */
+export interface TableStatsDelta {
+  records: number;
+  bytes: number;
+  files: number;
+  ended: number;
+}
+
+/** A table's stats after a commit changed its live files by `d`. */
+export function changedTableStats(base: TableStatsRow, d: TableStatsDelta, nextRowId: number): TableStatsRow {
   const stats: TableStatsRow = { recordCount: base.recordCount + d.records, nextRowId: Math.max(base.nextRowId, nextRowId), fileSizeBytes: base.fileSizeBytes + d.bytes };
   if (base.dataFiles !== undefined) stats.dataFiles = base.dataFiles + d.files;
+  if (base.endedFiles !== undefined) stats.endedFiles = base.endedFiles + d.ended;
   return stats;
+}
+
+/**
+ * A dropped table's stats: it keeps the ones it had (what DuckLake's table_stats showed last), except the
+ * files its drop ended, which a listing at an older snapshot must still read the ends of.
+ */
+export function droppedTableStats(base: TableStatsRow, d: TableStatsDelta): TableStatsRow {
+  return base.endedFiles === undefined || d.ended === 0 ? base : { ...base, endedFiles: base.endedFiles + d.ended };
 }
 
 export const tableStatsKey = (tableId: CatalogId): Key => encodeKey(Space.TableStats, [tableId]);
@@ -46,21 +69,29 @@ export function tableStatsProblems(
   files: readonly { tableId: number; end: number | null; recordCount: number; fileSizeBytes: number; rowIdEnd: number }[],
   liveTables: ReadonlySet<number>,
 ): Violation[] {
-  const sums = new Map<number, { records: number; bytes: number; files: number; rowIdEnd: number }>();
+  const sums = new Map<number, { records: number; bytes: number; files: number; ended: number; rowIdEnd: number }>();
   for (const f of files) {
     let s = sums.get(f.tableId);
-    if (!s) sums.set(f.tableId, (s = { records: 0, bytes: 0, files: 0, rowIdEnd: 0 }));
+    if (!s) sums.set(f.tableId, (s = { records: 0, bytes: 0, files: 0, ended: 0, rowIdEnd: 0 }));
     if (f.end === null) {
       s.records += f.recordCount;
       s.bytes += f.fileSizeBytes;
       s.files++;
-    }
+    } else s.ended++;
     s.rowIdEnd = Math.max(s.rowIdEnd, f.rowIdEnd);
   }
   const out: Violation[] = [];
   for (const { tableId, row, key } of stats) {
+    const s = sums.get(tableId) ?? { records: 0, bytes: 0, files: 0, ended: 0, rowIdEnd: 0 };
+    // Excision removes ended files, so fewer may be left than were counted; more would be listed as live.
+    if (row.endedFiles !== undefined && s.ended > row.endedFiles) {
+      out.push({
+        invariant: 'table-stats-add-up',
+        key,
+        message: `table ${tableId}'s stats say ${row.endedFiles} of its data files were ever ended, but ${s.ended} have an end: listings would skip their ends`,
+      });
+    }
     if (!liveTables.has(tableId)) continue;
-    const s = sums.get(tableId) ?? { records: 0, bytes: 0, files: 0, rowIdEnd: 0 };
     if (row.recordCount !== s.records || row.fileSizeBytes !== s.bytes || (row.dataFiles ?? s.files) !== s.files) {
       out.push({
         invariant: 'table-stats-add-up',

@@ -25,7 +25,7 @@ import type { StoredVersion, Version } from '../../keys/versions.js';
 import { isVisible } from '../../keys/visibility.js';
 import type { ReadView } from '../kv/read-view.js';
 import { MAX_CACHED_GROUP } from '../kv/version-cache.js';
-import { snapshotRow, versionBatches } from './catalog-queries.js';
+import { snapshotRow, tableStats, versionBatches } from './catalog-queries.js';
 import type { DataFileInfo, DeleteFileInfo } from './records.js';
 
 export type DataFileVersion = { id: FileId } & Version<DataFileRow>;
@@ -55,25 +55,23 @@ export async function* dataFilesAt(view: ReadView, at: SnapshotId, tableId: Cata
     const out: DataFileVersion[] = [];
     for (const v of inCommitOrder(hit)) {
       const row = v.row as DataFileRow;
-      if (isVisible(v.begin, row.end, at)) out.push({ id: dataFileIdOf(v.fields), begin: v.begin as SnapshotId, row });
+      if (isVisible(v.begin, row.end, at)) out.push({ id: fileIdOf(v), begin: v.begin as SnapshotId, row });
     }
     if (out.length > 0) yield out;
     return;
   }
-  // What was read so far, while the table may still be small enough to cache (built into versions at the
-  // end, so a large table pays nothing for it).
-  let whole: { begin: SnapshotId; rows: [FileId, DataFileRow][] }[] | undefined = [];
-  let count = 0;
-  // The ends are asked for from the first batch of manifests on: their first read starts now, so the two
+  // What was read so far, while the table may still be small enough to cache.
+  let whole: CachedDataFile[] | undefined = [];
+  // A table none of whose files ever ended has no ends to merge (a point read instead of an iterator). Else
+  // the ends are asked for from the first batch of manifests on: their first read starts now, so the two
   // trips to LevelDB's thread pool overlap instead of following each other.
-  const ends = new EndCursor(view, tableId);
+  const ends = (await tableStats(view, tableId))?.endedFiles === 0 ? NO_ENDS : new EndCursor(view, tableId);
   try {
     scan: for await (const batch of view.scanBatches(manifestsOfTable(tableId))) {
       for (const [key, bytes] of batch) {
         const begin = snapshotId(beginOf(key));
         // Past `at` only to complete a small table's group: nothing there is visible.
         if (begin > at && whole === undefined) break scan;
-        const rows: [FileId, DataFileRow][] = [];
         for await (const files of manifestFiles(view, key, bytes)) {
           await ends.readTo(files[0]![0], files.at(-1)![0]);
           const out: DataFileVersion[] = [];
@@ -81,30 +79,47 @@ export async function* dataFilesAt(view: ReadView, at: SnapshotId, tableId: Cata
             const id = file[0];
             const end = ends.endOf(id);
             const row = manifestRow(file, end);
-            if (whole !== undefined) rows.push([id, row]);
+            whole?.push(new CachedDataFile(tableId, id, begin, row));
             if (begin <= at && (end === null || end > at)) out.push({ id, begin, row });
           }
-          count += files.length;
-          if (count > MAX_CACHED_GROUP) whole = undefined;
+          if (whole !== undefined && whole.length > MAX_CACHED_GROUP) whole = undefined;
           if (out.length > 0) yield out;
         }
-        whole?.push({ begin, rows });
       }
     }
   } finally {
     await ends.close();
   }
   if (whole === undefined) return;
-  const versions: StoredVersion[] = [];
-  for (const { begin, rows } of whole) {
-    for (const [id, row] of rows) {
-      versions.push(Object.freeze({ key: dataFileKey(tableId, id, begin), fields: Object.freeze([tableId, id]), begin, row: Object.freeze(row) }));
-    }
-  }
+  for (const v of whole) Object.freeze(v.row);
   // A group is in key order, which is file-id order; commits of two writers can interleave their ids.
-  versions.sort((a, b) => (a.fields[1] as number) - (b.fields[1] as number));
-  view.offer(group, versions);
+  view.offer(group, whole.sort((a, b) => a.id - b.id));
 }
+
+/**
+ * A data file version as a first listing caches it: its key and key fields are made when asked for (an
+ * apply patching the group, a merge), not for every file listed — building them was half of a first
+ * listing's cost (docs/decisions/0022).
+ */
+class CachedDataFile implements StoredVersion {
+  constructor(
+    private readonly tableId: CatalogId,
+    readonly id: FileId,
+    readonly begin: SnapshotId,
+    readonly row: DataFileRow,
+  ) {}
+
+  get key(): Key {
+    return dataFileKey(this.tableId, this.id, this.begin);
+  }
+
+  get fields(): readonly [CatalogId, FileId] {
+    return [this.tableId, this.id];
+  }
+}
+
+/** The file id of a data file version of a cached group (kept by a listing, or patched in by an apply). */
+const fileIdOf = (v: StoredVersion): FileId => (v instanceof CachedDataFile ? v.id : dataFileIdOf(v.fields));
 
 /**
  * A listing is in commit order — by the snapshot that added the file, then by id, as its manifests hold
@@ -113,7 +128,7 @@ export async function* dataFilesAt(view: ReadView, at: SnapshotId, tableId: Cata
  * group, not per listing.
  */
 const commitOrdered = new WeakMap<readonly StoredVersion[], readonly StoredVersion[]>();
-const byCommit = (a: StoredVersion, b: StoredVersion) => a.begin - b.begin || (a.fields[1] as number) - (b.fields[1] as number);
+const byCommit = (a: StoredVersion, b: StoredVersion) => a.begin - b.begin || fileIdOf(a) - fileIdOf(b);
 
 function inCommitOrder(group: readonly StoredVersion[]): readonly StoredVersion[] {
   let ordered = commitOrdered.get(group);
@@ -135,12 +150,23 @@ async function* manifestFiles(view: ReadView, key: Key, bytes: Uint8Array): Asyn
   }
 }
 
+/** Where a listing learns the end of each file it reads from the manifests. */
+interface Ends {
+  /** Makes the ends of files `first` to `last` (ascending) known. */
+  readTo(first: number, last: number): Promise<void>;
+  /** The end of file `id` (ids asked in ascending order, after readTo), or null. */
+  endOf(id: number): SnapshotId | null;
+  close(): Promise<void>;
+}
+
+const NO_ENDS: Ends = { readTo: async () => undefined, endOf: () => null, close: async () => undefined };
+
 /**
  * The ends of a table's data files, read in file-id order as a listing's manifests ask for them: ascending
  * within a commit, and mostly from one commit to the next; a commit whose ids start below what was read
  * (ids from a block another writer claimed earlier) starts the reading again from its first id.
  */
-class EndCursor {
+class EndCursor implements Ends {
   private batches!: AsyncIterator<[Key, Uint8Array][]>;
   /** The read under way, started before anyone waits for it. */
   private next!: Promise<IteratorResult<[Key, Uint8Array][]>>;
@@ -191,7 +217,6 @@ class EndCursor {
     await this.batches.return?.();
   }
 
-  /** The end of file `id` (ids asked in ascending order, after readTo), or null. */
   endOf(id: number): SnapshotId | null {
     while (this.at < this.ends.length && this.ends[this.at]!.id < id) this.at++;
     this.from = id;

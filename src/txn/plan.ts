@@ -11,7 +11,7 @@ import { putOption } from '../../keys/options.js';
 import { relationNameEntity, type RelationKind, tableEntity, type TableRow, viewEntity, type ViewRow } from '../../keys/relations.js';
 import { schemaEntity, schemaNameEntity, type SchemaRow } from '../../keys/schemas.js';
 import { createSnapshot, type SnapshotChangesRow, type SnapshotRow } from '../../keys/snapshots.js';
-import { changedTableStats, EMPTY_TABLE_STATS, putTableStats } from '../../keys/stats.js';
+import { changedTableStats, droppedTableStats, EMPTY_TABLE_STATS, putTableStats, type TableStatsDelta } from '../../keys/stats.js';
 import type { Entity, Versioned } from '../../keys/versions.js';
 import { checkReadSources, type ReadSource } from '../read/history.js';
 import { checkCount, checkOptionalText, options } from '../arguments.js';
@@ -140,10 +140,10 @@ export async function planCommit(
   // Files: what each table gained and lost, for changes_made and the table's stats.
   const inserted = new Set<CatalogId>();
   const deleted = new Set<CatalogId>();
-  const statsDelta = new Map<CatalogId, { records: number; bytes: number; files: number }>();
+  const statsDelta = new Map<CatalogId, TableStatsDelta>();
   const delta = (tableId: CatalogId) => {
     let d = statsDelta.get(tableId);
-    if (!d) statsDelta.set(tableId, (d = { records: 0, bytes: 0, files: 0 }));
+    if (!d) statsDelta.set(tableId, (d = { records: 0, bytes: 0, files: 0, ended: 0 }));
     return d;
   };
   const tableGone = (tableId: CatalogId) => state.tables.get(tableId)?.next === null;
@@ -171,6 +171,7 @@ export async function planCommit(
       d.records -= c.base!.row.recordCount;
       d.bytes -= c.base!.row.fileSizeBytes;
       d.files--;
+      d.ended++;
     }
   }
   for (const [tableId, files] of manifests) append(mutations, addedDataFiles(tableId, at, files));
@@ -191,10 +192,13 @@ export async function planCommit(
   for (const [p, fileIds] of named) mutations.push(pathIndexEntry(p, fileIds));
 
   for (const [tableId, d] of statsDelta) {
-    if (tableGone(tableId)) continue;
     const read = state.baseStats.has(tableId) ? state.baseStats.get(tableId) : await q.tableStats(view, tableId);
-    const base = read ?? EMPTY_TABLE_STATS;
-    mutations.push(putTableStats(tableId, changedTableStats(base, d, state.nextRowIds.get(tableId) ?? 0)));
+    if (tableGone(tableId)) {
+      const kept = read && droppedTableStats(read, d);
+      if (kept !== read) mutations.push(putTableStats(tableId, kept!));
+      continue;
+    }
+    mutations.push(putTableStats(tableId, changedTableStats(read ?? EMPTY_TABLE_STATS, d, state.nextRowIds.get(tableId) ?? 0)));
   }
 
   // DuckLake's changes_made vocabulary, in a stable order: creations, data, drops (contents before their
