@@ -69,10 +69,11 @@ export function tableStatsProblems(
   files: readonly { tableId: number; end: number | null; recordCount: number; fileSizeBytes: number; rowIdEnd: number }[],
   liveTables: ReadonlySet<number>,
 ): Violation[] {
-  const sums = new Map<number, { records: number; bytes: number; files: number; ended: number; rowIdEnd: number }>();
+  const none = () => ({ records: 0, bytes: 0, files: 0, ended: 0, rowIdEnd: 0 });
+  const sums = new Map<number, ReturnType<typeof none>>();
   for (const f of files) {
     let s = sums.get(f.tableId);
-    if (!s) sums.set(f.tableId, (s = { records: 0, bytes: 0, files: 0, ended: 0, rowIdEnd: 0 }));
+    if (!s) sums.set(f.tableId, (s = none()));
     if (f.end === null) {
       s.records += f.recordCount;
       s.bytes += f.fileSizeBytes;
@@ -82,7 +83,7 @@ export function tableStatsProblems(
   }
   const out: Violation[] = [];
   for (const { tableId, row, key } of stats) {
-    const s = sums.get(tableId) ?? { records: 0, bytes: 0, files: 0, ended: 0, rowIdEnd: 0 };
+    const s = sums.get(tableId) ?? none();
     // Excision removes ended files, so fewer may be left than were counted; more would be listed as live.
     if (row.endedFiles !== undefined && s.ended > row.endedFiles) {
       out.push({

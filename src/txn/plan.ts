@@ -194,8 +194,10 @@ export async function planCommit(
   for (const [tableId, d] of statsDelta) {
     const read = state.baseStats.has(tableId) ? state.baseStats.get(tableId) : await q.tableStats(view, tableId);
     if (tableGone(tableId)) {
-      const kept = read && droppedTableStats(read, d);
-      if (kept !== read) mutations.push(putTableStats(tableId, kept!));
+      // It keeps the stats it had; only the count of files its drop ended moves.
+      if (read === undefined) continue;
+      const kept = droppedTableStats(read, d);
+      if (kept !== read) mutations.push(putTableStats(tableId, kept));
       continue;
     }
     mutations.push(putTableStats(tableId, changedTableStats(read ?? EMPTY_TABLE_STATS, d, state.nextRowIds.get(tableId) ?? 0)));
