@@ -4,7 +4,7 @@
 // its own sequence number and its predecessor's `txn`, so a damaged entry, an entry stored under another
 // number, and an entry that does not follow the one before it (written into a gap, or a log put together
 // from two histories) are all told apart from a good one.
-import { checkedFrame, FrameError, isRecord, unframe } from '../../keys/framing.js';
+import { checkedFrameEndingIn, FrameError, isRecord, unframe } from '../../keys/framing.js';
 import { type KvSeq, kvSeq, type SnapshotId } from '../../keys/ids.js';
 import type { Mutation } from '../../keys/mutation.js';
 import { StrataError } from '../errors.js';
@@ -65,16 +65,15 @@ interface WireEntry {
 }
 
 export function encodeEntry(entry: LogEntry): Uint8Array {
-  const wire: WireEntry = {
+  const head: Omit<WireEntry, 'mutations'> = {
     seq: entry.seq,
     kind: entry.kind === 'stub' ? 'compacted' : entry.kind,
     ...(entry.epoch === 0 ? {} : { epoch: entry.epoch }),
     ...(entry.snapshots.length > 1 ? { snapshot: null, snapshots: [...entry.snapshots] } : { snapshot: entry.snapshots[0] ?? null }),
     txn: entry.txn,
     ...(entry.prev === '' ? {} : { prev: entry.prev }),
-    mutations: entry.mutations.map((m) => [m.key, m.type === 'put' ? m.value : null]),
   };
-  return checkedFrame(wire);
+  return checkedFrameEndingIn(head, 'mutations', entry.mutations.map((m) => [m.key, m.type === 'put' ? m.value : null]));
 }
 
 const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
