@@ -44,6 +44,8 @@ export function checkOptionalCrc32(what: string, n: unknown): number | null {
 
 /** The longest segment of a path, in UTF-8 bytes, that file systems hold (NAME_MAX). */
 const MAX_SEGMENT_BYTES = 255;
+const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
+const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**
  * A data or delete file path: relative to the catalog's data path, and one the store can address and so
@@ -51,13 +53,9 @@ const MAX_SEGMENT_BYTES = 255;
  * allows under the data path.
  */
 export function checkFilePath(what: string, p: unknown, maxBytes: number): string {
-  const ok =
-    typeof p === 'string' &&
-    p.length > 0 &&
-    !p.startsWith('/') &&
-    !/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(p) &&
-    p.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..');
-  if (!ok) {
+  // One split serves every check: a commit of many files runs this per file.
+  const segments = typeof p === 'string' && p.length > 0 && !p.startsWith('/') && !SCHEME.test(p) ? p.split('/') : undefined;
+  if (segments === undefined || segments.some((seg) => seg === '' || seg === '.' || seg === '..')) {
     throw invalid(
       `${what} ${shown(p)} is not a path relative to the data path: give e.g. "sales/orders/f1.parquet" ` +
         '(no leading "/", no scheme, no "." or ".." segments)',
@@ -66,17 +64,18 @@ export function checkFilePath(what: string, p: unknown, maxBytes: number): strin
   const path = p as string;
   const problem = !path.isWellFormed()
     ? 'is not valid unicode (it holds a lone surrogate)'
-    : /[\u0000-\u001f\u007f]/.test(path)
+    : CONTROL.test(path)
       ? 'holds a control character'
-      : path.split('/').some((seg) => seg.startsWith('.'))
+      : segments.some((seg) => seg.startsWith('.'))
         ? 'has a segment that starts with "." (the store keeps its temporary files under such names and lists none)'
         : undefined;
   if (problem !== undefined) throw invalid(`${what} ${shown(path)} ${problem}; give a path the store can list and delete`);
-  const long = path.split('/').find((seg) => Buffer.byteLength(seg) > MAX_SEGMENT_BYTES);
+  // UTF-8 takes at most 3 bytes per UTF-16 unit, so only strings that long need their bytes counted.
+  const long = segments.find((seg) => seg.length * 3 > MAX_SEGMENT_BYTES && Buffer.byteLength(seg) > MAX_SEGMENT_BYTES);
   if (long !== undefined) {
     throw invalid(`${what} ${shown(path)} has a segment of ${Buffer.byteLength(long)} bytes; file systems hold at most ${MAX_SEGMENT_BYTES} bytes a segment`);
   }
-  const bytes = Buffer.byteLength(path);
+  const bytes = path.length * 3 > maxBytes ? Buffer.byteLength(path) : 0;
   if (bytes > maxBytes) {
     throw invalid(`${what} ${shown(path)} is ${bytes} bytes; this store addresses at most ${maxBytes} bytes under the data path`);
   }

@@ -4,7 +4,9 @@
 import { existsSync } from 'node:fs';
 import { mkdir, symlink, utimes, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { checkFilePath } from '../../src/arguments.js';
 import { type Catalog, isStrataError } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { FaultyStore } from '../support/faulty-store.js';
@@ -55,6 +57,27 @@ describe('paths the store cannot address or delete are refused when registered',
       expect(String((err as Error).message), bad.slice(0, 40)).toContain(why);
     }
     expect(await dumpCatalog(c)).toEqual(before);
+  });
+
+  it('counts UTF-8 bytes, not characters, at the 255-byte segment and whole-path limits', () => {
+    // Characters of 1, 2, 3 and 4 UTF-8 bytes, in segments on both sides of 255 bytes.
+    const char = fc.constantFrom('s', 'é', '€', '😀');
+    const segment = fc.array(char, { minLength: 60, maxLength: 260 }).map((cs) => cs.join(''));
+    fc.assert(
+      fc.property(fc.array(segment, { minLength: 1, maxLength: 4 }), fc.integer({ min: 100, max: 1200 }), (segs, maxBytes) => {
+        const p = segs.join('/');
+        const fits = segs.every((seg) => Buffer.byteLength(seg) <= 255) && Buffer.byteLength(p) <= maxBytes;
+        let refused: unknown;
+        try {
+          expect(checkFilePath('data file path', p, maxBytes)).toBe(p);
+        } catch (e) {
+          refused = e;
+        }
+        expect(refused === undefined, `${segs.map((seg) => Buffer.byteLength(seg)).join('/')} bytes, at most ${maxBytes}: ${String(refused)}`).toBe(fits);
+        if (refused !== undefined) expect(isStrataError(refused, 'INVALID_ARGUMENT')).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 
