@@ -17,7 +17,8 @@ interface Payload {
 
 /** A one-file commit's log entry, a 100-file commit's, and a checkpoint chunk, as a real catalog wrote them. */
 async function payloads(dir: string): Promise<Payload[]> {
-  const c = await Catalog.open({ dir, checkpointEvery: 0, durability: 'relaxed' });
+  // Entries kept as objects, so each is read back alone by its key (on segments they are records in a file).
+  const c = await Catalog.open({ dir, checkpointEvery: 0, durability: 'relaxed', logLayout: 'objects' });
   await c.transaction(async (tx) => {
     await tx.createSchema('s');
     await tx.createTable('s', 't', [{ name: 'a', type: 'int64' }]);
@@ -38,9 +39,13 @@ async function payloads(dir: string): Promise<Payload[]> {
     const bytes = (await store.get(key))!;
     return { name, value: unframe(bytes), bytes: bytes.length };
   };
+  // Found by the snapshot they create (1: the table, 2: one file, 3: a hundred), not by their place in
+  // the log, which also holds the claims of id blocks.
+  const bySnapshot = new Map<unknown, string>();
+  for await (const o of store.list('log/')) bySnapshot.set((unframe((await store.get(o.key))!) as { snapshot?: unknown }).snapshot, o.key);
   let chunk = '';
   for await (const o of store.list('checkpoints/')) if (o.key.endsWith('chunk-000001')) chunk = o.key;
-  return [await read('log/00000000000000000003', 'log entry, 1 file'), await read('log/00000000000000000004', 'log entry, 100 files'), await read(chunk, 'checkpoint chunk')];
+  return [await read(bySnapshot.get(2)!, 'log entry, 1 file'), await read(bySnapshot.get(3)!, 'log entry, 100 files'), await read(chunk, 'checkpoint chunk')];
 }
 
 function timeUs(runs: number, n: number, op: () => unknown): number {
