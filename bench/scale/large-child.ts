@@ -6,7 +6,8 @@
 // key writes.
 import { ClassicLevel } from 'classic-level';
 import { Catalog } from '../../src/index.js';
-import { decodeEntry } from '../../src/log/log-entry.js';
+import { kvSeq } from '../../keys/ids.js';
+import { openLog } from '../../src/log/open-log.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { openPeer } from '../drivers/peer-sqlite.js';
 
@@ -34,11 +35,11 @@ if (side === 'strata') {
   close = () => p.close();
 } else {
   // The floor: the mutations Strata's own entry for this operation carried, as one synced LevelDB batch.
-  const store = new DirectoryStore(arg!);
-  const keys: string[] = [];
-  for await (const o of store.list('log/')) keys.push(o.key);
+  // Read through the commit log, whichever layout the store keeps it in.
+  const log = await openLog(new DirectoryStore(arg!), { requested: undefined, mayCreate: false, sync: false });
   let entry;
-  for (const key of keys.sort().reverse()) if ((entry = decodeEntry(key, (await store.get(key))!)).kind === 'commit') break;
+  for (let seq = await log.head(kvSeq(0)); seq > 0; seq = kvSeq(seq - 1)) if ((entry = (await log.read(seq))!).kind === 'commit') break;
+  log.close?.();
   const mutations = entry!.mutations;
   writes = mutations.length;
   const db = new ClassicLevel<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view' });
