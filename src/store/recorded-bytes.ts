@@ -1,8 +1,9 @@
 // What the catalog records of a data or delete file's bytes — its size and, when its writer gave one, its
 // CRC-32 — and the one comparison of those with the bytes a store holds (decision 0013). Queries check a
 // file the first time a process reads it; `verify({ files })` checks every file a retained row names.
-import { createReadStream } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { setImmediate as yieldTurn } from 'node:timers/promises';
 import { crc32 } from 'node:zlib';
 
 /** A file as the catalog records it: its store key and what it knows of its bytes. */
@@ -26,16 +27,30 @@ export function bytesMismatch(file: RecordedFile, size: number, crc: number | nu
 export const bodyMismatch = (file: RecordedFile, body: Uint8Array): string | undefined =>
   bytesMismatch(file, body.length, file.contentCrc32 === null ? null : crc32(body));
 
-/** bytesMismatch of a local file, read as a stream (only stat'ed when the record has no CRC). */
+/**
+ * Bytes read at a time while checking a local file. Each read is synchronous: through a stream every chunk
+ * is a trip through libuv's pool, which cost more than reading it (a 3 MiB file in the page cache: 6–26 ms
+ * as a stream, 0.8–2.1 ms this way), and a query waits for the check of every file it reads for the first
+ * time. A turn of the event loop between reads keeps a large file from holding the thread.
+ */
+const CHECK_CHUNK_BYTES = 1 << 20;
+
+/** bytesMismatch of a local file, read through (only stat'ed when the record has no CRC). */
 export async function localMismatch(file: RecordedFile, local: string): Promise<string | undefined> {
   if (file.contentCrc32 === null) return bytesMismatch(file, (await stat(local)).size, null);
-  let size = 0;
-  let value = 0;
-  for await (const chunk of createReadStream(local, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    value = crc32(chunk, value);
+  const fd = openSync(local, 'r');
+  try {
+    const chunk = Buffer.allocUnsafe(CHECK_CHUNK_BYTES);
+    let size = 0;
+    let value = 0;
+    for (let n: number; (n = readSync(fd, chunk, 0, CHECK_CHUNK_BYTES, size)) > 0; size += n) {
+      value = crc32(chunk.subarray(0, n), value);
+      await yieldTurn();
+    }
+    return bytesMismatch(file, size, value);
+  } finally {
+    closeSync(fd);
   }
-  return bytesMismatch(file, size, value);
 }
 
 const hex = (n: number) => n.toString(16).padStart(8, '0');

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import type { ObjectStore } from '../../src/store/object-store.js';
 import { LocalFiles } from '../../src/sql/local-files.js';
-import type { RecordedFile } from '../../src/store/recorded-bytes.js';
+import { localMismatch, type RecordedFile } from '../../src/store/recorded-bytes.js';
 import { tempDir } from '../helpers.js';
 
 /** A directory store that says its objects are remote, so they go through the cache. */
@@ -77,5 +77,26 @@ describe('the local file cache', () => {
     const later = new LocalFiles(remote(store), { cacheDir, maxCacheBytes: 1e6 });
     const again = await later.hold([rec('data/a.parquet')]);
     expect(readFileSync(again.paths[0]!)).toEqual(Buffer.from(new Uint8Array(1000).fill(97)));
+  });
+});
+
+describe('localMismatch', () => {
+  it('checks a file of several read chunks to its last byte: a flip in any chunk, a byte more or less', async () => {
+    const dir = await tempDir();
+    const bytes = new Uint8Array((5 << 19) + 123).map((_, i) => (i * 31) & 0xff); // 2.5 MiB and a bit: three chunks
+    const file: RecordedFile = { key: 'data/f.parquet', fileSizeBytes: bytes.length, contentCrc32: crc32(bytes) };
+    const local = path.join(dir, 'f.parquet');
+    writeFileSync(local, bytes);
+    expect(await localMismatch(file, local)).toBeUndefined();
+    for (const at of [0, (1 << 20) + 5, bytes.length - 1]) {
+      const flipped = bytes.slice();
+      flipped[at] = flipped[at]! ^ 0x10;
+      writeFileSync(local, flipped);
+      expect(await localMismatch(file, local), `flip at ${at}`).toContain('CRC-32');
+    }
+    for (const wrong of [bytes.subarray(0, bytes.length - 1), Buffer.concat([bytes, new Uint8Array([0])])]) {
+      writeFileSync(local, wrong);
+      expect(await localMismatch(file, local)).toContain(`the file has ${wrong.length}`);
+    }
   });
 });
