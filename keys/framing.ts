@@ -14,6 +14,8 @@ import { Packr } from 'msgpackr';
 
 export const FRAME_V1 = 1;
 export const FRAME_V2 = 2;
+/** Bytes before a format-2 frame's payload: the format byte and the CRC-32. */
+const CHECKED_HEADER_BYTES = 5;
 
 // Plain maps rather than msgpackr records: records need their structure table shared between processes,
 // which would couple every reader of the log to the writer's session. `variableMapSize` only shortens map
@@ -35,10 +37,15 @@ export function frame(value: unknown): Uint8Array {
 /** A format-2 frame: the payload's CRC-32 in front of it (objects in the store). */
 export function checkedFrame(value: unknown): Uint8Array {
   const body = packr.pack(value);
-  const out = new Uint8Array(body.length + 5);
+  const out = new Uint8Array(body.length + CHECKED_HEADER_BYTES);
+  out.set(body, CHECKED_HEADER_BYTES);
+  return sealChecked(out);
+}
+
+/** Writes the format-2 header in front of the payload already at `out[CHECKED_HEADER_BYTES…]`. */
+function sealChecked(out: Uint8Array): Uint8Array {
   out[0] = FRAME_V2;
-  new DataView(out.buffer, out.byteOffset, 5).setUint32(1, crc32(body));
-  out.set(body, 5);
+  new DataView(out.buffer, out.byteOffset, CHECKED_HEADER_BYTES).setUint32(1, crc32(out.subarray(CHECKED_HEADER_BYTES)));
   return out;
 }
 
@@ -58,13 +65,12 @@ export function checkedFrameEndingIn(head: Record<string, unknown>, last: string
   // A fixmap header (under 15 fields) gains one without changing its size; anything else goes the long way.
   if (last in head || fields >= 15 || start[0] !== (0x80 | fields)) return checkedFrame({ ...head, [last]: pairs });
   const name = packr.pack(last);
-  let size = 5 + start.length + name.length + arrayHeaderBytes(pairs.length);
+  let size = CHECKED_HEADER_BYTES + start.length + name.length + arrayHeaderBytes(pairs.length);
   for (const [a, b] of pairs) size += 1 + binBytes(a) + (b === null ? 1 : binBytes(b));
   const out = new Uint8Array(size);
-  out[0] = FRAME_V2;
-  out.set(start, 5);
-  out[5] = 0x80 | (fields + 1);
-  let at = 5 + start.length;
+  out.set(start, CHECKED_HEADER_BYTES);
+  out[CHECKED_HEADER_BYTES] = 0x80 | (fields + 1);
+  let at = CHECKED_HEADER_BYTES + start.length;
   out.set(name, at);
   at += name.length;
   at = writeArrayHeader(out, at, pairs.length);
@@ -74,9 +80,7 @@ export function checkedFrameEndingIn(head: Record<string, unknown>, last: string
     if (b === null) out[at++] = 0xc0;
     else at = writeBin(out, at, b);
   }
-  const body = out.subarray(5);
-  new DataView(out.buffer, out.byteOffset, 5).setUint32(1, crc32(body));
-  return out;
+  return sealChecked(out);
 }
 
 const arrayHeaderBytes = (n: number) => (n < 16 ? 1 : n < 0x10000 ? 3 : 5);
@@ -105,9 +109,9 @@ export function unframe(bytes: Uint8Array): unknown {
   let body: Uint8Array;
   if (bytes[0] === FRAME_V1) body = bytes.subarray(1);
   else if (bytes[0] === FRAME_V2) {
-    if (bytes.length < 6) throw new FrameError(`${bytes.length} bytes is too short for a checksummed frame`);
-    body = bytes.subarray(5);
-    const stored = new DataView(bytes.buffer, bytes.byteOffset, 5).getUint32(1);
+    if (bytes.length <= CHECKED_HEADER_BYTES) throw new FrameError(`${bytes.length} bytes is too short for a checksummed frame`);
+    body = bytes.subarray(CHECKED_HEADER_BYTES);
+    const stored = new DataView(bytes.buffer, bytes.byteOffset, CHECKED_HEADER_BYTES).getUint32(1);
     const actual = crc32(body);
     if (stored !== actual) throw new FrameError(`checksum mismatch (stored ${hex(stored)}, the bytes give ${hex(actual)})`);
   } else throw new FrameError(`unknown format ${bytes[0]}`);
