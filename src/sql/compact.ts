@@ -5,7 +5,7 @@
 // than lost. The replaced files stay readable by the snapshots before it and go with GC as usual.
 import type { SnapshotId } from '../../keys/ids.js';
 import { options, positiveCount } from '../arguments.js';
-import type { Held } from './local-files.js';
+import { StatementFiles } from './statement-files.js';
 import { type PlaneContext, scanAt } from './query.js';
 import { ident } from './sql-text.js';
 import { POSITION, ROW_ID_COLUMN } from './table-scan.js';
@@ -30,7 +30,7 @@ export async function compact(ctx: PlaneContext, schema: string, table: string, 
   const { targetFileSize: size } = options('compact()', given, ['targetFileSize']);
   const targetFileSize = positiveCount('targetFileSize', size, DEFAULT_TARGET_FILE_SIZE);
   const r = await ctx.reader();
-  const held: Held[] = [];
+  const held = new StatementFiles(ctx.files, 'before-read');
   try {
     const info = await r.table(schema, table);
     const files = await r.dataFiles(schema, table);
@@ -67,7 +67,7 @@ export async function compact(ctx: PlaneContext, schema: string, table: string, 
       rows: added.reduce((n, a) => n + a.recordCount, 0),
     };
   } finally {
-    for (const h of held) h.release();
+    held.release();
     await r.close();
   }
 }

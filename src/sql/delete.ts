@@ -1,12 +1,12 @@
 // DELETE FROM … WHERE … through catalog.sql: the rows DuckDB's DELETE removed from the target's rows
 // (rewrite.ts) become, per data file, a cumulative positional delete file. One commit.
 import type { ReadState } from '../read/read-state.js';
-import type { Held } from './local-files.js';
+import type { StatementFiles } from './statement-files.js';
 import type { PlanNode } from './mirror.js';
 import type { PlaneContext, SqlOptions, SqlResult } from './query.js';
 import { deleteFiles, FILE, POS, rewriteRows } from './rewrite.js';
 
-export function deleteRows(ctx: PlaneContext, r: ReadState, text: string, plan: PlanNode, node: PlanNode, onProgress: SqlOptions['onProgress'], held: Held[]): Promise<SqlResult> {
+export function deleteRows(ctx: PlaneContext, r: ReadState, text: string, plan: PlanNode, node: PlanNode, onProgress: SqlOptions['onProgress'], held: StatementFiles): Promise<SqlResult> {
   return rewriteRows(ctx, r, text, plan, node, onProgress, held, {
     verb: 'DELETE FROM',
     keep: () => [],

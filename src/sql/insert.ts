@@ -6,7 +6,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ReadState } from '../read/read-state.js';
 import { withProgress } from './engine.js';
-import type { Held } from './local-files.js';
+import type { StatementFiles } from './statement-files.js';
 import { createTable, type Named, type PlanNode, tablesRead } from './mirror.js';
 import { type PlaneContext, scanAt, type SqlOptions, type SqlResult } from './query.js';
 import { Scratch } from './scratch.js';
@@ -15,12 +15,12 @@ import { rowsOf } from './values.js';
 import { DEFAULT_TARGET_FILE_SIZE, writeRows } from './write-files.js';
 
 /** Runs an INSERT the mirror planned (`inserting` its LOGICAL_INSERT node): the new rows, one commit. */
-export async function insert(ctx: PlaneContext, r: ReadState, text: string, plan: PlanNode, inserting: PlanNode, onProgress: SqlOptions['onProgress'], held: Held[]): Promise<SqlResult> {
+export async function insert(ctx: PlaneContext, r: ReadState, text: string, plan: PlanNode, inserting: PlanNode, onProgress: SqlOptions['onProgress'], held: StatementFiles): Promise<SqlResult> {
   const info = inserting.table_info as Named;
   return ctx.engine.withConnection((c) => insertInto(ctx, c, r, text, { schema: info.schema, table: info.table }, tablesRead(plan), onProgress, held));
 }
 
-async function insertInto(ctx: PlaneContext, c: DuckDBConnection, r: ReadState, text: string, target: Named, read: Named[], onProgress: SqlOptions['onProgress'], held: Held[]): Promise<SqlResult> {
+async function insertInto(ctx: PlaneContext, c: DuckDBConnection, r: ReadState, text: string, target: Named, read: Named[], onProgress: SqlOptions['onProgress'], held: StatementFiles): Promise<SqlResult> {
   return Scratch.with(c, async (s) => {
     await s.reading(ctx, r, target, read, held);
     const table = await r.table(target.schema, target.table);

@@ -34,6 +34,11 @@ export const recordedFile = (dataPath: string, f: { path: string; fileSizeBytes:
 /** The files one query reads, held until it is done (a held copy is never evicted). */
 export interface Held {
   readonly paths: string[];
+  /**
+   * Settles once every file's bytes checked out, rejecting with the first that did not. A fetched copy is
+   * checked before its path is given; a store's own file while DuckDB may already be reading it.
+   */
+  readonly checked: Promise<void>;
   release(): void;
 }
 
@@ -49,7 +54,7 @@ export class LocalFiles {
     private readonly opts: LocalFilesOptions,
   ) {}
 
-  /** Local paths for the files, their bytes checked once per process, held until `release()`. */
+  /** Local paths for the files, their bytes checked once per process (see `checked`), held until `release()`. */
   async hold(files: readonly RecordedFile[]): Promise<Held> {
     const held: string[] = [];
     const release = () => {
@@ -60,11 +65,12 @@ export class LocalFiles {
       held.length = 0;
     };
     const paths: string[] = [];
+    const inPlace: RecordedFile[] = [];
     try {
       for (const file of files) {
         const direct = this.store.url(file.key);
         if (path.isAbsolute(direct)) {
-          await this.once(file, () => this.check(file, direct, direct));
+          inPlace.push(file);
           paths.push(direct); // a directory store: DuckDB reads the store's file itself
           continue;
         }
@@ -81,7 +87,16 @@ export class LocalFiles {
       throw e;
     }
     await this.evict();
-    return { paths, release };
+    const checked = this.checkInPlace(inPlace);
+    checked.catch(() => undefined); // its statement awaits it; one that failed first leaves no unhandled rejection
+    return { paths, checked, release };
+  }
+
+  private async checkInPlace(files: readonly RecordedFile[]): Promise<void> {
+    for (const file of files) {
+      const named = this.store.url(file.key);
+      await this.once(file, () => this.check(file, named, named));
+    }
   }
 
   /**

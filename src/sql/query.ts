@@ -11,7 +11,8 @@ import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import type { TransactionFn } from '../txn/prepared.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { type Engine, scalar, withProgress } from './engine.js';
-import { type Held, type LocalFiles, recordedFile } from './local-files.js';
+import { type LocalFiles, recordedFile } from './local-files.js';
+import { StatementFiles } from './statement-files.js';
 import type { Mirror } from './mirror.js';
 import { rowsOf, streamRows } from './values.js';
 import { skippable, testsOf } from './pruning.js';
@@ -55,12 +56,12 @@ export interface PlaneContext {
 
 export async function select(ctx: PlaneContext, text: string, given: SqlOptions | undefined): Promise<SqlResult> {
   return ctx.engine.withConnection(async (c) => {
-    const held: Held[] = [];
+    const held = new StatementFiles(ctx.files, 'beside-read');
     try {
       const { sql, meta } = await bind(ctx, c, text, given, held);
-      return { ...(await rowsOf(await withProgress(c, given?.onProgress, () => c.runAndReadAll(sql)))), ...meta };
+      return { ...(await rowsOf(await held.answer(withProgress(c, given?.onProgress, () => c.runAndReadAll(sql))))), ...meta };
     } finally {
-      for (const h of held) h.release();
+      held.release();
     }
   });
 }
@@ -71,13 +72,13 @@ export async function select(ctx: PlaneContext, text: string, given: SqlOptions 
  */
 export async function* selectBatches(ctx: PlaneContext, text: string, given: SqlOptions | undefined): AsyncGenerator<SqlResult> {
   const c = await ctx.engine.connect();
-  const held: Held[] = [];
+  const held = new StatementFiles(ctx.files, 'beside-read');
   try {
     const { sql, meta } = await bind(ctx, c, text, given, held);
-    const { columns, batches } = await streamRows(c, sql);
-    for await (const rows of batches) yield { rows, columns, ...meta };
+    const { columns, batches } = await streamRows(c, sql).catch((e: unknown) => held.failed(e));
+    for await (const rows of held.afterChecks(batches)) yield { rows, columns, ...meta };
   } finally {
-    for (const h of held) h.release();
+    held.release();
     c.closeSync();
   }
 }
@@ -91,7 +92,7 @@ export function sqlOptions(given: SqlOptions | undefined): SqlOptions {
 }
 
 /** Parses the statement and binds its references on `c`: the text DuckDB runs, and what it read. */
-async function bind(ctx: PlaneContext, c: DuckDBConnection, text: string, given: SqlOptions | undefined, held: Held[]) {
+async function bind(ctx: PlaneContext, c: DuckDBConnection, text: string, given: SqlOptions | undefined, held: StatementFiles) {
   const { at } = sqlOptions(given);
   const statement = await prepare(text, PLACEHOLDER, (sql, arg) => scalar(c, sql, arg));
   if (statement.kind !== 'select') throw new StrataError('INVALID_ARGUMENT', 'a statement other than SELECT reached the read path');
@@ -112,7 +113,7 @@ const MAX_VIEW_DEPTH = 16;
  * The scan of each reference of the statement, in order. A reference to a catalog view binds the view's own
  * statement, its references at the same snapshot (or their own AT).
  */
-async function bindScans(ctx: PlaneContext, c: DuckDBConnection, refs: readonly TableRef[], at: SnapshotSelector | undefined, held: Held[]) {
+async function bindScans(ctx: PlaneContext, c: DuckDBConnection, refs: readonly TableRef[], at: SnapshotSelector | undefined, held: StatementFiles) {
   const binder = new Binder(ctx, c, held);
   let statementSnapshot: SnapshotId | undefined;
   const scans: string[] = [];
@@ -138,7 +139,7 @@ class Binder {
   constructor(
     private readonly ctx: PlaneContext,
     private readonly c: DuckDBConnection,
-    private readonly held: Held[],
+    private readonly held: StatementFiles,
   ) {}
 
   /**
@@ -204,7 +205,7 @@ export async function scanAt(
   ctx: PlaneContext,
   r: ReadState,
   ref: TableRef,
-  held: Held[],
+  held: StatementFiles,
   count: { listed: number; skipped: number },
   positions = false,
   only?: ReadonlySet<FileId>,
@@ -221,24 +222,22 @@ export async function scanAt(
   }
   count.listed += listed.length;
   count.skipped += listed.length - files.length;
-  const data = await ctx.files.hold(files.map((f) => recordedFile(ctx.dataPath, f)));
-  held.push(data);
-  const local = new Map(files.map((f, i) => [f.id, data.paths[i]!]));
+  const data = await held.hold(files.map((f) => recordedFile(ctx.dataPath, f)));
+  const local = new Map(files.map((f, i) => [f.id, data[i]!]));
   // Only the delete files of the data files read: a skipped file's deletes are neither fetched nor joined.
   const deletes = (await r.deleteFiles(ref.schema, ref.table)).filter((d) => local.has(d.dataFileId));
-  const del = await ctx.files.hold(deletes.map((d) => recordedFile(ctx.dataPath, d)));
-  held.push(del);
+  const del = await held.hold(deletes.map((d) => recordedFile(ctx.dataPath, d)));
   const sql = tableScan(
     {
       columns: table.columns,
-      files: files.map((f, i) => ({ local: data.paths[i]!, rowIdStart: f.rowIdStart })),
-      deletes: deletes.map((d, i) => ({ local: del.paths[i]!, dataFile: local.get(d.dataFileId)! })),
+      files: files.map((f, i) => ({ local: data[i]!, rowIdStart: f.rowIdStart })),
+      deletes: deletes.map((d, i) => ({ local: del[i]!, dataFile: local.get(d.dataFileId)! })),
     },
     positions,
   );
   return {
     sql,
     files: files.map((f) => ({ id: f.id, path: f.path, local: local.get(f.id)!, recordCount: f.recordCount })),
-    deletes: new Map(deletes.map((d, i) => [d.dataFileId, { local: del.paths[i]!, deleteCount: d.deleteCount }])),
+    deletes: new Map(deletes.map((d, i) => [d.dataFileId, { local: del[i]!, deleteCount: d.deleteCount }])),
   };
 }

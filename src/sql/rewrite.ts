@@ -13,7 +13,7 @@ import type { FileId } from '../../keys/ids.js';
 import type { ReadState } from '../read/read-state.js';
 import type { TableInfo } from '../read/records.js';
 import { run, withProgress } from './engine.js';
-import type { Held } from './local-files.js';
+import type { StatementFiles } from './statement-files.js';
 import { createTable, type Named, type PlanNode, tablesRead } from './mirror.js';
 import { type BoundScan, type PlaneContext, scanAt, type SqlOptions, type SqlResult } from './query.js';
 import { targetFilter } from './plan-filter.js';
@@ -33,7 +33,7 @@ export interface DeleteFileSpec extends StoredBytes {
 }
 
 /** The target's live rows at `r`'s snapshot as a scratch table, each with its file, row number and row id. */
-async function targetRows(ctx: PlaneContext, r: ReadState, s: Scratch, target: Named, held: Held[], filter: TableRef['filter']): Promise<{ table: TableInfo; scan: BoundScan }> {
+async function targetRows(ctx: PlaneContext, r: ReadState, s: Scratch, target: Named, held: StatementFiles, filter: TableRef['filter']): Promise<{ table: TableInfo; scan: BoundScan }> {
   const table = await r.table(target.schema, target.table);
   // Only the files the statement's WHERE may touch: the others' rows cannot go or change.
   const scan = await scanAt(ctx, r, { ...target, at: undefined, filter }, held, s.files, true);
@@ -88,7 +88,7 @@ export async function rewriteRows(
   plan: PlanNode,
   node: PlanNode,
   onProgress: SqlOptions['onProgress'],
-  held: Held[],
+  held: StatementFiles,
   how: {
     verb: string;
     /** The columns whose old values `before` keeps, besides FILE and POS (an UPDATE's SET columns). */

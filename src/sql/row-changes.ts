@@ -14,7 +14,8 @@ import type { TableChanges } from '../read/history.js';
 import type { Reader } from '../read/reader.js';
 import type { DataFileInfo, DeleteFileInfo } from '../read/records.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
-import { type Held, recordedFile } from './local-files.js';
+import { recordedFile } from './local-files.js';
+import { StatementFiles } from './statement-files.js';
 import type { PlaneContext, SqlResult } from './query.js';
 import { ident, literal } from './sql-text.js';
 import { POSITION, tableScan, typedNulls } from './table-scan.js';
@@ -93,7 +94,7 @@ async function eventsOf(ctx: RowChangesContext, schema: string, table: string, t
 }
 
 /** The query of every change of [from, to], and the readers and held files it needs until it has run. */
-async function changesQuery(ctx: RowChangesContext, schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }, readers: Map<number, Reader>, held: Held[]) {
+async function changesQuery(ctx: RowChangesContext, schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }, readers: Map<number, Reader>, held: StatementFiles) {
   if (range === null || typeof range !== 'object') throw invalid('tableChanges() needs { from, to }: snapshot ids, times or { tag }, both inclusive');
   const rFrom = await ctx.reader(selectorOf('from', range.from));
   readers.set(rFrom.snapshot.id, rFrom);
@@ -105,9 +106,8 @@ async function changesQuery(ctx: RowChangesContext, schema: string, table: strin
   const events = await eventsOf(ctx, schema, table, id, from, to, readers);
   const byPath = new Map(events.flatMap((e) => [e.file, ...[e.within, e.without].filter((d) => d !== null)]).map((f) => [f.path, f]));
   const paths = [...byPath.keys()];
-  const local = await ctx.files.hold([...byPath.values()].map((f) => recordedFile(ctx.dataPath, f)));
-  held.push(local);
-  const localOf = new Map(paths.map((p, i) => [p, local.paths[i]!]));
+  const local = await held.hold([...byPath.values()].map((f) => recordedFile(ctx.dataPath, f)));
+  const localOf = new Map(paths.map((p, i) => [p, local[i]!]));
   const names = [...columns].sort((a, b) => a.order - b.order).map((c) => ident(c.name));
   const [, pos, rowid] = POSITION.map(ident);
   const empty = `SELECT NULL::BIGINT AS snapshot_id, NULL::VARCHAR AS k, NULL::BIGINT AS rowid, ${typedNulls(columns)} WHERE false`;
@@ -140,21 +140,21 @@ export async function rowChanges(ctx: RowChangesContext, schema: string, table: 
 /** The changes in DuckDB's batches: memory bounded by a batch, however many rows changed. */
 export async function* rowChangeBatches(ctx: RowChangesContext, schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }): AsyncGenerator<SqlResult> {
   const readers = new Map<number, Reader>();
-  const held: Held[] = [];
+  const held = new StatementFiles(ctx.files, 'beside-read');
   const c: DuckDBConnection = await ctx.engine.connect();
   try {
     const sql = await changesQuery(ctx, schema, table, range, readers, held);
     const to = Math.max(...readers.keys()) as SnapshotId;
-    const { columns, batches } = await streamRows(c, sql);
+    const { columns, batches } = await streamRows(c, sql).catch((e: unknown) => held.failed(e));
     let any = false;
-    for await (const rows of batches) {
+    for await (const rows of held.afterChecks(batches)) {
       any = true;
       yield { rows, columns, snapshot: to, files: { listed: 0, skipped: 0 } };
     }
     // No change at all still says which columns a change would have.
     if (!any) yield { rows: [], columns, snapshot: to, files: { listed: 0, skipped: 0 } };
   } finally {
-    for (const h of held) h.release();
+    held.release();
     for (const r of readers.values()) await r.close();
     c.closeSync();
   }

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ReadState } from '../read/read-state.js';
 import { run } from './engine.js';
-import type { Held } from './local-files.js';
+import type { StatementFiles } from './statement-files.js';
 import { createViews, type Named } from './mirror.js';
 import { type PlaneContext, scanAt } from './query.js';
 import { ident } from './sql-text.js';
@@ -36,7 +36,7 @@ export class Scratch {
    * The schemas of the catalog, each of `tables` but `target` a view of its scan at `r`'s snapshot (files held in
    * `held`), and the catalog's views: what the statement reads. The caller makes the target.
    */
-  async reading(ctx: PlaneContext, r: ReadState, target: Named, tables: readonly Named[], held: Held[]): Promise<void> {
+  async reading(ctx: PlaneContext, r: ReadState, target: Named, tables: readonly Named[], held: StatementFiles): Promise<void> {
     // Every schema, so that a catalog view of a schema the statement reads no table of binds too.
     for (const schema of await r.schemas()) await this.run(`CREATE SCHEMA IF NOT EXISTS ${ident(this.database)}.${ident(schema.name)}`);
     for (const t of tables) {

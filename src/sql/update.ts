@@ -6,7 +6,7 @@
 import { StrataError } from '../errors.js';
 import type { ReadState } from '../read/read-state.js';
 import type { TableInfo } from '../read/records.js';
-import type { Held } from './local-files.js';
+import type { StatementFiles } from './statement-files.js';
 import type { PlanNode } from './mirror.js';
 import type { PlaneContext, SqlOptions, SqlResult } from './query.js';
 import { deleteFiles, FILE, POS, rewriteRows, ROWID } from './rewrite.js';
@@ -14,7 +14,7 @@ import { ident } from './sql-text.js';
 import { ROW_ID_COLUMN } from './table-scan.js';
 import { DEFAULT_TARGET_FILE_SIZE, writeDataFiles } from './write-files.js';
 
-export function updateRows(ctx: PlaneContext, r: ReadState, text: string, plan: PlanNode, node: PlanNode, onProgress: SqlOptions['onProgress'], held: Held[]): Promise<SqlResult> {
+export function updateRows(ctx: PlaneContext, r: ReadState, text: string, plan: PlanNode, node: PlanNode, onProgress: SqlOptions['onProgress'], held: StatementFiles): Promise<SqlResult> {
   return rewriteRows(ctx, r, text, plan, node, onProgress, held, {
     verb: 'UPDATE',
     // Only the columns the UPDATE sets can change (the plan names them by position): only they are compared.

@@ -8,7 +8,7 @@ import { deleteRows } from './delete.js';
 import { scalar } from './engine.js';
 import { insert } from './insert.js';
 import { updateRows } from './update.js';
-import type { Held } from './local-files.js';
+import { StatementFiles } from './statement-files.js';
 import { nodesOf } from './mirror.js';
 import { type PlaneContext, type SqlOptions, type SqlResult, sqlOptions } from './query.js';
 
@@ -19,7 +19,7 @@ export async function write(ctx: PlaneContext, text: string, given: SqlOptions |
   const { at, onProgress } = sqlOptions(given);
   if (at !== undefined) throw invalid('sql() at picks the snapshot a SELECT reads; a statement that writes writes at the head — leave at out (AT clauses go on a SELECT)');
   const r = await ctx.reader();
-  const held: Held[] = [];
+  const held = new StatementFiles(ctx.files, 'before-read');
   try {
     const plan = await ctx.mirror.plan(r, text).catch(async (e: unknown) => {
       throw await planError(e, r);
@@ -34,7 +34,7 @@ export async function write(ctx: PlaneContext, text: string, given: SqlOptions |
     if (ddl !== undefined) return await runDdl(ctx, text, ddl, r.snapshot.id);
     throw invalid(`sql() runs SELECT, INSERT, UPDATE, DELETE and DDL (CREATE, ALTER, DROP); this statement is ${plan.type.replace(/^LOGICAL_/, '').replaceAll('_', ' ')}`);
   } finally {
-    for (const h of held) h.release();
+    held.release();
     await r.close();
   }
 }
