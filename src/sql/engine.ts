@@ -1,11 +1,15 @@
 // DuckDB, the data plane: one in-memory instance per catalog, opened on first use, a connection per
-// statement (its USE of a scratch database is its own). DuckDB's errors become StrataErrors: what the
+// statement (its USE of a scratch database is its own) and one for the parser's functions. DuckDB's errors become StrataErrors: what the
 // statement got wrong is INVALID_ARGUMENT with DuckDB's message; a file DuckDB cannot read as Parquet is CORRUPT.
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement } from '@duckdb/node-api';
 import { StrataError } from '../errors.js';
 
 export class Engine {
   private instance: Promise<DuckDBInstance> | undefined;
+  /** The connection `textFunction` runs on, and its statements, each prepared once. */
+  private functions: { c: Promise<DuckDBConnection>; prepared: Map<string, Promise<DuckDBPreparedStatement>> } | undefined;
+  /** The last `textFunction` call: each waits for the one before, since a call binds and runs a shared statement. */
+  private turn: Promise<unknown> = Promise.resolve();
 
   /** A new connection; the caller closes it. */
   async connect(): Promise<DuckDBConnection> {
@@ -28,17 +32,40 @@ export class Engine {
     }
   }
 
+  /**
+   * The one value of `sql` (a query of one text parameter that needs no connection state, such as
+   * json_serialize_sql) on `arg`. The statement is prepared once per catalog: DuckDB parsing, binding and
+   * planning the query again on every call, and the round trips of a query with parameters, cost more than
+   * running it (decision 0025).
+   */
+  textFunction(sql: string, arg: string): Promise<string> {
+    const call = this.turn.then(async () => {
+      const f = (this.functions ??= { c: this.connect(), prepared: new Map() });
+      let p = f.prepared.get(sql);
+      if (p === undefined) {
+        f.prepared.set(sql, (p = f.c.then((c) => c.prepare(sql))));
+        p.catch(() => f.prepared.delete(sql));
+      }
+      const statement = await p;
+      statement.bindVarchar(1, arg);
+      const result = await statement.run();
+      return String(result.getChunk(0).getColumnVector(0).getItem(0));
+    });
+    this.turn = call.catch(() => undefined);
+    return run(() => call);
+  }
+
   async close(): Promise<void> {
-    const instance = this.instance;
+    await this.turn;
+    const { functions, instance } = this;
+    this.functions = undefined;
     this.instance = undefined;
+    if (functions !== undefined) {
+      for (const p of functions.prepared.values()) (await p.catch(() => undefined))?.destroySync();
+      (await functions.c.catch(() => undefined))?.closeSync();
+    }
     (await instance?.catch(() => undefined))?.closeSync();
   }
-}
-
-/** The one value of a one-row, one-column query with one text parameter. */
-export async function scalar(c: DuckDBConnection, sql: string, arg: string): Promise<string> {
-  const r = await run(() => c.runAndReadAll(sql, [arg]));
-  return String(r.getRows()[0]![0]);
 }
 
 /** Runs DuckDB work, its errors as StrataErrors. */

@@ -2,7 +2,6 @@
 // else the statement's `at`, else the newest snapshot, resolved once for the whole statement), read through
 // a subquery put where the reference was, and the statement run by DuckDB.
 import { randomBytes } from 'node:crypto';
-import type { DuckDBConnection } from '@duckdb/node-api';
 import type { FileId, SnapshotId } from '../../keys/ids.js';
 import { options } from '../arguments.js';
 import { StrataError } from '../errors.js';
@@ -10,7 +9,7 @@ import type { ReadState } from '../read/read-state.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import type { TransactionFn } from '../txn/prepared.js';
 import type { ObjectStore } from '../store/object-store.js';
-import { type Engine, scalar, withProgress } from './engine.js';
+import { type Engine, withProgress } from './engine.js';
 import { type LocalFiles, recordedFile } from './local-files.js';
 import { StatementFiles } from './statement-files.js';
 import type { Mirror } from './mirror.js';
@@ -58,7 +57,7 @@ export async function select(ctx: PlaneContext, text: string, given: SqlOptions 
   return ctx.engine.withConnection(async (c) => {
     const held = new StatementFiles(ctx.files, 'beside-read');
     try {
-      const { sql, meta } = await bind(ctx, c, text, given, held);
+      const { sql, meta } = await bind(ctx, text, given, held);
       return { ...(await rowsOf(await held.answer(withProgress(c, given?.onProgress, () => c.runAndReadAll(sql))))), ...meta };
     } finally {
       held.release();
@@ -74,7 +73,7 @@ export async function* selectBatches(ctx: PlaneContext, text: string, given: Sql
   const c = await ctx.engine.connect();
   const held = new StatementFiles(ctx.files, 'beside-read');
   try {
-    const { sql, meta } = await bind(ctx, c, text, given, held);
+    const { sql, meta } = await bind(ctx, text, given, held);
     const { columns, batches } = await streamRows(c, sql).catch((e: unknown) => held.failed(e));
     for await (const rows of held.afterChecks(batches)) yield { rows, columns, ...meta };
   } finally {
@@ -91,12 +90,12 @@ export function sqlOptions(given: SqlOptions | undefined): SqlOptions {
   return checked;
 }
 
-/** Parses the statement and binds its references on `c`: the text DuckDB runs, and what it read. */
-async function bind(ctx: PlaneContext, c: DuckDBConnection, text: string, given: SqlOptions | undefined, held: StatementFiles) {
+/** Parses the statement and binds its references: the text DuckDB runs, and what it read. */
+async function bind(ctx: PlaneContext, text: string, given: SqlOptions | undefined, held: StatementFiles) {
   const { at } = sqlOptions(given);
-  const statement = await prepare(text, PLACEHOLDER, (sql, arg) => scalar(c, sql, arg));
+  const statement = await prepare(text, PLACEHOLDER, (sql, arg) => ctx.engine.textFunction(sql, arg));
   if (statement.kind !== 'select') throw new StrataError('INVALID_ARGUMENT', 'a statement other than SELECT reached the read path');
-  const { scans, newest, files } = await bindScans(ctx, c, statement.refs, at, held);
+  const { scans, newest, files } = await bindScans(ctx, statement.refs, at, held);
   return { sql: inline(statement.text, PLACEHOLDER, scans), meta: { snapshot: newest, files } };
 }
 
@@ -113,8 +112,8 @@ const MAX_VIEW_DEPTH = 16;
  * The scan of each reference of the statement, in order. A reference to a catalog view binds the view's own
  * statement, its references at the same snapshot (or their own AT).
  */
-async function bindScans(ctx: PlaneContext, c: DuckDBConnection, refs: readonly TableRef[], at: SnapshotSelector | undefined, held: StatementFiles) {
-  const binder = new Binder(ctx, c, held);
+async function bindScans(ctx: PlaneContext, refs: readonly TableRef[], at: SnapshotSelector | undefined, held: StatementFiles) {
+  const binder = new Binder(ctx, held);
   let statementSnapshot: SnapshotId | undefined;
   const scans: string[] = [];
   for (const [i, ref] of refs.entries()) {
@@ -138,7 +137,6 @@ class Binder {
 
   constructor(
     private readonly ctx: PlaneContext,
-    private readonly c: DuckDBConnection,
     private readonly held: StatementFiles,
   ) {}
 
@@ -169,7 +167,7 @@ class Binder {
     if (depth >= MAX_VIEW_DEPTH) {
       throw new StrataError('INVALID_ARGUMENT', `view ${ref.schema}.${ref.table} expands past ${MAX_VIEW_DEPTH} levels of views; does it refer to itself?`);
     }
-    const inner = await prepare(sql, prefix, (q, arg) => scalar(this.c, q, arg));
+    const inner = await prepare(sql, prefix, (q, arg) => this.ctx.engine.textFunction(q, arg));
     if (inner.kind !== 'select') throw new StrataError('INVALID_ARGUMENT', `view ${ref.schema}.${ref.table} is not a SELECT; a view reads, it cannot write`);
     const scans: string[] = [];
     for (const [i, r] of inner.refs.entries()) scans.push(await this.bind(r, r.at ?? selector, depth + 1, `${prefix}${i}_`));
@@ -185,7 +183,7 @@ async function snapshotOf(ctx: PlaneContext, at: SnapshotSelector | undefined): 
 
 /** Whether `text` is a SELECT (else a statement that writes), from the same cache the statement runs from. */
 export async function isSelect(ctx: PlaneContext, text: string): Promise<boolean> {
-  const statement = await prepare(text, PLACEHOLDER, (sql, arg) => ctx.engine.withConnection((c) => scalar(c, sql, arg)));
+  const statement = await prepare(text, PLACEHOLDER, (sql, arg) => ctx.engine.textFunction(sql, arg));
   return statement.kind === 'select';
 }
 

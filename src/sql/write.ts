@@ -5,7 +5,6 @@ import { StrataError } from '../errors.js';
 import type { ReadState } from '../read/read-state.js';
 import { ddlOperations, runDdl } from './ddl.js';
 import { deleteRows } from './delete.js';
-import { scalar } from './engine.js';
 import { insert } from './insert.js';
 import { updateRows } from './update.js';
 import { StatementFiles } from './statement-files.js';
@@ -30,7 +29,7 @@ export async function write(ctx: PlaneContext, text: string, given: SqlOptions |
     if (deleting !== undefined) return await deleteRows(ctx, r, text, plan, deleting, onProgress, held);
     const [updating] = nodesOf(plan, 'LOGICAL_UPDATE');
     if (updating !== undefined) return await updateRows(ctx, r, text, plan, updating, onProgress, held);
-    const ddl = await ctx.engine.withConnection((c) => ddlOperations(plan, (sql, arg) => scalar(c, sql, arg)));
+    const ddl = await ddlOperations(plan, (sql, arg) => ctx.engine.textFunction(sql, arg));
     if (ddl !== undefined) return await runDdl(ctx, text, ddl, r.snapshot.id);
     throw invalid(`sql() runs SELECT, INSERT, UPDATE, DELETE and DDL (CREATE, ALTER, DROP); this statement is ${plan.type.replace(/^LOGICAL_/, '').replaceAll('_', ' ')}`);
   } finally {

@@ -1,0 +1,41 @@
+// The parser's functions run as statements prepared once, on one connection shared by every statement of a
+// catalog (decision 0025): calls made at once must each get their own answer, and one that fails must not
+// stop the ones after it.
+import { describe, expect, it } from 'vitest';
+import { Engine } from '../../src/sql/engine.js';
+import { expectCode, openCatalog } from '../helpers.js';
+
+const SERIALIZE = 'SELECT json_serialize_sql($1::VARCHAR) AS v';
+const DESERIALIZE = 'SELECT json_deserialize_sql($1::VARCHAR) AS v';
+
+describe('Engine.textFunction', () => {
+  it('calls made at once each get the answer for their own argument, and a failed call does not stop the rest', async () => {
+    const engine = new Engine();
+    try {
+      const texts = Array.from({ length: 200 }, (_, i) => `SELECT k${i} FROM s.t_${i} WHERE v = ${i}`);
+      const calls = texts.map(async (text, i) => {
+        if (i % 50 === 7) return expectCode(engine.textFunction(DESERIALIZE, `not json ${i}`), 'INVALID_ARGUMENT');
+        const tree = await engine.textFunction(SERIALIZE, text);
+        return engine.textFunction(DESERIALIZE, tree);
+      });
+      const back = await Promise.all(calls);
+      back.forEach((sql, i) => {
+        if (i % 50 === 7) return;
+        expect(sql).toBe(`SELECT k${i} FROM s.t_${i} WHERE (v = ${i})`);
+      });
+    } finally {
+      await engine.close();
+    }
+    // Closed, it opens again on the next call.
+    expect(await engine.textFunction(DESERIALIZE, await engine.textFunction(SERIALIZE, 'SELECT 1'))).toBe('SELECT 1');
+    await engine.close();
+  });
+
+  it('statements run at once through catalog.sql each read their own text', async () => {
+    const c = await openCatalog();
+    await c.sql('CREATE TABLE t (id BIGINT)');
+    await c.sql('INSERT INTO t SELECT * FROM range(10)');
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => c.sql(`SELECT ${i}::INT AS k, count(*)::INT AS n FROM t WHERE id < ${i % 10}`)));
+    answers.forEach((r, i) => expect(r.rows).toEqual([{ k: i, n: i % 10 }]));
+  });
+});
