@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--runs N] [--only substring] [--write] [--tables N --versions N --commits N
+// npm run bench [-- --quick | --smoke] [--runs N] [--only substring] [--write] [--tables N --versions N --commits N
 //                --lookups N --depth N --files N --cascade-tables N]
 // `--only "shared store"` runs just the shared-store section (directory store, and S3 when its variables are set);
 // `--only "large transactions"` the one-transaction commit of --files files, its drop, and a cascade drop of
@@ -28,6 +28,7 @@ import { writesBench } from './sql/writes-bench.js';
 const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
+    smoke: { type: 'boolean', default: false },
     runs: { type: 'string' },
     only: { type: 'string' },
     write: { type: 'boolean', default: false },
@@ -42,13 +43,19 @@ const { values } = parseArgs({
   },
 });
 
-const defaults: Sizes = values.quick
-  ? { snapshots: 2000, tables: 200, versions: 5, commits: 100, lookups: 2000, depth: 200, files: 20_000 }
-  : { snapshots: 20_000, tables: 1000, versions: 10, commits: 300, lookups: 10_000, depth: 1000, files: 100_000 };
+// --smoke: every section at sizes too small to measure anything, only to show that each still runs (the
+// test suite runs it: test/bench/smoke.test.ts).
+const scale = values.smoke ? 'smoke' : values.quick ? 'quick' : 'full';
+const bySize = <T>(choices: Record<typeof scale, T>): T => choices[scale];
+const defaults: Sizes = bySize({
+  smoke: { snapshots: 100, tables: 20, versions: 2, commits: 10, lookups: 100, depth: 10, files: 200 },
+  quick: { snapshots: 2000, tables: 200, versions: 5, commits: 100, lookups: 2000, depth: 200, files: 20_000 },
+  full: { snapshots: 20_000, tables: 1000, versions: 10, commits: 300, lookups: 10_000, depth: 1000, files: 100_000 },
+});
 const sizes: Sizes = Object.fromEntries(
   Object.entries(defaults).map(([k, v]) => [k, values[k as keyof Sizes] === undefined ? v : Number(values[k as keyof Sizes])]),
 ) as unknown as Sizes;
-const runs = Number(values.runs ?? (values.quick ? 1 : 3));
+const runs = Number(values.runs ?? (scale === 'full' ? 3 : 1));
 
 const ALL_SIDES: [Side, (o: DriverOptions) => Promise<Driver>][] = [
   ['strata', openStrata],
@@ -118,30 +125,37 @@ for (const w of WORKLOADS.filter((x) => values.only === undefined || x.name.incl
 }
 if (values.only === undefined || 'shared store'.includes(values.only)) {
   await sharedStoreBench(
-    values.quick
-      ? { commits: 100, writers: 4, writerCommits: 50, bootstrapKeys: 100_000 }
-      : { commits: 300, writers: 4, writerCommits: 250, bootstrapKeys: 1_000_000 },
+    bySize({
+      smoke: { commits: 5, writers: 2, writerCommits: 5, bootstrapKeys: 1000 },
+      quick: { commits: 100, writers: 4, writerCommits: 50, bootstrapKeys: 100_000 },
+      full: { commits: 300, writers: 4, writerCommits: 250, bootstrapKeys: 1_000_000 },
+    }),
     out,
   );
 }
 if (values.only === undefined || 'excision'.includes(values.only)) {
-  await exciseBench(values.quick ? { versions: 2000, catalogs: [20_000, 200_000] } : { versions: 10_000, catalogs: [100_000, 2_000_000] }, out);
+  await exciseBench(
+    bySize({ smoke: { versions: 20, catalogs: [200, 1000] }, quick: { versions: 2000, catalogs: [20_000, 200_000] }, full: { versions: 10_000, catalogs: [100_000, 2_000_000] } }),
+    out,
+  );
 }
-if (values.only === undefined || 'checksums'.includes(values.only)) await checksumBench(values.quick, out);
+if (values.only === undefined || 'checksums'.includes(values.only)) await checksumBench(scale !== 'full', out);
 if (values.only === undefined || 'large transactions'.includes(values.only)) {
-  const tables = Number(values['cascade-tables'] ?? (values.quick ? 4000 : 20_000));
+  const tables = Number(values['cascade-tables'] ?? bySize({ smoke: 20, quick: 4000, full: 20_000 }));
   await largeTransactionsBench({ files: sizes.files, tables, runs }, out);
 }
 if (values.only === undefined || 'sql'.includes(values.only)) {
   await sqlBench(
-    values.quick
-      ? { rows: 100_000, files: 10, tables: 100, calls: 200, warm: 5, runs }
-      : { rows: 1_000_000, files: 10, tables: 1000, calls: 1000, warm: 10, runs },
+    bySize({
+      smoke: { rows: 4000, files: 2, tables: 4, calls: 5, warm: 2, runs },
+      quick: { rows: 100_000, files: 10, tables: 100, calls: 200, warm: 5, runs },
+      full: { rows: 1_000_000, files: 10, tables: 1000, calls: 1000, warm: 10, runs },
+    }),
     out,
   );
 }
 if (values.only === undefined || 'sql writes'.includes(values.only)) {
-  await writesBench(values.quick ? { rows: 100_000, files: 10, small: 200, runs } : { rows: 1_000_000, files: 10, small: 1000, runs }, out);
+  await writesBench(bySize({ smoke: { rows: 4000, files: 2, small: 5, runs }, quick: { rows: 100_000, files: 10, small: 200, runs }, full: { rows: 1_000_000, files: 10, small: 1000, runs } }), out);
 }
 out(`\nTotal time: ${((Date.now() - started) / 1000).toFixed(0)} s.`);
 
