@@ -65,12 +65,12 @@ export class LocalFiles {
       held.length = 0;
     };
     const paths: string[] = [];
-    const inPlace: RecordedFile[] = [];
+    const inPlace: { file: RecordedFile; local: string }[] = [];
     try {
       for (const file of files) {
         const direct = this.store.url(file.key);
         if (path.isAbsolute(direct)) {
-          inPlace.push(file);
+          inPlace.push({ file, local: direct });
           paths.push(direct); // a directory store: DuckDB reads the store's file itself
           continue;
         }
@@ -92,11 +92,8 @@ export class LocalFiles {
     return { paths, checked, release };
   }
 
-  private async checkInPlace(files: readonly RecordedFile[]): Promise<void> {
-    for (const file of files) {
-      const named = this.store.url(file.key);
-      await this.once(file, () => this.check(file, named, named));
-    }
+  private async checkInPlace(files: readonly { file: RecordedFile; local: string }[]): Promise<void> {
+    for (const { file, local } of files) await this.once(file, () => this.check(file, local, local));
   }
 
   /**

@@ -74,8 +74,8 @@ export async function* selectBatches(ctx: PlaneContext, text: string, given: Sql
   const held = new StatementFiles(ctx.files, 'beside-read');
   try {
     const { sql, meta } = await bind(ctx, text, given, held);
-    const { columns, batches } = await streamRows(c, sql).catch((e: unknown) => held.failed(e));
-    for await (const rows of held.afterChecks(batches)) yield { rows, columns, ...meta };
+    const { columns, batches } = await held.streamed(streamRows(c, sql));
+    for await (const rows of batches) yield { rows, columns, ...meta };
   } finally {
     held.release();
     c.closeSync();

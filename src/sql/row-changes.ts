@@ -145,9 +145,9 @@ export async function* rowChangeBatches(ctx: RowChangesContext, schema: string, 
   try {
     const sql = await changesQuery(ctx, schema, table, range, readers, held);
     const to = Math.max(...readers.keys()) as SnapshotId;
-    const { columns, batches } = await streamRows(c, sql).catch((e: unknown) => held.failed(e));
+    const { columns, batches } = await held.streamed(streamRows(c, sql));
     let any = false;
-    for await (const rows of held.afterChecks(batches)) {
+    for await (const rows of batches) {
       any = true;
       yield { rows, columns, snapshot: to, files: { listed: 0, skipped: 0 } };
     }

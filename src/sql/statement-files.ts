@@ -32,13 +32,21 @@ export class StatementFiles {
   }
 
   /** Throws the error of a check that failed, else `e`: what a statement whose DuckDB work threw `e` reports. */
-  async failed(e: unknown): Promise<never> {
+  private async failed(e: unknown): Promise<never> {
     await this.checked();
     throw e;
   }
 
-  /** `batches`, the first only once every file checked out: a stream never shows rows of a damaged file. */
-  async *afterChecks<T>(batches: AsyncGenerator<T>): AsyncGenerator<T> {
+  /**
+   * A stream of DuckDB's, its first batch only once every file checked out: a stream never shows rows of a
+   * damaged file. A check's error wins over the stream's own.
+   */
+  async streamed<C, T>(stream: Promise<{ columns: C; batches: AsyncGenerator<T> }>): Promise<{ columns: C; batches: AsyncGenerator<T> }> {
+    const { columns, batches } = await stream.catch((e: unknown) => this.failed(e));
+    return { columns, batches: this.afterChecks(batches) };
+  }
+
+  private async *afterChecks<T>(batches: AsyncGenerator<T>): AsyncGenerator<T> {
     const first = await this.answer(batches.next());
     if (first.done === true) return;
     yield first.value;
