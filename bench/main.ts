@@ -122,6 +122,7 @@ for (const w of WORKLOADS.filter((x) => values.only === undefined || x.name.incl
     );
     out(`\nSlowdown of "${label}" against "${baseLabel}": ${ratios.join(', ')}.`);
   }
+  if (w.aside) out(`\n${await w.aside(sizes, runs)}`);
 }
 if (values.only === undefined || 'shared store'.includes(values.only)) {
   await sharedStoreBench(

@@ -2,6 +2,7 @@
 // operation; every side gets the same operations in the same order (a seeded generator picks them).
 import type { Driver, FileSpec, Side } from './drivers/driver.js';
 import { measure, measureConcurrent, rng, type Sample } from './harness.js';
+import { syncFloor } from './sync-floor.js';
 
 export interface Sizes {
   snapshots: number;
@@ -27,6 +28,8 @@ export interface Workload {
    * `reopen` closes the side and opens it again on the same directory: a new process's first touch.
    */
   run(d: Driver, z: Sizes, reopen: () => Promise<Driver>): Promise<Record<string, Sample>>;
+  /** A sentence measured in the same run, printed under the table: the floor the sides stand on. */
+  aside?(z: Sizes, runs: number): Promise<string>;
 }
 
 /** Commit workloads also run on Strata with its log kept as objects (S3's and NFS's layout, on the local disk). */
@@ -54,6 +57,7 @@ const commitOne = (durable: boolean): Workload => ({
     const pick = rng(1);
     return { '': await measure(z.commits, 1, (i) => d.addFiles(`t${pick(z.tables)}`, [file(i)])) };
   },
+  ...(durable ? { aside: (z: Sizes, runs: number) => syncFloor(z.commits, runs) } : {}),
 });
 
 const CALLERS = 8;

@@ -1,0 +1,55 @@
+// The floor under a durable commit on this disk: one small pwrite and one fdatasync, with no catalog at all,
+// timed in the same run as the commits. Two shapes, because ext4 makes them cost differently: a write that
+// grows the file changes its size, so fdatasync must also commit the journal; a write over bytes that were
+// written and synced before changes no metadata fdatasync has to keep. Each segment append is the first
+// shape; SQLite's WAL, rewritten from its start once a checkpoint has copied it back, is mostly the second.
+import * as fs from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { fmt, median, stats } from './harness.js';
+
+/** About a one-file commit's segment record. */
+const RECORD_BYTES = 512;
+
+function timeSyncs(file: string, n: number, prewritten: boolean) {
+  const fd = fs.openSync(file, 'w+');
+  try {
+    if (prewritten) {
+      fs.writeSync(fd, Buffer.alloc(n * RECORD_BYTES));
+      fs.fsyncSync(fd);
+    }
+    const record = Buffer.alloc(RECORD_BYTES, 0x5a);
+    const ns: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t = process.hrtime.bigint();
+      fs.writeSync(fd, record, 0, RECORD_BYTES, i * RECORD_BYTES);
+      fs.fdatasyncSync(fd);
+      ns.push(Number(process.hrtime.bigint() - t));
+    }
+    return stats({ ns, units: 1, peakRss: 0 });
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** One sentence for the report: the median run of `runs`, `n` syncs each, for both shapes. */
+export async function syncFloor(n: number, runs: number): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'strata-bench-sync-'));
+  try {
+    const growing = [];
+    const over = [];
+    for (let run = 0; run < runs; run++) {
+      growing.push(timeSyncs(path.join(dir, `grow-${run}`), n, false));
+      over.push(timeSyncs(path.join(dir, `over-${run}`), n, true));
+    }
+    const [g, o] = [median(growing), median(over)];
+    return (
+      `The sync alone on the same disk, in this run (${n} of each, median of ${runs} runs, p50): a ${RECORD_BYTES}-byte pwrite + ` +
+      `fdatasync that grows its file, as a segment append does, ${fmt(g.p50us)} µs; the same over bytes written and synced ` +
+      `before, as SQLite's WAL once it restarts after a checkpoint, ${fmt(o.p50us)} µs (${(g.p50us / o.p50us).toFixed(2)}x).`
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
