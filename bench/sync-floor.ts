@@ -7,12 +7,12 @@ import * as fs from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { fmt, median, stats } from './harness.js';
+import { fmt, measure, median, stats } from './harness.js';
 
-/** About a one-file commit's segment record. */
+/** One small record per sync. */
 const RECORD_BYTES = 512;
 
-function timeSyncs(file: string, n: number, prewritten: boolean) {
+async function timeSyncs(file: string, n: number, prewritten: boolean) {
   const fd = fs.openSync(file, 'w+');
   try {
     if (prewritten) {
@@ -20,14 +20,12 @@ function timeSyncs(file: string, n: number, prewritten: boolean) {
       fs.fsyncSync(fd);
     }
     const record = Buffer.alloc(RECORD_BYTES, 0x5a);
-    const ns: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const t = process.hrtime.bigint();
-      fs.writeSync(fd, record, 0, RECORD_BYTES, i * RECORD_BYTES);
-      fs.fdatasyncSync(fd);
-      ns.push(Number(process.hrtime.bigint() - t));
-    }
-    return stats({ ns, units: 1, peakRss: 0 });
+    return stats(
+      await measure(n, 1, (i) => {
+        fs.writeSync(fd, record, 0, RECORD_BYTES, i * RECORD_BYTES);
+        fs.fdatasyncSync(fd);
+      }),
+    );
   } finally {
     fs.closeSync(fd);
   }
@@ -40,8 +38,8 @@ export async function syncFloor(n: number, runs: number): Promise<string> {
     const growing = [];
     const over = [];
     for (let run = 0; run < runs; run++) {
-      growing.push(timeSyncs(path.join(dir, `grow-${run}`), n, false));
-      over.push(timeSyncs(path.join(dir, `over-${run}`), n, true));
+      growing.push(await timeSyncs(path.join(dir, `grow-${run}`), n, false));
+      over.push(await timeSyncs(path.join(dir, `over-${run}`), n, true));
     }
     const [g, o] = [median(growing), median(over)];
     return (
