@@ -106,6 +106,10 @@ export const NO_WRITER_EPOCH: WriterEpochRow = { epoch: 0, holder: '', since: 0 
 
 export const putWriterEpoch = (row: WriterEpochRow): Mutation => putRow(WRITER_EPOCH_KEY, row);
 
+/** Whether an entry's mutations write (or delete) the writer epoch: the only entries that change it. */
+export const touchesWriterEpoch = (mutations: readonly Mutation[]): boolean =>
+  mutations.some((m) => Buffer.compare(m.key, WRITER_EPOCH_KEY) === 0);
+
 export const decodeWriterEpoch = (bytes: Uint8Array | undefined): WriterEpochRow =>
   bytes === undefined ? NO_WRITER_EPOCH : decodeValue<WriterEpochRow>(WRITER_EPOCH_KEY, bytes);
 

@@ -73,7 +73,8 @@ export class Committer {
     body: Pick<LogEntry, 'kind' | 'snapshots' | 'mutations'>,
     { epoch = this.epoch, ...appending }: { epoch?: number } & AppendOptions = {},
   ): Promise<LostRace | undefined> {
-    const current = await writerEpoch(view);
+    // The writer lock is held, so the view is of the newest applied entry: the one this entry follows.
+    const current = await this.sync.writerEpoch();
     if (current.epoch > epoch) {
       throw new StrataError(
         'FENCED',
@@ -82,7 +83,6 @@ export class Committer {
       );
     }
     const seq = kvSeq(view.seq + 1);
-    // The writer lock is held, so the view is of the newest applied entry: the one this entry follows.
     const entry: LogEntry = { seq, epoch, txn: randomUUID(), prev: this.sync.kv.latestAppliedTxn, ...body };
     if (!(await this.log.appendOwn(entry, appending))) return { lostAt: seq };
     try {

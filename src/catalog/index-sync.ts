@@ -5,7 +5,7 @@
 // interleave.
 import { setImmediate as yieldTurn } from 'node:timers/promises';
 import { type KvSeq, kvSeq } from '../../keys/ids.js';
-import { decodeWriterEpoch, type WriterEpochRow, WRITER_EPOCH_KEY } from '../../keys/system.js';
+import { decodeWriterEpoch, touchesWriterEpoch, type WriterEpochRow, WRITER_EPOCH_KEY } from '../../keys/system.js';
 import { isStrataError, LocalIndexError, StrataError } from '../errors.js';
 import type { KvStore } from '../kv/kv-store.js';
 import type { ReadView } from '../kv/read-view.js';
@@ -137,9 +137,28 @@ export class IndexSync {
           '(strata verify lists what is damaged)',
       );
     }
-    const fenced = entry.epoch < (await writerEpoch(this.kv)).epoch;
-    await this.kv.apply(entry.seq, entry.txn, fenced ? [] : entry.mutations);
+    const current = await this.writerEpoch();
+    const mutations = entry.epoch < current.epoch ? [] : entry.mutations;
+    await this.kv.apply(entry.seq, entry.txn, mutations);
+    if (!touchesWriterEpoch(mutations)) this.epochAt = { seq: entry.seq, txn: entry.txn, row: current };
   }
+
+  /**
+   * The writer epoch of the index as applied. Fencing asks for it twice per commit (the writer's check and
+   * the apply's), and only an entry that writes it changes it, so it is kept for the entry it was read or
+   * carried at — named by number and txn, which a restore or rebuild to another history does not share.
+   * The caller holds the writer lock.
+   */
+  async writerEpoch(): Promise<WriterEpochRow> {
+    const { latestApplied: seq, latestAppliedTxn: txn } = this.kv;
+    const at = this.epochAt;
+    if (at !== undefined && at.seq === seq && at.txn === txn) return at.row;
+    const row = await writerEpoch(this.kv);
+    this.epochAt = { seq, txn, row };
+    return row;
+  }
+
+  private epochAt: { seq: KvSeq; txn: string; row: WriterEpochRow } | undefined;
 
   /**
    * A new index starts from the newest checkpoint that can be read (an older one when the newest is damaged),
