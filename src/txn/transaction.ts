@@ -12,6 +12,7 @@ import { StrataError } from '../errors.js';
 import { listed, quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
 import { type ColumnSpec, columnTree, placed } from './column-specs.js';
+import { copyArgs } from './copy-args.js';
 import { PendingReads } from './pending-reads.js';
 import { alreadyExists, descendants, invalid, notFound, type OpName, PendingCatalog, type PendingState, type RecordedOp, topLevel } from './pending.js';
 import { restoreCatalog, restoreTable } from './restore.js';
@@ -454,13 +455,7 @@ export class Transaction {
     if (this.sealed) {
       return Promise.reject(invalid('this transaction has ended; make changes inside the function passed to transaction()'));
     }
-    let copy: unknown[];
-    try {
-      copy = structuredClone(args);
-    } catch {
-      // Arguments that cannot be copied (functions, …) fail validation inside fn and are never recorded.
-      copy = args;
-    }
+    const copy = copyArgs(args);
     const recorded = async () => {
       try {
         const result = await fn();
