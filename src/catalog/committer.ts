@@ -11,7 +11,7 @@ import { StrataError } from '../errors.js';
 import type { ReadView } from '../kv/read-view.js';
 import type { AppendOptions, CommitLog } from '../log/commit-log.js';
 import type { LogEntry } from '../log/log-entry.js';
-import { type IndexSync, writerEpoch } from './index-sync.js';
+import type { IndexSync } from './index-sync.js';
 import type { Background } from './background.js';
 import type { FollowStatus } from './status.js';
 
@@ -129,7 +129,7 @@ export class Committer {
   /** Takes the next writer epoch: from now on, writers holding an older one (or none) are FENCED. */
   async claimWriterEpoch(holder: string, now: () => number): Promise<void> {
     this.epoch = await this.loop(async (view) => {
-      const epoch = (await writerEpoch(view)).epoch + 1;
+      const epoch = (await this.sync.writerEpoch()).epoch + 1;
       const mutations = [putWriterEpoch({ epoch, holder, since: now() })];
       const lost = await this.append(view, { kind: 'system', snapshots: [], mutations }, { epoch });
       return lost ?? { value: epoch };

@@ -14,11 +14,6 @@ import type { CommitLog } from '../log/commit-log.js';
 import type { LogEntry } from '../log/log-entry.js';
 import { Mutex } from './mutex.js';
 
-/** The writer epoch a state records (fencing: entries written under an older one are not applied). */
-export async function writerEpoch(from: Pick<ReadView, 'get'>): Promise<WriterEpochRow> {
-  return decodeWriterEpoch(await from.get(WRITER_EPOCH_KEY));
-}
-
 export class IndexSync {
   private readonly writer = new Mutex();
 
@@ -144,7 +139,8 @@ export class IndexSync {
   }
 
   /**
-   * The writer epoch of the index as applied. Fencing asks for it twice per commit (the writer's check and
+   * The writer epoch of the index as applied (fencing: entries written under an older one are not applied,
+   * and a writer holding one writes nothing). Fencing asks for it twice per commit (the writer's check and
    * the apply's), and only an entry that writes it changes it, so it is kept for the entry it was read or
    * carried at — named by number and txn, which a restore or rebuild to another history does not share.
    * The caller holds the writer lock.
@@ -153,7 +149,7 @@ export class IndexSync {
     const { latestApplied: seq, latestAppliedTxn: txn } = this.kv;
     const at = this.epochAt;
     if (at !== undefined && at.seq === seq && at.txn === txn) return at.row;
-    const row = await writerEpoch(this.kv);
+    const row = decodeWriterEpoch(await this.kv.get(WRITER_EPOCH_KEY));
     this.epochAt = { seq, txn, row };
     return row;
   }
