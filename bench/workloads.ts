@@ -2,6 +2,7 @@
 // operation; every side gets the same operations in the same order (a seeded generator picks them).
 import type { Driver, FileSpec, Side } from './drivers/driver.js';
 import { measure, measureConcurrent, rng, type Sample } from './harness.js';
+import { logFloor } from './log-floor.js';
 import { syncFloor } from './sync-floor.js';
 
 export interface Sizes {
@@ -38,6 +39,20 @@ const COMMIT_SIDES: Side[] = ['strata', 'strata-objects', 'peer', 'raw'];
 const file = (i: number): FileSpec => ({ path: `data/f${i}.parquet`, rows: 1000, bytes: 1 << 20 });
 const files = (from: number, n: number) => Array.from({ length: n }, (_, i) => file(from + i));
 
+/** Untimed commits between a catalog's first timed commits and its warm ones, as a multiple of the timed. */
+const WARM_UP = 10;
+
+/**
+ * A catalog's first `n` commits after it is made, and `n` more after WARM_UP times as many untimed ones: a
+ * process that has just opened a catalog (code not yet optimized by the JIT, caches empty) and one that has
+ * been committing for a while. Both shapes are users'; the peer's work is native code and barely warms.
+ */
+async function firstAndWarm(n: number, measureOps: (from: number, n: number) => Promise<Sample>): Promise<Record<string, Sample>> {
+  const first = await measureOps(0, n);
+  await measureOps(n, n * WARM_UP);
+  return { 'first commits': first, warm: await measureOps(n * (WARM_UP + 1), n) };
+}
+
 async function createTables(d: Driver, n: number, prefix = 't'): Promise<number> {
   let s = 0;
   for (let start = 0; start < n; start += 100) {
@@ -51,13 +66,16 @@ const commitOne = (durable: boolean): Workload => ({
   unit: 'commits/s',
   durable,
   sides: COMMIT_SIDES,
-  describe: (z) => `${z.commits} sequential commits, each adding one data file to a random one of ${z.tables} tables`,
+  describe: (z) =>
+    `${z.commits} sequential commits, each adding one data file to a random one of ${z.tables} tables: the first ${z.commits} ` +
+    `after the tables are made, then (warm) ${z.commits} more after ${z.commits * WARM_UP} untimed ones`,
   run: async (d, z) => {
     await createTables(d, z.tables);
     const pick = rng(1);
-    return { '': await measure(z.commits, 1, (i) => d.addFiles(`t${pick(z.tables)}`, [file(i)])) };
+    return firstAndWarm(z.commits, (from, n) => measure(n, 1, (i) => d.addFiles(`t${pick(z.tables)}`, [file(from + i)])));
   },
-  ...(durable ? { aside: (z: Sizes, runs: number) => syncFloor(z.commits, runs) } : {}),
+  aside: async (z: Sizes, runs: number) =>
+    `${durable ? `${await syncFloor(z.commits, runs)} ` : ''}${await logFloor(z.commits * WARM_UP, runs, durable)}`,
 });
 
 const CALLERS = 8;
@@ -69,28 +87,34 @@ const commitConcurrent: Workload = {
   sides: COMMIT_SIDES,
   describe: (z) =>
     `${z.commits * 2} commits from ${CALLERS} concurrent callers in one process, each adding one data file to a random one of ` +
-    `${z.tables} tables; throughput over the wall time, latency per commit including the wait for the others. ` +
+    `${z.tables} tables (the first ${z.commits * 2}, then ${z.commits * 2} more after ${z.commits * 2 * WARM_UP} untimed); throughput over the wall time, latency per commit including the wait for the others. ` +
     'SQLite takes one writer at a time, so the peer\'s callers queue; LevelDB merges concurrent synced batches into ' +
     'one WAL write (its own group commit); Strata puts the transactions that become ready while a log write is in ' +
     'flight into the next log entry (group commit)',
   run: async (d, z) => {
     await createTables(d, z.tables);
     const pick = rng(4);
-    const tables = Array.from({ length: z.commits * 2 }, () => `t${pick(z.tables)}`);
-    return { '': await measureConcurrent(tables.length, CALLERS, 1, (i) => d.addFiles(tables[i]!, [file(i)])) };
+    return firstAndWarm(z.commits * 2, (from, n) => {
+      const tables = Array.from({ length: n }, () => `t${pick(z.tables)}`);
+      return measureConcurrent(n, CALLERS, 1, (i) => d.addFiles(tables[i]!, [file(from + i)]));
+    });
   },
 };
+
+const hundreds = (z: Sizes) => Math.max(10, z.commits / 5);
 
 const commitHundred: Workload = {
   name: 'commit 100 data files in one snapshot (durable)',
   unit: 'files/s',
   durable: true,
   sides: COMMIT_SIDES,
-  describe: (z) => `${Math.max(10, z.commits / 5)} commits of 100 data files each into a random one of ${z.tables} tables`,
+  describe: (z) =>
+    `${hundreds(z)} commits of 100 data files each into a random one of ${z.tables} tables (the first ${hundreds(z)}, then ` +
+    `${hundreds(z)} more after ${hundreds(z) * WARM_UP} untimed)`,
   run: async (d, z) => {
     await createTables(d, z.tables);
     const pick = rng(2);
-    return { '': await measure(Math.max(10, z.commits / 5), 100, (i) => d.addFiles(`t${pick(z.tables)}`, files(i * 100, 100))) };
+    return firstAndWarm(hundreds(z), (from, n) => measure(n, 100, (i) => d.addFiles(`t${pick(z.tables)}`, files((from + i) * 100, 100))));
   },
 };
 
