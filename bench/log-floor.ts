@@ -1,8 +1,8 @@
 // The commit log alone under a one-file commit: the segmented log's own append (its lock, its check of the
 // tail, its record, its announcement of the new head) with no catalog above it, timed in the same run as the
-// commits, beside the bare pwrite (and fdatasync) it ends in. What lies between the two is what sharing one local store
-// between processes costs per append; what lies between the append and a whole commit is the catalog's.
-import * as fs from 'node:fs';
+// commits, beside the bare pwrite (and fdatasync) it ends in. What lies between the two is what sharing one
+// local store between processes costs per append; what lies between the append and a whole commit is the
+// catalog's.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -12,6 +12,7 @@ import { encodeRecord } from '../src/log/segment-file.js';
 import { SegmentLog } from '../src/log/segment-log.js';
 import { DirectoryStore } from '../src/store/directory-store.js';
 import { fmt, measure, median, stats } from './harness.js';
+import { timeRecordWrites } from './sync-floor.js';
 
 /** Mutations of about the bytes a one-file commit's entry carries (~600 with its frame and header). */
 const entry = (seq: number): LogEntry => ({
@@ -35,24 +36,6 @@ async function timeAppends(dir: string, n: number, durable: boolean) {
   }
 }
 
-function timeWrites(file: string, n: number, bytes: number, durable: boolean) {
-  const fd = fs.openSync(file, 'w+');
-  const record = Buffer.alloc(bytes, 0x5a);
-  try {
-    // A plain loop, not measure(): the write is synchronous, and an await per write would be timed with it.
-    const ns: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const t = process.hrtime.bigint();
-      fs.writeSync(fd, record, 0, bytes, i * bytes);
-      if (durable) fs.fdatasyncSync(fd);
-      ns.push(Number(process.hrtime.bigint() - t));
-    }
-    return stats({ ns, units: 1, peakRss: process.memoryUsage.rss() });
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
 /** One sentence for the report: the median run of `runs`, `n` appends each. */
 export async function logFloor(n: number, runs: number, durable: boolean): Promise<string> {
   const appends = [];
@@ -62,7 +45,7 @@ export async function logFloor(n: number, runs: number, durable: boolean): Promi
     const dir = await mkdtemp(path.join(tmpdir(), 'strata-bench-log-'));
     try {
       appends.push(await timeAppends(dir, n, durable));
-      writes.push(timeWrites(path.join(dir, 'plain'), n, recordBytes, durable));
+      writes.push(await timeRecordWrites(path.join(dir, 'plain'), n, { bytes: recordBytes, sync: durable, prewritten: false }));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -71,8 +54,8 @@ export async function logFloor(n: number, runs: number, durable: boolean): Promi
   return (
     `The segmented log alone, in this run (${n} appends of a ${recordBytes}-byte record, no catalog, median of ${runs} runs): ` +
     `SegmentLog.append${durable ? ' (durable)' : ' (relaxed)'} ${fmt(a.p50us)} µs p50, ${fmt(1e6 / a.perSec)} µs mean; ` +
-    `the bare pwrite${durable ? ' + fdatasync' : ''} of the same record ${fmt(w.p50us)} µs p50. The difference is the lock and the tail check that let ` +
-    'processes on one host share the store (flock, reads of the lock file and the tail, the head written back).'
+    `the bare pwrite${durable ? ' + fdatasync' : ''} of the same record ${fmt(w.p50us)} µs p50. The difference is the record's encoding and, most of it, ` +
+    'the lock and tail check that let processes on one host share the store (flock, reads of the lock file and the tail, the head written back).'
   );
 }
 

@@ -12,18 +12,22 @@ import { fmt, measure, median, stats } from './harness.js';
 /** One small record per sync. */
 const RECORD_BYTES = 512;
 
-async function timeSyncs(file: string, n: number, prewritten: boolean) {
+/**
+ * `n` records of `bytes` written one after the other from the file's start, each fdatasync'd when `sync`;
+ * `prewritten`: over bytes written and synced before, so the file does not grow.
+ */
+export async function timeRecordWrites(file: string, n: number, { bytes, sync, prewritten }: { bytes: number; sync: boolean; prewritten: boolean }) {
   const fd = fs.openSync(file, 'w+');
   try {
     if (prewritten) {
-      fs.writeSync(fd, Buffer.alloc(n * RECORD_BYTES));
+      fs.writeSync(fd, Buffer.alloc(n * bytes));
       fs.fsyncSync(fd);
     }
-    const record = Buffer.alloc(RECORD_BYTES, 0x5a);
+    const record = Buffer.alloc(bytes, 0x5a);
     return stats(
       await measure(n, 1, (i) => {
-        fs.writeSync(fd, record, 0, RECORD_BYTES, i * RECORD_BYTES);
-        fs.fdatasyncSync(fd);
+        fs.writeSync(fd, record, 0, bytes, i * bytes);
+        if (sync) fs.fdatasyncSync(fd);
       }),
     );
   } finally {
@@ -38,8 +42,8 @@ export async function syncFloor(n: number, runs: number): Promise<string> {
     const growing = [];
     const over = [];
     for (let run = 0; run < runs; run++) {
-      growing.push(await timeSyncs(path.join(dir, `grow-${run}`), n, false));
-      over.push(await timeSyncs(path.join(dir, `over-${run}`), n, true));
+      growing.push(await timeRecordWrites(path.join(dir, `grow-${run}`), n, { bytes: RECORD_BYTES, sync: true, prewritten: false }));
+      over.push(await timeRecordWrites(path.join(dir, `over-${run}`), n, { bytes: RECORD_BYTES, sync: true, prewritten: true }));
     }
     const [g, o] = [median(growing), median(over)];
     return (
