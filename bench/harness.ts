@@ -18,10 +18,11 @@ export interface Stats {
   peakRssMiB: number;
 }
 
-export async function measure(n: number, units: number, op: (i: number) => Promise<unknown> | unknown): Promise<Sample> {
+export async function measure(n: number, units: number, op: (i: number) => Promise<unknown> | unknown, untimed?: () => void): Promise<Sample> {
   const ns: number[] = [];
   let peakRss = process.memoryUsage.rss();
   for (let i = 0; i < n; i++) {
+    untimed?.();
     const t = process.hrtime.bigint();
     await op(i);
     ns.push(Number(process.hrtime.bigint() - t));

@@ -3,6 +3,7 @@
 // `--only "shared store"` runs just the shared-store section (directory store, and S3 when its variables are set);
 // `--only "large transactions"` the one-transaction commit of --files files, its drop, and a cascade drop of
 // --cascade-tables tables.
+// `--only "commit profile"` where a warm commit's time goes, by layer, for the commit shapes (bench/commit-profile.ts).
 // `--only sql` catalog.sql against DuckDB over the same Parquet files: a full scan with deletes, a selective
 // predicate on a sorted column, and binding on a catalog of many tables (bench/sql/); `--only "sql writes"` an
 // UPDATE of 1% of a 1M-row table and a compaction of 1,000 small files, time and peak RSS (bench/sql/writes-bench.ts).
@@ -18,12 +19,6 @@ import { openRaw } from './drivers/raw-level.js';
 import { openStrata } from './drivers/strata.js';
 import { fmt, median, type Stats, stats } from './harness.js';
 import { type Sizes, WORKLOADS } from './workloads.js';
-import { sharedStoreBench } from './shared/suite.js';
-import { exciseBench } from './gc/excise-bench.js';
-import { checksumBench } from './integrity/checksum-bench.js';
-import { largeTransactionsBench } from './scale/large-transactions.js';
-import { sqlBench } from './sql/sql-bench.js';
-import { writesBench } from './sql/writes-bench.js';
 
 const { values } = parseArgs({
   options: {
@@ -124,7 +119,15 @@ for (const w of WORKLOADS.filter((x) => values.only === undefined || x.name.incl
   }
   if (w.aside) out(`\n${await w.aside(sizes, runs)}`);
 }
+if (values.only === undefined || 'commit profile'.includes(values.only)) {
+  const { commitProfileBench } = await import('./commit-profile.js');
+  await commitProfileBench(
+    bySize({ smoke: { tables: 20, warm: 16, timed: 16 }, quick: { tables: 200, warm: 1000, timed: 500 }, full: { tables: 1000, warm: 3000, timed: 2000 } }),
+    out,
+  );
+}
 if (values.only === undefined || 'shared store'.includes(values.only)) {
+  const { sharedStoreBench } = await import('./shared/suite.js');
   await sharedStoreBench(
     bySize({
       smoke: { commits: 5, writers: 2, writerCommits: 5, bootstrapKeys: 1000 },
@@ -135,17 +138,23 @@ if (values.only === undefined || 'shared store'.includes(values.only)) {
   );
 }
 if (values.only === undefined || 'excision'.includes(values.only)) {
+  const { exciseBench } = await import('./gc/excise-bench.js');
   await exciseBench(
     bySize({ smoke: { versions: 20, catalogs: [200, 1000] }, quick: { versions: 2000, catalogs: [20_000, 200_000] }, full: { versions: 10_000, catalogs: [100_000, 2_000_000] } }),
     out,
   );
 }
-if (values.only === undefined || 'checksums'.includes(values.only)) await checksumBench(scale !== 'full', out);
+if (values.only === undefined || 'checksums'.includes(values.only)) {
+  const { checksumBench } = await import('./integrity/checksum-bench.js');
+  await checksumBench(scale !== 'full', out);
+}
 if (values.only === undefined || 'large transactions'.includes(values.only)) {
   const tables = Number(values['cascade-tables'] ?? bySize({ smoke: 20, quick: 4000, full: 20_000 }));
+  const { largeTransactionsBench } = await import('./scale/large-transactions.js');
   await largeTransactionsBench({ files: sizes.files, tables, runs }, out);
 }
 if (values.only === undefined || 'sql'.includes(values.only)) {
+  const { sqlBench } = await import('./sql/sql-bench.js');
   await sqlBench(
     bySize({
       smoke: { rows: 4000, files: 2, tables: 4, calls: 5, warm: 2, runs },
@@ -156,12 +165,14 @@ if (values.only === undefined || 'sql'.includes(values.only)) {
   );
 }
 if (values.only === undefined || 'sql writes'.includes(values.only)) {
+  const { writesBench } = await import('./sql/writes-bench.js');
   await writesBench(bySize({ smoke: { rows: 4000, files: 2, small: 5, runs }, quick: { rows: 100_000, files: 10, small: 200, runs }, full: { rows: 1_000_000, files: 10, small: 1000, runs } }), out);
 }
 out(`\nTotal time: ${((Date.now() - started) / 1000).toFixed(0)} s.`);
 
 if (values.write) {
-  const file = new URL('../BENCHMARKS.md', import.meta.url);
+  // This module runs as dist-bench/bench/main.js.
+  const file = new URL('../../BENCHMARKS.md', import.meta.url);
   const doc = await readFile(file, 'utf8');
   const begin = '<!-- bench:begin -->';
   const end = '<!-- bench:end -->';

@@ -65,7 +65,7 @@ async function build(dir: string, versions: number, keys: number): Promise<numbe
 type ExciseResult = { report: { versions: number; snapshots: number }; ms: number; peakRss: number; rawMs: number };
 
 const excise = async (dir: string): Promise<ExciseResult> =>
-  JSON.parse(await runScript(new URL('./excise-child.ts', import.meta.url), [dir])) as ExciseResult;
+  JSON.parse(await runScript(new URL('./excise-child.js', import.meta.url), [dir])) as ExciseResult;
 
 export async function exciseBench(z: ExciseSizes, out: (s?: string) => void): Promise<void> {
   out('\n### excision against catalog size\n');

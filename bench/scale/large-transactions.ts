@@ -31,7 +31,7 @@ const SIDES: Side[] = ['strata', 'peer', 'raw'];
 const MiB = (bytes: number) => fmt(bytes / 2 ** 20);
 
 const child = async (side: Side, op: Op, dir: string, arg?: string): Promise<Result> =>
-  JSON.parse(await runScript(new URL('./large-child.ts', import.meta.url), [side, op, dir, ...(arg === undefined ? [] : [arg])])) as Result;
+  JSON.parse(await runScript(new URL('./large-child.js', import.meta.url), [side, op, dir, ...(arg === undefined ? [] : [arg])])) as Result;
 
 async function build(strataDir: string, peerDir: string, make: (c: Catalog) => Promise<unknown>, makePeer: (p: PeerDriver) => Promise<unknown>) {
   const c = await Catalog.open({ dir: strataDir, durability: 'durable', checkpointEvery: 0 });

@@ -94,7 +94,7 @@ async function manyWriters(place: Place, z: SharedSizes) {
     await setupEvents(path.join(dir, 'setup'), spec);
     const outs = await Promise.all(
       Array.from({ length: z.writers }, (_, i) =>
-        child('./writer.ts', [path.join(dir, `w${i}`), JSON.stringify(spec), String(z.writerCommits), `w${i}`]),
+        child('./writer.js', [path.join(dir, `w${i}`), JSON.stringify(spec), String(z.writerCommits), `w${i}`]),
       ),
     );
     const results = outs.map((o) => JSON.parse(o) as { ns: number[]; requests: number });
@@ -137,7 +137,7 @@ async function bootstrap(place: Place, z: SharedSizes) {
     await c.close();
     // The bootstrap process gets a small JavaScript heap: if it completes, memory is bounded by the chunk
     // size, not by the catalog (a streaming restore holds one chunk at a time).
-    const result = JSON.parse(await child('./bootstrap.ts', [path.join(dir, 'fresh'), JSON.stringify(spec)], [`--max-old-space-size=${BOOTSTRAP_HEAP_MIB}`])) as {
+    const result = JSON.parse(await child('./bootstrap.js', [path.join(dir, 'fresh'), JSON.stringify(spec)], [`--max-old-space-size=${BOOTSTRAP_HEAP_MIB}`])) as {
       ms: number;
       snapshot: number;
       peakRss: number;

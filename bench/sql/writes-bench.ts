@@ -66,7 +66,7 @@ export async function writesBench(z: WriteSizes, out: (s?: string) => void): Pro
       for (const op of ['update', 'update-floor', 'update-range', 'update-range-floor', 'compact', 'compact-floor'] as Op[]) {
         const dir = path.join(base, `run-${run}-${op}`);
         await cp(path.join(base, 'built'), dir, { recursive: true });
-        const r = JSON.parse(await runScript(new URL('./writes-child.ts', import.meta.url), [op, dir, String(z.rows)])) as Result;
+        const r = JSON.parse(await runScript(new URL('./writes-child.js', import.meta.url), [op, dir, String(z.rows)])) as Result;
         results.set(op, [...(results.get(op) ?? []), r]);
         await rm(dir, { recursive: true, force: true });
       }
