@@ -6,9 +6,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { type Profiler, Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { Catalog } from '../src/index.js';
-import { COLUMNS } from './drivers/driver.js';
-import { fmt } from './harness.js';
+import { openStrata } from './drivers/strata.js';
+import { fmt, measureConcurrent, stats } from './harness.js';
+import { createTables, files } from './workloads.js';
 
 export interface ProfileSizes {
   tables: number;
@@ -35,7 +35,7 @@ const SHAPES: Shape[] = [
 /** Native functions that are the system calls of node:fs (the profiler names them without a script). */
 const FS_CALLS = new Set(['writeBuffer', 'writeString', 'read', 'fstat', 'fdatasync', 'fsync', 'open', 'close', 'ftruncate', 'readdir', 'link', 'unlink']);
 
-type Frame = Profiler.ProfileNode["callFrame"];
+type Frame = Profiler.ProfileNode['callFrame'];
 
 /**
  * The layer of a sampled frame: this project's directories, the libraries, the file system, the runtime. An
@@ -72,44 +72,30 @@ function sharesByLayer(profile: Profiler.Profile) {
   return [...counts].map(([layer, n]) => [layer, n / samples.length] as const).sort((a, b) => b[1] - a[1]);
 }
 
+/** The shape's commits, through the suite's own Strata driver, as the commit workloads make them. */
 async function profileShape(shape: Shape, z: ProfileSizes) {
   const dir = await mkdtemp(path.join(tmpdir(), 'strata-bench-profile-'));
-  const catalog = await Catalog.open({ dir, durability: shape.durable ? 'durable' : 'relaxed', checkpointEvery: 0 });
+  const d = await openStrata({ dir, durable: shape.durable });
   const session = new Session();
   try {
-    for (let start = 0; start < z.tables; start += 100) {
-      await catalog.transaction(async (tx) => {
-        for (let t = start; t < Math.min(z.tables, start + 100); t++) await tx.createTable('main', `t${t}`, COLUMNS);
-      });
-    }
+    await createTables(d, z.tables);
     let made = 0;
-    let file = 0;
-    const commit = () =>
-      catalog.transaction(async (tx) => {
-        const table = `t${made++ % z.tables}`;
-        for (let f = 0; f < shape.files; f++) await tx.addDataFile('main', table, { path: `data/f${file++}.parquet`, recordCount: 1000, fileSizeBytes: 1 << 20 });
-      });
-    const commits = (n: number) => Math.max(shape.callers, Math.round(n * shape.part));
-    const run = async (n: number) => {
-      const callers = Array.from({ length: shape.callers }, async () => {
-        for (let i = 0; i < n / shape.callers; i++) await commit();
-      });
-      await Promise.all(callers);
+    const run = (n: number) => {
+      const commits = Math.max(shape.callers, Math.round(n * shape.part));
+      return measureConcurrent(commits, shape.callers, 1, () => d.addFiles(`t${made % z.tables}`, files(made++ * shape.files, shape.files)));
     };
-    await run(commits(z.warm));
-    const t0 = process.hrtime.bigint();
-    await run(commits(z.timed));
-    const usPerCommit = Number(process.hrtime.bigint() - t0) / 1e3 / commits(z.timed);
+    await run(z.warm);
+    const usPerCommit = 1e6 / stats(await run(z.timed)).perSec;
     session.connect();
     await session.post('Profiler.enable');
     await session.post('Profiler.setSamplingInterval', { interval: 100 });
     await session.post('Profiler.start');
-    await run(commits(z.timed));
+    await run(z.timed);
     const { profile } = await session.post('Profiler.stop');
     return { usPerCommit, shares: sharesByLayer(profile) };
   } finally {
     session.disconnect();
-    await catalog.close();
+    await d.close();
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -37,7 +37,7 @@ export interface Workload {
 const COMMIT_SIDES: Side[] = ['strata', 'strata-objects', 'peer', 'raw'];
 
 const file = (i: number): FileSpec => ({ path: `data/f${i}.parquet`, rows: 1000, bytes: 1 << 20 });
-const files = (from: number, n: number) => Array.from({ length: n }, (_, i) => file(from + i));
+export const files = (from: number, n: number) => Array.from({ length: n }, (_, i) => file(from + i));
 
 /** Untimed commits between a catalog's first timed commits and its warm ones, as a multiple of the timed. */
 const WARM_UP = 10;
@@ -53,7 +53,7 @@ async function firstAndWarm(n: number, measureOps: (from: number, n: number) => 
   return { 'first commits': first, warm: await measureOps(n * (WARM_UP + 1), n) };
 }
 
-async function createTables(d: Driver, n: number, prefix = 't'): Promise<number> {
+export async function createTables(d: Driver, n: number, prefix = 't'): Promise<number> {
   let s = 0;
   for (let start = 0; start < n; start += 100) {
     s = await d.createTables(Array.from({ length: Math.min(100, n - start) }, (_, i) => `${prefix}${start + i}`));

@@ -4,6 +4,7 @@
 // As `npm run bench` does, it compiles the suite first and runs what tsc made.
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { runScript } from '../../bench/child.js';
@@ -18,7 +19,7 @@ describe('npm run bench', () => {
     const sections = full.split('\n').filter((l) => l.startsWith('### ')).map(shape);
     expect(sections.length).toBeGreaterThan(15);
     const root = new URL('../../', import.meta.url);
-    await promisify(execFile)(process.execPath, [new URL('node_modules/typescript/bin/tsc', root).pathname, '-p', new URL('tsconfig.bench.json', root).pathname]);
+    await promisify(execFile)(process.execPath, [fileURLToPath(new URL('node_modules/typescript/bin/tsc', root)), '-p', fileURLToPath(new URL('tsconfig.bench.json', root))]);
     const out = await runScript(new URL('dist-bench/bench/main.js', root), ['--smoke']); // a failing run rejects with its stderr
     const ran = new Set(out.split('\n').filter((l) => l.startsWith('### ')).map(shape));
     expect(sections.filter((s) => !ran.has(s))).toEqual([]);
