@@ -21,7 +21,7 @@ import { group, type Group } from './groups.js';
 import { filePathNote } from './end-index.js';
 import { Space } from './spaces.js';
 import { decodeValue } from './value-codec.js';
-import { Entity, type Row, type Versioned } from './versions.js';
+import { Entity, type Row, type StoredVersion, type Versioned } from './versions.js';
 import type { Violation } from './violation.js';
 
 export interface DataFileRow extends Versioned {
@@ -98,10 +98,63 @@ export function manifestFile(id: FileId, row: Row<DataFileRow>): ManifestFile {
   return [id, row.path, row.format, row.recordCount, row.fileSizeBytes, row.footerSize, row.rowIdStart, row.contentCrc32 ?? null];
 }
 
-/** The row a manifest entry stands for, with the end the end index gives it. */
-export function manifestRow(file: ManifestFile, end: SnapshotId | null): DataFileRow {
-  const [, path, format, recordCount, fileSizeBytes, footerSize, rowIdStart, contentCrc32 = null] = file;
-  return { path, format, recordCount, fileSizeBytes, footerSize, rowIdStart, contentCrc32, end };
+/** DuckLake's one data file format: a listing keeps one string for it, not one per file it decodes. */
+const PARQUET = 'parquet';
+
+/**
+ * A data file as a listing reads it from its commit's manifest: its row and its version in one object, since
+ * a first listing of a table keeps every file it reads (the table's cached group) and each object a file
+ * kept made the garbage collector's young-generation copies longer (docs/decisions/0027). The row's fields
+ * are its own enumerable properties, so a spread of `row` (ending the file) or a JSON of it is the row and
+ * nothing else; the version's fields are private, and `key` and `fields` are built only when asked for (an
+ * apply patching the group, a merge: docs/decisions/0022).
+ */
+export class ManifestedFile implements DataFileRow, StoredVersion {
+  readonly path: string;
+  readonly format: string;
+  readonly recordCount: number;
+  readonly fileSizeBytes: number;
+  readonly footerSize: number | null;
+  readonly rowIdStart: number;
+  readonly contentCrc32: number | null;
+  readonly end: SnapshotId | null;
+  readonly #tableId: CatalogId;
+  readonly #begin: SnapshotId;
+  readonly #id: FileId;
+
+  constructor(tableId: CatalogId, begin: SnapshotId, file: ManifestFile, end: SnapshotId | null) {
+    this.#tableId = tableId;
+    this.#begin = begin;
+    this.#id = file[0];
+    this.path = file[1];
+    this.format = file[2] === PARQUET ? PARQUET : file[2];
+    this.recordCount = file[3];
+    this.fileSizeBytes = file[4];
+    this.footerSize = file[5];
+    this.rowIdStart = file[6];
+    this.contentCrc32 = file[7] ?? null;
+    this.end = end;
+  }
+
+  get id(): FileId {
+    return this.#id;
+  }
+
+  get begin(): SnapshotId {
+    return this.#begin;
+  }
+
+  get row(): DataFileRow {
+    return this;
+  }
+
+  get key(): Key {
+    return dataFileKey(this.#tableId, this.#id, this.#begin);
+  }
+
+  get fields(): readonly [CatalogId, FileId] {
+    return [this.#tableId, this.#id];
+  }
 }
 
 const manifestKey = (tableId: CatalogId, begin: number): Key => encodeKey(Space.DataFileManifest, [tableId], begin);

@@ -6,16 +6,16 @@ import {
   dataFileEnds,
   dataFileEntity,
   dataFileIdOf,
-  dataFileKey,
   type DataFileRow,
   dataFilesOfTable,
   decodeDataFileEnd,
   decodeManifest,
   decodeManifestPart,
   type ManifestFile,
+  MANIFEST_PART_FILES,
   manifestParts,
   manifestsOfTable,
-  manifestRow,
+  ManifestedFile,
 } from '../../keys/data-files.js';
 import { deleteFileEntity, deleteFileIdEnd, deleteFileIdOf, type DeleteFileRow, deleteFilesOfTable } from '../../keys/delete-files.js';
 import { type CatalogId, type FileId, fileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
@@ -55,71 +55,70 @@ export async function* dataFilesAt(view: ReadView, at: SnapshotId, tableId: Cata
     const out: DataFileVersion[] = [];
     for (const v of inCommitOrder(hit)) {
       const row = v.row as DataFileRow;
-      if (isVisible(v.begin, row.end, at)) out.push({ id: fileIdOf(v), begin: v.begin as SnapshotId, row });
+      if (!isVisible(v.begin, row.end, at)) continue;
+      out.push(v instanceof ManifestedFile ? v : { id: dataFileIdOf(v.fields), begin: v.begin as SnapshotId, row });
     }
     if (out.length > 0) yield out;
     return;
   }
   // What was read so far, while the table may still be small enough to cache.
-  let whole: CachedDataFile[] | undefined = [];
+  let whole: ManifestedFile[] | undefined = [];
   // A table none of whose files ever ended has no ends to merge (a point read instead of an iterator). Else
   // the ends are asked for from the first batch of manifests on: their first read starts now, so the two
   // trips to LevelDB's thread pool overlap instead of following each other.
   const ends = (await tableStats(view, tableId))?.endedFiles === 0 ? NO_ENDS : new EndCursor(view, tableId);
+  // Handed on a batch of LevelDB's at a time, not a manifest at a time: a step through these generators
+  // costs more than the ten files a commit of a few files adds (docs/decisions/0027).
+  let out: DataFileVersion[] = [];
+  const take = (begin: SnapshotId, files: readonly ManifestFile[]) => {
+    for (const file of files) {
+      const end = ends.endOf(file[0]);
+      const version = new ManifestedFile(tableId, begin, file, end);
+      whole?.push(version);
+      if (begin <= at && (end === null || end > at)) out.push(version);
+    }
+    if (whole !== undefined && whole.length > MAX_CACHED_GROUP) whole = undefined;
+  };
   try {
     scan: for await (const batch of view.scanBatches(manifestsOfTable(tableId))) {
       for (const [key, bytes] of batch) {
         const begin = snapshotId(beginOf(key));
         // Past `at` only to complete a small table's group: nothing there is visible.
         if (begin > at && whole === undefined) break scan;
-        for await (const files of manifestFiles(view, key, bytes)) {
-          await ends.readTo(files[0]![0], files.at(-1)![0]);
-          const out: DataFileVersion[] = [];
-          for (const file of files) {
-            const id = file[0];
-            const end = ends.endOf(id);
-            const row = manifestRow(file, end);
-            whole?.push(new CachedDataFile(tableId, id, begin, row));
-            if (begin <= at && (end === null || end > at)) out.push({ id, begin, row });
+        const first = decodeManifest(key, bytes);
+        await ends.readTo(first.files[0]![0], first.files.at(-1)![0]);
+        take(begin, first.files);
+        if (first.more) {
+          for await (const parts of view.scanBatches(manifestParts(key))) {
+            for (const [k, v] of parts) {
+              const files = decodeManifestPart(k, v);
+              await ends.readTo(files[0]![0], files.at(-1)![0]);
+              take(begin, files);
+              if (out.length >= MANIFEST_PART_FILES) {
+                yield out;
+                out = [];
+              }
+            }
           }
-          if (whole !== undefined && whole.length > MAX_CACHED_GROUP) whole = undefined;
-          if (out.length > 0) yield out;
+        }
+        if (out.length >= MANIFEST_PART_FILES) {
+          yield out;
+          out = [];
         }
       }
     }
+    if (out.length > 0) yield out;
   } finally {
     await ends.close();
   }
   if (whole === undefined) return;
-  for (const v of whole) Object.freeze(v.row);
+  for (const v of whole) Object.freeze(v);
   // A group is in key order, which is file-id order; commits of two writers can interleave their ids.
   view.offer(group, whole.sort((a, b) => a.id - b.id));
 }
 
-/**
- * A data file version as a first listing caches it: its key and key fields are made when asked for (an
- * apply patching the group, a merge), not for every file listed — building them was half of a first
- * listing's cost (docs/decisions/0022).
- */
-class CachedDataFile implements StoredVersion {
-  constructor(
-    private readonly tableId: CatalogId,
-    readonly id: FileId,
-    readonly begin: SnapshotId,
-    readonly row: DataFileRow,
-  ) {}
-
-  get key(): Key {
-    return dataFileKey(this.tableId, this.id, this.begin);
-  }
-
-  get fields(): readonly [CatalogId, FileId] {
-    return [this.tableId, this.id];
-  }
-}
-
 /** The file id of a data file version of a cached group (kept by a listing, or patched in by an apply). */
-const fileIdOf = (v: StoredVersion): FileId => (v instanceof CachedDataFile ? v.id : dataFileIdOf(v.fields));
+const fileIdOf = (v: StoredVersion): FileId => (v instanceof ManifestedFile ? v.id : dataFileIdOf(v.fields));
 
 /**
  * A listing is in commit order — by the snapshot that added the file, then by id, as its manifests hold
@@ -138,16 +137,6 @@ function inCommitOrder(group: readonly StoredVersion[]): readonly StoredVersion[
     commitOrdered.set(group, ordered);
   }
   return ordered;
-}
-
-/** The files of one commit's manifest, part by part (the first part is `bytes`, at `key`). */
-async function* manifestFiles(view: ReadView, key: Key, bytes: Uint8Array): AsyncGenerator<ManifestFile[]> {
-  const first = decodeManifest(key, bytes);
-  yield first.files;
-  if (!first.more) return;
-  for await (const batch of view.scanBatches(manifestParts(key))) {
-    for (const [k, v] of batch) yield decodeManifestPart(k, v);
-  }
 }
 
 /** Where a listing learns the end of each file it reads from the manifests. */

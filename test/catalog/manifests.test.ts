@@ -104,4 +104,35 @@ describe('file manifests', () => {
       expect(first.map((f) => f.beginSnapshot)).toEqual([...first.map((f) => f.beginSnapshot)].sort((x, y) => x - y));
     }
   });
+
+  it('a first listing hands a table of many small commits on in batches of hundreds, in commit order', async () => {
+    const dir = await tempDir();
+    let c = await openCatalog({ dir, checkpointEvery: 0 });
+    await c.transaction((tx) => tx.createTable('main', 'big', [{ name: 'x', type: 'int64' }]));
+    const want: string[] = [];
+    for (let commit = 0; commit < 120; commit++) {
+      await c.transaction(async (tx) => {
+        for (let i = 0; i < 10; i++) {
+          want.push(`c${commit}-${i}`);
+          await tx.addDataFile('main', 'big', file(`c${commit}-${i}`));
+        }
+      });
+    }
+    await c.close();
+    // Opened again, nothing of the table is cached: the listing reads its 120 manifests.
+    c = await openCatalog({ dir, checkpointEvery: 0 });
+    const r = await c.reader();
+    try {
+      const batches: string[][] = [];
+      for await (const batch of r.dataFileBatches('main', 'big')) batches.push(batch.map((f) => f.path));
+      expect(batches.flat()).toEqual(want);
+      // Not one batch per commit's manifest (ten files each): every batch but the last holds hundreds.
+      expect(batches.length).toBeLessThanOrEqual(3);
+      for (const b of batches.slice(0, -1)) expect(b.length).toBeGreaterThanOrEqual(500);
+      // The second listing comes from the group the first one cached, the same files in the same order.
+      expect((await r.dataFiles('main', 'big')).map((f) => f.path)).toEqual(want);
+    } finally {
+      await r.close();
+    }
+  });
 });
