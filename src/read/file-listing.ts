@@ -70,7 +70,8 @@ export async function* dataFilesAt(view: ReadView, at: SnapshotId, tableId: Cata
   // Handed on a batch of LevelDB's at a time, not a manifest at a time: a step through these generators
   // costs more than the ten files a commit of a few files adds (docs/decisions/0027).
   let out: DataFileVersion[] = [];
-  const take = (begin: SnapshotId, files: readonly ManifestFile[]) => {
+  const take = async (begin: SnapshotId, files: readonly ManifestFile[]) => {
+    await ends.readTo(files[0]![0], files.at(-1)![0]);
     for (const file of files) {
       const end = ends.endOf(file[0]);
       const version = new ManifestedFile(tableId, begin, file, end);
@@ -86,14 +87,11 @@ export async function* dataFilesAt(view: ReadView, at: SnapshotId, tableId: Cata
         // Past `at` only to complete a small table's group: nothing there is visible.
         if (begin > at && whole === undefined) break scan;
         const first = decodeManifest(key, bytes);
-        await ends.readTo(first.files[0]![0], first.files.at(-1)![0]);
-        take(begin, first.files);
+        await take(begin, first.files);
         if (first.more) {
           for await (const parts of view.scanBatches(manifestParts(key))) {
             for (const [k, v] of parts) {
-              const files = decodeManifestPart(k, v);
-              await ends.readTo(files[0]![0], files.at(-1)![0]);
-              take(begin, files);
+              await take(begin, decodeManifestPart(k, v));
               if (out.length >= MANIFEST_PART_FILES) {
                 yield out;
                 out = [];
