@@ -12,12 +12,20 @@ export interface Change<T> {
 
 export type ChangeKind = 'none' | 'created' | 'dropped' | 'altered';
 
+/**
+ * Whether two rows say the same, `end` aside: field by field through their JSON, but only fields that are
+ * not the same value already — a transaction classifies each change it holds more than once (its plan, a
+ * rebase's checks), and nearly every field of a row it did not alter is.
+ */
 function sameRow(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-  const keys = Object.keys(b).filter((k) => k !== 'end');
-  return (
-    keys.length === Object.keys(a).filter((k) => k !== 'end').length &&
-    keys.every((k) => JSON.stringify(a[k]) === JSON.stringify(b[k]))
-  );
+  let fields = 0;
+  for (const k in b) {
+    if (k === 'end') continue;
+    fields++;
+    if (a[k] !== b[k] && JSON.stringify(a[k]) !== JSON.stringify(b[k])) return false;
+  }
+  for (const k in a) if (k !== 'end') fields--;
+  return fields === 0;
 }
 
 export function classify<T>(c: Change<T>): ChangeKind {
