@@ -40,7 +40,7 @@ export async function carriedOver(view: ReadView, state: PendingState, head: { b
 }
 
 /** The tables a state touches, if all it does is add and remove their files; else undefined. */
-function filesOnly(state: PendingState): Set<CatalogId> | undefined {
+export function filesOnly(state: PendingState): Set<CatalogId> | undefined {
   if (!state.ops.every((op) => FILE_OPS.has(op.name))) return undefined;
   if (state.options.size > 0 || state.restoredTables.size > 0 || state.keepEmptySnapshot) return undefined;
   for (const map of [state.schemas, state.tables, state.views]) {

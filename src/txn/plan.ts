@@ -65,6 +65,33 @@ function versionMutations<T extends Versioned>(entity: Entity<T>, c: Change<T>, 
   return out;
 }
 
+/**
+ * The `changes_made` entries for what a state does to tables' data: inserted_into_table, deleted_from_table,
+ * and compacted_table for a maintenance commit that does both. For a state that only adds and removes files
+ * these are all its changes, which a transaction planned only where it lands needs before that (its
+ * conflict check: prepared.ts).
+ */
+export function dataChanges(state: PendingState, meta: CommitMeta): string[] {
+  const inserted = new Set<CatalogId>();
+  const deleted = new Set<CatalogId>();
+  const tableGone = (tableId: CatalogId) => state.tables.get(tableId)?.next === null;
+  for (const c of state.dataFiles.values()) {
+    const kind = classify(c);
+    if (kind === 'created') inserted.add(c.tableId);
+    else if (kind !== 'none' && !tableGone(c.tableId)) deleted.add(c.tableId);
+  }
+  for (const c of state.deleteFiles.values()) {
+    // A delete file ended on its own (a restore bringing deleted rows back) changes the table's deletes too:
+    // unnamed, a concurrent delete from its data file would not be checked against it.
+    const kind = classify(c);
+    if ((kind === 'created' || kind === 'dropped') && !tableGone(c.tableId)) deleted.add(c.tableId);
+  }
+  const out: string[] = [];
+  for (const t of inserted) out.push(meta.maintenance && deleted.has(t) ? `compacted_table:${t}` : `inserted_into_table:${t}`);
+  for (const t of deleted) if (!(meta.maintenance && inserted.has(t))) out.push(`deleted_from_table:${t}`);
+  return out;
+}
+
 export async function planCommit(
   view: ReadView,
   state: PendingState,
@@ -137,9 +164,7 @@ export async function planCommit(
     }
   }
 
-  // Files: what each table gained and lost, for changes_made and the table's stats.
-  const inserted = new Set<CatalogId>();
-  const deleted = new Set<CatalogId>();
+  // Files: what each table gained and lost, for the table's stats (changes_made: dataChanges).
   const statsDelta = new Map<CatalogId, TableStatsDelta>();
   const delta = (tableId: CatalogId) => {
     let d = statsDelta.get(tableId);
@@ -162,12 +187,10 @@ export async function planCommit(
       newPaths.push([c.next!.path, id]);
       const stats = state.fileStats.get(id);
       if (stats !== undefined) mutations.push(putFileColumnStats(c.tableId, id, at, stats));
-      inserted.add(c.tableId);
       d.records += c.next!.recordCount;
       d.bytes += c.next!.fileSizeBytes;
       d.files++;
     } else {
-      if (!tableGone(c.tableId)) deleted.add(c.tableId);
       d.records -= c.base!.row.recordCount;
       d.bytes -= c.base!.row.fileSizeBytes;
       d.files--;
@@ -181,9 +204,6 @@ export async function planCommit(
     if (c.endsAtCommit) mutations.push(...entity.end({ begin: at, row: c.next! }, at));
     else if (kind !== 'none') mutations.push(...versionMutations(entity, c, at, kind));
     if (c.base === undefined && c.next !== null) newPaths.push([(c.next as DeleteFileRow).path, id]);
-    // A delete file ended on its own (a restore bringing deleted rows back) changes the table's deletes too:
-    // unnamed, a concurrent delete from its data file would not be checked against it.
-    if ((kind === 'created' || kind === 'dropped') && !tableGone(c.tableId)) deleted.add(c.tableId);
   }
 
   // The path index learns of every new file row, in one multi-get for the commit's paths.
@@ -205,13 +225,7 @@ export async function planCommit(
 
   // DuckLake's changes_made vocabulary, in a stable order: creations, data, drops (contents before their
   // schema), alterations.
-  const dataChanges: string[] = [];
-  for (const t of inserted) {
-    if (meta.maintenance && deleted.has(t)) dataChanges.push(`compacted_table:${t}`);
-    else dataChanges.push(`inserted_into_table:${t}`);
-  }
-  for (const t of deleted) if (!(meta.maintenance && inserted.has(t))) dataChanges.push(`deleted_from_table:${t}`);
-  const changes = [...created, ...dataChanges, ...dropped, ...droppedSchemas, ...[...altered].map((t) => `altered_table:${t}`)];
+  const changes = [...created, ...dataChanges(state, meta), ...dropped, ...droppedSchemas, ...[...altered].map((t) => `altered_table:${t}`)];
 
   const optionMutations = [...state.options].map(([key, value]) => putOption(key, value));
 

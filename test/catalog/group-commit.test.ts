@@ -163,6 +163,56 @@ describe('group commit', () => {
     expect(ids).toHaveLength(2 + 1 + (failed(insert) ? 3 : 4));
   });
 
+  it('file-only transactions prepared while a group is written are planned where they land, and checked there', async () => {
+    const h = await heldCatalog(async (tx) => {
+      await tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]);
+      await tx.addDataFile('main', 't', file('old.parquet'));
+    });
+    const r0 = await h.c.reader();
+    const [old] = await r0.dataFiles('main', 't');
+    await r0.close();
+    h.hold();
+    const first = h.c.transaction((tx) => tx.addDataFile('main', 't', file('a.parquet')));
+    await h.blocked;
+    // All of these are prepared while the first's entry is held, and only add and remove files.
+    const ran = counter();
+    const outcomes = settle([
+      h.c.transaction(ran.wrap((tx) => tx.removeDataFile('main', 't', old!.id))),
+      h.c.transaction(ran.wrap((tx) => tx.removeDataFile('main', 't', old!.id))),
+      h.c.transaction(ran.wrap((tx) => tx.addDataFile('main', 't', file('b.parquet')))),
+      h.c.transaction(
+        ran.wrap(async (tx) => {
+          const id = await tx.addDataFile('main', 't', file('gone.parquet'));
+          await tx.removeDataFile('main', 't', id);
+        }),
+      ),
+    ]);
+    await ran.reach(4);
+    await new Promise((r) => setTimeout(r, 50));
+    const snapshotsBefore = (await h.c.snapshots()).length;
+    h.release();
+    await first;
+    const [remove1, remove2, add, nothing] = (await outcomes) as [Outcome, Outcome, Outcome, Outcome];
+    const failed = (o: Outcome) => 'error' in o && isStrataError(o.error, 'CONFLICT');
+    // One removal of the file lands and the other is a CONFLICT naming it; the insert lands; a transaction
+    // that added a file and removed it again has no effect and makes no snapshot.
+    expect([remove1, remove2].filter(failed)).toHaveLength(1);
+    const won = [remove1, remove2].find((o) => !failed(o)) as { snapshot: number };
+    const lost = [remove1, remove2].find(failed) as { error: { snapshot: number; message: string } };
+    expect(lost.error.snapshot).toBe(won.snapshot);
+    expect(lost.error.message).toMatch(new RegExp(`deletes from data file ${old!.id} of table`));
+    expect(failed(add)).toBe(false);
+    expect(nothing).toEqual({ snapshot: null });
+    expect((await h.c.snapshots()).length).toBe(snapshotsBefore + 3);
+    const r = await h.c.reader();
+    const files = await r.dataFiles('main', 't');
+    await r.close();
+    expect(files.map((f) => f.path).sort()).toEqual(['a.parquet', 'b.parquet']);
+    // Row ids stay disjoint: b's rows follow a's and old's.
+    expect(new Set(files.map((f) => f.rowIdStart)).size).toBe(2);
+    expect(files.find((f) => f.path === 'b.parquet')!.rowIdStart).toBeGreaterThanOrEqual(20);
+  });
+
   it('two processes, each committing in groups into one table: every commit lands once', { timeout: 60_000 }, async () => {
     const root = await tempDir();
     const storePath = path.join(root, 'store');
