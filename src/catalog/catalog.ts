@@ -118,10 +118,10 @@ export class Catalog {
     if (typeof fn !== 'function') throw new StrataError('INVALID_ARGUMENT', 'transaction() takes a function (tx) => …');
     const checked = checkCommitMeta(meta);
     const running = (async () => {
-      // Asked first, so the function reads every commit made before it began; not while a group is being written
-      // (its write learns what is new; this lands after it, planned there: 0028), nor by the epoch's holder (0016).
+      // Asked first, so the function reads every commit made before it began; not while a group is being
+      // written (its write learns what is new), nor by the epoch's holder (decision 0016).
       if (!this.commits.busy && !this.committer.exclusive) await this.parts.sync.refresh();
-      const prepared = await this.parts.sync.view((view) => prepare(view, fn, checked, this.parts.clock(), this.txnContext, this.commits.busy));
+      const prepared = await this.parts.sync.view((view) => prepare(view, fn, checked, this.parts.clock(), this.txnContext));
       if (prepared.plan?.mutations.length === 0) return { snapshot: null };
       return this.commits.commit(prepared);
     })();

@@ -33,15 +33,15 @@ export interface Prepared {
 }
 
 /**
- * Runs `fn` on `view` (the function's only run) and plans its commit there — unless `planLater` says the
- * commit will land on a later state (this process is writing a group, and it will be in the next) and it
- * only adds and removes files (of some table: an empty one returns at once). Then it is planned once, on that state: the later members of a group commit
- * used to be planned twice, the first plan thrown away (8 callers: about a tenth of a commit).
+ * Runs `fn` on `view` (the function's only run) and plans its commit there — unless it only adds and
+ * removes files (of some table: an empty one returns at once) and names no `basedOn`: then it is planned
+ * once, where it lands (decision 0028). Every member of a group commit but the first lands on a state its
+ * function did not run on, and was planned twice, the first plan thrown away.
  */
-export async function prepare(view: ReadView, fn: TransactionFn, meta: CommitMeta, time: number, ctx: TxnContext, planLater = false): Promise<Prepared> {
+export async function prepare(view: ReadView, fn: TransactionFn, meta: CommitMeta, time: number, ctx: TxnContext): Promise<Prepared> {
   const head = await q.headSnapshot(view);
   const state = await sealedRun(view, head, meta.basedOn === undefined ? ctx : { ...ctx, basedOn: snapshotId(meta.basedOn) }, fn);
-  if (planLater && meta.basedOn === undefined && (filesOnly(state)?.size ?? 0) > 0) return { seq: view.seq, base: head.begin, state, plan: undefined, meta };
+  if (meta.basedOn === undefined && (filesOnly(state)?.size ?? 0) > 0) return { seq: view.seq, base: head.begin, state, plan: undefined, meta };
   const plan = await planOn(view, head, state, meta, time);
   if (meta.basedOn !== undefined) {
     if (meta.basedOn > head.begin) throw new StrataError('INVALID_ARGUMENT', `basedOn ${meta.basedOn} is past the newest snapshot, ${head.begin}`);
