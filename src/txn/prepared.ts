@@ -33,15 +33,15 @@ export interface Prepared {
 }
 
 /**
- * Runs `fn` on `view` (the function's only run) and plans its commit there — unless it only adds and
- * removes files (of some table: an empty one returns at once) and names no `basedOn`: then it is planned
+ * Runs `fn` on `view` (the function's only run) and plans its commit there — unless it adds or removes
+ * files and does nothing else (one that only read returns at once), and names no `basedOn`: then it is planned
  * once, where it lands (decision 0028). Every member of a group commit but the first lands on a state its
  * function did not run on, and was planned twice, the first plan thrown away.
  */
 export async function prepare(view: ReadView, fn: TransactionFn, meta: CommitMeta, time: number, ctx: TxnContext): Promise<Prepared> {
   const head = await q.headSnapshot(view);
   const state = await sealedRun(view, head, meta.basedOn === undefined ? ctx : { ...ctx, basedOn: snapshotId(meta.basedOn) }, fn);
-  if (meta.basedOn === undefined && (filesOnly(state)?.size ?? 0) > 0) return { seq: view.seq, base: head.begin, state, plan: undefined, meta };
+  if (meta.basedOn === undefined && state.ops.length > 0 && filesOnly(state) !== undefined) return { seq: view.seq, base: head.begin, state, plan: undefined, meta };
   const plan = await planOn(view, head, state, meta, time);
   if (meta.basedOn !== undefined) {
     if (meta.basedOn > head.begin) throw new StrataError('INVALID_ARGUMENT', `basedOn ${meta.basedOn} is past the newest snapshot, ${head.begin}`);

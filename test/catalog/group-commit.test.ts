@@ -213,6 +213,24 @@ describe('group commit', () => {
     expect(files.find((f) => f.path === 'b.parquet')!.rowIdStart).toBeGreaterThanOrEqual(20);
   });
 
+  it('a transaction that only reads returns while a group is written, without waiting for it', async () => {
+    const h = await heldCatalog((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
+    h.hold();
+    const first = h.c.transaction((tx) => tx.addDataFile('main', 't', file('a.parquet')));
+    await h.blocked;
+    let columns = 0;
+    const readOnly = h.c.transaction(async (tx) => {
+      columns = (await tx.reads().table('main', 't')).columns.length;
+      // An operation that fails and is caught records nothing either.
+      await tx.addDataFile('main', 'missing', file('b.parquet')).catch(() => undefined);
+    });
+    const settled = await Promise.race([readOnly, new Promise((r) => setTimeout(() => r('still waiting'), 2_000))]);
+    expect(settled).toEqual({ snapshot: null });
+    expect(columns).toBe(1);
+    h.release();
+    expect((await first).snapshot).toBe(2);
+  });
+
   it('two processes, each committing in groups into one table: every commit lands once', { timeout: 60_000 }, async () => {
     const root = await tempDir();
     const storePath = path.join(root, 'store');
