@@ -10,7 +10,7 @@ import { append, type Mutation } from '../../keys/mutation.js';
 import { OverlayView } from '../kv/overlay-view.js';
 import type { ReadView } from '../kv/read-view.js';
 import type { TxnContext } from '../txn/transaction.js';
-import { type Prepared, rebase } from '../txn/prepared.js';
+import { PlannedPast, type Prepared, rebase } from '../txn/prepared.js';
 import type { Committer, LostRace } from './committer.js';
 
 /** Transactions per entry at most: bounds an entry's size and the work one lost race throws away. */
@@ -91,18 +91,29 @@ export class GroupCommit {
    * Plans every member on the state the ones before it leave and writes them as one entry. A member that
    * conflicts fails alone, but only once the entry lands: after a lost race everything is planned again on
    * the newer state, where the answer may differ.
+   *
+   * Members whose functions ran on `root`'s state are planned on `root` itself while they touch no table
+   * and no path the ones before them touched (PlannedPast): a plan made there is the one the state the
+   * earlier members leave would give, made without laying their puts over the index or reading their
+   * changes back. From the first member that cannot be, every member is rebased on an overlay of the ones
+   * before it, as a transaction that lost the race to another writer is.
    */
   private async attempt(root: ReadView, members: readonly Member[]): Promise<{ value: Outcome[] } | LostRace> {
-    let view: ReadView = root;
+    const past = await PlannedPast.on(root);
+    let view: ReadView | undefined;
     const outcomes: Outcome[] = [];
     const snapshots: SnapshotId[] = [];
     const mutations: Mutation[] = [];
     for (const [i, member] of members.entries()) {
-      // Entries that only claimed ids (this transaction's own claims, most often) leave its plan as it was.
-      const ownState = view === root && !this.committer.changedSince(member.prepared.seq);
       let plan;
       try {
-        plan = await rebase(view, member.prepared, ownState, this.clock(), this.ctx);
+        // Entries that only claimed ids (this transaction's own claims, most often) leave its state as it was.
+        const onRoot = !this.committer.changedSince(member.prepared.seq);
+        if (view === undefined && onRoot) plan = await past.plan(root, member.prepared, this.clock());
+        if (plan === undefined) {
+          view ??= mutations.length === 0 ? root : OverlayView.over(root, mutations);
+          plan = await rebase(view, member.prepared, view === root && onRoot, this.clock(), this.ctx);
+        }
       } catch (error) {
         outcomes.push({ member, error });
         continue;
@@ -112,7 +123,7 @@ export class GroupCommit {
       if (plan.snapshot) snapshots.push(plan.snapshot.id);
       append(mutations, plan.mutations);
       // The state this member leaves, for the members after it (the last has none).
-      if (i < members.length - 1) view = OverlayView.over(view, plan.mutations);
+      if (view !== undefined && i < members.length - 1) view = OverlayView.over(view, plan.mutations);
     }
     if (mutations.length > 0) {
       // Transactions beyond this group's run their functions while its entry is synced: the next group.

@@ -31,6 +31,26 @@ export async function carriedOver(view: ReadView, state: PendingState, head: { b
     if (changes === undefined || changes.length === 0 || !changes.every((c) => touchesOnlyFilesOfOthers(c, tables))) return undefined;
   }
   if (!(await stillLive(view, state))) return undefined;
+  return movedTo(state, head);
+}
+
+/**
+ * `state` carried to `head` past commits that its caller planned itself and knows to have touched only the
+ * tables in `others` (every table their states touched, not only those whose files they changed): what
+ * carriedOver finds by reading those commits back, without reading. Group commit asks it for a member whose
+ * function ran on the state the group's entry follows, past the members before it. Such commits cannot have
+ * ended a file of this state's tables either, so no file is read again. Undefined when the state does more
+ * than add and remove files, or shares a table with them.
+ */
+export function carriedPast(state: PendingState, head: { begin: SnapshotId; row: SnapshotRow }, others: ReadonlySet<CatalogId>): PendingState | undefined {
+  const tables = filesOnly(state);
+  if (tables === undefined) return undefined;
+  for (const t of tables) if (others.has(t)) return undefined;
+  return movedTo(state, head);
+}
+
+/** The state as it stands on `head`: its base moved, its id counters raised to the head's (they only grow). */
+function movedTo(state: PendingState, head: { begin: SnapshotId; row: SnapshotRow }): PendingState {
   return {
     ...state,
     base: head.begin,

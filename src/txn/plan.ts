@@ -170,6 +170,17 @@ function planColumns(g: Gathered): void {
   }
 }
 
+/**
+ * Every file a state registers (a data file it adds, a delete file it writes) by its object path: what its
+ * plan reads from the path index and adds to it.
+ */
+export function registeredFiles(state: PendingState): [string, FileId][] {
+  const out: [string, FileId][] = [];
+  for (const [id, c] of state.dataFiles) if (classify(c) === 'created') out.push([c.next!.path, id]);
+  for (const [id, c] of state.deleteFiles) if (c.base === undefined && c.next !== null) out.push([(c.next as DeleteFileRow).path, id]);
+  return out;
+}
+
 /** Data and delete files, the path index and the tables' stats: what each table gained and lost. */
 async function planFiles(g: Gathered): Promise<void> {
   const { state, at, mutations } = g;
@@ -180,7 +191,6 @@ async function planFiles(g: Gathered): Promise<void> {
     return d;
   };
   const tableGone = (tableId: CatalogId) => state.tables.get(tableId)?.next === null;
-  const newPaths: [string, FileId][] = [];
   const manifests = new Map<CatalogId, ManifestFile[]>();
 
   for (const [id, c] of state.dataFiles) {
@@ -192,7 +202,6 @@ async function planFiles(g: Gathered): Promise<void> {
       let files = manifests.get(c.tableId);
       if (!files) manifests.set(c.tableId, (files = []));
       files.push(manifestFile(id, c.next!));
-      newPaths.push([c.next!.path, id]);
       const stats = state.fileStats.get(id);
       if (stats !== undefined) mutations.push(putFileColumnStats(c.tableId, id, at, stats));
       d.records += c.next!.recordCount;
@@ -211,10 +220,10 @@ async function planFiles(g: Gathered): Promise<void> {
     const entity = deleteFileEntity(c.tableId, id);
     if (c.endsAtCommit) append(mutations, entity.end({ begin: at, row: c.next! }, at));
     else if (kind !== 'none') append(mutations, versionMutations(entity, c, at, kind));
-    if (c.base === undefined && c.next !== null) newPaths.push([(c.next as DeleteFileRow).path, id]);
   }
 
   // The path index learns of every new file row, in one multi-get for the commit's paths.
+  const newPaths = registeredFiles(state);
   if (newPaths.length > 0) {
     const named = await q.filePathRows(g.view, [...new Set(newPaths.map(([p]) => p))]);
     for (const [p, id] of newPaths) named.get(p)!.push(id);

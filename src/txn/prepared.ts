@@ -2,15 +2,15 @@
 // process has; the commit may land on a later state (other writers won the race, or earlier transactions of
 // the same group commit go first), where the recorded operations are checked against what came in between
 // and replayed (docs/decisions/0003, 0004).
-import { type KvSeq, type SnapshotId, snapshotId } from '../../keys/ids.js';
+import { type CatalogId, type KvSeq, type SnapshotId, snapshotId } from '../../keys/ids.js';
 import { StrataError } from '../errors.js';
 import type { SnapshotRow } from '../../keys/snapshots.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
 import { verifyReadSources } from '../read/history.js';
 import { findConflict, ownFootprint } from './conflicts.js';
-import { type CommitMeta, dataChanges, type Plan, planCommit } from './plan.js';
-import { carriedOver, filesOnly } from './carry-over.js';
+import { type CommitMeta, dataChanges, type Plan, planCommit, registeredFiles } from './plan.js';
+import { carriedOver, carriedPast, filesOnly } from './carry-over.js';
 import { ReplayedIds } from './ids.js';
 import { replayOrConflict } from './replay.js';
 import type { PendingState } from './pending.js';
@@ -73,6 +73,49 @@ export async function rebase(view: ReadView, p: Prepared, isOwnState: boolean, t
   const ids = new ReplayedIds(ctx.ids);
   const state = await sealedRun(view, head, { ...ctx, ids }, (tx) => replayOrConflict(tx, p.state.ops, ids, p.base, head.begin));
   return planOn(view, head, state, p.meta, time);
+}
+
+/**
+ * Transactions planned one after another on one view, each as if the ones before it had landed: the last
+ * one's snapshot, every table their states touched and every path they registered a file under. Group
+ * commit plans its members so while it can (see plan), without laying their puts over the view
+ * (docs/decisions/0029).
+ */
+export class PlannedPast {
+  private head: q.Version<SnapshotRow>;
+  private readonly tables = new Set<CatalogId>();
+  private readonly paths = new Set<string>();
+
+  private constructor(head: q.Version<SnapshotRow>) {
+    this.head = head;
+  }
+
+  /** Nothing planned yet on `view`: the next plan follows its newest snapshot. */
+  static async on(view: ReadView): Promise<PlannedPast> {
+    return new PlannedPast(await q.headSnapshot(view));
+  }
+
+  /**
+   * The plan of `p`, whose function ran on `view`'s state, on `view` past the transactions planned before
+   * it; undefined when it cannot be made there, and must be rebased on their puts instead. It can when `p`
+   * only adds and removes files and shares no table and no object path with them: then everything its plan
+   * reads (its tables' rows and stats, the path index under its paths) reads the same on `view`, and its
+   * state is carried past them without reading their changes back (carriedPast).
+   */
+  async plan(view: ReadView, p: Prepared, time: number): Promise<Plan | undefined> {
+    // A transaction planned where it ran is not a file-only one (or was worked out at an older snapshot).
+    if (p.plan !== undefined) return undefined;
+    const carried = carriedPast(p.state, this.head, this.tables);
+    const paths = registeredFiles(p.state);
+    if (carried === undefined || paths.some(([path]) => this.paths.has(path))) return undefined;
+    const plan = await planOn(view, this.head, carried, p.meta, time);
+    if (plan.snapshot !== null) {
+      this.head = { begin: plan.snapshot.id, row: plan.snapshot.row };
+      for (const t of filesOnly(p.state)!) this.tables.add(t);
+      for (const [path] of paths) this.paths.add(path);
+    }
+    return plan;
+  }
 }
 
 /**

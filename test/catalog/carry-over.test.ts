@@ -4,21 +4,26 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { type Catalog, type DataFileInfo, isStrataError } from '../../src/index.js';
+import { OverlayView } from '../../src/kv/overlay-view.js';
 import { Transaction } from '../../src/txn/transaction.js';
 import { openCatalog, steppingClock } from '../helpers.js';
 
-const TABLES = ['a', 'b', 'c'] as const;
+const TABLES = ['a', 'b', 'c', 'd', 'e'] as const;
 const SETUP_FILES = 6;
 
 type Op =
   | { kind: 'add'; table: number; records: number }
+  // A file under a path that another transaction may register too, in another table: the path index names both.
+  | { kind: 'share'; table: number }
   | { kind: 'remove'; table: number; victim: number }
   | { kind: 'delete'; table: number; victim: number; rows: number };
 
+const table = fc.nat(TABLES.length - 1);
 const op: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constant('add' as const), table: fc.nat(2), records: fc.integer({ min: 1, max: 50 }) }),
-  fc.record({ kind: fc.constant('remove' as const), table: fc.nat(2), victim: fc.nat(SETUP_FILES - 1) }),
-  fc.record({ kind: fc.constant('delete' as const), table: fc.nat(2), victim: fc.nat(SETUP_FILES - 1), rows: fc.integer({ min: 1, max: 9 }) }),
+  fc.record({ kind: fc.constant('add' as const), table, records: fc.integer({ min: 1, max: 50 }) }),
+  fc.record({ kind: fc.constant('share' as const), table }),
+  fc.record({ kind: fc.constant('remove' as const), table, victim: fc.nat(SETUP_FILES - 1) }),
+  fc.record({ kind: fc.constant('delete' as const), table, victim: fc.nat(SETUP_FILES - 1), rows: fc.integer({ min: 1, max: 9 }) }),
 );
 
 /** Transactions of 1–3 operations; a setup file is the victim of one operation at most, so none conflict. */
@@ -27,7 +32,7 @@ const batch = fc.array(fc.array(op, { minLength: 1, maxLength: 3 }), { minLength
   return txs
     .map((ops) =>
       ops.filter((o) => {
-        if (o.kind === 'add') return true;
+        if (o.kind === 'add' || o.kind === 'share') return true;
         const key = `${o.table}/${o.victim}`;
         if (used.has(key)) return false;
         used.add(key);
@@ -58,6 +63,7 @@ function run(ops: Op[], n: number, ids: Map<string, number>) {
     for (const [k, o] of ops.entries()) {
       const table = TABLES[o.table]!;
       if (o.kind === 'add') await tx.addDataFile('main', table, { path: `${table}/tx${n}-${k}.parquet`, recordCount: o.records, fileSizeBytes: 100 });
+      else if (o.kind === 'share') await tx.addDataFile('main', table, { path: 'shared.parquet', recordCount: 5, fileSizeBytes: 100 });
       else if (o.kind === 'remove') await tx.removeDataFile('main', table, ids.get(setupPath(o.table, o.victim))!);
       else await tx.addDeleteFile('main', table, { dataFileId: ids.get(setupPath(o.table, o.victim))!, path: `${table}/del${n}-${k}.parquet`, deleteCount: o.rows, fileSizeBytes: 10 });
     }
@@ -104,6 +110,9 @@ describe('a rebase that carries its state over', () => {
         const all = await Promise.all(TABLES.map(async (t) => [...(await r.dataFiles('main', t)).map((f) => f.id), ...(await r.deleteFiles('main', t)).map((d) => d.id)]));
         await r.close();
         expect(new Set(all.flat()).size).toBe(all.flat().length);
+        // Every index agrees with what it indexes: the path index names each file registered under a path,
+        // whichever member of the group registered it.
+        expect((await grouped.c.verify()).violations).toEqual([]);
         await grouped.c.close();
         await oneByOne.c.close();
       }),
@@ -151,8 +160,8 @@ describe('a rebase that carries its state over', () => {
     try {
       const add = (t: string, p: string) => c.transaction((tx) => tx.addDataFile('main', t, { path: p, recordCount: 1, fileSizeBytes: 1 }));
       await Promise.all(TABLES.map((t) => add(t, `${t}/counted.parquet`)));
-      expect((await c.snapshots()).slice(3)).toHaveLength(3);
-      expect(runs).toHaveBeenCalledTimes(3);
+      expect((await c.snapshots()).slice(3)).toHaveLength(TABLES.length);
+      expect(runs).toHaveBeenCalledTimes(TABLES.length);
       // Into one table, the second is replayed: its row ids follow the first's.
       runs.mockClear();
       await Promise.all(['x', 'y'].map((p) => add('a', `a/${p}.parquet`)));
@@ -163,6 +172,29 @@ describe('a rebase that carries its state over', () => {
       expect(files.map((f) => f.rowIdStart).sort((x, y) => x - y)).toEqual([61, 62]);
     } finally {
       runs.mockRestore();
+      await c.close();
+    }
+  });
+
+  it('members into tables and paths no member before them touched are planned on the state the entry follows, with no overlay', async () => {
+    const { c } = await setUp();
+    const overlays = vi.spyOn(OverlayView, 'over');
+    try {
+      const add = (t: string, p: string) => c.transaction((tx) => tx.addDataFile('main', t, { path: p, recordCount: 1, fileSizeBytes: 1 }));
+      const disjoint = await Promise.all(TABLES.map((t) => add(t, `${t}/own.parquet`)));
+      expect(new Set(disjoint.map((r) => r.snapshot)).size).toBe(TABLES.length);
+      expect(overlays).not.toHaveBeenCalled();
+      // One path in two tables: the second member reads the path index as the first leaves it, through an
+      // overlay of the first's puts, and the index names both files.
+      await Promise.all(['a', 'b'].map((t) => add(t, 'both.parquet')));
+      expect(overlays).toHaveBeenCalled();
+      expect((await c.verify()).violations).toEqual([]);
+      const r = await c.reader();
+      const named = await Promise.all(['a', 'b'].map(async (t) => (await r.dataFiles('main', t)).filter((f) => f.path === 'both.parquet')));
+      await r.close();
+      expect(named.map((files) => files.length)).toEqual([1, 1]);
+    } finally {
+      overlays.mockRestore();
       await c.close();
     }
   });
