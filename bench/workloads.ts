@@ -2,6 +2,7 @@
 // operation; every side gets the same operations in the same order (a seeded generator picks them).
 import type { Driver, FileSpec, Side } from './drivers/driver.js';
 import { measure, measureConcurrent, rng, type Sample } from './harness.js';
+import { commitFloor } from './commit-floor.js';
 import { logFloor } from './log-floor.js';
 import { syncFloor } from './sync-floor.js';
 
@@ -75,7 +76,7 @@ const commitOne = (durable: boolean): Workload => ({
     return firstAndWarm(z.commits, (from, n) => measure(n, 1, (i) => d.addFiles(`t${pick(z.tables)}`, [file(from + i)])));
   },
   aside: async (z: Sizes, runs: number) =>
-    `${durable ? `${await syncFloor(z.commits, runs)} ` : ''}${await logFloor(z.commits * WARM_UP, runs, durable)}`,
+    `${durable ? `${await syncFloor(z.commits, runs)} ` : ''}${await logFloor(z.commits * WARM_UP, runs, durable)} ${await commitFloor(z.commits * WARM_UP, runs, { files: 1, group: 1, durable }, 'commits/s')}`,
 });
 
 const CALLERS = 8;
@@ -99,6 +100,7 @@ const commitConcurrent: Workload = {
       return measureConcurrent(n, CALLERS, 1, (i) => d.addFiles(tables[i]!, [file(from + i)]));
     });
   },
+  aside: (z: Sizes, runs: number) => commitFloor((z.commits * 2 * WARM_UP) / CALLERS, runs, { files: 1, group: CALLERS, durable: true }, 'commits/s'),
 };
 
 const hundreds = (z: Sizes) => Math.max(10, z.commits / 5);
@@ -116,6 +118,7 @@ const commitHundred: Workload = {
     const pick = rng(2);
     return firstAndWarm(hundreds(z), (from, n) => measure(n, 100, (i) => d.addFiles(`t${pick(z.tables)}`, files((from + i) * 100, 100))));
   },
+  aside: (z: Sizes, runs: number) => commitFloor(hundreds(z) * WARM_UP, runs, { files: 100, group: 1, durable: true }, 'files/s'),
 };
 
 const resolveOld: Workload = {
