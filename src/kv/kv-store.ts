@@ -21,7 +21,7 @@ import { LocalIndexError, StrataError } from '../errors.js';
 import { makeDirs } from '../make-dirs.js';
 import { checkInChild } from './index-check.js';
 import { seal, unseal } from './index-seal.js';
-import { type Db, type FrozenState, IndexView, pointReadOptions, type ReadView } from './read-view.js';
+import { type Db, type FrozenState, IndexView, pointReadOptions, type ReadView, type StateReads } from './read-view.js';
 import { SnapshotTimeline } from './snapshot-timeline.js';
 import type { PutSet } from './put-set.js';
 import { entryBatch, MAX_UNLANDED_MUTATIONS, UnlandedWrites } from './unlanded.js';
@@ -59,8 +59,8 @@ interface SharedState {
   views: number;
   /** No new view may take it: a newer state exists. Closed when its last view is. */
   retired: boolean;
-  /** Decoded system values read in this state (head snapshot, retain-from): a state never changes. */
-  values: Map<string, unknown>;
+  /** What its views read once for all of them: a state never changes. */
+  reads: StateReads;
   /** The puts of entries applied but not landed when the state was frozen, which its views overlay. */
   unlanded: PutSet | undefined;
 }
@@ -320,7 +320,7 @@ export class KvStore {
       // Only a freeze of the newest state, taken with no apply in flight, may be handed to later views.
       const reusable = this.applying === 0 && seq === this.latest;
       const unlanded = this.unlanded.empty ? undefined : this.unlanded.putSet();
-      shared = { frozen, seq, views: 0, retired: !reusable, values: new Map(), unlanded };
+      shared = { frozen, seq, views: 0, retired: !reusable, reads: { values: new Map(), parents: new Map() }, unlanded };
       if (reusable) {
         this.retire(this.current);
         this.current = shared;
@@ -335,7 +335,7 @@ export class KvStore {
       s.seq,
       this.cache,
       this.timeline,
-      s.values,
+      s.reads,
       async () => {
         s.views--;
         if (s.views === 0 && s.retired) await s.frozen.close();

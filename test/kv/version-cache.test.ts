@@ -1,11 +1,12 @@
 import * as path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { kvSeq } from '../../keys/ids.js';
-import { group, groupId } from '../../keys/groups.js';
+import { type Group, group, groupId } from '../../keys/groups.js';
 import { encodeKey } from '../../keys/key-codec.js';
 import { Space } from '../../keys/spaces.js';
 import { encodeValue } from '../../keys/value-codec.js';
 import { isStrataError } from '../../src/index.js';
+import { IndexView } from '../../src/kv/read-view.js';
 import { VersionCache } from '../../src/kv/version-cache.js';
 import { openCatalog, tempDir } from '../helpers.js';
 
@@ -175,5 +176,35 @@ describe('cached metadata through the catalog', () => {
     expect((await r.table('main', 'v')).columns.map((x) => x.name)).toEqual(['a', 'b']);
     await expect(r.table('main', 't')).rejects.toSatisfy((e) => isStrataError(e, 'NOT_FOUND'));
     await r.close();
+  });
+});
+
+describe('reading a parent whole', () => {
+  it('transactions that miss under one parent at once read it once, and each finds its own group', async () => {
+    const dir = await tempDir();
+    const columns = [{ name: 'x', type: 'int64' }];
+    let c = await openCatalog({ dir });
+    await c.transaction(async (tx) => {
+      for (let i = 0; i < 50; i++) await tx.createTable('main', `t${i}`, columns);
+    });
+    await c.close();
+    // Reopened, nothing of the catalog is in memory: eight callers' first commits all miss their table.
+    c = await openCatalog({ dir });
+    const reads = vi.spyOn(IndexView.prototype as unknown as { readGroups(g: Group, prefix: Uint8Array, limit: number): Promise<unknown> }, 'readGroups');
+    try {
+      const done = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => c.transaction((tx) => tx.addDataFile('main', `t${i * 5}`, { path: `t${i * 5}/f.parquet`, recordCount: 1, fileSizeBytes: 1 }))),
+      );
+      expect(new Set(done.map((d) => d.snapshot)).size).toBe(8);
+      // The Table parent is the space alone: one read of every table's rows, not one per caller.
+      const wholeTables = reads.mock.calls.filter(([g, prefix]) => g.space === Space.Table && prefix.length === 1);
+      expect(wholeTables).toHaveLength(1);
+    } finally {
+      reads.mockRestore();
+    }
+    const r = await c.reader();
+    for (let i = 0; i < 8; i++) expect((await r.dataFiles('main', `t${i * 5}`)).map((f) => f.path)).toEqual([`t${i * 5}/f.parquet`]);
+    await r.close();
+    await c.close();
   });
 });
