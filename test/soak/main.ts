@@ -37,7 +37,9 @@ const started = Date.now();
 
 async function storeConfig(): Promise<SoakConfig['store']> {
   if (opts.store === 'dir') return { dir: path.join(out, 'store') };
-  const store = { s3: { prefix: `soak-${path.basename(out)}` } };
+  // The run's own prefix: a server that outlives a run (start-s3.sh reuses one that answers) still holds the
+  // catalog an earlier run under the same --out made, and a second soak on it failed at its setup.
+  const store = { s3: { prefix: `soak-${path.basename(out)}-${started.toString(36)}` } };
   const opened = storeOption(store);
   if ('s3' in opened) await ensureBucket(opened.s3);
   return store;
