@@ -40,13 +40,17 @@ export async function carriedOver(view: ReadView, state: PendingState, head: { b
  * carriedOver finds by reading those commits back, without reading. Group commit asks it for a member whose
  * function ran on the state the group's entry follows, past the members before it. Such commits cannot have
  * ended a file of this state's tables either, so no file is read again. Undefined when the state does more
- * than add and remove files, or shares a table with them.
+ * than add and remove files, or shares a table with them; else the carried state and the tables it touches.
  */
-export function carriedPast(state: PendingState, head: { begin: SnapshotId; row: SnapshotRow }, others: ReadonlySet<CatalogId>): PendingState | undefined {
+export function carriedPast(
+  state: PendingState,
+  head: { begin: SnapshotId; row: SnapshotRow },
+  others: ReadonlySet<CatalogId>,
+): { state: PendingState; tables: ReadonlySet<CatalogId> } | undefined {
   const tables = filesOnly(state);
   if (tables === undefined) return undefined;
   for (const t of tables) if (others.has(t)) return undefined;
-  return movedTo(state, head);
+  return { state: movedTo(state, head), tables };
 }
 
 /** The state as it stands on `head`: its base moved, its id counters raised to the head's (they only grow). */

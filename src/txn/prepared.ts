@@ -108,10 +108,10 @@ export class PlannedPast {
     const carried = carriedPast(p.state, this.head, this.tables);
     const paths = registeredFiles(p.state);
     if (carried === undefined || paths.some(([path]) => this.paths.has(path))) return undefined;
-    const plan = await planOn(view, this.head, carried, p.meta, time);
+    const plan = await planOn(view, this.head, carried.state, p.meta, time);
     if (plan.snapshot !== null) {
       this.head = { begin: plan.snapshot.id, row: plan.snapshot.row };
-      for (const t of filesOnly(p.state)!) this.tables.add(t);
+      for (const t of carried.tables) this.tables.add(t);
       for (const [path] of paths) this.paths.add(path);
     }
     return plan;
