@@ -8,7 +8,7 @@ import { options } from '../src/arguments.js';
 import { StrataError } from '../src/errors.js';
 import type { ReadView } from '../src/kv/read-view.js';
 import * as q from '../src/read/catalog-queries.js';
-import { parseTimestamp } from '../src/read/resolve-snapshot.js';
+import { parseInstant } from '../src/snapshot-names.js';
 
 /** `{ snapshot }` moves retain-from to that id; `{ olderThan }` retires the snapshots committed before a time. */
 export type AdvanceTarget = { snapshot: number } | { olderThan: number | Date | string };
@@ -43,7 +43,7 @@ async function wanted(view: ReadView, given: AdvanceTarget, current: SnapshotId,
     return snapshotId(n);
   }
   if ('olderThan' in target) {
-    const time = parseTimestamp('olderThan', target.olderThan);
+    const time = parseInstant('olderThan', target.olderThan);
     // The first snapshot committed at or after `time` is the oldest to keep; the newest always stays.
     const older = time === 0 ? undefined : await q.snapshotAtOrBefore(view, time - 1);
     const first = older === undefined ? snapshotId(0) : snapshotId(older + 1);

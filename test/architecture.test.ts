@@ -31,6 +31,7 @@ const LAYERS: [string, number][] = [
   ['src/make-dirs.ts', 0.5],
   ['keys/', 1],
   ['src/arguments.ts', 1.5],
+  ['src/snapshot-names.ts', 1.55],
   ['src/ducklake/tables.ts', 1.6],
   ['src/ducklake/values.ts', 1.6],
   ['src/store/', 2],

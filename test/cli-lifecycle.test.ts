@@ -34,7 +34,7 @@ describe('strata CLI, a whole lifecycle', () => {
     expect(JSON.parse(jsonFailure.stderr)).toEqual({ error: { code: 'NOT_FOUND', message: expect.stringContaining('"main"."nope" does not exist') } });
     const badAt = await run('show', '--at', 'abc', '--dir', dir);
     expect(badAt.code).toBe(1);
-    expect(badAt.stderr).toContain('--at "abc" is not a snapshot id (an integer ≥ 0), a time (such as 2026-03-01T12:00Z) or a tag; the catalog has no tags');
+    expect(badAt.stderr).toContain('--at "abc" is not a snapshot id (an integer ≥ 0), a time (such as 2026-03-01T12:00Z) or a tag that exists; strata tag list lists the tags');
     expect((await run('--help')).stdout).toContain('Exit codes: 0 done, 1 the command failed');
   });
 

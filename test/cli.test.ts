@@ -102,6 +102,17 @@ describe('strata CLI', () => {
     expect(missing.stderr).toContain('SNAPSHOT_NOT_FOUND');
     const badTable = await run('show', '--dir', dir, 'main.nope');
     expect(badTable.stderr).toContain('NOT_FOUND');
+    // A snapshot argument is an id, a real time or a tag, exactly: 3.0 and February 30th are refused.
+    for (const at of ['3.0', '-1', '2026-02-30', '2026-02-31T23:59']) {
+      const wrong = await run('show', '--dir', dir, '--at', at, '--json');
+      expect(wrong.code, at).toBe(1);
+      expect(JSON.parse(wrong.stderr).error.code, at).toBe('INVALID_ARGUMENT');
+    }
+    expect((await run('show', '--dir', dir, '--timestamp', '2026-02-30')).stderr).toContain('INVALID_ARGUMENT');
+    // A tag that would read as an id or a time cannot be made; tag: names any tag.
+    expect((await run('tag', 'create', '3', '0', '--dir', dir)).stderr).toContain('reads as a snapshot id');
+    expect((await run('tag', 'create', 'v1', '0', '--dir', dir)).code).toBe(0);
+    expect(JSON.parse((await run('show', '--dir', dir, '--at', 'tag:v1', '--json')).stdout).snapshot.id).toBe(0);
     expect((await run('frobnicate')).code).toBe(2);
     expect((await run('show', '--bogus')).code).toBe(2);
   });

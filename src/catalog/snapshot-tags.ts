@@ -4,6 +4,7 @@ import type { SnapshotId } from '../../keys/ids.js';
 import { dropTag, putTag } from '../../keys/retention.js';
 import { checkName, shown } from '../arguments.js';
 import { StrataError } from '../errors.js';
+import { checkTagNameReadsAsTag } from '../snapshot-names.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
 import { RESERVED_TAGS, resolveSnapshot } from '../read/resolve-snapshot.js';
@@ -20,6 +21,7 @@ export class SnapshotTags {
 
   async create(name: string, snapshot: number): Promise<void> {
     checkName('tag name', name);
+    checkTagNameReadsAsTag(name);
     if (RESERVED_TAGS.has(name)) {
       throw new StrataError('INVALID_ARGUMENT', `${JSON.stringify(name)} is a reserved tag name (it always means the ${name} snapshot); choose another`);
     }

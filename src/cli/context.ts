@@ -3,7 +3,7 @@
 // snapshot by id, time or tag.
 import { Catalog } from '../catalog/catalog.js';
 import { StrataError } from '../errors.js';
-import type { SnapshotSelector } from '../read/resolve-snapshot.js';
+import { parseSnapshotName } from '../snapshot-names.js';
 import type { S3StoreOptions } from '../store/s3-store.js';
 import { printable } from './format.js';
 
@@ -75,24 +75,17 @@ export async function withCatalog<T>(g: GlobalOptions, fn: (c: Catalog) => Promi
   }
 }
 
-/** A snapshot named on the command line: digits are an id, an ISO-8601 date or time is a time, else a tag. */
-function selectorOf(arg: string): SnapshotSelector {
-  if (/^\d+$/.test(arg)) return { snapshot: Number(arg) };
-  if (/^\d{4}-\d{2}-\d{2}/.test(arg)) return { timestamp: arg };
-  return { tag: arg };
-}
-
-/** The snapshot id `arg` names (an id, a time or a tag), or a NOT_FOUND that says what an argument can be. */
+/** The snapshot id `arg` names (an id, a time, a tag or `tag:NAME`: src/snapshot-names.ts). */
 export async function snapshotOf(c: Catalog, what: string, arg: string): Promise<number> {
-  const sel = selectorOf(arg);
-  if ('snapshot' in sel && sel.snapshot !== undefined) return sel.snapshot;
-  const r = await c.reader(sel).catch(async (e: unknown) => {
-    if (!(e instanceof StrataError) || !('tag' in sel)) throw e;
-    const tags = (await c.tags()).map((t) => t.name);
+  const sel = parseSnapshotName(what, arg);
+  if ('snapshot' in sel) return sel.snapshot;
+  const r = await c.reader(sel).catch((e: unknown) => {
+    // The tags are not listed: their names may mean something to people who cannot read them (DESIGN §4).
+    if (!(e instanceof StrataError && e.code === 'TAG_NOT_FOUND')) throw e;
     throw new StrataError(
-      e.code,
-      `${what} ${JSON.stringify(arg)} is not a snapshot id (an integer ≥ 0), a time (such as 2026-03-01T12:00Z) or a tag` +
-        (tags.length === 0 ? '; the catalog has no tags' : `; its tags: ${tags.slice(0, 10).join(', ')}${tags.length > 10 ? ', …' : ''}`),
+      'TAG_NOT_FOUND',
+      `${what} ${JSON.stringify(arg)} is not a snapshot id (an integer ≥ 0), a time (such as 2026-03-01T12:00Z) or a tag that exists; strata tag list lists the tags`,
+      { cause: e },
     );
   });
   try {

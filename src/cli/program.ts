@@ -16,7 +16,7 @@ import { sketch, svg, timelineOf } from './timeline.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 
-const SNAPSHOT_ARGS = `A SNAPSHOT (and FROM, TO, --at) is a snapshot id (7), an ISO-8601 time (2026-03-01T12:00Z; no zone is UTC) or a tag name.`;
+const SNAPSHOT_ARGS = `A SNAPSHOT (and FROM, TO, --at) is a snapshot id (7), an ISO-8601 time (2026-03-01T12:00Z; no zone is UTC) or a tag name (tag:NAME names a tag whatever it looks like).`;
 const EXIT_CODES = 'Exit codes: 0 done, 1 the command failed (or verify found a violation), 2 the command line is wrong.';
 
 type Opts = Record<string, unknown>;

@@ -12,7 +12,8 @@ import { quote } from '../messages.js';
 import * as q from './catalog-queries.js';
 import { dataFileInfo, deleteFileInfo } from './file-listing.js';
 import type { DataFileInfo, DeleteFileInfo, SnapshotInfo } from './records.js';
-import { parseTimestamp, resolveSnapshot } from './resolve-snapshot.js';
+import { parseInstant } from '../snapshot-names.js';
+import { resolveSnapshot } from './resolve-snapshot.js';
 
 /** A bound of a history range: a snapshot id (number), or a point in time (Date or ISO-8601 string). */
 export type HistoryBound = number | Date | string;
@@ -33,7 +34,7 @@ export interface TableChanges {
 export async function resolveBound(view: ReadView, what: string, bound: unknown): Promise<SnapshotId> {
   if (typeof bound === 'number') return (await resolveSnapshot(view, { snapshot: bound }, { previousWalkLimit: 1 })).id;
   if (bound instanceof Date || typeof bound === 'string') {
-    return (await resolveSnapshot(view, { timestamp: parseTimestamp(what, bound) }, { previousWalkLimit: 1 })).id;
+    return (await resolveSnapshot(view, { timestamp: parseInstant(what, bound) }, { previousWalkLimit: 1 })).id;
   }
   throw new StrataError('INVALID_ARGUMENT', `${what} must be a snapshot id, a Date or an ISO-8601 string; got ${JSON.stringify(bound)}`);
 }

@@ -4,6 +4,7 @@ import { type SnapshotId, snapshotId } from '../../keys/ids.js';
 import type { SnapshotRow } from '../../keys/snapshots.js';
 import { checkName } from '../arguments.js';
 import { StrataError } from '../errors.js';
+import { parseInstant } from '../snapshot-names.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from './catalog-queries.js';
 
@@ -23,33 +24,6 @@ export const RESERVED_TAGS = new Set(['current', 'previous']);
 const SELECTORS = ['snapshot', 'timestamp', 'tag', 'previous'] as const;
 const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);
 
-// ISO-8601 date or date-time, with optional seconds, fraction and zone.
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
-
-/**
- * An ISO-8601 time as Date.parse reads it the same on every machine: a time of day without a zone is UTC (as
- * a date alone already is), never the local time of whichever host runs the query.
- */
-function utc(text: string): string {
-  const [date, time] = text.split(/[T ]/);
-  if (time === undefined) return date!;
-  const zone = /(Z|[+-]\d{2}):?(\d{2})?$/.exec(time);
-  if (zone === null) return `${date}T${time}Z`;
-  return zone[1] === 'Z' ? `${date}T${time}` : `${date}T${time.slice(0, zone.index)}${zone[1]}:${zone[2]}`;
-}
-
-/** A timestamp argument as ms since epoch; anything that is not a clear point in time is INVALID_ARGUMENT. */
-export function parseTimestamp(what: string, t: unknown): number {
-  let ms = Number.NaN;
-  if (typeof t === 'number') ms = t;
-  else if (t instanceof Date) ms = t.getTime();
-  else if (typeof t === 'string' && ISO_8601.test(t.trim())) ms = Date.parse(utc(t.trim()));
-  if (!Number.isFinite(ms) || ms < 0) {
-    throw invalid(`${what} must be ms since epoch, a Date or an ISO-8601 string such as "2026-03-01T12:00:00Z"; got ${JSON.stringify(t)}`);
-  }
-  return Math.floor(ms);
-}
-
 export interface ResolveOptions {
   /** How many snapshots "previous" may look at before giving up. */
   previousWalkLimit: number;
@@ -64,7 +38,7 @@ export async function resolveSnapshot(
   if (given.length > 1) throw invalid(`a reader takes one of { snapshot, timestamp, tag, previous }; got ${given.join(' and ')}`);
   let id: SnapshotId;
   if (selector.snapshot !== undefined) return byId(view, selector.snapshot);
-  else if (selector.timestamp !== undefined) id = await inRetention(view, 'timestamp', await byTimestamp(view, parseTimestamp('timestamp', selector.timestamp)));
+  else if (selector.timestamp !== undefined) id = await inRetention(view, 'timestamp', await byTimestamp(view, parseInstant('timestamp', selector.timestamp)));
   else if (selector.tag !== undefined) id = await byTag(view, selector.tag, opts);
   else if (selector.previous !== undefined) {
     if (selector.previous !== true) throw invalid(`previous takes true, got ${JSON.stringify(selector.previous)}`);

@@ -4,6 +4,7 @@
 // of our own.
 import { StrataError } from '../errors.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
+import { parseInstant, parseSnapshotId, readsAsSnapshot } from '../snapshot-names.js';
 
 /** A table reference of the statement: which table, at which snapshot (undefined: the statement's). */
 export interface TableRef {
@@ -29,8 +30,10 @@ const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message
 // JSON numbers past 2^53 (a BIGINT constant in the query, DuckDB's "no location" marker) would come back
 // from JSON.parse rounded; they travel as strings while the tree is in JavaScript.
 const BIG = '__strata_big__:';
-export const protectBig = (json: string) => json.replace(/("(?:[^"\\]|\\.)*")|((?<![\d.])-?\d{16,}(?:\.\d+)?(?:[eE][+-]?\d+)?)/g, (m, str: string | undefined) => (str !== undefined ? m : `"${BIG}${m}"`));
-export const restoreBig = (json: string) => json.replace(/"__strata_big__:([-+.eE0-9]+)"/g, '$1');
+// So do the non-finite doubles DuckDB prints bare (`SELECT 1e400` is Infinity), which are not JSON at all.
+export const protectBig = (json: string) =>
+  json.replace(/("(?:[^"\\]|\\.)*")|((?<![\d.])-?\d{16,}(?:\.\d+)?(?:[eE][+-]?\d+)?|-?\bInfinity\b|\bNaN\b)/g, (m, str: string | undefined) => (str !== undefined ? m : `"${BIG}${m}"`));
+export const restoreBig = (json: string) => json.replace(/"__strata_big__:(-?Infinity|NaN|[-+.eE0-9]+)"/g, '$1');
 /** A JSON value of a protected tree as text: a protected big number as its digits. */
 export const bigText = (v: unknown): string => (typeof v === 'string' && v.startsWith(BIG) ? v.slice(BIG.length) : String(v));
 
@@ -126,8 +129,32 @@ export class Statement {
       n.table_name = names[i];
       n.at_clause = null;
     });
-    return run('SELECT json_deserialize_sql($1::VARCHAR) AS v', restoreBig(JSON.stringify(this.tree)));
+    return run('SELECT json_deserialize_sql($1::VARCHAR) AS v', deserializable(this.tree));
   }
+}
+
+/**
+ * A parsed tree as json_deserialize_sql takes it back: big numbers as their digits again, and a non-finite
+ * double — which DuckDB prints bare (Infinity) but does not read back — as a cast of its text, which is what
+ * `'Infinity'::DOUBLE` parses to and means the same.
+ */
+export function deserializable(tree: unknown): string {
+  walk(tree, (n) => {
+    const v = n.value as { type?: unknown; value?: unknown } | undefined;
+    if (n.class !== 'CONSTANT' || typeof v?.value !== 'string' || !/^__strata_big__:(-?Infinity|NaN)$/.test(v.value)) return;
+    const text = bigText(v.value);
+    const { query_location: at } = n;
+    for (const k of Object.keys(n)) if (k !== 'alias') delete n[k];
+    Object.assign(n, {
+      class: 'CAST',
+      type: 'OPERATOR_CAST',
+      query_location: at,
+      child: { class: 'CONSTANT', type: 'VALUE_CONSTANT', alias: '', query_location: at, value: { type: { id: 'VARCHAR', type_info: null }, is_null: false, value: text } },
+      cast_type: v.type,
+      try_cast: false,
+    });
+  });
+  return restoreBig(JSON.stringify(tree));
 }
 
 function walk(n: unknown, visit: (n: Node) => void): void {
@@ -138,33 +165,62 @@ function walk(n: unknown, visit: (n: Node) => void): void {
   }
 }
 
-/** An AT clause as a reader's selector: VERSION => n (an id) or 'name' (a tag), TIMESTAMP => a time. */
+/** Integer types DuckDB gives a whole-number literal (a literal past BIGINT is a HUGEINT: no snapshot id is that large). */
+const INTEGER_LITERAL = new Set(['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT']);
+/** What TIMESTAMP => may cast its string to: the string is then parsed as an instant here, never by DuckDB's rules. */
+const TIME_CASTS = new Set(['TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', 'TIMESTAMP_TZ', 'DATE']);
+
+/**
+ * An AT clause as a reader's selector, exactly or not at all (DESIGN §8.1): VERSION takes an integer literal
+ * (an id) or a string (a tag); TIMESTAMP a string, or TIMESTAMP/DATE '…', that is a real instant. A decimal
+ * (3.0), a boolean, a negative number or any other expression is INVALID_ARGUMENT.
+ */
 function atClause(n: Node): SnapshotSelector | undefined {
   const at = n.at_clause as { unit: string; expr: Node } | null | undefined;
   if (!at) return undefined;
   const where = `AT (${at.unit} => …) on ${String(n.schema_name) || 'main'}.${String(n.table_name)}`;
-  const value = constantOf(at.expr);
-  if (value === undefined) throw invalid(`${where} takes a constant: a snapshot id or tag name for VERSION, a time for TIMESTAMP`);
   const unit = at.unit.toUpperCase();
   if (unit === 'VERSION') {
-    if (typeof value === 'string' && !/^\d+$/.test(value)) return { tag: value };
-    const id = Number(value);
-    if (!Number.isSafeInteger(id) || id < 0) throw invalid(`${where}: ${String(value)} is not a snapshot id`);
-    return { snapshot: id };
+    const c = constantOf(at.expr);
+    if (c !== undefined && INTEGER_LITERAL.has(c.type)) return { snapshot: parseSnapshotId(where, c.text) };
+    if (c?.type === 'VARCHAR') {
+      const reads = readsAsSnapshot(c.text);
+      if (reads !== undefined) {
+        throw invalid(`${where}: '${c.text}' is a string, which names a tag, and no tag reads as a snapshot ${reads}; ${reads === 'id' ? `for snapshot ${c.text} write VERSION => ${c.text}` : `for a time write TIMESTAMP => '${c.text}'`}`);
+      }
+      return { tag: c.text };
+    }
+    throw invalid(`${where} takes an integer literal (a snapshot id, such as VERSION => 3) or a string (a tag name, such as VERSION => 'q1'); got ${described(at.expr)}`);
   }
-  if (unit === 'TIMESTAMP') return { timestamp: String(value) };
+  if (unit === 'TIMESTAMP') {
+    const e = at.expr.class === 'CAST' && TIME_CASTS.has(castType(at.expr)) ? (at.expr.child as Node) : at.expr;
+    const c = constantOf(e);
+    if (c?.type === 'VARCHAR') return { timestamp: parseInstant(where, c.text) };
+    throw invalid(`${where} takes a time as a string or TIMESTAMP '…', such as TIMESTAMP => '2026-03-01T12:00:00Z'; got ${described(at.expr)}`);
+  }
   throw invalid(`${where}: AT takes VERSION or TIMESTAMP, not ${at.unit}`);
 }
 
-/** The value of a constant, or of a cast of one (TIMESTAMP '…'); undefined for anything else. */
-function constantOf(e: Node): string | number | undefined {
+/** A literal of the tree: its DuckDB type and its text. Undefined for NULL, a cast, a function — any expression. */
+function constantOf(e: Node): { type: string; text: string } | undefined {
+  if (e.class !== 'CONSTANT') return undefined;
+  const v = e.value as { type: { id: string }; is_null: boolean; value: unknown };
+  if (v.is_null || (typeof v.value !== 'string' && typeof v.value !== 'number')) return undefined;
+  return { type: v.type.id, text: bigText(v.value) };
+}
+
+function castType(e: Node): string {
+  return String((e.cast_type as { id?: unknown } | undefined)?.id ?? '');
+}
+
+/** What an AT value was, for a message: the tree keeps no source text, so its kind. */
+function described(e: Node): string {
   if (e.class === 'CONSTANT') {
-    const v = e.value as { is_null: boolean; value: unknown };
-    if (v.is_null) return undefined;
-    const raw = v.value;
-    if (typeof raw === 'string') return raw.startsWith(BIG) ? raw.slice(BIG.length) : raw;
-    return typeof raw === 'number' ? raw : undefined;
+    const v = e.value as { type: { id: string }; is_null: boolean };
+    // A DECIMAL literal's value is its unscaled integer (3.0 is 30): shown by its type alone.
+    return v.is_null ? 'NULL' : `a ${v.type.id} literal${v.type.id === 'DECIMAL' ? '' : ` (${bigText((e.value as { value: unknown }).value)})`}`;
   }
-  if (e.class === 'CAST') return constantOf(e.child as Node);
-  return undefined;
+  if (e.class === 'CAST') return `a cast to ${castType(e)}${castType(e) === 'BOOLEAN' ? ' (true, false)' : ''}`;
+  if (e.class === 'FUNCTION') return `an expression (${String(e.function_name)}(…))`;
+  return `an expression (${String(e.class).toLowerCase()})`;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isStrataError } from '../../src/index.js';
-import { openCatalog } from '../helpers.js';
+import { expectCode, openCatalog, steppingClock } from '../helpers.js';
 
 const cols5 = ['a', 'b', 'c', 'd', 'e'].map((name) => ({ name, type: 'int32' }));
 
@@ -85,6 +85,19 @@ describe('time travel', () => {
     expect((await now.schemas()).map((s) => s.name)).toEqual(['main']);
     await expect(now.tables('s')).rejects.toSatisfy((e) => isStrataError(e, 'NOT_FOUND'));
     await now.close();
+  });
+
+  it('a time that is not a real instant is refused, never rolled over to another day', async () => {
+    const c = await openCatalog({ clock: steppingClock(Date.UTC(2026, 1, 27)) });
+    for (let i = 0; i < 3; i++) await c.transaction((tx) => tx.createSchema(`s${i}`));
+    // 2026-02-30 was read as March 2nd, after every commit here.
+    for (const t of ['2026-02-30', '2026-02-31T23:59', '2026-02-28T24:00Z', '2026-02-28T23:59:60Z']) {
+      await expectCode(c.reader({ timestamp: t }), 'INVALID_ARGUMENT', /not rolled over/);
+      await expectCode(c.snapshots({ to: t }), 'INVALID_ARGUMENT');
+    }
+    const r = await c.reader({ timestamp: '2026-02-27T00:00:02.999999Z' });
+    expect(r.snapshot.id).toBe(1);
+    await r.close();
   });
 
   it('a reader opened before later commits answers as of its own snapshot, and its snapshot id does not move', async () => {

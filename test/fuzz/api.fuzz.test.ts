@@ -60,9 +60,11 @@ class Model {
 
 // ---- inputs: valid ones drawn from small pools (so calls meet), hostile ones from everything else
 
-const NAMES = ['s1', 't1', 'Ä', '名前', '..', 'a/b', 'x y'];
+const NAMES = ['s1', 't1', 'Ä', '名前', '..', 'a/b', 'x y', '7', '2026-01-01'];
 const HOSTILE_NAMES: unknown[] = ['', 'n'.repeat(10_000), 'a\u0000b', 'lone\uD800', '\uDC00', 42, null, undefined, {}, ['t1'], Number.NaN];
 const nameValid = (n: unknown): n is string => typeof n === 'string' && n.length > 0 && n.length <= 255 && !n.includes('\u0000') && n.isWellFormed();
+/** A tag's name must not read as a snapshot id (a number) or a time (a date) where snapshots are named. */
+const tagNameValid = (n: unknown): n is string => nameValid(n) && !/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(n) && !/^\d{4}-\d{2}-\d{2}/.test(n);
 /** What the catalog takes as a count or id: a safe integer of at least `min`. */
 const isCount = (n: unknown, min = 0): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= min;
 
@@ -311,7 +313,7 @@ class Run {
       case 'createTag': {
         const snapOk = isCount(o.snapshot);
         const e = faults([
-          [!nameValid(o.name) || !snapOk || o.name === 'current' || o.name === 'previous', 'INVALID_ARGUMENT'],
+          [!tagNameValid(o.name) || !snapOk || o.name === 'current' || o.name === 'previous', 'INVALID_ARGUMENT'],
           [snapOk && (o.snapshot as number) > m.newest, 'SNAPSHOT_NOT_FOUND'],
           [nameValid(o.name) && m.tags.has(o.name), 'ALREADY_EXISTS'],
         ]);

@@ -172,7 +172,7 @@ describe('SQL over any snapshot', () => {
     await expectCode(c.sql('SELEC 1'), 'INVALID_ARGUMENT', /syntax error/);
     await expectCode(c.sql('CREATE SEQUENCE seq'), 'INVALID_ARGUMENT', /this statement is CREATE SEQUENCE/);
     await expectCode(c.sql('SELECT * FROM nope'), 'NOT_FOUND');
-    await expectCode(c.sql('SELECT * FROM t AT (VERSION => 1 + 1)'), 'INVALID_ARGUMENT', /constant/);
+    await expectCode(c.sql('SELECT * FROM t AT (VERSION => 1 + 1)'), 'INVALID_ARGUMENT', /integer literal/);
     await expectCode(c.sql('SELECT * FROM t', { at: { snapshto: 1 } } as never), 'INVALID_ARGUMENT', /snapshto/);
     await expectCode(c.sql('SELECT 1; SELECT 2'), 'INVALID_ARGUMENT', /one statement/);
     // An empty table reads as no rows, with its columns; a WITH query is the statement's own; big constants survive.
@@ -199,6 +199,31 @@ describe('SQL over any snapshot', () => {
     ] as const) {
       await expectCode(c.transaction((tx) => tx.addDataFile('main', 't', spec(bad))), code);
     }
+  });
+
+  it('AT names a snapshot exactly or is refused: no decimal, boolean, sign or rolled-over date reads another snapshot', async () => {
+    const c = await openCatalog();
+    for (let i = 1; i <= 40; i++) await c.transaction((tx) => (i === 1 ? tx.createTable('main', 't', [{ name: 'x', type: 'int32' }]) : tx.addColumn('main', 't', { name: `c${i}`, type: 'int32' })));
+    const columns = async (at: string) => (await c.sql(`SELECT * FROM t AT (${at})`)).columns.length;
+    expect(await columns('VERSION => 3')).toBe(3);
+    await c.createTag('q1', 4);
+    expect(await columns("VERSION => 'q1'")).toBe(4);
+    // Each of these read snapshot 30, 25, 4, or a tag named "t", before.
+    for (const at of ['VERSION => 3.0', 'VERSION => 2.5', 'VERSION => 0.4', 'VERSION => true', 'VERSION => -1', 'VERSION => 1e1', 'VERSION => 3::BIGINT', 'VERSION => NULL', "VERSION => '3'", "VERSION => '2026-01-01'", 'VERSION => 99999999999999999999']) {
+      await expectCode(c.sql(`SELECT * FROM t AT (${at})`), 'INVALID_ARGUMENT', /VERSION/);
+    }
+    for (const at of ["TIMESTAMP => '2026-02-30'", "TIMESTAMP => TIMESTAMP '2026-02-31 23:59'", "TIMESTAMP => '2026-01-01T24:00:00Z'", 'TIMESTAMP => 1700000000000', 'TIMESTAMP => now()']) {
+      await expectCode(c.sql(`SELECT * FROM t AT (${at})`), 'INVALID_ARGUMENT', /TIMESTAMP/);
+    }
+  });
+
+  it('a number JSON cannot carry (1e400 is Infinity) in a SELECT, a WHERE and an INSERT', async () => {
+    const c = await openCatalog();
+    await c.sql('CREATE TABLE t (x DOUBLE)');
+    expect((await c.sql('SELECT 1e400 AS big, -1e400 AS small')).rows).toEqual([{ big: Infinity, small: -Infinity }]);
+    await c.sql('INSERT INTO t VALUES (1e400), (1.5)');
+    expect((await c.sql('SELECT x FROM t WHERE x < 1e400')).rows).toEqual([{ x: 1.5 }]);
+    expect((await c.sql('SELECT count(*) AS n FROM t WHERE x = 1e400')).rows).toEqual([{ n: 1n }]);
   });
 
   it('columns named like the ones DuckDB adds to a scan (filename, file_row_number) read as the table has them', async () => {
