@@ -17,7 +17,14 @@ export interface ViewRow extends Versioned {
   name: string;
   uuid: string;
   dialect: string;
+  /** The text as it was given (DuckLake's `sql`): shown and exported, never run. */
   sql: string;
+  /**
+   * DuckDB's serialised parse of `sql` (json_serialize_sql: exactly one SELECT), checked when the view was
+   * created: what the catalog reads the view by. Null for a view in another dialect, which DuckDB does not
+   * read; absent in views stored before definitions were kept, which are parsed (never run) when read.
+   */
+  definition?: string | null;
 }
 
 export type RelationKind = 'table' | 'view';

@@ -68,7 +68,7 @@ export class Catalog {
     this.background = new Background(sync, log, this.status, clock, limits.checkpointEvery);
     this.committer = new Committer(sync, log, this.status, this.background, { maxCommitAttempts: limits.maxCommitAttempts, random: parts.random });
     const ids = new IdBlocks(this.committer);
-    this.txnContext = { ids, maxPathBytes: parts.store.maxKeyBytes - Buffer.byteLength(parts.dataPath), sql: (tx, text, opts) => this.plane.inTransaction(tx, text, opts) };
+    this.txnContext = { ids, maxPathBytes: parts.store.maxKeyBytes - Buffer.byteLength(parts.dataPath), sql: (tx, text, opts) => this.plane.inTransaction(tx, text, opts), viewDefinition: (sql, view) => this.plane.viewDefinition(sql, view) };
     this.commits = new GroupCommit(this.committer, clock, { ...this.txnContext, ids: ids.inHand }, () => this.transactions.size);
     this.gc = new Maintenance({
       ...parts,

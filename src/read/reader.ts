@@ -206,5 +206,5 @@ export function columnTree(columns: readonly { id: ColumnId; row: Omit<ColumnRow
 
 /** A view as readers give it, from its row (committed, or a transaction's pending one). */
 export function viewInfo(id: CatalogId, row: Omit<ViewRow, 'end'>): ViewInfo {
-  return { id, name: row.name, schemaId: row.schemaId, dialect: row.dialect, sql: row.sql };
+  return { id, name: row.name, schemaId: row.schemaId, dialect: row.dialect, sql: row.sql, definition: row.definition ?? null };
 }

@@ -51,6 +51,8 @@ export interface ViewInfo {
   schemaId: CatalogId;
   dialect: string;
   sql: string;
+  /** DuckDB's serialised parse of `sql`, one SELECT (see ViewRow); null when the catalog has none for it. */
+  definition: string | null;
 }
 
 export interface DataFileInfo {

@@ -9,6 +9,7 @@ import { LocalFiles } from './local-files.js';
 import { type ChangeBound, rowChangeBatches, rowChanges, type RowChangesContext } from './row-changes.js';
 import { write } from './write.js';
 import { Mirror } from './mirror.js';
+import { viewDefinition } from './view-definition.js';
 import { isSelect, type PlaneContext, select, selectBatches, type SqlOptions, type SqlResult } from './query.js';
 
 export type { ChangeBound, CompactOptions, CompactResult, LoadOptions, LoadResult, SqlOptions, SqlResult };
@@ -44,6 +45,11 @@ export class DataPlane {
     };
     const r = (await isSelect(ctx, text)) ? await select(ctx, text, opts as SqlOptions) : await write(ctx, text, opts as SqlOptions);
     return { rows: r.rows, columns: r.columns };
+  }
+
+  /** A view's text checked to be one SELECT, as DuckDB's parser serialises it (view-definition.ts). */
+  viewDefinition(sql: string, view: string): Promise<string> {
+    return viewDefinition((q, arg) => this.engine.textFunction(q, arg), sql, view);
   }
 
   /** A SELECT's rows batch by batch; a write's one result, once it committed. */

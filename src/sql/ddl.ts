@@ -8,7 +8,7 @@ import type { Transaction, ColumnSpec } from '../txn/transaction.js';
 import { lakeTypeOfPlan, type PlanType } from './duck-types.js';
 import type { PlanNode } from './mirror.js';
 import type { PlaneContext } from './query.js';
-import { bigText, restoreBig, type ScalarSql } from './statement.js';
+import { bigText, deserializable, type ScalarSql } from './statement.js';
 
 const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);
 
@@ -93,7 +93,7 @@ export async function ddlOperations(plan: PlanNode, run: ScalarSql): Promise<((t
       const schema = schemaOf(info.schema);
       const name = info.view_name as string;
       const aliases = info.aliases as string[];
-      let sql = await run('SELECT json_deserialize_sql($1::VARCHAR) AS v', restoreBig(JSON.stringify({ error: false, statements: [info.query] })));
+      let sql = await run('SELECT json_deserialize_sql($1::VARCHAR) AS v', deserializable({ error: false, statements: [info.query] }));
       if (aliases.length > 0) sql = `SELECT * FROM (${sql}) AS v(${aliases.map((a) => `"${a.replaceAll('"', '""')}"`).join(', ')})`;
       return async (tx) => {
         if (info.on_conflict === 'REPLACE_ON_CONFLICT') await ignore(tx.dropView(schema, name), 'NOT_FOUND');

@@ -32,7 +32,7 @@ async function insertInto(ctx: PlaneContext, c: DuckDBConnection, r: ReadState, 
       await s.run(`INSERT INTO ${s.name(target)} ${(await scanAt(ctx, r, { ...target, at: undefined, filter: undefined }, held, s.files)).sql}`);
       existing = await s.count(`SELECT count(*) FROM ${s.name(target)}`);
     }
-    await s.views(r);
+    await s.views(r, (q, arg) => ctx.engine.textFunction(q, arg));
     const result = await withProgress(c, onProgress, () => c.runAndReadAll(text));
     const columns = table.columns.map((col) => ident(col.name)).join(', ');
     const written = await writeRows(

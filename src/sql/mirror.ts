@@ -11,7 +11,8 @@ import type { ReadState } from '../read/read-state.js';
 import type { TableInfo } from '../read/records.js';
 import { duckType } from './duck-types.js';
 import { type Engine, run } from './engine.js';
-import { protectBig } from './statement.js';
+import { protectBig, type ScalarSql } from './statement.js';
+import { definitionOf, viewText } from './view-definition.js';
 import { defaultOf } from './table-scan.js';
 import { ident } from './sql-text.js';
 
@@ -54,11 +55,20 @@ export function createTable(qualified: string, info: TableInfo, extra: readonly 
   return `CREATE TABLE ${qualified} (${[...columns, ...extra].join(', ')})`;
 }
 
-/** Creates the catalog views of `r` on `c` whose SQL binds there; a view that does not is left out. */
-export async function createViews(c: DuckDBConnection, r: ReadState, database: string): Promise<void> {
+/**
+ * Creates the catalog views of `r` on `c` that bind there, each from its checked definition (DuckDB's text
+ * printed from one SELECT: view-definition.ts), never from stored text. A view that does not bind, is in
+ * another dialect, or whose text is not one SELECT is left out: the mirror plans writes, and a statement
+ * that reads such a view fails on its own when it binds it.
+ */
+export async function createViews(c: DuckDBConnection, r: ReadState, database: string, run: ScalarSql): Promise<void> {
   const pending: string[] = [];
   for (const s of await r.schemas()) {
-    for (const v of await r.views(s.name)) pending.push(`CREATE VIEW ${ident(database)}.${ident(s.name)}.${ident(v.name)} AS ${v.sql}`);
+    for (const v of await r.views(s.name)) {
+      const name = `${ident(database)}.${ident(s.name)}.${ident(v.name)}`;
+      const text = await definitionOf(run, v, `${s.name}.${v.name}`).then((d) => viewText(run, d)).catch(() => undefined);
+      if (text !== undefined) pending.push(`CREATE VIEW ${name} AS ${text}`);
+    }
   }
   // A view may read a view created after it: passes until one creates nothing.
   for (let made = true; made && pending.length > 0; ) {
@@ -139,7 +149,7 @@ export class Mirror {
       // One round trip for all of them: a thousand tables take one statement list, not a thousand calls.
       if (ddl.length > 0) await run(() => c.run(ddl.join(';\n')));
       await run(() => c.run(`USE ${ident(database)}`));
-      await createViews(c, r, database);
+      await createViews(c, r, database, (q, arg) => this.engine.textFunction(q, arg));
       return database;
     });
   }

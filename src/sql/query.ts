@@ -6,6 +6,7 @@ import type { FileId, SnapshotId } from '../../keys/ids.js';
 import { options } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import type { ReadState } from '../read/read-state.js';
+import type { ViewInfo } from '../read/records.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import type { TransactionFn } from '../txn/prepared.js';
 import type { ObjectStore } from '../store/object-store.js';
@@ -15,7 +16,8 @@ import { StatementFiles } from './statement-files.js';
 import type { Mirror } from './mirror.js';
 import { rowsOf, streamRows } from './values.js';
 import { skippable, testsOf } from './pruning.js';
-import { inline, prepare, type TableRef } from './statement.js';
+import { inline, prepare, prepareDefinition, type ScalarSql, type TableRef } from './statement.js';
+import { definitionOf } from './view-definition.js';
 import { tableScan } from './table-scan.js';
 
 export interface SqlOptions {
@@ -154,7 +156,7 @@ class Binder {
       let scan = this.scans.get(key);
       if (scan === undefined) {
         const view = await r.viewNamed(ref.schema, ref.table);
-        scan = view === undefined ? (await scanAt(this.ctx, r, ref, this.held, this.files)).sql : await this.expand(view.sql, ref, selector === undefined ? undefined : { snapshot: at }, depth, prefix);
+        scan = view === undefined ? (await scanAt(this.ctx, r, ref, this.held, this.files)).sql : await this.expand(view, ref, selector === undefined ? undefined : { snapshot: at }, depth, prefix);
         this.scans.set(key, scan);
       }
       return scan;
@@ -163,12 +165,14 @@ class Binder {
     }
   }
 
-  private async expand(sql: string, ref: TableRef, selector: SnapshotSelector | undefined, depth: number, prefix: string): Promise<string> {
+  private async expand(view: ViewInfo, ref: TableRef, selector: SnapshotSelector | undefined, depth: number, prefix: string): Promise<string> {
+    const name = `${ref.schema}.${ref.table}`;
     if (depth >= MAX_VIEW_DEPTH) {
-      throw new StrataError('INVALID_ARGUMENT', `view ${ref.schema}.${ref.table} expands past ${MAX_VIEW_DEPTH} levels of views; does it refer to itself?`);
+      throw new StrataError('INVALID_ARGUMENT', `view ${name} expands past ${MAX_VIEW_DEPTH} levels of views; does it refer to itself?`);
     }
-    const inner = await prepare(sql, prefix, (q, arg) => this.ctx.engine.textFunction(q, arg));
-    if (inner.kind !== 'select') throw new StrataError('INVALID_ARGUMENT', `view ${ref.schema}.${ref.table} is not a SELECT; a view reads, it cannot write`);
+    const run: ScalarSql = (q, arg) => this.ctx.engine.textFunction(q, arg);
+    const inner = await prepareDefinition(await definitionOf(run, view, name), prefix, run);
+    if (inner.kind !== 'select') throw new StrataError('INVALID_ARGUMENT', `view ${name} is not a SELECT; a view reads, it cannot write`);
     const scans: string[] = [];
     for (const [i, r] of inner.refs.entries()) scans.push(await this.bind(r, r.at ?? selector, depth + 1, `${prefix}${i}_`));
     return inline(inner.text, prefix, scans);

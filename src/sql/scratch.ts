@@ -7,6 +7,7 @@ import type { ReadState } from '../read/read-state.js';
 import { run } from './engine.js';
 import type { StatementFiles } from './statement-files.js';
 import { createViews, type Named } from './mirror.js';
+import type { ScalarSql } from './statement.js';
 import { type PlaneContext, scanAt } from './query.js';
 import { ident } from './sql-text.js';
 
@@ -46,8 +47,8 @@ export class Scratch {
   }
 
   /** Creates the catalog's views of `r` (after the tables they read). */
-  views(r: ReadState): Promise<void> {
-    return createViews(this.c, r, this.database);
+  views(r: ReadState, run: ScalarSql): Promise<void> {
+    return createViews(this.c, r, this.database, run);
   }
 
   static async with<T>(c: DuckDBConnection, fn: (s: Scratch) => Promise<T>): Promise<T> {

@@ -51,10 +51,18 @@ const PREPARED_MAX = 256;
  * serialise, is `other`.
  */
 export function prepare(sql: string, prefix: string, run: ScalarSql): Promise<Prepared> {
-  const key = `${prefix}\u0000${sql}`;
+  return cached(`${prefix}\u0000${sql}`, () => Statement.parse(sql, run), prefix, run);
+}
+
+/** The same for a view's definition (view-definition.ts): DuckDB's serialised SELECT, not text to parse. */
+export function prepareDefinition(definition: string, prefix: string, run: ScalarSql): Promise<Prepared> {
+  return cached(`${prefix}\u0001${definition}`, async () => Statement.of(oneSelect(definition)), prefix, run);
+}
+
+function cached(key: string, parse: () => Promise<Statement | undefined>, prefix: string, run: ScalarSql): Promise<Prepared> {
   let p = PREPARED.get(key);
   if (p === undefined) {
-    p = Statement.parse(sql, run).then(async (s): Promise<Prepared> =>
+    p = parse().then(async (s): Promise<Prepared> =>
       s === undefined ? { kind: 'other' } : { kind: 'select', refs: s.refs, text: await s.rewrite(s.refs.map((_r, i) => `${prefix}${i}`), run) },
     );
     p.catch(() => PREPARED.delete(key));
@@ -62,6 +70,42 @@ export function prepare(sql: string, prefix: string, run: ScalarSql): Promise<Pr
   } else PREPARED.delete(key); // re-inserted below: most recent last
   PREPARED.set(key, p);
   return p;
+}
+
+/**
+ * DuckDB's parse of `sql` when it is one SELECT: its serialised text as DuckDB wrote it, and that text parsed
+ * (big numbers protected). Undefined for one statement of another kind, which the parser does not serialise;
+ * else INVALID_ARGUMENT with DuckDB's message.
+ */
+export async function parseSelect(sql: string, run: ScalarSql): Promise<{ serialised: string; tree: Node } | undefined> {
+  if (typeof sql !== 'string' || sql.trim() === '') throw invalid('sql() takes the text of a SQL statement');
+  const serialised = await run('SELECT json_serialize_sql($1::VARCHAR) AS v', sql);
+  const tree = JSON.parse(protectBig(serialised)) as Node;
+  if (tree.error === true) {
+    const message = String(tree.error_message);
+    if (/only select/i.test(message)) return undefined;
+    throw invalid(`the statement does not parse: ${message}`);
+  }
+  const statements = tree.statements as Node[];
+  if (statements.length !== 1) throw invalid(`sql() runs one statement at a time; got ${statements.length}`);
+  return { serialised, tree };
+}
+
+/**
+ * A stored definition parsed, and held to what it was checked to be when stored: one SELECT. What the store
+ * holds is checksummed, so anything else is damage, said as such rather than run.
+ */
+export function oneSelect(definition: string): Node {
+  let tree: Node | undefined;
+  try {
+    tree = JSON.parse(protectBig(definition)) as Node;
+  } catch {
+    tree = undefined;
+  }
+  if (tree?.error !== false || !Array.isArray(tree.statements) || tree.statements.length !== 1) {
+    throw new StrataError('CORRUPT', 'a view definition in the catalog is not the one SELECT it was checked to be when stored; strata verify checks the catalog');
+  }
+  return tree;
 }
 
 /**
@@ -85,15 +129,12 @@ export class Statement {
    * with DuckDB's message.
    */
   static async parse(sql: string, run: ScalarSql): Promise<Statement | undefined> {
-    if (typeof sql !== 'string' || sql.trim() === '') throw invalid('sql() takes the text of a SQL statement');
-    const parsed = JSON.parse(protectBig(await run('SELECT json_serialize_sql($1::VARCHAR) AS v', sql))) as Node;
-    if (parsed.error === true) {
-      const message = String(parsed.error_message);
-      if (/only select/i.test(message)) return undefined;
-      throw invalid(`the statement does not parse: ${message}`);
-    }
-    const statements = parsed.statements as Node[];
-    if (statements.length !== 1) throw invalid(`sql() runs one statement at a time; got ${statements.length}`);
+    const parsed = await parseSelect(sql, run);
+    return parsed === undefined ? undefined : Statement.of(parsed.tree);
+  }
+
+  /** A parsed SELECT (json_serialize_sql's tree, one statement): its catalog table references found. */
+  static of(parsed: Node): Statement {
     const ctes = new Set<string>();
     const nodes: Node[] = [];
     const wheres = new Map<Node, unknown>();

@@ -78,6 +78,11 @@ export interface TxnContext {
   basedOn?: SnapshotId;
   /** What runs tx.sql: the SQL layer, given by the catalog (this layer knows no SQL). */
   sql?: (tx: Transaction, text: string, opts: unknown) => Promise<TxSqlResult>;
+  /**
+   * A DuckDB view's text checked to be one SELECT and serialised by DuckDB's parser (the SQL layer's), or
+   * INVALID_ARGUMENT saying why not: a view is stored as what the parser made of it, never as text to run.
+   */
+  viewDefinition: (sql: string, view: string) => Promise<string>;
 }
 
 /** A statement's result inside a transaction: its rows and columns (nothing is committed until the transaction is). */
@@ -275,8 +280,10 @@ export class Transaction {
       const dialect = checkOptionalText('view dialect', given) ?? 'duckdb';
       const schemaId = await this.p.requireSchema(schema);
       await this.p.requireFreeRelationName(schemaId, schema, name);
+      // Another dialect's text is kept for the engines that speak it; DuckDB never reads it.
+      const definition = dialect === 'duckdb' ? await this.ctx.viewDefinition(sql, quote(schema, name)) : null;
       const id = await this.p.allocateCatalogId();
-      this.p.views.set(id, { base: undefined, next: { schemaId, name, uuid: randomUUID(), dialect, sql } });
+      this.p.views.set(id, { base: undefined, next: { schemaId, name, uuid: randomUUID(), dialect, sql, definition } });
       this.p.renamed('view', id);
       return id;
     });

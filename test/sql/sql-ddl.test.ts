@@ -3,7 +3,9 @@
 // nothing committed.
 import { describe, expect, it } from 'vitest';
 import type { Catalog } from '../../src/index.js';
-import { expectCode, openCatalog } from '../helpers.js';
+import { access } from 'node:fs/promises';
+import * as path from 'node:path';
+import { expectCode, openCatalog, tempDir } from '../helpers.js';
 
 const head = async (c: Catalog) => (await c.snapshots()).at(-1)!.id;
 const columns = async (c: Catalog, schema: string, table: string) =>
@@ -89,5 +91,41 @@ describe('DDL through catalog.sql', () => {
     await expectCode(c.sql('DROP TABLE t; DROP TABLE t'), 'INVALID_ARGUMENT', /one statement/);
     await expectCode(c.sql('CREATE SEQUENCE seq'), 'INVALID_ARGUMENT', /this statement is CREATE SEQUENCE/);
     expect(await head(c)).toBe(at);
+  });
+
+  it('a view is one SELECT, checked by DuckDB\'s parser when created; stored text is never run, even by the mirror a write plans on', async () => {
+    const dir = await tempDir();
+    const c = await openCatalog();
+    await c.sql('CREATE TABLE t (x INTEGER)');
+    const at = await head(c);
+    const outside = path.join(dir, 'written-by-a-view.csv');
+    const hostile = [
+      `SELECT 1; COPY (SELECT 42) TO '${outside}'`,
+      `COPY (SELECT 42) TO '${outside}'`,
+      "SELECT 1; SET threads = 1; SET memory_limit = '50MB'",
+      'INSERT INTO t VALUES (1)',
+      'SELEC 1',
+    ];
+    for (const sql of hostile) await expectCode(c.transaction((tx) => tx.createView('main', 'v', sql)), 'INVALID_ARGUMENT', /one SELECT/);
+    expect(await head(c)).toBe(at);
+    // Another dialect's text is kept for the engines that speak it, and DuckDB never runs it: not when a write
+    // builds the mirror of the head, not when a statement reads the view.
+    const threads = (await c.sql("SELECT current_setting('threads') AS n")).rows[0]!.n;
+    await c.transaction(async (tx) => {
+      await tx.createView('main', 'other', `SELECT 1; COPY (SELECT 42) TO '${outside}'; SET threads = 1`, { dialect: 'spark' });
+      await tx.createView('main', 'fine', 'SELECT x * 2 AS y FROM t');
+    });
+    await c.sql('INSERT INTO t VALUES (1), (2)');
+    await c.sql('DELETE FROM t WHERE x = 1');
+    await c.sql('UPDATE t SET x = 3 WHERE x = 2');
+    await expect(access(outside)).rejects.toThrow(/ENOENT/);
+    expect((await c.sql("SELECT current_setting('threads') AS n")).rows[0]!.n).toBe(threads);
+    await expectCode(c.sql('SELECT * FROM other'), 'INVALID_ARGUMENT', /spark/);
+    // A view is read by the parse it was stored as: its text as DuckDB prints it again.
+    const fine = (await (await c.reader()).viewNamed('main', 'fine'))!;
+    expect(fine.sql).toBe('SELECT x * 2 AS y FROM t');
+    expect(JSON.parse(fine.definition!).statements).toHaveLength(1);
+    expect((await c.sql('SELECT y FROM fine')).rows).toEqual([{ y: 6 }]);
+    expect((await c.verify()).violations).toEqual([]);
   });
 });
