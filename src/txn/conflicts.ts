@@ -151,7 +151,10 @@ const pair = (a: keyof Footprint | 'createdInSchemas' | 'restoredTables', b: key
 });
 
 /**
- * DuckLake's rules, in the order they are checked (the first hit names the conflict). Built once, not per
+ * DuckLake's rules, in the order they are checked (the first hit names the conflict). A compaction and a
+ * delete meet on files, not on the table: a delete from a file the compaction rewrites (either order) is
+ * `fileConflict`'s, and deletes from the table's other files commute with it, so that compaction finishes
+ * while writers run (decision 0044). Built once, not per
  * call: a later member of a group commit checks every snapshot since its base (~15 per member with 8
  * callers), and building the rules on each call was most of a rebase's conflict check.
  */
@@ -170,9 +173,7 @@ const RULES: readonly Rule[] = [
   pair('insertedTables', 'alteredTables', (t) => `this transaction inserts into table ${t}, but another transaction altered it`),
   pair('deletedTables', 'droppedTables', (t) => `this transaction deletes from table ${t}, but another transaction dropped it`),
   pair('deletedTables', 'alteredTables', (t) => `this transaction deletes from table ${t}, but another transaction altered it`),
-  pair('deletedTables', 'compactedTables', (t) => `this transaction deletes from table ${t}, but another transaction compacted it`),
   pair('compactedTables', 'droppedTables', (t) => `this transaction compacts table ${t}, but another transaction dropped it`),
-  pair('compactedTables', 'deletedTables', (t) => `this transaction compacts table ${t}, but another transaction deleted from it`),
   pair('compactedTables', 'compactedTables', (t) => `this transaction compacts table ${t}, but another transaction compacted it`),
   pair('alteredTables', 'droppedTables', (t) => `this transaction alters table ${t}, but another transaction dropped it`),
   pair('alteredTables', 'alteredTables', (t) => `this transaction alters table ${t}, but another transaction altered it`),
@@ -216,10 +217,12 @@ function droppedSchemaHit(ours: OwnFootprint, theirs: Footprint): [CatalogId, st
 
 /**
  * Two deletes from one data file conflict (delete files are cumulative: the second would drop the first's
- * rows), as does a delete from a file another commit removed or whose deleted rows it brought back.
+ * rows), as does a delete from a file another commit removed or whose deleted rows it brought back, and the
+ * removal of a file (a compaction rewriting it) that another commit deleted from: its rows would come back.
  * Checked on the newest state, and only for tables the other commit deleted from.
  */
 async function fileConflict(view: ReadView, s: SnapshotId, ours: OwnFootprint, theirs: Footprint): Promise<StrataError | undefined> {
+  const ownCompacted = ours.compactedTables;
   const tables = new Set([...ours.deletedDataFiles.values()].filter((t) => theirs.deletedTables.has(t) || theirs.compactedTables.has(t)));
   for (const tableId of tables) {
     const touched = new Set<FileId>();
@@ -234,7 +237,8 @@ async function fileConflict(view: ReadView, s: SnapshotId, ours: OwnFootprint, t
       if (t !== tableId) continue;
       const file = await dataFile(view, tableId, fileId);
       if (touched.has(fileId) || file?.row.end === s) {
-        return conflict(s, `this transaction deletes from data file ${fileId} of table ${tableId}, but another transaction deleted from it`);
+        const verb = ownCompacted.has(tableId) ? 'rewrites' : 'deletes from';
+        return conflict(s, `this transaction ${verb} data file ${fileId} of table ${tableId}, but another transaction ${file?.row.end === s ? 'removed it' : 'deleted from it'}`);
       }
     }
   }

@@ -3,7 +3,7 @@
 // is creating its log entry — the exact interleaving of two machines racing.
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Catalog, isStrataError, type TransactionFn } from '../../src/index.js';
+import { type Catalog, type CommitMeta, isStrataError, type TransactionFn } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { FaultyStore } from '../support/faulty-store.js';
 import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
@@ -14,8 +14,11 @@ const file = (p: string, recordCount = 10) => ({ path: p, recordCount, fileSizeB
 interface Race {
   first: Catalog;
   second: Catalog;
-  /** `theirs` runs on `first` and commits while `ours` (on `second`, built on the same snapshot) is being written. */
-  race(theirs: TransactionFn, ours: TransactionFn): Promise<{ snapshot: number | null } | Error>;
+  /**
+   * `theirs` runs on `first` and commits while `ours` (on `second`, built on the same snapshot) is being
+   * written; `meta` is each side's commit meta (a compaction's `maintenance`).
+   */
+  race(theirs: TransactionFn, ours: TransactionFn, meta?: { theirs?: CommitMeta; ours?: CommitMeta }): Promise<{ snapshot: number | null } | Error>;
 }
 
 async function twoWriters(setup: TransactionFn = () => undefined): Promise<Race> {
@@ -25,22 +28,22 @@ async function twoWriters(setup: TransactionFn = () => undefined): Promise<Race>
   // conflict rules are the committer's, the same on both layouts; test/log/conformance.ts races the logs).
   const first = await openCatalog({ dir: path.join(root, 'first'), store: { path: storePath }, logLayout: 'objects' });
   await first.transaction(setup);
-  let pending: TransactionFn | undefined;
+  let pending: { fn: TransactionFn; meta: CommitMeta | undefined } | undefined;
   const racing = new FaultyStore(new DirectoryStore(storePath), {
     beforeCreate: async (key) => {
       const theirs = pending;
       if (!key.startsWith('log/') || theirs === undefined) return;
       pending = undefined;
-      await first.transaction(theirs);
+      await first.transaction(theirs.fn, theirs.meta);
     },
   });
   const second = await openCatalog({ dir: path.join(root, 'second'), store: racing });
   return {
     first,
     second,
-    async race(theirs, ours) {
-      pending = theirs;
-      return second.transaction(ours).catch((e: Error) => e);
+    async race(theirs, ours, meta = {}) {
+      pending = { fn: theirs, meta: meta.theirs };
+      return second.transaction(ours, meta.ours).catch((e: Error) => e);
     },
   };
 }
@@ -192,6 +195,48 @@ describe('concurrent writers: DuckLake conflicts', () => {
     const r = await first.reader();
     expect(await r.deleteFiles('main', 't')).toEqual([]);
     await r.close();
+  });
+
+  it('a compaction and a delete meet on files: deletes from other files land beside it, a delete from a file it rewrites is CONFLICT, in either order', async () => {
+    const setup: TransactionFn = async (tx) => {
+      await tx.createTable('main', 't', int);
+      for (const p of ['a', 'b', 'c']) await tx.addDataFile('main', 't', file(p));
+    };
+    // A maintenance commit that rewrites a and b into ab, as catalog.compact commits one.
+    const compaction = (ids: number[]): TransactionFn => async (tx) => {
+      await tx.removeDataFile('main', 't', ids[0]!);
+      await tx.removeDataFile('main', 't', ids[1]!);
+      await tx.addDataFile('main', 't', file('ab', 20));
+    };
+    const del = (id: number, p: string): TransactionFn => (tx) => tx.addDeleteFile('main', 't', { dataFileId: id, path: p, deleteCount: 1, fileSizeBytes: 1 });
+    const maintenance = { maintenance: true } as const;
+    const ids = async (c: Catalog) => (await (await c.reader()).dataFiles('main', 't')).map((f) => f.id);
+
+    const landed = async (w: Race) => {
+      await w.first.refresh();
+      const r = await w.first.reader();
+      const out = { files: (await r.dataFiles('main', 't')).map((f) => f.path), deletes: (await r.deleteFiles('main', 't')).map((d) => d.path) };
+      await r.close();
+      return out;
+    };
+    // Theirs deletes from c, ours compacts a and b; then the other way round: both land, in either order.
+    for (const oursCompacts of [true, false]) {
+      const w = await twoWriters(setup);
+      const [a, b, c] = await ids(w.second);
+      const out = oursCompacts
+        ? await w.race(del(c!, 'c-del'), compaction([a!, b!]), { ours: maintenance })
+        : await w.race(compaction([a!, b!]), del(c!, 'c-del'), { theirs: maintenance });
+      expect(out, String(out)).toMatchObject({ snapshot: 3 });
+      expect(await landed(w)).toEqual({ files: ['c', 'ab'], deletes: ['c-del'] });
+    }
+    // A delete from a, then the compaction of a and b, which read a without it: its row would come back. CONFLICT.
+    let w = await twoWriters(setup);
+    let [a, b] = await ids(w.second);
+    expectConflict(await w.race(del(a!, 'a-del'), compaction([a!, b!]), { ours: maintenance }), new RegExp(`rewrites data file ${a}.*deleted from it`));
+    // The compaction of a and b, then a delete from a worked out before it: CONFLICT.
+    w = await twoWriters(setup);
+    [a, b] = await ids(w.second);
+    expectConflict(await w.race(compaction([a!, b!]), del(a!, 'a-del'), { theirs: maintenance }), new RegExp(`deletes from data file ${a}.*removed it`));
   });
 
   it('a restore of a table another transaction inserted into, with something to undo: CONFLICT', async () => {

@@ -29,9 +29,7 @@ describe('ruleConflict', () => {
     ['inserted_into_table:5', 'altered_table:5', /inserts into table 5, but another transaction altered it/],
     ['deleted_from_table:5', 'dropped_table:5', /deletes from table 5, but another transaction dropped it/],
     ['deleted_from_table:5', 'altered_table:5', /deletes from table 5, but another transaction altered it/],
-    ['deleted_from_table:5', 'compacted_table:5', /deletes from table 5, but another transaction compacted it/],
     ['compacted_table:5', 'dropped_table:5', /compacts table 5, but another transaction dropped it/],
-    ['compacted_table:5', 'deleted_from_table:5', /compacts table 5, but another transaction deleted from it/],
     ['compacted_table:5', 'compacted_table:5', /compacts table 5, but another transaction compacted it/],
     ['altered_table:5', 'dropped_table:5', /alters table 5, but another transaction dropped it/],
     ['altered_table:5', 'altered_table:5', /alters table 5, but another transaction altered it/],
@@ -50,6 +48,9 @@ describe('ruleConflict', () => {
     ['inserted_into_table:5', 'deleted_from_table:5'],
     ['deleted_from_table:5', 'inserted_into_table:5'],
     ['inserted_into_table:5', 'compacted_table:5'],
+    // A compaction and a delete meet on files (fileConflict), not on the table.
+    ['deleted_from_table:5', 'compacted_table:5'],
+    ['compacted_table:5', 'deleted_from_table:5'],
     ['created_table:"s"."t"', 'dropped_table:5'],
   ])('%s against %s commutes', (mine, other) => {
     expect(ruleConflict(at, ours([mine]), theirs([other]))).toBeUndefined();
