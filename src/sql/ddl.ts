@@ -3,12 +3,14 @@
 // transaction operations the API has, one commit per statement. IF [NOT] EXISTS is a failure the
 // transaction catches; OR REPLACE a drop and a create in the one commit.
 import type { SnapshotId } from '../../keys/ids.js';
+import type { ReadState } from '../read/read-state.js';
 import { isStrataError, StrataError } from '../errors.js';
 import type { Transaction, ColumnSpec } from '../txn/transaction.js';
 import { lakeTypeOfPlan, type PlanType } from './duck-types.js';
-import type { PlanNode } from './mirror.js';
+import type { DuckColumn, Mirror, PlanNode } from './mirror.js';
 import type { PlaneContext } from './query.js';
-import { bigText, deserializable, type ScalarSql } from './statement.js';
+import { bigText, deserializable, protectBig, type ScalarSql } from './statement.js';
+import { ident } from './sql-text.js';
 
 const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);
 
@@ -143,6 +145,41 @@ function alterOperation(info: Record<string, unknown>, schema: string): (tx: Tra
     default:
       throw invalid(`ALTER TABLE … ${String(info.alter_table_type).replaceAll('_', ' ')} is not run by the catalog; it runs ADD, DROP and RENAME COLUMN, RENAME TO and ALTER COLUMN … TYPE`);
   }
+}
+
+/**
+ * The operations of an ALTER TABLE … ADD COLUMN that DuckDB's planner cannot serialise (a default that is not a
+ * bare literal, such as DATE '…' or true: Mirror.columnsAround). DuckDB runs it on an empty copy of the head;
+ * each column it added is planned again alone for its type, and its default is the expression DuckDB recorded,
+ * parsed (never run) — the ColumnSpec a planned ADD COLUMN gives. A statement that did anything else is refused.
+ */
+export async function addedColumnsByExample(mirror: Mirror, r: ReadState, text: string, run: ScalarSql): Promise<(tx: Transaction) => Promise<unknown>> {
+  const { before, after } = await mirror.columnsAround(r, text);
+  const key = (c: DuckColumn) => JSON.stringify([c.schema_name, c.table_name, c.column_name]);
+  const was = new Map(before.map((c) => [key(c), c]));
+  const now = new Set(after.map(key));
+  const added = after.filter((c) => !was.has(key(c)));
+  const altered = before.some((c) => !now.has(key(c))) || after.some((c) => was.has(key(c)) && (was.get(key(c))!.data_type !== c.data_type || was.get(key(c))!.column_default !== c.column_default));
+  if (altered || new Set(added.map((c) => JSON.stringify([c.schema_name, c.table_name]))).size > 1) {
+    throw invalid('sql() runs one statement at a time; this one is not run by the catalog (DuckDB cannot plan it as one ALTER TABLE … ADD COLUMN)');
+  }
+  const specs: { schema: string; table: string; spec: ColumnSpec }[] = [];
+  for (const c of added) {
+    const alone = await mirror.plan(r, `ALTER TABLE ${ident(c.schema_name)}.${ident(c.table_name)} ADD COLUMN ${ident(c.column_name)} ${c.data_type}`);
+    const column = (alone.info as { new_column: PlanColumn }).new_column;
+    const expression = c.column_default === null ? null : defaultExpression(await run('SELECT json_serialize_sql($1::VARCHAR) AS v', `SELECT ${c.column_default}`));
+    specs.push({ schema: c.schema_name, table: c.table_name, spec: columnSpec({ ...column, expression }, false) });
+  }
+  return async (tx) => {
+    for (const { schema, table, spec } of specs) await tx.addColumn(schema, table, spec);
+  };
+}
+
+/** The one expression of `SELECT <default>` as json_serialize_sql gives it. */
+function defaultExpression(serialised: string): Expr {
+  const tree = JSON.parse(protectBig(serialised)) as { error: boolean; statements?: { node: { select_list: Expr[] } }[] };
+  if (tree.error || tree.statements?.length !== 1) throw invalid('a column default DuckDB recorded does not parse as one expression');
+  return tree.statements[0]!.node.select_list[0]!;
 }
 
 /** `work`, with a failure of `code` taken as done (IF EXISTS, IF NOT EXISTS); any other failure stands. */

@@ -14,13 +14,22 @@ import { type Engine, run } from './engine.js';
 import { protectBig, type ScalarSql } from './statement.js';
 import { definitionOf, viewText } from './view-definition.js';
 import { defaultOf } from './table-scan.js';
-import { ident } from './sql-text.js';
+import { ident, literal } from './sql-text.js';
 
 /** A node of DuckDB's serialised logical plan. */
 export interface PlanNode {
   type: string;
   children: PlanNode[];
   [k: string]: unknown;
+}
+
+/** A column as duckdb_columns() describes it. */
+export interface DuckColumn {
+  schema_name: string;
+  table_name: string;
+  column_name: string;
+  data_type: string;
+  column_default: string | null;
 }
 
 /** A table the plan names: DuckDB's schema and table names of a catalog table. */
@@ -104,6 +113,40 @@ export class Mirror {
         return await this.planOn(c, database, text);
       } finally {
         if (own) await c.run(`USE memory; DETACH DATABASE IF EXISTS ${ident(database)}`).catch(() => undefined);
+      }
+    });
+  }
+
+  /**
+   * The columns of the head's tables before and after DuckDB runs `text` on an empty copy of the mirror: for
+   * the DDL its planner cannot serialise, an ALTER … ADD COLUMN … DEFAULT whose default is not a bare literal
+   * (DATE '…', true), which DuckDB's transformer splits into several statements (add, fill, set default).
+   * Only those kinds of statement run, and only on the copy.
+   */
+  async columnsAround(r: ReadState, text: string): Promise<{ before: DuckColumn[]; after: DuckColumn[] }> {
+    const database = await this.of(r);
+    const copy = `strata_example_${randomBytes(4).toString('hex')}`;
+    return this.engine.withConnection(async (c) => {
+      const columns = async () =>
+        (await run(() => c.runAndReadAll(`SELECT schema_name, table_name, column_name, data_type, column_default FROM duckdb_columns() WHERE database_name = ${literal(copy)} ORDER BY ALL`)))
+          .getRowObjectsJS()
+          .map((x) => x as unknown as DuckColumn);
+      try {
+        await run(() => c.run(`ATTACH ':memory:' AS ${ident(copy)}; COPY FROM DATABASE ${ident(database)} TO ${ident(copy)}; USE ${ident(copy)}`));
+        const before = await columns();
+        // What DuckDB splits an ALTER … ADD COLUMN … DEFAULT into: a transaction, the ALTERs, the UPDATE that fills it.
+        // (Imported here, as the engine imports DuckDB: a process that runs no SQL never loads it.)
+        const { StatementType } = await import('@duckdb/node-api');
+        const allowed = new Set([StatementType.TRANSACTION, StatementType.ALTER, StatementType.UPDATE]);
+        const pieces = await run(() => c.extractStatements(text));
+        for (let i = 0; i < pieces.count; i++) {
+          const piece = await run(() => pieces.prepare(i));
+          if (!allowed.has(piece.statementType)) throw new StrataError('INVALID_ARGUMENT', 'sql() runs one statement at a time, and this one is not a single ALTER TABLE … ADD COLUMN');
+          await run(() => piece.run());
+        }
+        return { before, after: await columns() };
+      } finally {
+        await c.run(`USE memory; DETACH DATABASE IF EXISTS ${ident(copy)}`).catch(() => undefined);
       }
     });
   }

@@ -3,7 +3,7 @@
 // (ddl.ts), each one commit; anything else is refused naming what runs.
 import { StrataError } from '../errors.js';
 import type { ReadState } from '../read/read-state.js';
-import { ddlOperations, runDdl } from './ddl.js';
+import { addedColumnsByExample, ddlOperations, runDdl } from './ddl.js';
 import { deleteRows } from './delete.js';
 import { insert } from './insert.js';
 import { updateRows } from './update.js';
@@ -21,8 +21,11 @@ export async function write(ctx: PlaneContext, text: string, given: SqlOptions |
   const held = new StatementFiles(ctx.files, 'before-read');
   try {
     const plan = await ctx.mirror.plan(r, text).catch(async (e: unknown) => {
+      // DuckDB splits an ADD COLUMN whose default is not a bare literal into several statements it cannot plan.
+      if (e instanceof StrataError && /Cannot plan statement of type MULTI/.test(e.message)) return undefined;
       throw await planError(e, r);
     });
+    if (plan === undefined) return await runDdl(ctx, text, await addedColumnsByExample(ctx.mirror, r, text, (q, arg) => ctx.engine.textFunction(q, arg)), r.snapshot.id);
     const [inserting] = nodesOf(plan, 'LOGICAL_INSERT');
     if (inserting !== undefined) return await insert(ctx, r, text, plan, inserting, onProgress, held);
     const [deleting] = nodesOf(plan, 'LOGICAL_DELETE');

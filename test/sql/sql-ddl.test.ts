@@ -93,6 +93,28 @@ describe('DDL through catalog.sql', () => {
     expect(await head(c)).toBe(at);
   });
 
+  it('ADD COLUMN with a default DuckDB splits into several statements (DATE \'…\', true): the column added, old rows read as the default', async () => {
+    const c = await openCatalog();
+    await c.sql('CREATE TABLE t (id INTEGER)');
+    await c.sql('INSERT INTO t VALUES (1)');
+    await c.sql("ALTER TABLE t ADD COLUMN since DATE DEFAULT DATE '2026-01-05'");
+    await c.sql('ALTER TABLE t ADD COLUMN vip BOOLEAN DEFAULT true');
+    await c.sql("ALTER TABLE t ADD COLUMN IF NOT EXISTS stamp TIMESTAMP DEFAULT TIMESTAMP '2026-01-05 10:00:00'");
+    expect(await columns(c, 'main', 't')).toEqual([
+      { name: 'id', type: 'int32', nullable: true, default: null },
+      { name: 'since', type: 'date', nullable: true, default: '2026-01-05' },
+      { name: 'vip', type: 'boolean', nullable: true, default: 't' },
+      { name: 'stamp', type: 'timestamp', nullable: true, default: '2026-01-05 10:00:00' },
+    ]);
+    expect((await c.sql('SELECT id, CAST(since AS VARCHAR) AS since, vip, CAST(stamp AS VARCHAR) AS stamp FROM t')).rows).toEqual([{ id: 1, since: '2026-01-05', vip: true, stamp: '2026-01-05 10:00:00' }]);
+    const at = await head(c);
+    // Not a constant, or more than the one ALTER: refused, nothing committed.
+    await expectCode(c.sql('ALTER TABLE t ADD COLUMN seen TIMESTAMP DEFAULT now()'), 'INVALID_ARGUMENT', /constant/);
+    await expectCode(c.sql("ALTER TABLE t ADD COLUMN d2 DATE DEFAULT DATE '2026-01-01'; DROP TABLE t"), 'INVALID_ARGUMENT', /one statement/);
+    expect(await head(c)).toBe(at);
+    expect((await c.verify()).violations).toEqual([]);
+  });
+
   it('a view is one SELECT, checked by DuckDB\'s parser when created; stored text is never run, even by the mirror a write plans on', async () => {
     const dir = await tempDir();
     const c = await openCatalog();
