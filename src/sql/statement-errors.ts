@@ -16,8 +16,8 @@ export function pointer(text: string, at: number): string {
   const endAt = text.indexOf('\n', at);
   const line = text.slice(start, endAt === -1 ? text.length : endAt);
   const number = text.slice(0, start).split('\n').length;
-  // A long line is cut around the position, as DuckDB does.
-  const from = Math.max(0, at - start - 40);
+  // A long line is cut around the position, as DuckDB does; a short one is shown whole.
+  const from = Math.max(0, Math.min(at - start - 40, line.length - 100));
   const shown = `${from > 0 ? '…' : ''}${line.slice(from, from + 100)}${line.length > from + 100 ? '…' : ''}`;
   const prefix = `LINE ${number}: `;
   return `${prefix}${shown}\n${' '.repeat(prefix.length + (from > 0 ? 1 : 0) + at - start - from)}^`;
