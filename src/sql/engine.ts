@@ -124,6 +124,7 @@ export class Engine {
   private turn: Promise<unknown> = Promise.resolve();
   /** The stops of the statements running, so that close() stops them. */
   private readonly running = new Set<Stop>();
+  private scratchReady = false;
   private closed = false;
 
   constructor(private readonly opts: EngineOptions) {}
@@ -200,6 +201,7 @@ export class Engine {
 
   /** Where a statement's files go: a fresh directory under the scratch directory (made by the caller). */
   scratchPath(): string {
+    this.prepareScratch();
     return path.join(this.opts.scratchDir, `${STATEMENT_DIR}${randomBytes(8).toString('hex')}`);
   }
 
@@ -245,13 +247,21 @@ export class Engine {
     return (this.plannerDb ??= instance({ directories: [], files: [] }, this.opts.memoryLimit, null));
   }
 
-  /** The executor, on an emptied scratch directory: what a crashed process left there is nobody's. */
   private start(): Promise<DuckDBInstance> {
     const { scratchDir, lakeDirs, memoryLimit } = this.opts;
-    clearScratch(scratchDir);
-    const spill = path.join(scratchDir, SPILL);
-    mkdirSync(spill, { recursive: true });
-    return instance({ directories: [...lakeDirs, scratchDir], files: [] }, memoryLimit, spill);
+    this.prepareScratch();
+    return instance({ directories: [...lakeDirs, scratchDir], files: [] }, memoryLimit, path.join(scratchDir, SPILL));
+  }
+
+  /**
+   * Empties the scratch directory before its first use in this process (what a crashed process left there is
+   * nobody's), and makes DuckDB's spill directory.
+   */
+  private prepareScratch(): void {
+    if (this.scratchReady) return;
+    clearScratch(this.opts.scratchDir);
+    mkdirSync(path.join(this.opts.scratchDir, SPILL), { recursive: true });
+    this.scratchReady = true;
   }
 
   private assertOpen(): void {

@@ -142,6 +142,13 @@ describe('host files, for a caller that opts in', () => {
     await expectCode(c.sql(`CREATE VIEW sales.v AS SELECT * FROM read_csv('${csv}')`, { hostFiles: true }), 'INVALID_ARGUMENT');
   });
 
+  it("a process's first statement may load host rows: DuckDB starting does not clear the statement's scratch files", async () => {
+    const c = await openCatalog();
+    const { csv } = await files();
+    await c.sql('CREATE TABLE t (id BIGINT, note VARCHAR)'); // DDL: planned, DuckDB's executor not yet started
+    expect((await c.sql(`INSERT INTO t SELECT * FROM read_csv('${csv}')`, { hostFiles: true })).rows).toEqual([{ Count: 2n }]);
+  });
+
   it('a list of directories: files under them are read, others are not, nor the lake, nor a missing file', async () => {
     const { c, dir } = await lake();
     const { csv, folder } = await files();
