@@ -23,11 +23,13 @@ const GiB = 2 ** 30;
 /** How the catalog's DuckDB runs: Catalog.open({ sql }). */
 export interface SqlEngineOptions {
   /**
-   * DuckDB's memory limit, in bytes, for each of its instances (default 128 MiB): past it DuckDB spills to
+   * DuckDB's memory limit, in bytes, for each of its instances (default 192 MiB): past it DuckDB spills to
    * `<dir>/sql-scratch`. DuckDB's process grows past its limit by its own buffers (Parquet writers, file
    * metadata) and the catalog's (a written file is read whole to be stored): compacting a 4M-row table of
-   * 81 MiB of Parquet into one file peaked at 373–425 MiB of RSS at 128 MiB (an UPDATE of a quarter of its rows at 353–374), 518 MiB at 256 MiB
-   * (bench/sql/memory-child.ts).
+   * 81 MiB of Parquet into one file peaked at 462–477 MiB of RSS at the default, an UPDATE of a quarter of
+   * its rows at 415–440 MiB (bench/sql/memory-child.ts, decision 0031). A query that reads many files at
+   * once needs more than a small limit: tableChanges over 23 snapshots of a 21-file table ran out of memory
+   * below ~192 MiB.
    */
   memoryLimit?: number;
   /**
@@ -43,7 +45,7 @@ export interface SqlSettings {
   hostFiles: HostFiles;
 }
 
-const DEFAULT_MEMORY_LIMIT = 128 * MiB;
+const DEFAULT_MEMORY_LIMIT = 192 * MiB;
 
 /** Catalog.open's `sql` option, checked (before anything is opened). */
 export function sqlSettings(given: SqlEngineOptions | undefined): SqlSettings {

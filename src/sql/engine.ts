@@ -53,7 +53,7 @@ const LOCKED_DOWN = {
 };
 
 /** Where an instance may reach: everything, or these directories and files (none: no file at all). */
-type Reach = 'everything' | { directories: readonly string[]; files: readonly string[] };
+export type Reach = 'everything' | { directories: readonly string[]; files: readonly string[] };
 
 /** A directory as allowed_directories takes it: absolute, with the separator that makes it a prefix of its contents only. */
 const asPrefix = (dir: string) => `${path.resolve(dir)}${path.sep}`;
@@ -87,9 +87,10 @@ async function instance(reach: Reach, memoryLimit: number, spill: string | null)
   return db;
 }
 
-/** In the scratch directory: each statement's directory is this and 16 hex digits; DuckDB spills to SPILL. */
+/** In the scratch directory: each statement's directory is STATEMENT_DIR and 16 hex digits; DuckDB spills to SPILL. */
 const STATEMENT_DIR = 's-';
 const SPILL = 'spill';
+const ENGINE_ENTRY = new RegExp(`^(${STATEMENT_DIR}[0-9a-f]{16}|${SPILL})$`);
 
 /**
  * Removes what the engine put in `scratchDir` (only that: the directory is inside the caller's `dir`, and
@@ -103,7 +104,7 @@ function clearScratch(scratchDir: string): void {
     return;
   }
   for (const name of entries) {
-    if (name === SPILL || new RegExp(`^${STATEMENT_DIR}[0-9a-f]{16}$`).test(name)) rmSync(path.join(scratchDir, name), { recursive: true, force: true });
+    if (ENGINE_ENTRY.test(name)) rmSync(path.join(scratchDir, name), { recursive: true, force: true });
   }
   try {
     rmdirSync(scratchDir);
@@ -182,21 +183,22 @@ export class Engine {
     return run(() => call);
   }
 
-  /**
-   * Runs `fn` on a fresh instance that reaches `reach` and `writable` (where it puts what it read), for one
-   * statement, closed after it.
-   */
-  async withHost<T>(reach: HostReach, writable: string, stop: Stop, fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
+  /** Runs `fn` on a fresh instance of its own that reaches `reach` and spills to `spill`, for one statement, closed after it. */
+  async withOwnInstance<T>(reach: Reach, spill: string, stop: Stop, fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
     this.assertOpen();
-    const db = await instance(reach === true ? 'everything' : { directories: [...reach, writable], files: [] }, this.opts.memoryLimit, path.join(writable, 'spill'));
-    return this.onInstance(db, stop, fn);
-  }
-
-  /** Runs `fn` on a fresh instance that reads `file` alone and writes under `writable`, closed after it. */
-  async withFile<T>(file: string, writable: string, stop: Stop, fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
-    this.assertOpen();
-    const db = await instance({ directories: [writable], files: [file] }, this.opts.memoryLimit, path.join(writable, 'spill'));
-    return this.onInstance(db, stop, fn);
+    const db = await instance(reach, this.opts.memoryLimit, spill);
+    try {
+      const c = await db.connect();
+      const unwatch = stop.watch(c);
+      try {
+        return await fn(c);
+      } finally {
+        unwatch();
+        c.closeSync();
+      }
+    } finally {
+      db.closeSync();
+    }
   }
 
   /** Where a statement's files go: a fresh directory under the scratch directory (made by the caller). */
@@ -226,21 +228,6 @@ export class Engine {
     }
     for (const db of [executor, plannerDb]) (await db?.catch(() => undefined))?.closeSync();
     clearScratch(this.opts.scratchDir);
-  }
-
-  private async onInstance<T>(db: DuckDBInstance, stop: Stop, fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
-    try {
-      const c = await db.connect();
-      const unwatch = stop.watch(c);
-      try {
-        return await fn(c);
-      } finally {
-        unwatch();
-        c.closeSync();
-      }
-    } finally {
-      db.closeSync();
-    }
   }
 
   private plannerInstance(): Promise<DuckDBInstance> {
@@ -307,13 +294,15 @@ export class Session implements Connections {
   }
 
   /** Runs `fn` on a host instance reaching `reach` and this statement's scratch directory. */
-  async withHost<T>(reach: HostReach, fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
-    return this.engine.withHost(reach, this.scratch(), this.stop, fn);
+  withHost<T>(reach: HostReach, fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
+    const dir = this.scratch();
+    return this.engine.withOwnInstance(reach === true ? 'everything' : { directories: [...reach, dir], files: [] }, path.join(dir, SPILL), this.stop, fn);
   }
 
   /** Runs `fn` on an instance that reads `file` alone (a load's source) and writes to this statement's scratch directory. */
-  async withFile<T>(file: string, fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
-    return this.engine.withFile(file, this.scratch(), this.stop, fn);
+  withFile<T>(file: string, fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
+    const dir = this.scratch();
+    return this.engine.withOwnInstance({ directories: [dir], files: [file] }, path.join(dir, SPILL), this.stop, fn);
   }
 
   /** A path in the statement's scratch directory: `name` and a random part, so that no two uses meet. */

@@ -10,7 +10,7 @@ import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import type { TransactionFn } from '../txn/prepared.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { type Session, withProgress } from './engine.js';
-import { checkHostFiles, type HostFiles, loadedScan, loadHostRows } from './host-files.js';
+import { type HostFiles, loadedScan, loadHostRows } from './host-files.js';
 import { type LocalFiles, recordedFile } from './local-files.js';
 import { StatementFiles } from './statement-files.js';
 import type { Mirror } from './mirror.js';
@@ -19,7 +19,7 @@ import { skippable, testsOf } from './pruning.js';
 import { inline, prepare, protectBig, type TableCall, type TableRef } from './statement.js';
 import { pointedError } from './statement-errors.js';
 import type { StopOptions } from './stop.js';
-import { refusedTableFunction, tableFunctionUse } from './table-functions.js';
+import { isHostReader, refusedTableFunction } from './table-functions.js';
 import { tableScan } from './table-scan.js';
 
 export interface SqlOptions extends StopOptions {
@@ -109,7 +109,7 @@ export function sqlOptions(given: SqlOptions | undefined): SqlOptions {
   const checked = options('sql()', given, ['at', 'onProgress', 'timeoutMs', 'signal', 'hostFiles']);
   if (checked.onProgress !== undefined && typeof checked.onProgress !== 'function') throw new StrataError('INVALID_ARGUMENT', 'sql() onProgress must be a function (percent) => void');
   if (checked.at !== undefined) options('sql() at', checked.at, ['snapshot', 'timestamp', 'tag']);
-  checkHostFiles('sql() hostFiles', checked.hostFiles);
+  // timeoutMs and signal are checked by the statement's Stop, hostFiles by its context (data-plane.ts).
   return checked;
 }
 
@@ -128,7 +128,7 @@ async function loadCalls(ctx: PlaneContext, calls: readonly TableCall[]): Promis
   const scans: string[] = [];
   const reach = ctx.hostFiles;
   for (const call of calls) {
-    if (reach === false || tableFunctionUse(call.name, true) !== 'load') throw refusedTableFunction(call.name, call.sql.replace(/^SELECT \* FROM /, ''), reach !== false);
+    if (reach === false || !isHostReader(call.name)) throw refusedTableFunction(call.name, call.sql.replace(/^SELECT \* FROM /, ''), reach !== false);
     scans.push(loadedScan(await loadHostRows(ctx.engine, reach, call.sql)));
   }
   return scans;

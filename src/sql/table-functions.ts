@@ -28,26 +28,19 @@ const HOST_READERS = new Set([
   'read_blob',
 ]);
 
-/** What a statement may do with a table function: call it, load a host file's rows through it first, or nothing. */
-export type TableFunctionUse = 'call' | 'load' | 'refuse';
-
-/** How a statement may use the table function `name`, with host files on (`hostFiles`) or not. */
-export function tableFunctionUse(name: string, hostFiles: boolean): TableFunctionUse {
-  const n = name.toLowerCase();
-  if (PURE.has(n)) return 'call';
-  return HOST_READERS.has(n) && hostFiles ? 'load' : 'refuse';
-}
-
 /** Whether the table function `name` may run as the statement wrote it. */
 export const isPureTableFunction = (name: string) => PURE.has(name.toLowerCase());
 
+/** Whether the table function `name` reads files, and so runs only on host files loaded first. */
+export const isHostReader = (name: string) => HOST_READERS.has(name.toLowerCase());
+
 /** The refusal of table function `name` (`call` is how the statement called it), for a statement with host files on or not. */
 export function refusedTableFunction(name: string, call: string, hostFiles: boolean): StrataError {
-  if (HOST_READERS.has(name.toLowerCase()) && !hostFiles) {
+  if (isHostReader(name) && !hostFiles) {
     return new StrataError(
       'INVALID_ARGUMENT',
       `the statement reads a file (${call}): sql() reads the catalog's tables by name, and host files only for a caller that opts in, ` +
-        'with sql(q, { hostFiles: true }) or Catalog.open({ sql: { hostFiles: true } }) (or a list of directories); the lake\'s own files are never read by path',
+        'with sql(q, { hostFiles: true }) or Catalog.open({ sql: { hostFiles: true } }) (or a list of directories)',
     );
   }
   return new StrataError(

@@ -15,7 +15,7 @@ import { StatementFiles } from './statement-files.js';
 import { nodesOf, type PlanFailure, type PlanNode } from './mirror.js';
 import { type PlaneContext, type SqlOptions, type SqlResult, sqlOptions } from './query.js';
 import { charIndex, errorAt } from './statement-errors.js';
-import { isPureTableFunction, refusedTableFunction, tableFunctionUse } from './table-functions.js';
+import { isHostReader, isPureTableFunction, refusedTableFunction } from './table-functions.js';
 
 const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);
 
@@ -76,7 +76,7 @@ async function planLoading(ctx: PlaneContext, r: ReadState, text: string): Promi
     if (call === undefined || at === undefined) throw await planError(failure, r, text, at === undefined ? undefined : original(at));
     const written = planned.slice(at, call.end);
     const reach = ctx.hostFiles;
-    if (reach === false || tableFunctionUse(call.name, true) !== 'load') throw refusedTableFunction(call.name, written, reach !== false);
+    if (reach === false || !isHostReader(call.name)) throw refusedTableFunction(call.name, written, reach !== false);
     if (loaded.size === MAX_HOST_CALLS) throw invalid(`the statement reads more than ${MAX_HOST_CALLS} host files; load them with catalog.load first`);
     const rows = await loadHostRows(ctx.engine, reach, call.sql);
     const name = `${HOST_PLACEHOLDER}${loaded.size}`;
