@@ -102,6 +102,8 @@ describe('the sandbox: a statement reaches the lake and nothing else', () => {
     const { c, dir } = await lake({ sql: { memoryLimit: 100 * 2 ** 20 } });
     const rows = (await c.sql(`SELECT current_setting('enable_external_access') AS e, current_setting('lock_configuration') AS l, current_setting('autoload_known_extensions') AS a, current_setting('autoinstall_known_extensions') AS i, current_setting('temp_directory') AS t, current_setting('memory_limit') AS m`)).rows;
     expect(rows).toEqual([{ e: false, l: true, a: false, i: false, t: path.join(dir, 'sql-scratch', 'spill'), m: '100.0 MiB' }]);
+    const byDefault = await openCatalog();
+    expect((await byDefault.sql(`SELECT current_setting('memory_limit') AS m`)).rows).toEqual([{ m: '192.0 MiB' }]);
   });
 });
 
