@@ -246,8 +246,12 @@ export class Engine {
    */
   private prepareScratch(): void {
     if (this.scratchReady) return;
-    clearScratch(this.opts.scratchDir);
-    mkdirSync(path.join(this.opts.scratchDir, SPILL), { recursive: true });
+    try {
+      clearScratch(this.opts.scratchDir);
+      mkdirSync(path.join(this.opts.scratchDir, SPILL), { recursive: true });
+    } catch (e) {
+      throw new StrataError('STORE_UNAVAILABLE', `the SQL engine cannot use its scratch directory ${this.opts.scratchDir} (${(e as Error).message}); the catalog's dir must be writable for SQL`, { cause: e });
+    }
     this.scratchReady = true;
   }
 
