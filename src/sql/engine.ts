@@ -25,7 +25,7 @@ import { Stop, type StopOptions } from './stop.js';
 export interface EngineOptions {
   /** The directories holding the lake's files as DuckDB reads them: the data path of a directory store, the cache. */
   lakeDirs: readonly string[];
-  /** The catalog's own scratch directory (statements' files, DuckDB's spill); emptied when the engine starts. */
+  /** The catalog's own scratch directory (statements' files, DuckDB's spill); emptied of the engine's leftovers before its first use. */
   scratchDir: string;
   /** DuckDB's memory_limit for each instance, in bytes: past it DuckDB spills to the scratch directory. */
   memoryLimit: number;
