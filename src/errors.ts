@@ -15,7 +15,11 @@ export type ErrorCode =
   | 'FENCED'
   | 'CORRUPT'
   | 'READ_ONLY'
-  | 'STORE_UNAVAILABLE';
+  | 'STORE_UNAVAILABLE'
+  /** A statement stopped by its time limit (sql()'s timeoutMs); nothing of it committed. */
+  | 'TIMEOUT'
+  /** A statement stopped by its caller's signal, or by close(); nothing of it committed. */
+  | 'CANCELLED';
 
 export interface ErrorDetails {
   /** The snapshot the request named, where it named one. */

@@ -81,7 +81,7 @@ export class Catalog {
     const reader = (at?: SnapshotSelector) => this.reader(at);
     const writable = () => this.assertWritable();
     const changes = (schema: string, table: string, range: { from: number; to: number }) => this.changes(schema, table, range);
-    this.plane = new DataPlane({ reader, transaction: (fn, meta) => this.transaction(fn, meta), writable, changes, store: parts.store, dataPath: parts.dataPath }, parts.dir);
+    this.plane = new DataPlane({ reader, transaction: (fn, meta) => this.transaction(fn, meta), writable, changes, store: parts.store, dataPath: parts.dataPath }, parts.dir, parts.sql);
   }
 
   static async open(opts: OpenOptions): Promise<Catalog> {
@@ -365,7 +365,7 @@ export class Catalog {
     return verifyCatalog(sync, log, store, dataPath, { files });
   }
 
-  /** Closes open readers and the index. Commits already acknowledged are durable in the store. */
+  /** Closes open readers, stops running statements (CANCELLED) and closes the index. Acknowledged commits are durable. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.background.stopFollowing();
@@ -373,9 +373,9 @@ export class Catalog {
     // release that fails leaves the lease to expire.
     await Promise.all([...this.readers].map((r) => r.close().catch(() => undefined)));
     this.closed = true;
+    await this.plane.close(); // first: a statement running in DuckDB, in a transaction or not, is stopped
     await Promise.allSettled([...this.transactions, this.warming]);
     await this.parts.sync.exclusive(async () => undefined);
-    await this.plane.close();
     // Last: any write that was still under way (a tag, a lease) may have started one.
     await this.background.settled();
     await this.parts.sync.kv.close();

@@ -19,6 +19,7 @@ import { S3Store, type S3StoreOptions } from '../store/s3-store.js';
 import { DATA_PATH_OPTION, initEntry, KEYSPACE_LAYOUT } from './init-entry.js';
 import { IndexSync } from './index-sync.js';
 import { checkedClock, DEFAULT_MAX_CLOCK_SKEW_MS } from './catalog-clock.js';
+import { type SqlEngineOptions, type SqlSettings, sqlSettings } from '../sql/data-plane.js';
 
 export interface OpenOptions {
   /** Local directory: the index lives in `<dir>/index`, and the default store in `<dir>/store`. */
@@ -95,6 +96,8 @@ export interface OpenOptions {
   maxCommitAttempts?: number;
   /** How many snapshots `previous` may walk past (maintenance commits) before giving up (default 10,000). */
   previousWalkLimit?: number;
+  /** How sql() and the other SQL calls run DuckDB: its memory limit, and whether statements read host files. */
+  sql?: SqlEngineOptions;
 }
 
 export interface Limits {
@@ -120,6 +123,8 @@ export interface Opened {
   writerName: string;
   /** The local directory (index, file cache). */
   dir: string;
+  /** How the SQL engine runs. */
+  sql: SqlSettings;
 }
 
 const FIRST_SEQ = kvSeq(1);
@@ -178,6 +183,7 @@ const OPEN_OPTIONS: readonly (keyof OpenOptions)[] = [
   'checkpointEvery',
   'maxCommitAttempts',
   'previousWalkLimit',
+  'sql',
 ];
 
 export async function openCatalog(given: OpenOptions): Promise<Opened> {
@@ -186,6 +192,7 @@ export async function openCatalog(given: OpenOptions): Promise<Opened> {
     throw new StrataError('INVALID_ARGUMENT', 'Catalog.open needs { dir }: the local directory for the index');
   }
   const limits = limitsOf(opts);
+  const sql = sqlSettings(opts.sql);
   const random = opts.random ?? Math.random;
   const requestedDataPath = opts.dataPath === undefined ? undefined : normaliseDataPath(opts.dataPath);
   const { store, owned, sync: durable } = openStore(opts, random);
@@ -226,7 +233,7 @@ export async function openCatalog(given: OpenOptions): Promise<Opened> {
           `${JSON.stringify(dataPath)} (fixed at creation); open it without dataPath`,
       );
     }
-    return { sync, store, log, clock, random, readOnly, closeStore, limits, dataPath, writerName: opts.writerName ?? `${hostname()}:${process.pid}`, dir: opts.dir };
+    return { sync, store, log, clock, random, readOnly, closeStore, limits, dataPath, writerName: opts.writerName ?? `${hostname()}:${process.pid}`, dir: opts.dir, sql };
   } catch (e) {
     await kv?.close();
     closeStore();

@@ -1,7 +1,7 @@
 // What every command shares: the catalog its global options name (a directory, or S3 with credentials from
 // the environment), output as text or JSON, listings cut by --limit and --offset, and arguments that name a
 // snapshot by id, time or tag.
-import { Catalog } from '../catalog/catalog.js';
+import { Catalog, type OpenOptions } from '../catalog/catalog.js';
 import { StrataError } from '../errors.js';
 import { parseSnapshotName } from '../snapshot-names.js';
 import type { S3StoreOptions } from '../store/s3-store.js';
@@ -58,10 +58,10 @@ export function storeOption(g: GlobalOptions): { path: string } | { s3: S3StoreO
   };
 }
 
-/** Opens the catalog of the global options; only `init` (and import) create one. */
-export async function withCatalog<T>(g: GlobalOptions, fn: (c: Catalog) => Promise<T>, create = false): Promise<T> {
+/** Opens the catalog of the global options (with `sql`, how its SQL runs); only `init` (and import) create one. */
+export async function withCatalog<T>(g: GlobalOptions, fn: (c: Catalog) => Promise<T>, create = false, sql: OpenOptions['sql'] = {}): Promise<T> {
   const store = storeOption(g);
-  const c = await Catalog.open({ dir: g.dir, create, ...(store ? { store } : {}) }).catch((e: unknown) => {
+  const c = await Catalog.open({ dir: g.dir, create, sql, ...(store ? { store } : {}) }).catch((e: unknown) => {
     if (e instanceof StrataError && e.code === 'NOT_FOUND') {
       const where = g.store ?? g.dir;
       throw new StrataError('NOT_FOUND', `there is no catalog in ${where}; nothing was created (strata init --dir ${g.dir}${g.store ? ` --store ${g.store}` : ''} creates one)`);

@@ -270,12 +270,17 @@ export function program(version: string, quiet: boolean): Command {
       });
     });
 
-  atOptions(command('sql', 'run one statement over any snapshot (per table: AT (VERSION => n | \'tag\'))').argument('<statement>').option('--csv', 'print CSV'))
-    .action(async (statement: string, o: Opts, cmd: Command) => {
-      const g = globals(cmd);
-      if (g.json && o.csv) throw new UsageError('sql takes --json or --csv, not both');
-      await withCatalog(g, async (c) => say(await sqlCommand(c, statement, await readAt(c, o), g.json ? 'json' : o.csv ? 'csv' : 'table', interactive(g) && !o.csv)));
-    });
+  atOptions(
+    command('sql', "run one statement over any snapshot (per table: AT (VERSION => n | 'tag')); it may read files it names, with your permissions")
+      .argument('<statement>')
+      .option('--csv', 'print CSV')
+      .option('--no-host-files', "read no file: by default, as on your own machine, the statement may read the files it names (read_csv('orders.csv'), read_json, read_parquet, …) with your permissions, to query them or INSERT … SELECT from them; it never writes a file outside the lake"),
+  ).action(async (statement: string, o: Opts, cmd: Command) => {
+    const g = globals(cmd);
+    if (g.json && o.csv) throw new UsageError('sql takes --json or --csv, not both');
+    const sql = { hostFiles: o.hostFiles !== false };
+    await withCatalog(g, async (c) => say(await sqlCommand(c, statement, await readAt(c, o), g.json ? 'json' : o.csv ? 'csv' : 'table', interactive(g) && !o.csv)), false, sql);
+  });
 
   command('load', 'load a CSV or Parquet file into a table, as one commit').argument('<schema.table>').argument('<file>')
     .action(async (name: string, file: string, _o, cmd: Command) => {

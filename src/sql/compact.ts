@@ -6,12 +6,13 @@
 import type { SnapshotId } from '../../keys/ids.js';
 import { options, positiveCount } from '../arguments.js';
 import { StatementFiles } from './statement-files.js';
+import type { StopOptions } from './stop.js';
 import { type PlaneContext, scanAt } from './query.js';
 import { ident } from './sql-text.js';
 import { POSITION, ROW_ID_COLUMN } from './table-scan.js';
 import { DEFAULT_TARGET_FILE_SIZE, writeDataFiles } from './write-files.js';
 
-export interface CompactOptions {
+export interface CompactOptions extends StopOptions {
   /** Files under this size are merged, and written files roll over past it (default 128 MiB). */
   targetFileSize?: number;
 }
@@ -27,7 +28,7 @@ export interface CompactResult {
 
 export async function compact(ctx: PlaneContext, schema: string, table: string, given: CompactOptions | undefined): Promise<CompactResult> {
   ctx.writable();
-  const { targetFileSize: size } = options('compact()', given, ['targetFileSize']);
+  const { targetFileSize: size } = options('compact()', given, ['targetFileSize', 'timeoutMs', 'signal']);
   const targetFileSize = positiveCount('targetFileSize', size, DEFAULT_TARGET_FILE_SIZE);
   const r = await ctx.reader();
   const held = new StatementFiles(ctx.files, 'before-read');

@@ -1,12 +1,16 @@
-// The catalog's SQL surface (DESIGN §8): SELECTs over any snapshot, INSERTs and loads, on one DuckDB instance and one
-// cache of fetched files per catalog.
+// The catalog's SQL surface (DESIGN §8): SELECTs over any snapshot, writes, loads and compaction, on one
+// confined DuckDB engine and one cache of fetched files per catalog. Each call runs in a session of its own
+// (engine.ts): stopped by its timeoutMs, its signal or close(), its local files removed when it ends.
 import * as path from 'node:path';
+import { options, positiveCount } from '../arguments.js';
 import type { Transaction, TxSqlResult } from '../txn/transaction.js';
 import { compact, type CompactOptions, type CompactResult } from './compact.js';
-import { Engine } from './engine.js';
+import { Engine, type Session } from './engine.js';
+import { checkHostFiles, type HostFiles } from './host-files.js';
 import { load, type LoadOptions, type LoadResult } from './load.js';
 import { LocalFiles } from './local-files.js';
 import { type ChangeBound, rowChangeBatches, rowChanges, type RowChangesContext } from './row-changes.js';
+import type { StopOptions } from './stop.js';
 import { write } from './write.js';
 import { Mirror } from './mirror.js';
 import { viewDefinition } from './view-definition.js';
@@ -14,19 +18,70 @@ import { isSelect, type PlaneContext, select, selectBatches, type SqlOptions, ty
 
 export type { ChangeBound, CompactOptions, CompactResult, LoadOptions, LoadResult, SqlOptions, SqlResult };
 
+const MiB = 2 ** 20;
 const GiB = 2 ** 30;
 
-export class DataPlane {
-  private readonly engine = new Engine();
-  private readonly ctx: RowChangesContext;
+/** How the catalog's DuckDB runs: Catalog.open({ sql }). */
+export interface SqlEngineOptions {
+  /**
+   * DuckDB's memory limit, in bytes, for each of its instances (default 192 MiB): past it DuckDB spills to
+   * `<dir>/sql-scratch`. DuckDB's process grows past its limit by its own buffers (Parquet writers, file
+   * metadata) and the catalog's (a written file is read whole to be stored): compacting a 4M-row table of
+   * 81 MiB of Parquet into one file peaked at 462–477 MiB of RSS at the default, an UPDATE of a quarter of
+   * its rows at 415–440 MiB (bench/sql/memory-child.ts, decision 0031). A query that reads many files at
+   * once needs more than a small limit: tableChanges over 23 snapshots of a 21-file table ran out of memory
+   * below ~192 MiB.
+   */
+  memoryLimit?: number;
+  /**
+   * Whether statements read host files (read_csv('orders.csv'), …) unless a call says otherwise: true for
+   * any file the process can read, a list for the files under those directories; default false.
+   */
+  hostFiles?: boolean | string[];
+}
 
-  constructor(catalog: Omit<RowChangesContext, 'engine' | 'files' | 'mirror'>, dir: string) {
-    const files = new LocalFiles(catalog.store, { cacheDir: path.join(dir, 'cache'), maxCacheBytes: GiB });
-    this.ctx = { ...catalog, engine: this.engine, files, mirror: new Mirror(this.engine) };
+/** The checked settings of Catalog.open's `sql` option. */
+export interface SqlSettings {
+  memoryLimit: number;
+  hostFiles: HostFiles;
+}
+
+const DEFAULT_MEMORY_LIMIT = 192 * MiB;
+
+/** Catalog.open's `sql` option, checked (before anything is opened). */
+export function sqlSettings(given: SqlEngineOptions | undefined): SqlSettings {
+  const { memoryLimit, hostFiles } = options('Catalog.open() sql', given, ['memoryLimit', 'hostFiles']);
+  const limit = positiveCount('sql.memoryLimit', memoryLimit, DEFAULT_MEMORY_LIMIT);
+  return { memoryLimit: limit, hostFiles: checkHostFiles('sql.hostFiles', hostFiles) ?? false };
+}
+
+/** What a call's options say of how it is stopped (checked by the Stop, unknown keys by the call). */
+const stopOptions = (given: unknown): StopOptions => {
+  if (given === null || typeof given !== 'object') return {};
+  const { timeoutMs, signal } = given as StopOptions;
+  return { ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(signal === undefined ? {} : { signal }) };
+};
+
+export class DataPlane {
+  private readonly engine: Engine;
+  private readonly ctx: Omit<RowChangesContext, 'engine' | 'hostFiles'>;
+
+  constructor(
+    catalog: Omit<RowChangesContext, 'engine' | 'files' | 'mirror' | 'hostFiles'>,
+    dir: string,
+    private readonly settings: SqlSettings,
+  ) {
+    const cacheDir = path.join(dir, 'cache');
+    const files = new LocalFiles(catalog.store, { cacheDir, maxCacheBytes: GiB });
+    // DuckDB reads a directory store's files where they are (local-files.ts), S3's from the cache.
+    const root = catalog.store.localRoot;
+    const lakeDirs = root === undefined ? [cacheDir] : [cacheDir, path.join(root, catalog.dataPath)];
+    this.engine = new Engine({ lakeDirs, scratchDir: path.join(dir, 'sql-scratch'), memoryLimit: settings.memoryLimit });
+    this.ctx = { ...catalog, files, mirror: new Mirror(this.engine.planner, (q, arg) => this.engine.textFunction(q, arg)) };
   }
 
-  async sql(text: string, opts: SqlOptions | undefined): Promise<SqlResult> {
-    return (await isSelect(this.ctx, text)) ? select(this.ctx, text, opts) : write(this.ctx, text, opts);
+  sql(text: string, opts: SqlOptions | undefined): Promise<SqlResult> {
+    return this.statement('the statement', opts, (ctx) => this.dispatch(ctx, text, opts));
   }
 
   /**
@@ -34,16 +89,22 @@ export class DataPlane {
    * become its operations. Nothing commits here.
    */
   async inTransaction(tx: Transaction, text: string, opts: unknown): Promise<TxSqlResult> {
-    const ctx: PlaneContext = {
-      ...this.ctx,
-      pending: true,
-      reader: (selector) => (selector === undefined ? Promise.resolve(tx.reads()) : this.ctx.reader(selector)),
-      transaction: async (fn) => {
-        await fn(tx);
-        return { snapshot: null };
-      },
-    };
-    const r = (await isSelect(ctx, text)) ? await select(ctx, text, opts as SqlOptions) : await write(ctx, text, opts as SqlOptions);
+    const r = await this.statement('the statement', opts, (ctx) =>
+      this.dispatch(
+        {
+          ...(ctx as PlaneContext),
+          pending: true,
+          reader: (selector) => (selector === undefined ? Promise.resolve(tx.reads()) : ctx.reader(selector)),
+          transaction: async (fn) => {
+            ctx.engine.stop.check();
+            await fn(tx);
+            return { snapshot: null };
+          },
+        },
+        text,
+        opts as SqlOptions,
+      ),
+    );
     return { rows: r.rows, columns: r.columns };
   }
 
@@ -54,27 +115,71 @@ export class DataPlane {
 
   /** A SELECT's rows batch by batch; a write's one result, once it committed. */
   async *sqlBatches(text: string, opts: SqlOptions | undefined): AsyncGenerator<SqlResult> {
-    if (await isSelect(this.ctx, text)) yield* selectBatches(this.ctx, text, opts);
-    else yield await write(this.ctx, text, opts);
+    const session = this.engine.session('the statement', stopOptions(opts));
+    try {
+      const ctx = this.context(session, opts);
+      if (await isSelect(ctx, text)) yield* selectBatches(ctx, text, opts);
+      else yield await write(ctx, text, opts);
+    } catch (e) {
+      throw session.stop.outcome(e);
+    } finally {
+      await session.end();
+    }
   }
 
   tableChanges(schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }): Promise<SqlResult> {
-    return rowChanges(this.ctx, schema, table, range);
+    return this.statement('tableChanges()', undefined, (ctx) => rowChanges(ctx, schema, table, range));
   }
 
-  tableChangesBatches(schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }): AsyncGenerator<SqlResult> {
-    return rowChangeBatches(this.ctx, schema, table, range);
+  async *tableChangesBatches(schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }): AsyncGenerator<SqlResult> {
+    const session = this.engine.session('tableChanges()', undefined);
+    try {
+      yield* rowChangeBatches(this.context(session, undefined), schema, table, range);
+    } catch (e) {
+      throw session.stop.outcome(e);
+    } finally {
+      await session.end();
+    }
   }
 
   compact(schema: string, table: string, opts: CompactOptions | undefined): Promise<CompactResult> {
-    return compact(this.ctx, schema, table, opts);
+    return this.statement('compact()', opts, (ctx) => compact(ctx, schema, table, opts));
   }
 
   load(schema: string, table: string, source: string, opts: LoadOptions | undefined): Promise<LoadResult> {
-    return load(this.ctx, schema, table, source, opts);
+    return this.statement('load()', opts, (ctx) => load(ctx, schema, table, source, opts));
   }
 
   close(): Promise<void> {
     return this.engine.close();
+  }
+
+  private dispatch(ctx: PlaneContext, text: string, opts: SqlOptions | undefined): Promise<SqlResult> {
+    return isSelect(ctx, text).then((reads) => (reads ? select(ctx, text, opts) : write(ctx, text, opts)));
+  }
+
+  /** Runs `fn` as one statement: in a session of its own, stopped as `opts` say, its failure the stop's once stopped. */
+  private async statement<T>(what: string, opts: unknown, fn: (ctx: RowChangesContext) => Promise<T>): Promise<T> {
+    const session = this.engine.session(what, stopOptions(opts));
+    try {
+      return await session.stop.guard(() => fn(this.context(session, opts)));
+    } finally {
+      await session.end();
+    }
+  }
+
+  /** The context of a statement in `session`: nothing commits once it stopped, and host files as the call or the catalog says. */
+  private context(session: Session, opts: unknown): RowChangesContext {
+    const given = opts !== null && typeof opts === 'object' ? (opts as { hostFiles?: unknown }).hostFiles : undefined;
+    const hostFiles = checkHostFiles('sql() hostFiles', given) ?? this.settings.hostFiles;
+    return {
+      ...this.ctx,
+      engine: session,
+      hostFiles,
+      transaction: (fn, meta) => {
+        session.stop.check();
+        return this.ctx.transaction(fn, meta);
+      },
+    };
   }
 }

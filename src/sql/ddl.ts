@@ -166,7 +166,8 @@ export async function addedColumnsByExample(mirror: Mirror, r: ReadState, text: 
   const specs: { schema: string; table: string; spec: ColumnSpec }[] = [];
   for (const c of added) {
     const alone = await mirror.plan(r, `ALTER TABLE ${ident(c.schema_name)}.${ident(c.table_name)} ADD COLUMN ${ident(c.column_name)} ${c.data_type}`);
-    const column = (alone.info as { new_column: PlanColumn }).new_column;
+    if (!alone.ok) throw invalid(`column ${JSON.stringify(c.column_name)}: ${alone.failure.message}`);
+    const column = (alone.plan.info as { new_column: PlanColumn }).new_column;
     const expression = c.column_default === null ? null : defaultExpression(await run('SELECT json_serialize_sql($1::VARCHAR) AS v', `SELECT ${c.column_default}`));
     specs.push({ schema: c.schema_name, table: c.table_name, spec: columnSpec({ ...column, expression }, false) });
   }

@@ -8,6 +8,7 @@ import { StrataError } from '../errors.js';
 import type { ColumnInfo } from '../read/records.js';
 import { duckType, lakeType } from './duck-types.js';
 import { run } from './engine.js';
+import type { StopOptions } from './stop.js';
 import type { PlaneContext } from './query.js';
 import { defaultOf } from './table-scan.js';
 import { ident, literal } from './sql-text.js';
@@ -28,7 +29,7 @@ function sourceOf(file: string, columns: readonly ColumnInfo[], present: Readonl
   throw invalid(`load() reads CSV (.csv, .tsv, .txt, optionally .gz) and Parquet (.parquet) files; ${JSON.stringify(file)} is neither`);
 }
 
-export interface LoadOptions {
+export interface LoadOptions extends StopOptions {
   /** Told DuckDB's estimate of how far the write is (0–100) while it runs. */
   onProgress?: (percent: number) => void;
   /** Roll to a new data file past this many bytes (default 128 MiB): all of them registered in the one commit. */
@@ -36,7 +37,7 @@ export interface LoadOptions {
 }
 
 export async function load(ctx: PlaneContext, schema: string, table: string, source: string, given?: LoadOptions): Promise<LoadResult> {
-  const { onProgress, targetFileSize: size } = options('load()', given, ['onProgress', 'targetFileSize']);
+  const { onProgress, targetFileSize: size } = options('load()', given, ['onProgress', 'targetFileSize', 'timeoutMs', 'signal']);
   const targetFileSize = positiveCount('targetFileSize', size, DEFAULT_TARGET_FILE_SIZE);
   if (onProgress !== undefined && typeof onProgress !== 'function') throw invalid('load() onProgress must be a function (percent) => void');
   if (typeof source !== 'string' || source === '') throw invalid('load() takes the path of a CSV or Parquet file');
@@ -44,7 +45,8 @@ export async function load(ctx: PlaneContext, schema: string, table: string, sou
   if (!existsSync(file)) throw invalid(`load(): there is no file ${file}`);
   const head = await ctx.reader();
   const info = await head.table(schema, table).finally(() => head.close());
-  return ctx.engine.withConnection(async (c) => {
+  // The caller named the file: DuckDB reads it, and nothing else outside the statement's own directory.
+  return ctx.engine.withFile(file, async (c) => {
     const described = (await run(() => c.runAndReadAll(`DESCRIBE SELECT * FROM ${sourceOf(file, info.columns, undefined)}`))).getRowObjectsJS() as {
       column_name: string;
       column_type: string;

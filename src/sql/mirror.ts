@@ -10,7 +10,7 @@ import { StrataError } from '../errors.js';
 import type { ReadState } from '../read/read-state.js';
 import type { TableInfo } from '../read/records.js';
 import { duckType } from './duck-types.js';
-import { type Engine, run } from './engine.js';
+import { type Connections, run } from './engine.js';
 import { protectBig, type ScalarSql } from './statement.js';
 import { definitionOf, viewText } from './view-definition.js';
 import { defaultOf } from './table-scan.js';
@@ -45,12 +45,12 @@ export function nodesOf(plan: PlanNode, type: string, out: PlanNode[] = []): Pla
   return out;
 }
 
-/** The tables the plan scans, each once (DuckDB has expanded the views already). */
+/** The tables the plan scans, each once (DuckDB has expanded the views already): the catalog's, not the temporary shapes of loaded host rows. */
 export function tablesRead(plan: PlanNode): Named[] {
   const seen = new Map<string, Named>();
   for (const get of nodesOf(plan, 'LOGICAL_GET')) {
-    const data = get.function_data as { schema?: string; table?: string } | undefined;
-    if (get.name !== 'seq_scan' || data?.schema === undefined || data.table === undefined) continue;
+    const data = get.function_data as { catalog?: string; schema?: string; table?: string } | undefined;
+    if (get.name !== 'seq_scan' || data?.schema === undefined || data.table === undefined || data.catalog === 'temp') continue;
     seen.set(JSON.stringify([data.schema, data.table]), { schema: data.schema, table: data.table });
   }
   return [...seen.values()];
@@ -95,22 +95,39 @@ export async function createViews(c: DuckDBConnection, r: ReadState, database: s
   }
 }
 
+/** Why DuckDB could not plan a statement, as json_serialize_plan says: the kind of error, its message, and where (a byte offset into the statement). */
+export interface PlanFailure {
+  type: string;
+  message: string;
+  position: number | undefined;
+}
+
+/** A statement planned, or why it could not be. */
+export type Planned = { ok: true; plan: PlanNode } | { ok: false; failure: PlanFailure };
+
 export class Mirror {
   /** The mirror database of each schema version built, by version: at most the two newest are kept. */
   private readonly built = new Map<number, Promise<string>>();
 
-  constructor(private readonly engine: Engine) {}
+  /** `engine`: the planner's connections, which reach no file (engine.ts); `parse`: its parser functions. */
+  constructor(
+    private readonly engine: Connections,
+    private readonly parse: ScalarSql,
+  ) {}
 
   /**
-   * DuckDB's bound logical plan of `text` at the head `r`: one statement, else INVALID_ARGUMENT; a statement
-   * that does not bind there (an unknown table, a wrong type) is INVALID_ARGUMENT with DuckDB's message.
+   * DuckDB's bound logical plan of `text` at the head `r`, each of `shapes` (CREATE TEMP TABLE statements)
+   * made first on the planning connection; one statement, else INVALID_ARGUMENT. A statement that does not
+   * bind there (an unknown table, a wrong type, a file) is a failure with DuckDB's message and position.
    */
-  async plan(r: ReadState, text: string): Promise<PlanNode> {
+  async plan(r: ReadState, text: string, shapes: readonly string[] = []): Promise<Planned> {
     const database = await this.of(r);
     const own = r.snapshot.schemaVersion === null;
     return this.engine.withConnection(async (c) => {
       try {
-        return await this.planOn(c, database, text);
+        await run(() => c.run(`USE ${ident(database)}`));
+        for (const shape of shapes) await run(() => c.run(shape));
+        return await planOn(c, text);
       } finally {
         if (own) await c.run(`USE memory; DETACH DATABASE IF EXISTS ${ident(database)}`).catch(() => undefined);
       }
@@ -151,16 +168,6 @@ export class Mirror {
     });
   }
 
-  private async planOn(c: DuckDBConnection, database: string, text: string): Promise<PlanNode> {
-    await run(() => c.run(`USE ${ident(database)}`));
-    const raw = (await run(() => c.runAndReadAll('SELECT json_serialize_plan($1::VARCHAR)', [text]))).getRows()[0]![0];
-    // Numbers past 2^53 (a BIGINT constant, DuckDB's "none" markers) travel as strings (statement.ts).
-    const parsed = JSON.parse(protectBig(String(raw))) as { error: boolean; error_message?: string; plans?: PlanNode[] };
-    if (parsed.error) throw new StrataError('INVALID_ARGUMENT', String(parsed.error_message));
-    if (parsed.plans!.length !== 1) throw new StrataError('INVALID_ARGUMENT', `sql() runs one statement at a time; got ${parsed.plans!.length}`);
-    return parsed.plans![0]!;
-  }
-
   private of(r: ReadState): Promise<string> {
     const version = r.snapshot.schemaVersion;
     // A transaction's own schema changes make a state no snapshot has: its mirror is its own, built each time.
@@ -192,8 +199,19 @@ export class Mirror {
       // One round trip for all of them: a thousand tables take one statement list, not a thousand calls.
       if (ddl.length > 0) await run(() => c.run(ddl.join(';\n')));
       await run(() => c.run(`USE ${ident(database)}`));
-      await createViews(c, r, database, (q, arg) => this.engine.textFunction(q, arg));
+      await createViews(c, r, database, this.parse);
       return database;
     });
   }
+}
+
+async function planOn(c: DuckDBConnection, text: string): Promise<Planned> {
+  const raw = (await run(() => c.runAndReadAll('SELECT json_serialize_plan($1::VARCHAR)', [text]))).getRows()[0]![0];
+  // Numbers past 2^53 (a BIGINT constant, DuckDB's "none" markers) travel as strings (statement.ts).
+  const parsed = JSON.parse(protectBig(String(raw))) as { error: boolean; error_type?: string; error_message?: string; position?: string; plans?: PlanNode[] };
+  if (parsed.error) {
+    return { ok: false, failure: { type: String(parsed.error_type), message: String(parsed.error_message), position: parsed.position === undefined ? undefined : Number(parsed.position) } };
+  }
+  if (parsed.plans!.length !== 1) throw new StrataError('INVALID_ARGUMENT', `sql() runs one statement at a time; got ${parsed.plans!.length}`);
+  return { ok: true, plan: parsed.plans![0]! };
 }

@@ -4,27 +4,37 @@
 import { randomBytes } from 'node:crypto';
 import type { FileId, SnapshotId } from '../../keys/ids.js';
 import { options } from '../arguments.js';
-import { StrataError } from '../errors.js';
+import { isStrataError, StrataError } from '../errors.js';
 import type { ReadState } from '../read/read-state.js';
 import type { ViewInfo } from '../read/records.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import type { TransactionFn } from '../txn/prepared.js';
 import type { ObjectStore } from '../store/object-store.js';
-import { type Engine, withProgress } from './engine.js';
+import { type Session, withProgress } from './engine.js';
+import { type HostFiles, loadedScan, loadHostRows } from './host-files.js';
 import { type LocalFiles, recordedFile } from './local-files.js';
 import { StatementFiles } from './statement-files.js';
 import type { Mirror } from './mirror.js';
 import { rowsOf, streamRows } from './values.js';
 import { skippable, testsOf } from './pruning.js';
-import { inline, prepare, prepareDefinition, type ScalarSql, type TableRef } from './statement.js';
+import { inline, prepare, prepareDefinition, protectBig, type ScalarSql, type TableCall, type TableRef } from './statement.js';
+import { pointedError } from './statement-errors.js';
+import type { StopOptions } from './stop.js';
+import { isHostReader, refusedTableFunction } from './table-functions.js';
 import { definitionOf } from './view-definition.js';
 import { tableScan } from './table-scan.js';
 
-export interface SqlOptions {
+export interface SqlOptions extends StopOptions {
   /** The snapshot of every table reference without an AT clause of its own (default: the newest). */
   at?: SnapshotSelector;
   /** Told DuckDB's estimate of how far the statement is (0–100) while it runs, a few times a second. */
   onProgress?: (percent: number) => void;
+  /**
+   * Whether the statement may read host files through DuckDB's file readers (read_csv('orders.csv'), …):
+   * true for any file the process can read, a list for the files under those directories, false for none
+   * (default: what Catalog.open's sql.hostFiles says, else false). Their rows are loaded first (decision 0030).
+   */
+  hostFiles?: boolean | string[];
 }
 
 export interface SqlResult {
@@ -50,9 +60,14 @@ export interface PlaneContext {
   pending?: boolean;
   store: ObjectStore;
   dataPath: string;
-  engine: Engine;
+  /** DuckDB, as the statement's session: stopped with it, its files in a scratch directory of its own. */
+  engine: Session;
   files: LocalFiles;
   mirror: Mirror;
+  /** Whether the statement reads host files, and which. */
+  hostFiles: HostFiles;
+  /** The host rows a write loaded, by the name its text reads them under (write.ts). */
+  loaded?: ReadonlyMap<string, string>;
 }
 
 export async function select(ctx: PlaneContext, text: string, given: SqlOptions | undefined): Promise<SqlResult> {
@@ -60,11 +75,18 @@ export async function select(ctx: PlaneContext, text: string, given: SqlOptions 
     const held = new StatementFiles(ctx.files, 'beside-read');
     try {
       const { sql, meta } = await bind(ctx, text, given, held);
-      return { ...(await rowsOf(await held.answer(withProgress(c, given?.onProgress, () => c.runAndReadAll(sql))))), ...meta };
+      const result = await held.answer(withProgress(c, given?.onProgress, () => c.runAndReadAll(sql))).catch((e: unknown) => pointed(ctx, e, text));
+      return { ...(await rowsOf(result)), ...meta };
     } finally {
       held.release();
     }
   });
+}
+
+/** A failure of DuckDB's running the rewrite of `text`, said about `text` (statement-errors.ts). */
+async function pointed(ctx: PlaneContext, e: unknown, text: string): Promise<never> {
+  if (!isStrataError(e, 'INVALID_ARGUMENT')) throw e;
+  throw await pointedError(e, text, async (t) => JSON.parse(protectBig(await ctx.engine.textFunction('SELECT json_serialize_sql($1::VARCHAR) AS v', t))));
 }
 
 /**
@@ -76,7 +98,7 @@ export async function* selectBatches(ctx: PlaneContext, text: string, given: Sql
   const held = new StatementFiles(ctx.files, 'beside-read');
   try {
     const { sql, meta } = await bind(ctx, text, given, held);
-    const { columns, batches } = await held.streamed(streamRows(c, sql));
+    const { columns, batches } = await held.streamed(streamRows(c, sql)).catch((e: unknown) => pointed(ctx, e, text));
     for await (const rows of batches) yield { rows, columns, ...meta };
   } finally {
     held.release();
@@ -86,9 +108,10 @@ export async function* selectBatches(ctx: PlaneContext, text: string, given: Sql
 
 /** sql()'s options, checked: the same for a statement that reads and one that writes. */
 export function sqlOptions(given: SqlOptions | undefined): SqlOptions {
-  const checked = options('sql()', given, ['at', 'onProgress']);
+  const checked = options('sql()', given, ['at', 'onProgress', 'timeoutMs', 'signal', 'hostFiles']);
   if (checked.onProgress !== undefined && typeof checked.onProgress !== 'function') throw new StrataError('INVALID_ARGUMENT', 'sql() onProgress must be a function (percent) => void');
   if (checked.at !== undefined) options('sql() at', checked.at, ['snapshot', 'timestamp', 'tag']);
+  // timeoutMs and signal are checked by the statement's Stop, hostFiles by its context (data-plane.ts).
   return checked;
 }
 
@@ -97,8 +120,20 @@ async function bind(ctx: PlaneContext, text: string, given: SqlOptions | undefin
   const { at } = sqlOptions(given);
   const statement = await prepare(text, PLACEHOLDER, (sql, arg) => ctx.engine.textFunction(sql, arg));
   if (statement.kind !== 'select') throw new StrataError('INVALID_ARGUMENT', 'a statement other than SELECT reached the read path');
+  const loaded = await loadCalls(ctx, statement.calls);
   const { scans, newest, files } = await bindScans(ctx, statement.refs, at, held);
-  return { sql: inline(statement.text, PLACEHOLDER, scans), meta: { snapshot: newest, files } };
+  return { sql: inline(inline(statement.text, `${PLACEHOLDER}f`, loaded), PLACEHOLDER, scans), meta: { snapshot: newest, files } };
+}
+
+/** The scan of each table function call the statement may not run as written: host rows loaded first, or refused. */
+async function loadCalls(ctx: PlaneContext, calls: readonly TableCall[]): Promise<string[]> {
+  const scans: string[] = [];
+  const reach = ctx.hostFiles;
+  for (const call of calls) {
+    if (reach === false || !isHostReader(call.name)) throw refusedTableFunction(call.name, call.sql.replace(/^SELECT \* FROM /, ''), reach !== false);
+    scans.push(loadedScan(await loadHostRows(ctx.engine, reach, call.sql)));
+  }
+  return scans;
 }
 
 /**
@@ -173,6 +208,9 @@ class Binder {
     const run: ScalarSql = (q, arg) => this.ctx.engine.textFunction(q, arg);
     const inner = await prepareDefinition(await definitionOf(run, view, name), prefix, run);
     if (inner.kind !== 'select') throw new StrataError('INVALID_ARGUMENT', `view ${name} is not a SELECT; a view reads, it cannot write`);
+    // A view is the catalog's: it reads the catalog's tables, never a file, whoever reads it.
+    const [call] = inner.calls;
+    if (call !== undefined) throw new StrataError('INVALID_ARGUMENT', `view ${name} calls ${call.name}(…), which a view may not: a view reads the catalog's tables and no file; drop it and create it anew`);
     const scans: string[] = [];
     for (const [i, r] of inner.refs.entries()) scans.push(await this.bind(r, r.at ?? selector, depth + 1, `${prefix}${i}_`));
     return inline(inner.text, prefix, scans);

@@ -5,10 +5,7 @@
 // ones too, since a new delete file replaces the one before it (a file whose rows all go is ended instead);
 // an UPDATE's new rows a data file carrying their ids. One commit, based on the snapshot the rows were read
 // at: two statements changing one data file conflict (txn/conflicts.ts) instead of one undoing the other.
-import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
 import type { FileId } from '../../keys/ids.js';
 import type { ReadState } from '../read/read-state.js';
 import type { TableInfo } from '../read/records.js';
@@ -54,7 +51,7 @@ export async function deleteFiles(ctx: PlaneContext, s: Scratch, target: Named, 
     const data = fileOf.get(f)!;
     const earlier = scan.deletes.get(data.id);
     const positions = `SELECT ${POS} AS pos FROM ${gone} WHERE ${FILE} = ${literal(f)}${earlier ? ` UNION ALL SELECT pos FROM read_parquet(${literal(earlier.local)})` : ''}`;
-    const local = path.join(tmpdir(), `strata-delete-${randomUUID()}.parquet`);
+    const local = `${ctx.engine.path('delete')}.parquet`;
     try {
       await s.run(`COPY (SELECT ${literal(data.path)} AS file_path, pos::BIGINT AS pos FROM (${positions}) ORDER BY pos) TO ${literal(local)} (FORMAT parquet)`);
       const deleteCount = await s.count(`SELECT count(*) FROM read_parquet(${literal(local)})`);

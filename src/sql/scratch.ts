@@ -9,7 +9,7 @@ import type { StatementFiles } from './statement-files.js';
 import { createViews, type Named } from './mirror.js';
 import type { ScalarSql } from './statement.js';
 import { type PlaneContext, scanAt } from './query.js';
-import { ident } from './sql-text.js';
+import { ident, literal } from './sql-text.js';
 
 export class Scratch {
   /** Data files the scans listed and skipped. */
@@ -35,9 +35,11 @@ export class Scratch {
 
   /**
    * The schemas of the catalog, each of `tables` but `target` a view of its scan at `r`'s snapshot (files held in
-   * `held`), and the catalog's views: what the statement reads. The caller makes the target.
+   * `held`), and the host rows it loaded: what the statement reads. The caller makes the target.
    */
   async reading(ctx: PlaneContext, r: ReadState, target: Named, tables: readonly Named[], held: StatementFiles): Promise<void> {
+    // Host rows the statement loaded first, under the names its text now reads them by (write.ts).
+    for (const [name, local] of ctx.loaded ?? []) await this.run(`CREATE VIEW ${this.name(name)} AS SELECT * FROM read_parquet(${literal(local)})`);
     // Every schema, so that a catalog view of a schema the statement reads no table of binds too.
     for (const schema of await r.schemas()) await this.run(`CREATE SCHEMA IF NOT EXISTS ${ident(this.database)}.${ident(schema.name)}`);
     for (const t of tables) {

@@ -5,6 +5,8 @@
 import { StrataError } from '../errors.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import { parseInstant, parseSnapshotId, readsAsSnapshot } from '../snapshot-names.js';
+import { errorAt } from './statement-errors.js';
+import { isPureTableFunction } from './table-functions.js';
 
 /** A table reference of the statement: which table, at which snapshot (undefined: the statement's). */
 export interface TableRef {
@@ -37,8 +39,20 @@ export const restoreBig = (json: string) => json.replace(/"__strata_big__:(-?Inf
 /** A JSON value of a protected tree as text: a protected big number as its digits. */
 export const bigText = (v: unknown): string => (typeof v === 'string' && v.startsWith(BIG) ? v.slice(BIG.length) : String(v));
 
-/** A statement DuckDB parsed: a SELECT with its references and rewritten text, or another kind (a write). */
-export type Prepared = { kind: 'select'; refs: TableRef[]; text: string } | { kind: 'other' };
+/**
+ * A call of a table function that may not run as written (table-functions.ts): its name, and a SELECT of all
+ * its rows as DuckDB prints it.
+ */
+export interface TableCall {
+  name: string;
+  sql: string;
+}
+
+/**
+ * A statement DuckDB parsed: a SELECT with its references, the table function calls that may not run as
+ * written, and its rewritten text (reference i reading `${prefix}i`, call j `${prefix}fj`); or another kind (a write).
+ */
+export type Prepared = { kind: 'select'; refs: TableRef[]; calls: TableCall[]; text: string } | { kind: 'other' };
 
 /** Statements prepared lately, by placeholder prefix and text: a planner repeats its statements. */
 const PREPARED = new Map<string, Promise<Prepared>>();
@@ -62,9 +76,11 @@ export function prepareDefinition(definition: string, prefix: string, run: Scala
 function cached(key: string, parse: () => Promise<Statement | undefined>, prefix: string, run: ScalarSql): Promise<Prepared> {
   let p = PREPARED.get(key);
   if (p === undefined) {
-    p = parse().then(async (s): Promise<Prepared> =>
-      s === undefined ? { kind: 'other' } : { kind: 'select', refs: s.refs, text: await s.rewrite(s.refs.map((_r, i) => `${prefix}${i}`), run) },
-    );
+    p = parse().then(async (s): Promise<Prepared> => {
+      if (s === undefined) return { kind: 'other' };
+      const calls = await s.callsOf(run);
+      return { kind: 'select', refs: s.refs, calls, text: await s.rewrite(s.refs.map((_r, i) => `${prefix}${i}`), calls.map((_c, j) => `${prefix}f${j}`), run) };
+    });
     p.catch(() => PREPARED.delete(key));
     if (PREPARED.size >= PREPARED_MAX) PREPARED.delete(PREPARED.keys().next().value!);
   } else PREPARED.delete(key); // re-inserted below: most recent last
@@ -84,7 +100,7 @@ export async function parseSelect(sql: string, run: ScalarSql): Promise<{ serial
   if (tree.error === true) {
     const message = String(tree.error_message);
     if (/only select/i.test(message)) return undefined;
-    throw invalid(`the statement does not parse: ${message}`);
+    throw errorAt('INVALID_ARGUMENT', `the statement does not parse: ${message}`, sql, tree.position === undefined ? undefined : Number(tree.position));
   }
   const statements = tree.statements as Node[];
   if (statements.length !== 1) throw invalid(`sql() runs one statement at a time; got ${statements.length}`);
@@ -122,6 +138,7 @@ export class Statement {
     private readonly tree: Node,
     readonly refs: TableRef[],
     private readonly nodes: Node[],
+    private readonly calls: Node[],
   ) {}
 
   /**
@@ -137,11 +154,13 @@ export class Statement {
   static of(parsed: Node): Statement {
     const ctes = new Set<string>();
     const nodes: Node[] = [];
+    const calls: Node[] = [];
     const wheres = new Map<Node, unknown>();
     walk(parsed, (n) => {
       const map = (n.cte_map as { map?: { key: string }[] } | undefined)?.map;
       for (const c of map ?? []) ctes.add(c.key);
       if (n.type === 'BASE_TABLE') nodes.push(n);
+      if (n.type === 'TABLE_FUNCTION' && !isPureTableFunction(String((n.function as Node).function_name))) calls.push(n);
       const from = n.from_table as Node | undefined;
       if (n.type === 'SELECT_NODE' && from?.type === 'BASE_TABLE' && n.where_clause) wheres.set(from, n.where_clause);
     });
@@ -159,16 +178,36 @@ export class Statement {
       refs.push({ schema: (n.schema_name as string) || 'main', table: n.table_name as string, at: atClause(n), filter: where === undefined ? undefined : { where, names } });
       kept.push(n);
     }
-    return new Statement(parsed, refs, kept);
+    return new Statement(parsed, refs, kept, calls);
   }
 
-  /** The statement with reference i reading from view `names[i]` instead (its alias kept, or the table's name). */
-  async rewrite(names: readonly string[], run: ScalarSql): Promise<string> {
+  /** The table function calls that may not run as written, each as a SELECT of all its rows. */
+  async callsOf(run: ScalarSql): Promise<TableCall[]> {
+    if (this.calls.length === 0) return [];
+    const skeleton = JSON.parse(protectBig(await run('SELECT json_serialize_sql($1::VARCHAR) AS v', 'SELECT * FROM range(1)'))) as { statements: { node: Node }[] };
+    const out: TableCall[] = [];
+    for (const call of this.calls) {
+      skeleton.statements[0]!.node.from_table = { ...call, alias: '', column_name_alias: [] };
+      out.push({ name: String((call.function as Node).function_name), sql: await run('SELECT json_deserialize_sql($1::VARCHAR) AS v', deserializable(skeleton)) });
+    }
+    return out;
+  }
+
+  /**
+   * The statement with reference i reading from view `names[i]` instead (its alias kept, or the table's
+   * name), and table function call j from `callNames[j]` (its alias kept, or the function's name).
+   */
+  async rewrite(names: readonly string[], callNames: readonly string[], run: ScalarSql): Promise<string> {
     this.nodes.forEach((n, i) => {
       if (!n.alias) n.alias = n.table_name;
       n.schema_name = '';
       n.table_name = names[i];
       n.at_clause = null;
+    });
+    this.calls.forEach((n, j) => {
+      const { function: fn, with_ordinality: _ordinality, ...rest } = n;
+      for (const k of Object.keys(n)) delete n[k];
+      Object.assign(n, rest, { type: 'BASE_TABLE', alias: rest.alias || (fn as Node).function_name, schema_name: '', table_name: callNames[j], catalog_name: '', at_clause: null });
     });
     return run('SELECT json_deserialize_sql($1::VARCHAR) AS v', deserializable(this.tree));
   }

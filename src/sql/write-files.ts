@@ -5,7 +5,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -74,7 +73,7 @@ export type WrittenSpec = DataFileSpec & { recordCount: number; fileSizeBytes: n
 export async function writeDataFiles(ctx: PlaneContext, c: DuckDBConnection, to: WriteTarget, select: string, rowIds = false): Promise<WrittenSpec[]> {
   const ids = to.info.columns.map((col) => `${ident(col.name)}: ${fieldIds(col)}`);
   if (rowIds) ids.push(`${ident(ROW_ID_COLUMN)}: ${ROW_ID_FIELD_ID}`);
-  const out = path.join(tmpdir(), `strata-write-${randomUUID()}`);
+  const out = ctx.engine.path('write');
   try {
     // DuckDB rolls to a new file past the target size (data_0.parquet, data_1.parquet, … in input order).
     await withProgress(c, to.onProgress, () =>

@@ -1,15 +1,21 @@
 // A statement other than SELECT through catalog.sql: DuckDB plans it over the mirror of the head (decision
-// 0011) and the plan says what it is — an INSERT (insert.ts), UPDATE (update.ts), DELETE (delete.ts) or DDL
-// (ddl.ts), each one commit; anything else is refused naming what runs.
+// 0011), on the planner, which reaches no file (decision 0030), and the plan says what it is — an INSERT
+// (insert.ts), UPDATE (update.ts), DELETE (delete.ts) or DDL (ddl.ts), each one commit; anything else is
+// refused naming what runs. A host file the statement reads (with hostFiles on) is loaded first, and the
+// statement planned and run reading the loaded rows where it called the file's reader.
+import { randomBytes } from 'node:crypto';
 import { StrataError } from '../errors.js';
 import type { ReadState } from '../read/read-state.js';
 import { addedColumnsByExample, ddlOperations, runDdl } from './ddl.js';
 import { deleteRows } from './delete.js';
+import { callAt, loadedShape, loadHostRows } from './host-files.js';
 import { insert } from './insert.js';
 import { updateRows } from './update.js';
 import { StatementFiles } from './statement-files.js';
-import { nodesOf } from './mirror.js';
+import { nodesOf, type PlanFailure, type PlanNode } from './mirror.js';
 import { type PlaneContext, type SqlOptions, type SqlResult, sqlOptions } from './query.js';
+import { charIndex, errorAt } from './statement-errors.js';
+import { isHostReader, isPureTableFunction, refusedTableFunction } from './table-functions.js';
 
 const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);
 
@@ -20,18 +26,21 @@ export async function write(ctx: PlaneContext, text: string, given: SqlOptions |
   const r = await ctx.reader();
   const held = new StatementFiles(ctx.files, 'before-read');
   try {
-    const plan = await ctx.mirror.plan(r, text).catch(async (e: unknown) => {
-      // DuckDB splits an ADD COLUMN whose default is not a bare literal into several statements it cannot plan.
-      if (e instanceof StrataError && /Cannot plan statement of type MULTI/.test(e.message)) return undefined;
-      throw await planError(e, r);
-    });
-    if (plan === undefined) return await runDdl(ctx, text, await addedColumnsByExample(ctx.mirror, r, text, (q, arg) => ctx.engine.textFunction(q, arg)), r.snapshot.id);
+    const outcome = await planLoading(ctx, r, text);
+    if (outcome === 'split') return await runDdl(ctx, text, await addedColumnsByExample(ctx.mirror, r, text, (q, arg) => ctx.engine.textFunction(q, arg)), r.snapshot.id);
+    const { plan, planned, loaded } = outcome;
+    for (const get of nodesOf(plan, 'LOGICAL_GET')) {
+      const name = String(get.name);
+      if (name !== 'seq_scan' && !isPureTableFunction(name)) throw refusedTableFunction(name, `${name}(…)`, ctx.hostFiles !== false);
+    }
+    const c: PlaneContext = loaded.size === 0 ? ctx : { ...ctx, loaded };
     const [inserting] = nodesOf(plan, 'LOGICAL_INSERT');
-    if (inserting !== undefined) return await insert(ctx, r, text, plan, inserting, onProgress, held);
+    if (inserting !== undefined) return await insert(c, r, planned, plan, inserting, onProgress, held);
     const [deleting] = nodesOf(plan, 'LOGICAL_DELETE');
-    if (deleting !== undefined) return await deleteRows(ctx, r, text, plan, deleting, onProgress, held);
+    if (deleting !== undefined) return await deleteRows(c, r, planned, plan, deleting, onProgress, held);
     const [updating] = nodesOf(plan, 'LOGICAL_UPDATE');
-    if (updating !== undefined) return await updateRows(ctx, r, text, plan, updating, onProgress, held);
+    if (updating !== undefined) return await updateRows(c, r, planned, plan, updating, onProgress, held);
+    if (loaded.size > 0) throw invalid('host files are read by INSERT, UPDATE and DELETE (their rows go into the lake); a view or a table definition reads the catalog only');
     const ddl = await ddlOperations(plan, (sql, arg) => ctx.engine.textFunction(sql, arg));
     if (ddl !== undefined) return await runDdl(ctx, text, ddl, r.snapshot.id);
     throw invalid(`sql() runs SELECT, INSERT, UPDATE, DELETE and DDL (CREATE, ALTER, DROP); this statement is ${plan.type.replace(/^LOGICAL_/, '').replaceAll('_', ' ')}`);
@@ -41,18 +50,64 @@ export async function write(ctx: PlaneContext, text: string, given: SqlOptions |
   }
 }
 
-/** DuckDB's binder errors over the mirror, said in the catalog's terms where DuckDB's would mislead. */
-async function planError(e: unknown, r: ReadState): Promise<unknown> {
-  if (!(e instanceof StrataError)) return e;
-  if (/does not support time travel/.test(e.message)) {
+/** At most this many host reader calls in one statement. */
+const MAX_HOST_CALLS = 16;
+
+/** What loaded host rows are read under in a statement: a name no caller writes (random per process). */
+const HOST_PLACEHOLDER = `__strata_host_${randomBytes(6).toString('hex')}_`;
+
+/**
+ * The plan of `text` over the mirror of `r`. DuckDB's planner reaches no file, so a file reader in the
+ * statement fails to bind, where it starts: with host files on, its rows are loaded, the call replaced by a
+ * name the planner knows as an empty table of their shape (and the executor as a view of them), and the
+ * statement planned again; with them off, the statement is refused naming the call. `split`: an ADD COLUMN
+ * whose default is not a bare literal, which DuckDB's transformer splits into several statements it cannot
+ * plan (ddl.ts runs it by example).
+ */
+async function planLoading(ctx: PlaneContext, r: ReadState, text: string): Promise<{ plan: PlanNode; planned: string; loaded: Map<string, string> } | 'split'> {
+  let planned = text;
+  const loaded = new Map<string, string>();
+  const shapes: string[] = [];
+  /** Each replacement made, in order: where, and how long the text replaced and its replacement were. */
+  const edits: { at: number; removed: number; added: number }[] = [];
+  const original = (at: number) => edits.reduceRight((p, e) => (p >= e.at + e.added ? p - e.added + e.removed : p >= e.at ? e.at : p), at);
+  for (;;) {
+    const outcome = await ctx.mirror.plan(r, planned, shapes);
+    if (outcome.ok) return { plan: outcome.plan, planned, loaded };
+    const { failure } = outcome;
+    if (loaded.size === 0 && /Cannot plan statement of type MULTI/.test(failure.message)) return 'split';
+    const at = failure.position === undefined ? undefined : charIndex(planned, failure.position);
+    const call = failure.type === 'permission' && at !== undefined ? await callAt(planned, at, (sql, arg) => ctx.engine.textFunction(sql, arg)) : undefined;
+    if (call === undefined || at === undefined) throw await planError(failure, r, text, at === undefined ? undefined : original(at));
+    const written = planned.slice(at, call.end);
+    const reach = ctx.hostFiles;
+    if (reach === false || !isHostReader(call.name)) throw refusedTableFunction(call.name, written, reach !== false);
+    if (loaded.size === MAX_HOST_CALLS) throw invalid(`the statement reads more than ${MAX_HOST_CALLS} host files; load them with catalog.load first`);
+    const rows = await loadHostRows(ctx.engine, reach, call.sql);
+    const name = `${HOST_PLACEHOLDER}${loaded.size}`;
+    loaded.set(name, rows.local);
+    shapes.push(loadedShape(name, rows));
+    planned = `${planned.slice(0, at)}${name}${planned.slice(call.end)}`;
+    edits.push({ at, removed: written.length, added: name.length });
+  }
+}
+
+/** DuckDB's failure to plan `text` over the mirror, said in the catalog's terms and pointing into `text` (at index `at`). */
+async function planError(failure: PlanFailure, r: ReadState, text: string, at: number | undefined): Promise<StrataError> {
+  const position = at === undefined ? undefined : Buffer.byteLength(text.slice(0, at));
+  if (/does not support time travel/.test(failure.message)) {
     return invalid("a statement that writes reads its rows at the head: AT (VERSION | TIMESTAMP) on the tables it reads is not supported; SELECT the old rows with catalog.sql and load them");
   }
-  const missing = /Table with name (.+?) does not exist/.exec(e.message);
+  const missing = /Table with name (.+?) does not exist/.exec(failure.message);
   if (missing) {
     const names: string[] = [];
     for (const s of await r.schemas()) for (const t of await r.tables(s.name)) names.push(`${s.name}.${t.name}`);
     const shown = names.length > 20 ? `${names.slice(0, 20).join(', ')}, … (${names.length} in all)` : names.join(', ') || 'none';
-    return new StrataError('NOT_FOUND', `the statement names a table ${missing[1]} that the head (snapshot ${r.snapshot.id}) does not have; its tables: ${shown}`, { cause: e });
+    return errorAt('NOT_FOUND', `the statement names a table ${missing[1]} that the head (snapshot ${r.snapshot.id}) does not have; its tables: ${shown}`, text, position);
   }
-  return e;
+  const refused = failure.type === 'permission' ? /Cannot access (?:file|directory) "([^"]*)"/.exec(failure.message) : null;
+  if (refused) {
+    return errorAt('INVALID_ARGUMENT', `the statement reaches ${refused[1]}, outside the lake: sql() reads and writes the catalog's tables, and reads host files only through read_csv, read_json, read_parquet, … for a caller that opts in (hostFiles)`, text, position);
+  }
+  return errorAt('INVALID_ARGUMENT', failure.type === 'parser' ? `the statement does not parse: ${failure.message}` : failure.message, text, position);
 }

@@ -34,4 +34,21 @@ describe('strata sql and strata load', () => {
     expect(bad.stderr).toMatch(/INVALID_ARGUMENT: .*nope/);
     expect((await run('load', 'cities', path.join(dir, 'missing.csv'), '--dir', dir)).stderr).toContain('there is no file');
   }, 60_000);
+
+  it('strata sql reads the files a statement names, as on your own machine, and says so; --no-host-files reads none', async () => {
+    const dir = await tempDir();
+    const c = await Catalog.open({ dir });
+    await c.transaction((tx) => tx.createTable('main', 'cities', [{ name: 'name', type: 'varchar' }, { name: 'people', type: 'int64' }]));
+    await c.close();
+    const file = path.join(await tempDir(), 'cities.csv');
+    await writeFile(file, 'name,people\nOslo,709000\nLagos,15400000\n');
+    const inserted = await run('sql', `INSERT INTO cities SELECT * FROM read_csv('${file}')`, '--dir', dir);
+    expect(inserted.stdout, inserted.stderr).toMatch(/Count\n-+\n2\n/);
+    const read = await run('sql', `SELECT count(*) AS n FROM read_csv('${file}') JOIN cities USING (name)`, '--json', '--dir', dir);
+    expect(JSON.parse(read.stdout)).toEqual([{ n: 2 }]);
+    const refused = await run('sql', `SELECT * FROM read_csv('${file}')`, '--no-host-files', '--dir', dir);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/INVALID_ARGUMENT: the statement reads a file/);
+    expect((await run('sql', '--help')).stdout).toMatch(/--no-host-files[\s\S]*read_csv\('orders\.csv'\)/);
+  }, 60_000);
 });

@@ -6,6 +6,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { type Catalog, isStrataError } from '../../src/index.js';
 import { openCatalog, tempDir } from '../helpers.js';
+import { expectPointedAt } from '../support/pointed.js';
 
 const count = async (c: Catalog, sql: string) => Number((await c.sql(sql)).rows[0]!.n);
 const head = async (c: Catalog) => (await c.snapshots()).at(-1)!.id;
@@ -117,5 +118,15 @@ describe('DELETE through catalog.sql', () => {
     expect(await count(c, 'SELECT count(*) AS n FROM t WHERE v = 100')).toBe(1);
     expect(await count(c, 'SELECT count(*) AS n FROM t')).toBe(1000 - 1 - Number(self.rows[0]!.Count));
     expect((await c.verify()).violations).toEqual([]);
+  });
+
+  it('a bind error in the WHERE of a DELETE points into the statement as written', async () => {
+    const dir = await tempDir();
+    const c = await openCatalog({ dir });
+    await c.sql('CREATE TABLE orders (order_id BIGINT, amount DOUBLE)');
+    await c.sql('INSERT INTO orders VALUES (1, 2.5)');
+    const statement = 'DELETE FROM orders WHERE amout > 1';
+    await expectPointedAt(c.sql(statement), statement, 'amout', dir);
+    expect((await c.sql('SELECT count(*)::INT AS n FROM orders')).rows).toEqual([{ n: 1 }]);
   });
 });

@@ -7,6 +7,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import type { Catalog } from '../../src/index.js';
 import { expectCode, openCatalog, tempDir } from '../helpers.js';
+import { expectPointedAt } from '../support/pointed.js';
 
 const rows = async (c: Catalog, sql: string) => (await c.sql(sql)).rows;
 const head = async (c: Catalog) => (await c.snapshots()).at(-1)!.id;
@@ -148,5 +149,15 @@ describe('INSERT through catalog.sql', () => {
     const batches: unknown[] = [];
     for await (const b of c.sqlBatches('SELECT amount FROM money')) batches.push(...b.rows);
     expect(batches).toEqual([{ amount: '1234567890123456789012345678.0123456789' }]);
+  });
+
+  it('a bind error in INSERT … SELECT points into the statement as written', async () => {
+    const dir = await tempDir();
+    const c = await openCatalog({ dir });
+    await c.sql('CREATE TABLE orders (order_id BIGINT, amount DOUBLE)');
+    await c.sql('INSERT INTO orders VALUES (1, 2.5)');
+    const statement = 'INSERT INTO orders SELECT order_id + 10, amout FROM orders';
+    await expectPointedAt(c.sql(statement), statement, 'amout', dir);
+    expect((await c.snapshots()).length).toBe(3);
   });
 });

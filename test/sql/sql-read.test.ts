@@ -10,6 +10,7 @@ import type { Catalog } from '../../src/index.js';
 import type { ObjectStore } from '../../src/store/object-store.js';
 import { expectCode, openCatalog, tempDir } from '../helpers.js';
 import { freshS3Store, s3Options } from '../store/s3-env.js';
+import { expectPointedAt } from '../support/pointed.js';
 
 async function csv(rows: string[]): Promise<string> {
   const file = path.join(await tempDir(), 'rows.csv');
@@ -243,5 +244,19 @@ describe('SQL over any snapshot', () => {
     const del = await deleteFile(store, c, file!.path, [0], 'first-row');
     await c.transaction((tx) => tx.addDeleteFile('main', 'files', { dataFileId: file!.id, ...del, deleteCount: 1 }));
     expect((await c.sql('SELECT filename, n FROM files')).rows).toEqual([{ filename: 'b.csv', n: 2 }]);
+  });
+
+  it('a bind error points into the SELECT as written: the misspelled column under its caret, never the rewrite or a local path', async () => {
+    const dir = await tempDir();
+    const c = await openCatalog({ dir });
+    await c.sql('CREATE SCHEMA sales');
+    await c.sql('CREATE TABLE sales.orders (order_id BIGINT, amount DOUBLE)');
+    await c.sql('INSERT INTO sales.orders VALUES (1, 2.5)');
+    await expectPointedAt(c.sql('SELECT amout FROM sales.orders WHERE order_id > 0'), 'SELECT amout FROM sales.orders WHERE order_id > 0', 'amout', dir);
+    await expectPointedAt(c.sql(`SELECT 'né', o.amout FROM sales.orders o`), `SELECT 'né', o.amout FROM sales.orders o`, 'amout', dir, 'o.amout');
+    const streamed = async () => {
+      for await (const _ of c.sqlBatches('SELECT order_id FROM sales.orders WHERE amout > 1')) void _;
+    };
+    await expectPointedAt(streamed(), 'SELECT order_id FROM sales.orders WHERE amout > 1', 'amout', dir);
   });
 });

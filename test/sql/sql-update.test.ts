@@ -8,6 +8,7 @@ import { type Catalog, isStrataError } from '../../src/index.js';
 import { openCatalog, runTsx, tempDir } from '../helpers.js';
 import { rowIds } from '../support/row-ids.js';
 import { runCli } from '../support/run-cli.js';
+import { expectPointedAt } from '../support/pointed.js';
 
 const rows = async (c: Catalog, sql: string) => (await c.sql(sql)).rows;
 
@@ -114,5 +115,15 @@ describe('UPDATE through catalog.sql', () => {
     for (const id of inserted) expect(got.get(id), String(id)).toBe(BigInt(updates.filter((u) => u === id).length));
     expect(updates.length).toBeGreaterThan(0);
     expect((await fresh.verify()).violations).toEqual([]);
+  });
+
+  it('a bind error in the WHERE of an UPDATE points into the statement as written', async () => {
+    const dir = await tempDir();
+    const c = await openCatalog({ dir });
+    await c.sql('CREATE TABLE orders (order_id BIGINT, amount DOUBLE, note VARCHAR)');
+    await c.sql(`INSERT INTO orders VALUES (1, 2.5, 'a')`);
+    const statement = `UPDATE orders SET note = 'paid' WHERE amout > 1`;
+    await expectPointedAt(c.sql(statement), statement, 'amout', dir);
+    expect((await c.sql('SELECT note FROM orders')).rows).toEqual([{ note: 'a' }]);
   });
 });
