@@ -1,10 +1,15 @@
 // Compaction: a table's small data files, and every data file with deleted rows, rewritten by DuckDB into
 // files of about the target size holding only their live rows, each row carrying its id (so row ids, and
 // tableChanges across the commit, are unchanged). One maintenance commit (`previous` and tableChanges skip
-// it), based on the snapshot read: a delete from one of the files committed meanwhile is CONFLICT rather
-// than lost. The replaced files stay readable by the snapshots before it and go with GC as usual.
+// it), based on the snapshot read. Deletes from the files it rewrites that commit meanwhile are carried into
+// the new files (compact-carry.ts) and the commit made again on the newer head, up to MAX_CARRIES times; what
+// cannot be carried (rows brought back by a restore) stays CONFLICT. The replaced files stay
+// readable by the snapshots before it and go with GC as usual.
 import type { SnapshotId } from '../../keys/ids.js';
 import { options, positiveCount } from '../arguments.js';
+import { isStrataError } from '../errors.js';
+import type { ReadState } from '../read/read-state.js';
+import { CarriedDeletes } from './compact-carry.js';
 import { StatementFiles } from './statement-files.js';
 import type { StopOptions } from './stop.js';
 import { type PlaneContext, scanAt } from './query.js';
@@ -26,6 +31,9 @@ export interface CompactResult {
   rows: number;
 }
 
+/** How many times a compaction carries deletes that committed meanwhile before it gives up with CONFLICT. */
+const MAX_CARRIES = 16;
+
 export async function compact(ctx: PlaneContext, schema: string, table: string, given: CompactOptions | undefined): Promise<CompactResult> {
   ctx.writable();
   const { targetFileSize: size } = options('compact()', given, ['targetFileSize', 'timeoutMs', 'signal']);
@@ -45,28 +53,55 @@ export async function compact(ctx: PlaneContext, schema: string, table: string, 
     const scan = await scanAt(ctx, r, { schema, table, at: undefined, filter: undefined }, held, { listed: 0, skipped: 0 }, true, ids);
     const columns = info.columns.map((c) => ident(c.name));
     const rowid = ident(POSITION[2]);
-    const added = await ctx.engine.withConnection((c) =>
-      writeDataFiles(
+    return await ctx.engine.withConnection(async (c) => {
+      const added = await writeDataFiles(
         ctx,
         c,
         { schema, table, info, targetFileSize, onProgress: undefined, message: '' },
         `SELECT ${columns.join(', ')}, ${rowid} AS ${ident(ROW_ID_COLUMN)} FROM (${scan.sql}) ORDER BY ${rowid}`,
         true,
-      ),
-    );
-    const { snapshot } = await ctx.transaction(
-      async (tx) => {
-        for (const f of chosen) await tx.removeDataFile(schema, table, f.id);
-        for (const spec of added) await tx.addDataFile(schema, table, spec);
-      },
-      { message: `compact ${schema}.${table}: ${chosen.length} files into ${added.length}`, maintenance: true, basedOn: r.snapshot.id },
-    );
-    return {
-      snapshot,
-      removed: { dataFiles: chosen.length, deleteFiles: deletes.filter((d) => ids.has(d.dataFileId)).length },
-      added: added.map((a) => ({ path: a.path, recordCount: a.recordCount })),
-      rows: added.reduce((n, a) => n + a.recordCount, 0),
-    };
+      );
+      const rewritten = chosen.map((f) => ({ ...f, local: scan.files.find((x) => x.id === f.id)!.local }));
+      const carried = new CarriedDeletes(ctx, c, { schema, table, info }, held);
+      const readers: ReadState[] = [];
+      let base = r;
+      try {
+        for (let attempt = 1; ; attempt++) {
+          const { deletes: carriedFiles, emptied } = await carried.deleteFiles(added);
+          try {
+            const { snapshot } = await ctx.transaction(
+              async (tx) => {
+                for (const f of chosen) if (!carried.ended.has(f.id)) await tx.removeDataFile(schema, table, f.id);
+                for (const [i, spec] of added.entries()) {
+                  if (emptied.has(i)) continue;
+                  const id = await tx.addDataFile(schema, table, spec);
+                  const d = carriedFiles.get(i);
+                  if (d !== undefined) await tx.addDeleteFile(schema, table, { ...d, dataFileId: id });
+                }
+              },
+              { message: `compact ${schema}.${table}: ${chosen.length} files into ${added.length - emptied.size}`, maintenance: true, basedOn: base.snapshot.id },
+            );
+            const kept = [...added.entries()].filter(([i]) => !emptied.has(i));
+            return {
+              snapshot,
+              removed: { dataFiles: chosen.length, deleteFiles: deletes.filter((d) => ids.has(d.dataFileId)).length },
+              added: kept.map(([, a]) => ({ path: a.path, recordCount: a.recordCount })),
+              rows: kept.reduce((n, [i, a]) => n + a.recordCount - (carriedFiles.get(i)?.deleteCount ?? 0), 0),
+            };
+          } catch (e) {
+            // Deletes from the files it rewrote committed meanwhile: carry them into the new files and commit on
+            // the newer head, unless what happened cannot be carried (then the CONFLICT stands).
+            if (!isStrataError(e, 'CONFLICT') || attempt >= MAX_CARRIES) throw e;
+            const head = await ctx.reader();
+            readers.push(head);
+            if (!((await carried.since(base, head, rewritten)) ?? 0)) throw e;
+            base = head;
+          }
+        }
+      } finally {
+        for (const x of readers) await x.close();
+      }
+    });
   } finally {
     held.release();
     await r.close();

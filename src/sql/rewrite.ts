@@ -5,7 +5,6 @@
 // ones too, since a new delete file replaces the one before it (a file whose rows all go is ended instead);
 // an UPDATE's new rows a data file carrying their ids. One commit, based on the snapshot the rows were read
 // at: two statements changing one data file conflict (txn/conflicts.ts) instead of one undoing the other.
-import { rm } from 'node:fs/promises';
 import type { FileId } from '../../keys/ids.js';
 import type { ReadState } from '../read/read-state.js';
 import type { TableInfo } from '../read/records.js';
@@ -19,7 +18,7 @@ import type { TableRef } from './statement.js';
 import { ident, literal } from './sql-text.js';
 import { POSITION } from './table-scan.js';
 import { rowsOf } from './values.js';
-import { newFilePath, storeFile, type StoredBytes, type WrittenSpec } from './write-files.js';
+import { type StoredBytes, storeDeleteFile, type WrittenSpec } from './write-files.js';
 
 export const [FILE, POS, ROWID] = POSITION.map(ident) as [string, string, string];
 
@@ -51,15 +50,7 @@ export async function deleteFiles(ctx: PlaneContext, s: Scratch, target: Named, 
     const data = fileOf.get(f)!;
     const earlier = scan.deletes.get(data.id);
     const positions = `SELECT ${POS} AS pos FROM ${gone} WHERE ${FILE} = ${literal(f)}${earlier ? ` UNION ALL SELECT pos FROM read_parquet(${literal(earlier.local)})` : ''}`;
-    const local = `${ctx.engine.path('delete')}.parquet`;
-    try {
-      await s.run(`COPY (SELECT ${literal(data.path)} AS file_path, pos::BIGINT AS pos FROM (${positions}) ORDER BY pos) TO ${literal(local)} (FORMAT parquet)`);
-      const deleteCount = await s.count(`SELECT count(*) FROM read_parquet(${literal(local)})`);
-      const relative = newFilePath({ ...target, info: table }, '-deletes');
-      specs.push({ dataFileId: data.id, path: relative, deleteCount, ...(await storeFile(ctx, local, relative)) });
-    } finally {
-      await rm(local, { force: true });
-    }
+    specs.push({ dataFileId: data.id, ...(await storeDeleteFile(ctx, s.c, { ...target, info: table }, data.path, positions)) });
   }
   return specs;
 }

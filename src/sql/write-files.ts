@@ -60,6 +60,28 @@ export async function storeFile(ctx: PlaneContext, local: string, relative: stri
   return { fileSizeBytes: bytes.length, contentCrc32: crc32(bytes) };
 }
 
+/** A positional delete file put in the store, as addDeleteFile takes it (less the data file's id). */
+export interface StoredDeleteFile extends StoredBytes {
+  path: string;
+  deleteCount: number;
+}
+
+/**
+ * Writes the positions `positions` (a query of one column, `pos`) as a delete file of the data file at
+ * `dataFile` (DuckLake's `file_path`, `pos`, sorted), and puts it in the table's data path.
+ */
+export async function storeDeleteFile(ctx: PlaneContext, c: DuckDBConnection, to: { schema: string; table: string; info: TableInfo }, dataFile: string, positions: string): Promise<StoredDeleteFile> {
+  const local = `${ctx.engine.path('delete')}.parquet`;
+  try {
+    await run(() => c.run(`COPY (SELECT ${literal(dataFile)} AS file_path, pos::BIGINT AS pos FROM (${positions}) ORDER BY pos) TO ${literal(local)} (FORMAT parquet)`));
+    const deleteCount = Number((await run(() => c.runAndReadAll(`SELECT count(*) FROM read_parquet(${literal(local)})`))).getRows()[0]![0]);
+    const relative = newFilePath(to, '-deletes');
+    return { path: relative, deleteCount, ...(await storeFile(ctx, local, relative)) };
+  } finally {
+    await rm(local, { force: true });
+  }
+}
+
 const partNumber = (name: string) => Number(/(\d+)\.parquet$/.exec(name)?.[1] ?? 0);
 
 /** A data file written and put in the store, as addDataFile takes it. */
