@@ -2,6 +2,8 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './support/run-cli.js';
 import { tempDir } from './helpers.js';
+import { failureOf } from '../src/cli/failure.js';
+import { StrataError } from '../src/index.js';
 
 const run = runCli;
 
@@ -104,5 +106,24 @@ describe('strata CLI', () => {
     expect(badTable.stderr).toContain('NOT_FOUND');
     expect((await run('frobnicate')).code).toBe(2);
     expect((await run('show', '--bogus')).code).toBe(2);
+  });
+
+  it('no failure reaches a person as a stack trace: a code and a message, as JSON with --json', async () => {
+    const dir = path.join(await tempDir(), 'lake');
+    expect((await run('init', '--dir', dir)).code).toBe(0);
+    // A literal JSON cannot carry once made the parser's JSON.parse throw a raw SyntaxError.
+    const asJson = await run('sql', '--dir', dir, '--json', 'SELECT 1e400 AS x');
+    expect(asJson.stderr).not.toMatch(/\n\s+at /);
+    if (asJson.code !== 0) expect(JSON.parse(asJson.stderr)).toMatchObject({ error: { code: expect.stringMatching(/^[A-Z_]+$/), message: expect.any(String) } });
+    const asText = await run('sql', '--dir', dir, 'SELECT 1e400 AS x');
+    if (asText.code !== 0) expect(asText.stderr).toMatch(/^strata: [A-Z_]+: [^\n]+\n$/);
+  });
+
+  it('an error Strata did not foresee is INTERNAL, says it is a bug and what to do; its stack only with STRATA_DEBUG', () => {
+    const raw = failureOf(new TypeError("Cannot read properties of undefined (reading 'x')"));
+    expect(raw).toMatchObject({ code: 'INTERNAL', exit: 1 });
+    expect(raw.message).toMatch(/^TypeError: Cannot read properties of undefined \(reading 'x'\) — .*a bug: please report it .*STRATA_DEBUG=1/);
+    expect(raw.message).not.toMatch(/\n\s+at /);
+    expect(failureOf(new StrataError('CORRUPT', 'entry 7 is damaged'))).toEqual({ code: 'CORRUPT', message: 'entry 7 is damaged', exit: 1 });
   });
 });

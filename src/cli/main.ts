@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // The `strata` command (and `stratalake`): runs the program (program.ts) and turns what went wrong into an
 // exit code — 0 done, 1 the command failed, 2 the command line is wrong — and a message on stderr, as JSON
-// ({ error: { code, message } }) with --json.
+// ({ error: { code, message } }) with --json. Whatever fails, and wherever (an event, a stream), a person
+// sees a code and a message (failure.ts), never a stack trace.
 import { CommanderError } from 'commander';
-import { StrataError } from '../errors.js';
-import { UsageError } from './context.js';
+import { failureOf } from './failure.js';
 import { printable } from './format.js';
 import { program } from './program.js';
 import { packageVersion } from './version.js';
@@ -15,6 +15,24 @@ const fail = (code: string, message: string, exit: number) => {
   console.error(asJson ? JSON.stringify({ error: { code, message } }) : printable(`strata: ${code === 'USAGE' ? '' : `${code}: `}${message}`));
   process.exitCode = exit;
 };
+const failWith = (e: unknown) => {
+  const f = failureOf(e);
+  fail(f.code, f.message, f.exit);
+};
+
+// A reader that stopped reading (`strata sql … | head`) wants no more output, and no complaint either.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  failWith(e);
+});
+process.on('uncaughtException', (e) => {
+  failWith(e);
+  process.exit(1);
+});
+process.on('unhandledRejection', (e) => {
+  failWith(e);
+  process.exit(1);
+});
 
 // Commander prints its own messages (unknown option, missing argument, …), but with --json they are JSON.
 program(packageVersion(), asJson).parseAsync(process.argv).catch((e: unknown) => {
@@ -27,8 +45,5 @@ program(packageVersion(), asJson).parseAsync(process.argv).catch((e: unknown) =>
     else process.exitCode = 2;
     return;
   }
-  if (e instanceof UsageError) return fail('USAGE', e.message, 2);
-  if (e instanceof StrataError) return fail(e.code, e.message, 1);
-  console.error(e);
-  process.exitCode = 1;
+  failWith(e);
 });
