@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from './support/run-cli.js';
+import { runCli, runCliWith } from './support/run-cli.js';
 import { Catalog } from '../src/index.js';
 import { tempDir } from './helpers.js';
 
@@ -132,4 +132,31 @@ describe('strata CLI, carelessly', () => {
     const json = JSON.parse((await run('show', '--dir', dir, '--json')).stdout);
     expect(json.schemas.map((s: { name: string }) => s.name)).toContain(evil);
   }, 60_000);
+
+  it('a URL given to --store is S3 (its scheme in any case) or refused; never a directory named after its scheme', async () => {
+    const cwd = await tempDir();
+    const dir = path.join(cwd, 'lake');
+    for (const [store, said] of [
+      ['s3://', /--store s3:\/\/ names no bucket; an S3 store is s3:\/\/bucket/],
+      ['S3://', /names no bucket/],
+      ['s3:///p', /names no bucket/],
+      ['s3:bucket/p', /neither a directory nor an S3 URL/],
+      ['gs://bucket/p', /gs:\/\/ is not a store Strata knows/],
+      ['s3://a bucket/p', /names the bucket "a bucket", which is not a bucket name/],
+    ] as const) {
+      for (const json of [false, true]) {
+        const r = await runCliWith({ cwd }, 'init', '--dir', dir, '--store', store, ...(json ? ['--json'] : []));
+        expect(r.code, store).toBe(2);
+        expect(json ? JSON.parse(r.stderr).error.message : r.stderr, store).toMatch(said);
+      }
+    }
+    expect(await readdir(cwd)).toEqual([]);
+    // An uppercase scheme is S3's: here an endpoint that refuses connections, so the open fails, and makes nothing.
+    const s3 = await runCliWith({ cwd, env: { AWS_ACCESS_KEY_ID: 'AKIAEXAMPLEKEY', AWS_SECRET_ACCESS_KEY: 'an-example-secret' } }, 'init', '--dir', dir, '--store', 'S3://bucket/p', '--endpoint', 'http://127.0.0.1:9', '--path-style');
+    expect(s3.code).toBe(1);
+    expect(s3.stderr).toMatch(/^strata: STORE_UNAVAILABLE: s3:\/\/bucket\/p /m);
+    expect(s3.stdout).not.toContain('catalog ready');
+    expect(s3.stderr).not.toContain('Warning'); // the SDK's notice about Node versions it will need next year
+    expect((await readdir(cwd)).filter((n) => /^s3:/i.test(n))).toEqual([]);
+  }, 120_000);
 });

@@ -9,6 +9,10 @@ import { printable } from './format.js';
 import { program } from './program.js';
 import { packageVersion } from './version.js';
 
+// The AWS SDK warns on every run under Node 20 that its releases after January 2027 need Node 22: nine lines
+// before each answer from an S3 store, about versions this package (which pins its SDK) does not use.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 const args = process.argv.slice(2);
 const asJson = args.includes('--json');
 const fail = (code: string, message: string, exit: number) => {

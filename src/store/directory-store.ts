@@ -78,6 +78,15 @@ export class DirectoryStore implements ObjectStore {
     readonly root: string,
     options: DirectoryStoreOptions = {},
   ) {
+    // A URL given for a path would become a directory named after its scheme (`s3:`), reported as the store.
+    const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(root);
+    if (scheme !== null) {
+      throw new StrataError(
+        'INVALID_ARGUMENT',
+        `the directory store's path ${JSON.stringify(root)} is a ${scheme[1]}:// URL, not a directory; ` +
+          (scheme[1]!.toLowerCase() === 's3' ? 'an S3 store is { s3: { bucket, prefix } }' : 'give the path of a directory'),
+      );
+    }
     this.root = path.resolve(root);
     this.localRoot = this.root;
     // PATH_MAX (4,096 with its NUL) less the root and its separator.

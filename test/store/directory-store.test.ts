@@ -28,6 +28,13 @@ describe('DirectoryStore', () => {
     for (const key of ['k', 'a/b.parquet', 'log/00000000000000000001', 'a.b/c..d']) expect(await s.putIfAbsent(key, new Uint8Array([1]))).toBe(true);
   });
 
+  it('refuses a URL for its root (a directory named s3: is not an S3 store), before anything is made', () => {
+    for (const root of ['s3://bucket/p', 'S3://Bucket', 'file:///tmp/x']) {
+      expect(() => new DirectoryStore(root), root).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/URL, not a directory/) }));
+    }
+    expect(() => new DirectoryStore('s3://b/p')).toThrow(/an S3 store is \{ s3: \{ bucket, prefix \} \}/);
+  });
+
   it('maps keys to files under its root', async () => {
     const root = await tempDir();
     expect(new DirectoryStore(root).url('data/a/b.parquet')).toBe(path.join(root, 'data', 'a', 'b.parquet'));
