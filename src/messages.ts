@@ -9,3 +9,23 @@ export function listed(names: readonly string[]): string {
   const shown = names.slice(0, 10).map((n) => JSON.stringify(n));
   return names.length > 10 ? `${shown.join(', ')} and ${names.length - 10} more` : shown.join(', ');
 }
+
+/**
+ * What a file system's refusal means to a person, for the errors a disk, a mount or a permission gives
+ * (undefined for others): each caller adds what to do in its own terms.
+ */
+export function fileSystemProblem(e: unknown): string | undefined {
+  switch ((e as { code?: unknown } | null)?.code) {
+    case 'EROFS':
+      return 'the file system is mounted read-only';
+    case 'EACCES':
+    case 'EPERM':
+      return 'this process may not write there (see the owner and permissions)';
+    case 'ENOSPC':
+      return 'the disk is full';
+    case 'EDQUOT':
+      return 'the disk quota is used up';
+    default:
+      return undefined;
+  }
+}

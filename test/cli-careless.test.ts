@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli, runCliWith } from './support/run-cli.js';
 import { Catalog } from '../src/index.js';
 import { tempDir } from './helpers.js';
+import { canMountReadOnly, whileReadOnly } from './support/read-only-mount.js';
 
 const run = runCli;
 
@@ -159,4 +160,37 @@ describe('strata CLI, carelessly', () => {
     expect(s3.stderr).not.toContain('Warning'); // the SDK's notice about Node versions it will need next year
     expect((await readdir(cwd)).filter((n) => /^s3:/i.test(n))).toEqual([]);
   }, 120_000);
+
+  it('a file given as --dir is INVALID_ARGUMENT naming it, not a raw ENOTDIR', async () => {
+    const file = path.join(await tempDir(), 'lake.txt');
+    await writeFile(file, 'not a lake');
+    for (const dir of [file, path.join(file, 'lake')]) {
+      const r = await run('init', '--dir', dir);
+      expect(r.code, dir).toBe(1);
+      expect(r.stderr, dir).toBe(`strata: INVALID_ARGUMENT: cannot make directory ${path.join(dir, 'store')}: ${file} is a file, not a directory; give a path where a directory can be made\n`);
+    }
+  });
+
+  it.skipIf(!canMountReadOnly)('on a read-only disk: reads say where the index can go, and there they work; a write says how to read (skipped where this process may not mount)', async () => {
+    const dir = await tempDir();
+    expect((await run('init', '--dir', dir)).code).toBe(0);
+    expect((await run('sql', '--dir', dir, 'CREATE TABLE t (i BIGINT)')).code).toBe(0);
+    expect((await run('sql', '--dir', dir, 'INSERT INTO t VALUES (1), (2)')).code).toBe(0);
+    const index = await tempDir();
+    const store = path.join(dir, 'store');
+    await whileReadOnly(dir, async () => {
+      for (const args of [['info'], ['snapshots'], ['sql', 'SELECT sum(i) FROM t']]) {
+        const r = await run(...args, '--dir', dir);
+        expect(r.code, args[0]).toBe(1);
+        expect(r.stderr, args[0]).toMatch(/^strata: STORE_UNAVAILABLE: the local index at .*index cannot be written: the file system is mounted read-only\. .*--dir.*--store.*--read-only/);
+      }
+      const info = await run('info', '--dir', index, '--store', store);
+      expect(info.stdout, info.stderr).toContain(`store                   directory ${store}`);
+      const read = await run('sql', '--read-only', '--dir', index, '--store', store, '--json', 'SELECT sum(i) AS s FROM t');
+      expect(JSON.parse(read.stdout), read.stderr).toEqual([{ s: 3 }]);
+      const write = await run('sql', '--dir', index, '--store', store, 'INSERT INTO t VALUES (3)');
+      expect(write.code).toBe(1);
+      expect(write.stderr).toMatch(/^strata: STORE_UNAVAILABLE: .*read-only file system.*strata --read-only/);
+    });
+  }, 60_000);
 });

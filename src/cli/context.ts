@@ -13,6 +13,7 @@ export interface GlobalOptions {
   endpoint?: string;
   region?: string;
   pathStyle?: boolean;
+  readOnly?: boolean;
   json?: boolean;
 }
 
@@ -73,10 +74,18 @@ export function storeOption(g: GlobalOptions): { path: string } | { s3: S3StoreO
   };
 }
 
-/** Opens the catalog of the global options; only `init` (and import) create one. */
-export async function withCatalog<T>(g: GlobalOptions, fn: (c: Catalog) => Promise<T>, create = false): Promise<T> {
+/**
+ * What a command does with the catalog: reads it (opened read-only, so it writes nothing to the store and
+ * works on a read-only one), writes to it (read-only only with --read-only, which then refuses the write), or
+ * creates it where there is none (init).
+ */
+export type Access = 'read' | 'write' | 'create';
+
+/** Opens the catalog of the global options for `access`; only `init` (and import) create one. */
+export async function withCatalog<T>(g: GlobalOptions, fn: (c: Catalog) => Promise<T>, access: Access = 'write'): Promise<T> {
   const store = storeOption(g);
-  const c = await Catalog.open({ dir: g.dir, create, ...(store ? { store } : {}) }).catch((e: unknown) => {
+  const readOnly = access === 'read' || g.readOnly === true;
+  const c = await Catalog.open({ dir: g.dir, create: access === 'create', readOnly, ...(store ? { store } : {}) }).catch((e: unknown) => {
     if (e instanceof StrataError && e.code === 'NOT_FOUND') {
       const where = g.store ?? g.dir;
       throw new StrataError('NOT_FOUND', `there is no catalog in ${where}; nothing was created (strata init --dir ${g.dir}${g.store ? ` --store ${g.store}` : ''} creates one)`);

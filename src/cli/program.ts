@@ -69,6 +69,7 @@ export function program(version: string, quiet: boolean): Command {
     .option('--endpoint <url>', 'with an s3:// store: the service URL (default AWS_ENDPOINT_URL_S3)')
     .option('--region <region>', 'with an s3:// store: the region (default AWS_REGION, else us-east-1)')
     .option('--path-style', 'with an s3:// store: path-style addressing (MinIO, Ceph)')
+    .option('--read-only', 'write nothing to the store (a read-only disk, a store others write): commands that write fail with READ_ONLY; commands that only read always open it so')
     .option('--json', 'print JSON (errors too, as { error: { code, message } } on stderr)')
     .showSuggestionAfterError(true)
     .showHelpAfterError(quiet ? false : '(strata --help lists the commands; strata <command> --help shows one)')
@@ -80,7 +81,7 @@ export function program(version: string, quiet: boolean): Command {
     await withCatalog(g, async (c) => {
       const n = (await c.snapshots()).length;
       print(g, () => `catalog ready in ${g.store ?? g.dir} (${n} snapshot${n === 1 ? '' : 's'})`, { dir: g.dir, snapshots: n });
-    }, true);
+    }, 'create');
   });
 
   command('info', 'where the catalog keeps things, and how much there is').action(async (_o, cmd: Command) => {
@@ -88,7 +89,7 @@ export function program(version: string, quiet: boolean): Command {
     await withCatalog(g, async (c) => {
       const i = await describeInfo(c);
       print(g, () => renderInfo(i), i);
-    });
+    }, 'read');
   });
 
   paging(command('snapshots', 'the history, oldest first (all of it, a range, or one table\'s)'))
@@ -105,7 +106,7 @@ export function program(version: string, quiet: boolean): Command {
         if (g.json) return say(json(cut.data));
         say(await snapshotTable(c, cut.items));
         if (cut.note) say(cut.note);
-      });
+      }, 'read');
     });
 
   paging(atOptions(command('show', 'what a reader sees at a snapshot (default: the newest): the catalog, or one table').argument('[schema.table]')))
@@ -128,7 +129,7 @@ export function program(version: string, quiet: boolean): Command {
         } finally {
           await r.close();
         }
-      });
+      }, 'read');
     });
 
   command('diff', 'the files a table gained and lost in snapshots FROM..TO').argument('<schema.table>').argument('<from>').argument('<to>')
@@ -138,7 +139,7 @@ export function program(version: string, quiet: boolean): Command {
       await withCatalog(g, async (c) => {
         const changes = await c.changes(schema, t, { from: await snapshotOf(c, 'FROM', from), to: await snapshotOf(c, 'TO', to) });
         print(g, () => renderChanges(`${schema}.${t}`, from, to, changes), changes);
-      });
+      }, 'read');
     });
 
   command('changes', 'rows inserted, deleted and updated in snapshots FROM..TO').argument('<schema.table>').argument('<from>').argument('<to>').option('--csv', 'print CSV')
@@ -150,7 +151,7 @@ export function program(version: string, quiet: boolean): Command {
         const started = performance.now();
         const r = await c.tableChanges(schema, t, { from: await snapshotOf(c, 'FROM', from), to: await snapshotOf(c, 'TO', to) });
         say(renderResult(r, g.json ? 'json' : o.csv ? 'csv' : 'table', performance.now() - started));
-      });
+      }, 'read');
     });
 
   const tag = command('tag', 'create, drop and list tags (names that pin a snapshot)');
@@ -176,7 +177,7 @@ export function program(version: string, quiet: boolean): Command {
       if (g.json) return say(json(cut.data));
       say(table(['tag', 'snapshot', 'created'], cut.items.map((x) => [x.name, x.snapshot, x.createdAt.toISOString()])));
       if (cut.note) say(cut.note);
-    });
+    }, 'read');
   });
 
   command('restore', "restore a table's columns and files to SNAPSHOT, as a new commit").argument('<schema.table>').argument('<snapshot>')
@@ -214,7 +215,7 @@ export function program(version: string, quiet: boolean): Command {
         const target = o.snapshot !== undefined ? { snapshot: await snapshotOf(c, '--snapshot', String(o.snapshot)) } : { olderThan: Math.max(0, Date.now() - parseDuration('--keep', String(o.keep))) };
         const result = await c.advanceRetainFrom(target, { dryRun: o.dryRun === true });
         print(g, () => describeAdvance(result, o.dryRun === true), result);
-      });
+      }, o.snapshot === undefined && o.keep === undefined ? 'read' : 'write');
     });
 
   command('excise', 'physically delete what is below retain-from (untagged, unleased)')
@@ -301,7 +302,7 @@ export function program(version: string, quiet: boolean): Command {
   command('verify', 'check every invariant against the store (exit 1 on a violation)').option('--files', 'also find each file a row names, with its size')
     .action(async (o: Opts, cmd: Command) => {
       const g = globals(cmd);
-      const report = await withCatalog(g, (c) => c.verify({ files: o.files === true }));
+      const report = await withCatalog(g, (c) => c.verify({ files: o.files === true }), 'read');
       print(g, () => describeVerify(report), report);
       if (!report.ok) process.exitCode = 1;
     });
@@ -325,7 +326,7 @@ export function program(version: string, quiet: boolean): Command {
         const at = o.at === undefined ? undefined : await snapshotOf(c, '--at', String(o.at));
         const r = await c.exportDuckLake(String(o.to), at === undefined ? {} : { at });
         print(g, () => `exported snapshots up to ${r.head} (${r.snapshots} of them), ${r.dataFiles} data file and ${r.deleteFiles} delete file versions and ${r.tags} tags to ${r.file}`, r);
-      });
+      }, 'read');
     });
 
   command('import', 'create the catalog in --dir from a DuckLake catalog (SQLite)').requiredOption('--from <file>', 'the DuckLake SQLite file')
@@ -346,7 +347,7 @@ export function program(version: string, quiet: boolean): Command {
         const t = await timelineOf(c);
         if (o.svg !== undefined) await writeFile(String(o.svg), svg(t));
         print(g, () => sketch(t, positiveInt('--width', String(o.width))) + (o.svg === undefined ? '' : `\nSVG written to ${o.svg}`), t);
-      });
+      }, 'read');
     });
 
   command('demo', 'build a small history in --dir and show time travel over it').option('--force', 'replace a demo made before')

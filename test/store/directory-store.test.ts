@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { isStrataError } from '../../src/errors.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { tempDir } from '../helpers.js';
+import { canMountReadOnly, whileReadOnly } from '../support/read-only-mount.js';
 import { objectStoreConformance } from './conformance.js';
 
 objectStoreConformance('directory', async () => new DirectoryStore(await tempDir()));
@@ -66,5 +67,20 @@ describe('DirectoryStore directories', () => {
     expect(await readdir(root)).toEqual([]);
     expect(await s.putIfAbsent('a/b/c/3', new Uint8Array([3]))).toBe(true); // `s` still had a/b/c as made
     expect(await s.get('a/b/c/3')).toEqual(Buffer.from([3]));
+  });
+});
+
+describe.skipIf(!canMountReadOnly)('DirectoryStore on a read-only disk (skipped where this process may not mount)', () => {
+  it('reads; every write is STORE_UNAVAILABLE saying the disk is read-only and how to read the catalog on it', async () => {
+    const root = await tempDir();
+    const s = new DirectoryStore(root);
+    await s.putIfAbsent('log/1', new Uint8Array([1]));
+    await whileReadOnly(root, async () => {
+      expect(await s.get('log/1')).toEqual(Buffer.from([1]));
+      const refusals = [s.putIfAbsent('log/2', new Uint8Array([2])), s.replace('log/1', new Uint8Array([3])), s.readClock(), new DirectoryStore(path.join(root, 'new')).readClock()];
+      for (const refused of refusals) {
+        await expect(refused).rejects.toSatisfy((e) => isStrataError(e, 'STORE_UNAVAILABLE') && /read-only/.test((e as Error).message) && /readOnly: true/.test((e as Error).message));
+      }
+    });
   });
 });
