@@ -11,7 +11,7 @@ import { DemoEngine } from './demo-engine.js';
 import { renderChanges } from './format.js';
 import { snapshotTable } from './history.js';
 import { sketch, svg, timelineOf } from './timeline.js';
-import { renderResult } from './sql.js';
+import { tableText } from './sql.js';
 import { describeCatalog, describeTable, renderCatalog, renderTable } from './show.js';
 
 /** Orders `first`..`first + n - 1`, as SQL: a status and an amount that vary with the id. */
@@ -176,7 +176,7 @@ async function sqlTour(catalog: Catalog, print: (s: string) => void): Promise<vo
   const show = async (what: string, q: string) => {
     const started = performance.now();
     const r = await catalog.sql(q);
-    print(`\n${what}\n  ${q}\n${renderResult(r, 'table', performance.now() - started)}`);
+    print(`\n${what}\n  ${q}\n${await tableText(r, started)}`);
   };
   print('\nSQL at any snapshot (catalog.sql, strata sql): DuckDB reads the Parquet files each snapshot names.');
   await show('What the board saw:', `SELECT count(*) AS orders, sum(amount) AS revenue FROM sales.orders AT (VERSION => 'board_report_2026_03')`);

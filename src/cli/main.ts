@@ -2,10 +2,11 @@
 // The `strata` command (and `stratalake`): runs the program (program.ts) and turns what went wrong into an
 // exit code — 0 done, 1 the command failed, 2 the command line is wrong — and a message on stderr, as JSON
 // ({ error: { code, message } }) with --json. Whatever fails, and wherever (an event, a stream), a person
-// sees a code and a message (failure.ts), never a stack trace.
+// sees a code and a message (failure.ts), never a stack trace; a reader that closed the pipe sees nothing.
 import { CommanderError } from 'commander';
 import { failureOf } from './failure.js';
 import { printable } from './format.js';
+import { OutputClosed } from './output.js';
 import { program } from './program.js';
 import { packageVersion } from './version.js';
 
@@ -24,11 +25,6 @@ const failWith = (e: unknown) => {
   fail(f.code, f.message, f.exit);
 };
 
-// A reader that stopped reading (`strata sql … | head`) wants no more output, and no complaint either.
-process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-  if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  failWith(e);
-});
 process.on('uncaughtException', (e) => {
   failWith(e);
   process.exit(1);
@@ -49,5 +45,7 @@ program(packageVersion(), asJson).parseAsync(process.argv).catch((e: unknown) =>
     else process.exitCode = 2;
     return;
   }
+  // A reader that stopped reading (`strata sql … | head`) wants no more output, and no complaint either.
+  if (e instanceof OutputClosed) return;
   failWith(e);
 });

@@ -4,14 +4,14 @@ import { rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Command } from 'commander';
 import { importDuckLake } from '../ducklake/import.js';
-import { type GlobalOptions, json, page, type Paging, print, qualified, say, snapshotOf, storeOption, UsageError, wholeNumber, withCatalog } from './context.js';
+import { type GlobalOptions, json, page, type Paging, print, qualified, say, snapshotOf, storeOption, TEXT_LIMIT, UsageError, wholeNumber, withCatalog } from './context.js';
 import { removeDemo, runDemo } from './demo.js';
 import { describeVerify, renderChanges, size, table } from './format.js';
 import { compactLog, describeAdvance, excise, type GcOptions, gc, parseDuration, pruneCheckpoints, reclaim } from './gc.js';
 import { snapshotTable } from './history.js';
 import { describeInfo, renderInfo } from './info.js';
 import { describeCatalog, describeTable, renderCatalog, renderTable } from './show.js';
-import { load as loadCommand, renderResult, sql as sqlCommand } from './sql.js';
+import { load as loadCommand, printResult, type SqlFormat, sql as sqlCommand } from './sql.js';
 import { sketch, svg, timelineOf } from './timeline.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
@@ -45,6 +45,16 @@ const atOptions = (c: Command) =>
     .option('--timestamp <time>', 'the newest snapshot at or before this time')
     .option('--tag <name>', 'the snapshot a tag pins')
     .option('--previous', 'the snapshot before the newest (maintenance skipped)');
+
+// How sql and changes print their rows: the table view cut at --limit, or all of them as CSV or JSON.
+const resultOptions = (c: Command) =>
+  c.option('--csv', 'print every row as CSV').option('--limit <n>', `the table view shows this many rows (default ${TEXT_LIMIT}; 0: all)`);
+function resultFormat(command: string, g: GlobalOptions, o: Opts): SqlFormat {
+  if (g.json && o.csv) throw new UsageError(`${command} takes --json or --csv, not both`);
+  if (o.limit !== undefined && (g.json || o.csv)) throw new UsageError(`--limit cuts the table view; --csv and --json print every row (cut the rows in the statement: LIMIT n)`);
+  return g.json ? 'json' : o.csv ? 'csv' : 'table';
+}
+const resultLimit = (o: Opts) => (o.limit === undefined ? TEXT_LIMIT : wholeNumber('--limit', String(o.limit)));
 
 // The options reclaim and prune-checkpoints share with gc, each defined once.
 const reclaimFlags = (c: Command) =>
@@ -142,15 +152,15 @@ export function program(version: string, quiet: boolean): Command {
       }, 'read');
     });
 
-  command('changes', 'rows inserted, deleted and updated in snapshots FROM..TO').argument('<schema.table>').argument('<from>').argument('<to>').option('--csv', 'print CSV')
+  resultOptions(command('changes', 'rows inserted, deleted and updated in snapshots FROM..TO').argument('<schema.table>').argument('<from>').argument('<to>'))
     .action(async (name: string, from: string, to: string, o: Opts, cmd: Command) => {
       const g = globals(cmd);
-      if (g.json && o.csv) throw new UsageError('changes takes --json or --csv, not both');
+      const format = resultFormat('changes', g, o);
       const { schema, table: t } = qualified(name);
       await withCatalog(g, async (c) => {
         const started = performance.now();
-        const r = await c.tableChanges(schema, t, { from: await snapshotOf(c, 'FROM', from), to: await snapshotOf(c, 'TO', to) });
-        say(renderResult(r, g.json ? 'json' : o.csv ? 'csv' : 'table', performance.now() - started));
+        const batches = c.tableChangesBatches(schema, t, { from: await snapshotOf(c, 'FROM', from), to: await snapshotOf(c, 'TO', to) });
+        await printResult(batches, { format, limit: resultLimit(o), started });
       }, 'read');
     });
 
@@ -271,11 +281,11 @@ export function program(version: string, quiet: boolean): Command {
       });
     });
 
-  atOptions(command('sql', 'run one statement over any snapshot (per table: AT (VERSION => n | \'tag\'))').argument('<statement>').option('--csv', 'print CSV'))
+  resultOptions(atOptions(command('sql', 'run one statement over any snapshot (per table: AT (VERSION => n | \'tag\'))').argument('<statement>')))
     .action(async (statement: string, o: Opts, cmd: Command) => {
       const g = globals(cmd);
-      if (g.json && o.csv) throw new UsageError('sql takes --json or --csv, not both');
-      await withCatalog(g, async (c) => say(await sqlCommand(c, statement, await readAt(c, o), g.json ? 'json' : o.csv ? 'csv' : 'table', interactive(g) && !o.csv)));
+      const format = resultFormat('sql', g, o);
+      await withCatalog(g, async (c) => sqlCommand(c, statement, { at: await readAt(c, o), format, limit: resultLimit(o), progress: interactive(g) && format === 'table' }));
     });
 
   command('load', 'load a CSV or Parquet file into a table, as one commit').argument('<schema.table>').argument('<file>')

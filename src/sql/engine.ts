@@ -130,6 +130,10 @@ export function duckError(e: unknown): unknown {
       { cause: e },
     );
   }
+  // DuckDB's Parquet writer says it as an IO Error, but it is the value, not the disk.
+  if (/Parquet files do not support negative intervals/.test(m)) {
+    return new StrataError('INVALID_ARGUMENT', `a negative INTERVAL cannot be stored: Parquet's INTERVAL has no sign (DuckDB: ${m}); store it as BIGINT microseconds, or as text`, { cause: e });
+  }
   if (/^IO Error/i.test(m)) return new StrataError('STORE_UNAVAILABLE', `DuckDB could not read a file: ${m}`, { cause: e });
   return new StrataError('INVALID_ARGUMENT', m, { cause: e });
 }
