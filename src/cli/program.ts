@@ -11,7 +11,7 @@ import { compactLog, describeAdvance, excise, type GcOptions, gc, parseDuration,
 import { snapshotTable } from './history.js';
 import { describeInfo, renderInfo } from './info.js';
 import { describeCatalog, describeTable, renderCatalog, renderTable } from './show.js';
-import { load as loadCommand, printResult, type SqlFormat, sql as sqlCommand } from './sql.js';
+import { type Authorship, load as loadCommand, printResult, type SqlFormat, sql as sqlCommand } from './sql.js';
 import { sketch, svg, timelineOf } from './timeline.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
@@ -55,6 +55,10 @@ function resultFormat(command: string, g: GlobalOptions, o: Opts): SqlFormat {
   return g.json ? 'json' : o.csv ? 'csv' : 'table';
 }
 const resultLimit = (o: Opts) => (o.limit === undefined ? TEXT_LIMIT : wholeNumber('--limit', String(o.limit)));
+
+// Who made a commit and why: recorded in its snapshot (strata snapshots shows them).
+const commitOptions = (c: Command) => c.option('--author <name>', 'the author of the commit').option('--message <text>', 'the message of the commit (default: the statement)');
+const authorship = (o: Opts): Authorship => ({ ...(o.author === undefined ? {} : { author: String(o.author) }), ...(o.message === undefined ? {} : { message: String(o.message) }) });
 
 // The options reclaim and prune-checkpoints share with gc, each defined once.
 const reclaimFlags = (c: Command) =>
@@ -281,18 +285,18 @@ export function program(version: string, quiet: boolean): Command {
       });
     });
 
-  resultOptions(atOptions(command('sql', 'run one statement over any snapshot (per table: AT (VERSION => n | \'tag\'))').argument('<statement>')))
+  commitOptions(resultOptions(atOptions(command('sql', 'run one statement over any snapshot (per table: AT (VERSION => n | \'tag\'))').argument('<statement>'))))
     .action(async (statement: string, o: Opts, cmd: Command) => {
       const g = globals(cmd);
       const format = resultFormat('sql', g, o);
-      await withCatalog(g, async (c) => sqlCommand(c, statement, { at: await readAt(c, o), format, limit: resultLimit(o), progress: interactive(g) && format === 'table' }));
+      await withCatalog(g, async (c) => sqlCommand(c, statement, { at: await readAt(c, o), format, limit: resultLimit(o), progress: interactive(g) && format === 'table', commit: authorship(o) }));
     });
 
-  command('load', 'load a CSV or Parquet file into a table, as one commit').argument('<schema.table>').argument('<file>')
-    .action(async (name: string, file: string, _o, cmd: Command) => {
+  commitOptions(command('load', 'load a CSV or Parquet file into a table, as one commit').argument('<schema.table>').argument('<file>'))
+    .action(async (name: string, file: string, o: Opts, cmd: Command) => {
       const g = globals(cmd);
       const { schema, table: t } = qualified(name);
-      await withCatalog(g, async (c) => say(await loadCommand(c, schema, t, file, interactive(g))));
+      await withCatalog(g, async (c) => say(await loadCommand(c, schema, t, file, interactive(g), authorship(o))));
     });
 
   command('compact', 'rewrite small files and those with deleted rows (row ids kept), one maintenance commit').argument('<schema.table>')

@@ -181,27 +181,34 @@ function progressBar(what: string, show: boolean): { onProgress?: (p: number) =>
   };
 }
 
+/** The author and message of the commit a command makes, as given on the command line. */
+export interface Authorship {
+  author?: string;
+  message?: string;
+}
+
 export interface SqlCommand {
   at: SnapshotSelector | undefined;
   format: SqlFormat;
   limit: number;
   progress: boolean;
+  commit: Authorship;
 }
 
 export async function sql(c: Catalog, statement: string, o: SqlCommand): Promise<void> {
   const started = performance.now();
   const bar = progressBar('query', o.progress);
   try {
-    const batches = c.sqlBatches(statement, { ...(o.at === undefined ? {} : { at: o.at }), ...(bar.onProgress ? { onProgress: bar.onProgress } : {}) });
+    const batches = c.sqlBatches(statement, { ...(o.at === undefined ? {} : { at: o.at }), ...(bar.onProgress ? { onProgress: bar.onProgress } : {}), ...o.commit });
     await printResult(batches, { format: o.format, limit: o.limit, started, onFirst: bar.stop });
   } finally {
     bar.stop();
   }
 }
 
-export async function load(c: Catalog, schema: string, name: string, file: string, progress: boolean): Promise<string> {
+export async function load(c: Catalog, schema: string, name: string, file: string, progress: boolean, commit: Authorship): Promise<string> {
   const bar = progressBar(`load ${file}`, progress);
-  const r = await c.load(schema, name, file, bar.onProgress ? { onProgress: bar.onProgress } : undefined).finally(() => bar.stop());
+  const r = await c.load(schema, name, file, { ...(bar.onProgress ? { onProgress: bar.onProgress } : {}), ...commit }).finally(() => bar.stop());
   return r.snapshot === null
     ? `${file} holds no rows; nothing committed`
     : `loaded ${r.rows} rows into ${schema}.${name} as snapshot ${r.snapshot} (${r.files.map((f) => f.path).join(', ')})`;

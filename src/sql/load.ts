@@ -10,7 +10,7 @@ import { listed } from '../messages.js';
 import type { ColumnInfo } from '../read/records.js';
 import { duckType, lakeType } from './duck-types.js';
 import { run } from './engine.js';
-import type { PlaneContext } from './query.js';
+import { authorship, committing, type PlaneContext } from './query.js';
 import { defaultOf } from './table-scan.js';
 import { ident, literal } from './sql-text.js';
 import { DEFAULT_TARGET_FILE_SIZE, type WrittenFiles, writeRows } from './write-files.js';
@@ -89,10 +89,14 @@ export interface LoadOptions {
   onProgress?: (percent: number) => void;
   /** Roll to a new data file past this many bytes (default 128 MiB): all of them registered in the one commit. */
   targetFileSize?: number;
+  /** The author and message of the load's commit (the message defaults to "load <file> into <table>"). */
+  author?: string;
+  message?: string;
 }
 
 export async function load(ctx: PlaneContext, schema: string, table: string, source: string, given?: LoadOptions): Promise<LoadResult> {
-  const { onProgress, targetFileSize: size } = options('load()', given, ['onProgress', 'targetFileSize']);
+  const { onProgress, targetFileSize: size, author, message } = options('load()', given, ['onProgress', 'targetFileSize', 'author', 'message']);
+  const meta = authorship({ author, message });
   const targetFileSize = positiveCount('targetFileSize', size, DEFAULT_TARGET_FILE_SIZE);
   if (onProgress !== undefined && typeof onProgress !== 'function') throw invalid('load() onProgress must be a function (percent) => void');
   if (typeof source !== 'string' || source === '') throw invalid('load() takes the path of a CSV or Parquet file');
@@ -132,7 +136,7 @@ export async function load(ctx: PlaneContext, schema: string, table: string, sou
     // A column the file lacks gets its default, as an INSERT naming other columns would give it.
     const exprs = info.columns.map((col) => `${present.has(col.name) ? `CAST(${ident(col.name)} AS ${duckType(col)})` : defaultOf(col)} AS ${ident(col.name)}`);
     return writeRows(
-      ctx,
+      committing(ctx, meta),
       c,
       { schema, table, info, targetFileSize, onProgress, message: `load ${path.basename(file)} into ${schema}.${table}` },
       `SELECT ${exprs.join(', ')} FROM ${source.rows()}`,

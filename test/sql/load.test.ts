@@ -53,4 +53,14 @@ describe('load of a CSV file', () => {
       { id: 4, name: 'd', amount: null },
     ]);
   });
+
+  it('commits with the author and message given, or says whose load it was not', async () => {
+    const c = await table();
+    const { snapshot } = await c.load('main', 't', await file('a.csv', 'id,name\n1,a\n'), { author: 'etl', message: 'January' });
+    const plain = await c.load('main', 't', await file('b.csv', 'id,name\n2,b\n'));
+    const history = new Map((await c.snapshots()).map((x) => [x.id, x]));
+    expect([history.get(snapshot!)!.author, history.get(snapshot!)!.message]).toEqual(['etl', 'January']);
+    expect([history.get(plain.snapshot!)!.author, history.get(plain.snapshot!)!.message]).toEqual([null, 'load b.csv into main.t']);
+    await expectCode(c.load('main', 't', await file('c.csv', 'id\n3\n'), { author: 7 } as never), 'INVALID_ARGUMENT', /author must be a string/);
+  });
 });

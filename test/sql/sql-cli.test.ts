@@ -43,6 +43,25 @@ describe('strata sql and strata load', () => {
     expect((await run('load', 'cities', path.join(dir, 'missing.csv'), '--dir', dir)).stderr).toContain('there is no file');
   }, 60_000);
 
+  it('sql and load take --author and --message, and the snapshot they commit records them', async () => {
+    const dir = await tempDir();
+    expect((await run('init', '--dir', dir)).code).toBe(0);
+    const created = await run('sql', '--dir', dir, '--author', 'dba', 'CREATE TABLE t (id BIGINT, name VARCHAR)');
+    expect(created.code, created.stderr).toBe(0);
+    const file = path.join(await tempDir(), 'rows.csv');
+    await writeFile(file, 'id,name\n1,a\n');
+    expect((await run('load', '--dir', dir, '--author', 'etl', '--message', 'January', 't', file)).code).toBe(0);
+    expect((await run('sql', '--dir', dir, '--message', 'fix a name', "UPDATE t SET name = 'b' WHERE id = 1")).code).toBe(0);
+    const history = JSON.parse((await run('snapshots', '--dir', dir, '--json')).stdout) as { id: number; author: string | null; message: string | null }[];
+    expect(history.filter((x) => x.id > 0).map((x) => [x.author, x.message]).sort()).toEqual([
+      ['dba', 'CREATE TABLE t (id BIGINT, name VARCHAR)'],
+      ['etl', 'January'],
+      [null, 'fix a name'],
+    ].sort());
+    const select = await run('sql', '--dir', dir, '--author', 'me', 'SELECT 1');
+    expect([select.code, select.stderr]).toEqual([1, 'strata: INVALID_ARGUMENT: author and message name the commit of a statement that writes; this statement is a SELECT, which commits nothing\n']);
+  });
+
   it('every type prints as DuckDB prints it: CSV as its CSV writer writes it, the table view as its casts, JSON exactly; changes too', async () => {
     const dir = await tempDir();
     expect((await run('init', '--dir', dir)).code).toBe(0);
