@@ -3,6 +3,12 @@
 /** `"sales"."orders"`: names quoted as SQL identifiers are, joined by dots. */
 export const quote = (...names: string[]): string => names.map((n) => JSON.stringify(n)).join('.');
 
+/**
+ * A tag that does not exist, and where the tags are listed, for a caller of the API and a person at the
+ * command line alike. It does not list them: tag names may mean something to people who cannot read them.
+ */
+export const noSuchTag = (name: string): string => `tag ${JSON.stringify(name)} does not exist; catalog.tags() and strata tag list list the tags`;
+
 /** Up to ten names, then how many more; "none" for an empty list. */
 export function listed(names: readonly string[]): string {
   if (names.length === 0) return 'none';

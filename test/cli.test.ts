@@ -14,8 +14,15 @@ describe('strata CLI', () => {
     expect(demo.code).toBe(0);
     expect(demo.stdout).toContain('sales.order_history');
     expect(demo.stdout).toContain('NOT_FOUND');
+    // The rows the demo says a table holds are the rows its own SQL counts (deletes applied), then and now.
+    const said = [...demo.stdout.matchAll(/\(snapshot \d+\): (\d+) rows in sales\.(?:orders|order_history)/g)].map((x) => Number(x[1]));
+    const counted = [...demo.stdout.matchAll(/^orders +revenue.*\n-+.*\n(\d+) /gm)].map((x) => Number(x[1]));
+    expect(said).toHaveLength(2);
+    expect(said).toEqual(counted);
+    // A rename is told as one, not as "altered".
+    expect((await run('snapshots', '--dir', dir)).stdout).toMatch(/^4 .*orders become order_history\s+renamed sales\.orders to sales\.order_history$/m);
 
-    const snapshots = JSON.parse((await run('snapshots', '--dir', dir, '--json')).stdout);
+    const snapshots = JSON.parse((await run('snapshots', '--dir', dir, '--json')).stdout).reverse(); // newest first
     expect(snapshots.map((s: { id: number }) => s.id)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(snapshots[4].changes).toEqual(['altered_table:2']);
 
@@ -40,7 +47,7 @@ describe('strata CLI', () => {
     expect(diff.removedFiles.map((f: { path: string }) => f.path)).toEqual(['sales/orders/2026-03.parquet']);
     expect(diff.addedFiles.map((f: { path: string }) => f.path)).toEqual(['sales/order_history/2026-03-restated.parquet']);
     const tableHistory = JSON.parse((await run('snapshots', '--dir', dir, '--table', 'sales.order_history', '--from', '4', '--json')).stdout);
-    expect(tableHistory.map((s: { author: string | null }) => s.author)).toEqual(['dba', 'dba', 'gdpr-job', 'finance', null]);
+    expect(tableHistory.map((s: { author: string | null }) => s.author)).toEqual([null, 'finance', 'gdpr-job', 'dba', 'dba']);
     expect(JSON.parse((await run('show', '--dir', dir, '--previous', '--json')).stdout).snapshot.id).toBe(8);
     const atTime = JSON.parse((await run('show', '--dir', dir, '--timestamp', snapshots[2].time, '--json')).stdout);
     expect(atTime.snapshot.id).toBeGreaterThanOrEqual(2);
@@ -104,6 +111,11 @@ describe('strata CLI', () => {
     expect(missing.stderr).toContain('SNAPSHOT_NOT_FOUND');
     const badTable = await run('show', '--dir', dir, 'main.nope');
     expect(badTable.stderr).toContain('NOT_FOUND');
+    // A missing tag says where the tags are listed in terms that suit the command line too.
+    for (const args of [['show', '--tag', 'nope'], ['tag', 'drop', 'nope'], ['sql', "SELECT 1 FROM (SELECT 1) t, main.nothing AT (VERSION => 'nope')"]]) {
+      const noTag = await run(...args, '--dir', dir);
+      expect(noTag.stderr, args.join(' ')).toMatch(/TAG_NOT_FOUND: .*tag "nope" does not exist; catalog\.tags\(\) and strata tag list list the tags/);
+    }
     expect((await run('frobnicate')).code).toBe(2);
     expect((await run('show', '--bogus')).code).toBe(2);
   });

@@ -106,7 +106,7 @@ export function program(version: string, quiet: boolean): Command {
     }, 'read');
   });
 
-  paging(command('snapshots', 'the history, oldest first (all of it, a range, or one table\'s)'))
+  paging(command('snapshots', 'the history, newest first (all of it, a range, or one table\'s); --offset N pages back'))
     .option('--table <schema.table>', 'only the snapshots that changed this table')
     .option('--from <snapshot>', 'from this snapshot (inclusive)')
     .option('--to <snapshot>', 'to this snapshot (inclusive)')
@@ -115,7 +115,8 @@ export function program(version: string, quiet: boolean): Command {
       await withCatalog(g, async (c) => {
         const bound = async (v: unknown) => (v === undefined ? undefined : snapshotOf(c, 'snapshot', String(v)));
         const [from, to] = [await bound(o.from), await bound(o.to)];
-        const all = await c.snapshots({ ...(o.table ? { table: qualified(String(o.table)) } : {}), ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) });
+        // Newest first: what a person looks for is what happened last; --offset goes back from there.
+        const all = (await c.snapshots({ ...(o.table ? { table: qualified(String(o.table)) } : {}), ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) })).reverse();
         const cut = page(g, o, all, 'snapshots');
         if (g.json) return say(json(cut.data));
         say(await snapshotTable(c, cut.items));
