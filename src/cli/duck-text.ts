@@ -146,6 +146,12 @@ export function floatText(x: number, single: boolean): string {
   if (Number.isNaN(x)) return 'nan';
   if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
   if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
+  // Most doubles: JavaScript writes the same shortest digits positionally in this range.
+  const size = Math.abs(x);
+  if (!single && size >= 1e-4 && size < 1e16) {
+    const text = String(x);
+    return text.includes('.') ? text : `${text}.0`;
+  }
   const [mantissa, exp] = (single ? shortestSingle(x) : x.toExponential()).split('e') as [string, string];
   const e = Number(exp);
   const sign = mantissa.startsWith('-') ? '-' : '';
