@@ -43,9 +43,13 @@ export interface Rows {
   columns: { name: string; type: string }[];
 }
 
-function columnsOf(r: { columnNames(): string[]; columnTypes(): { toString(): string }[] }): Rows['columns'] {
+/**
+ * The columns by the names their values have in each row: a name given twice (`SELECT 1 AS a, 2 AS a`) is
+ * `a`, then `a:1`, as the node API keys the row objects, so that every value can be found by its column.
+ */
+function columnsOf(r: { deduplicatedColumnNames(): string[]; columnTypes(): { toString(): string }[] }): Rows['columns'] {
   const types = r.columnTypes();
-  return r.columnNames().map((name, i) => ({ name, type: types[i]!.toString() }));
+  return r.deduplicatedColumnNames().map((name, i) => ({ name, type: types[i]!.toString() }));
 }
 
 /** A result read whole. */

@@ -70,4 +70,12 @@ describe('values crossing into JavaScript', () => {
     await expectCode(c.sql("INSERT INTO t VALUES (INTERVAL '-1 day')"), 'INVALID_ARGUMENT', /a negative INTERVAL cannot be stored: Parquet's INTERVAL has no sign/);
     expect((await c.snapshots()).length).toBe(before);
   });
+
+  it('a column name given twice keeps both values: the second is named as its row keys it', async () => {
+    const c = await openCatalog();
+    const r = await c.sql('SELECT 1 AS a, 2 AS a, 3 AS b');
+    expect(r.rows).toEqual([{ a: 1, 'a:1': 2, b: 3 }]);
+    expect(r.columns.map((col) => col.name)).toEqual(['a', 'a:1', 'b']);
+    for await (const batch of c.sqlBatches('SELECT 1 AS a, 2 AS a')) expect(batch.columns.map((col) => batch.rows[0]![col.name])).toEqual([1, 2]);
+  });
 });
