@@ -20,8 +20,10 @@ export interface PrintOptions {
   /** Called once the first rows are in, before anything is printed (a progress bar goes). */
   onFirst?: () => void;
   /** Where the text goes (default: standard output, at the pace its reader takes it). */
-  sink?: (text: string) => Promise<void>;
+  sink?: Sink;
 }
+
+type Sink = (text: string) => Promise<void>;
 
 /** The columns of a result, with how each one's values print. */
 interface Columns {
@@ -44,8 +46,6 @@ export async function printResult(batches: AsyncIterable<SqlResult>, o: PrintOpt
   if (last === undefined) o.onFirst?.();
   await printer.end(last);
 }
-
-type Sink = (text: string) => Promise<void>;
 
 interface Printer {
   batch(r: SqlResult): Promise<void>;

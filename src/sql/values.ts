@@ -57,13 +57,17 @@ export async function rowsOf(r: DuckDBResultReader): Promise<Rows> {
   return { rows: r.convertRowObjects(await exactValues()) as Record<string, unknown>[], columns: columnsOf(r) };
 }
 
-/** `sql`'s columns, and its rows in the batches DuckDB produces them in (2,048 rows): memory bounded by a batch. */
+/**
+ * `sql`'s columns, and its rows in the batches DuckDB produces them in (2,048 rows): memory bounded by a
+ * batch. A result without rows is one empty batch, so that whoever reads the batches still learns its columns.
+ */
 export async function streamRows(c: DuckDBConnection, sql: string): Promise<{ columns: Rows['columns']; batches: AsyncGenerator<Rows['rows']> }> {
   const result = await run(() => c.stream(sql));
   const converted = result.yieldConvertedRowObjects(await exactValues());
   async function* batches(): AsyncGenerator<Rows['rows']> {
-    for (;;) {
+    for (let first = true; ; first = false) {
       const next = await run(() => converted.next());
+      if (next.done && first) yield [];
       if (next.done) return;
       yield next.value as Rows['rows'];
     }

@@ -85,6 +85,8 @@ describe('strata sql and strata load', () => {
 
     const asCsv = await run('sql', '--dir', dir, '--csv', 'SELECT * FROM t ORDER BY n');
     expect(asCsv.stdout, asCsv.stderr).toBe(csv);
+    // No rows: the header alone, as DuckDB writes it.
+    expect((await run('sql', '--dir', dir, '--csv', 'SELECT * FROM t WHERE n < 0')).stdout).toBe(`${csv.split('\n')[0]}\n`);
 
     const asTable = await run('sql', '--dir', dir, 'SELECT * FROM t ORDER BY n');
     const lines = asTable.stdout.split('\n');
