@@ -4,9 +4,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from './support/run-cli.js';
+import { runCli, runCliWith } from './support/run-cli.js';
 import { Catalog } from '../src/index.js';
 import { tempDir } from './helpers.js';
+import { canMountReadOnly, whileReadOnly } from './support/read-only-mount.js';
 
 const run = runCli;
 
@@ -131,5 +132,65 @@ describe('strata CLI, carelessly', () => {
     // JSON keeps the names exact (escaped as JSON does).
     const json = JSON.parse((await run('show', '--dir', dir, '--json')).stdout);
     expect(json.schemas.map((s: { name: string }) => s.name)).toContain(evil);
+  }, 60_000);
+
+  it('a URL given to --store is S3 (its scheme in any case) or refused; never a directory named after its scheme', async () => {
+    const cwd = await tempDir();
+    const dir = path.join(cwd, 'lake');
+    for (const [store, said] of [
+      ['s3://', /--store s3:\/\/ names no bucket; an S3 store is s3:\/\/bucket/],
+      ['S3://', /names no bucket/],
+      ['s3:///p', /names no bucket/],
+      ['s3:bucket/p', /neither a directory nor an S3 URL/],
+      ['gs://bucket/p', /gs:\/\/ is not a store Strata knows/],
+      ['s3://a bucket/p', /names the bucket "a bucket", which is not a bucket name/],
+    ] as const) {
+      for (const json of [false, true]) {
+        const r = await runCliWith({ cwd }, 'init', '--dir', dir, '--store', store, ...(json ? ['--json'] : []));
+        expect(r.code, store).toBe(2);
+        expect(json ? JSON.parse(r.stderr).error.message : r.stderr, store).toMatch(said);
+      }
+    }
+    expect(await readdir(cwd)).toEqual([]);
+    // An uppercase scheme is S3's: here an endpoint that refuses connections, so the open fails, and makes nothing.
+    const s3 = await runCliWith({ cwd, env: { AWS_ACCESS_KEY_ID: 'AKIAEXAMPLEKEY', AWS_SECRET_ACCESS_KEY: 'an-example-secret' } }, 'init', '--dir', dir, '--store', 'S3://bucket/p', '--endpoint', 'http://127.0.0.1:9', '--path-style');
+    expect(s3.code).toBe(1);
+    expect(s3.stderr).toMatch(/^strata: STORE_UNAVAILABLE: s3:\/\/bucket\/p /m);
+    expect(s3.stdout).not.toContain('catalog ready');
+    expect(s3.stderr).not.toContain('Warning'); // the SDK's notice about Node versions it will need next year
+    expect((await readdir(cwd)).filter((n) => /^s3:/i.test(n))).toEqual([]);
+  }, 120_000);
+
+  it('a file given as --dir is INVALID_ARGUMENT naming it, not a raw ENOTDIR', async () => {
+    const file = path.join(await tempDir(), 'lake.txt');
+    await writeFile(file, 'not a lake');
+    for (const dir of [file, path.join(file, 'lake')]) {
+      const r = await run('init', '--dir', dir);
+      expect(r.code, dir).toBe(1);
+      expect(r.stderr, dir).toBe(`strata: INVALID_ARGUMENT: cannot make directory ${path.join(dir, 'store')}: ${file} is a file, not a directory; give a path where a directory can be made\n`);
+    }
+  });
+
+  it.skipIf(!canMountReadOnly)('on a read-only disk: reads say where the index can go, and there they work; a write says how to read (skipped where this process may not mount)', async () => {
+    const dir = await tempDir();
+    expect((await run('init', '--dir', dir)).code).toBe(0);
+    expect((await run('sql', '--dir', dir, 'CREATE TABLE t (i BIGINT)')).code).toBe(0);
+    expect((await run('sql', '--dir', dir, 'INSERT INTO t VALUES (1), (2)')).code).toBe(0);
+    const index = await tempDir();
+    const store = path.join(dir, 'store');
+    await whileReadOnly(dir, async () => {
+      for (const args of [['info'], ['snapshots'], ['sql', 'SELECT sum(i) FROM t']]) {
+        const r = await run(...args, '--dir', dir);
+        expect(r.code, args[0]).toBe(1);
+        expect(r.stderr, args[0]).toMatch(/^strata: STORE_UNAVAILABLE: the local index at .*index cannot be written: the file system is mounted read-only\. .*--dir.*--store.*--read-only/);
+      }
+      const info = await run('info', '--dir', index, '--store', store);
+      expect(info.stdout, info.stderr).toContain(`store                   directory ${store}`);
+      const read = await run('sql', '--read-only', '--dir', index, '--store', store, '--json', 'SELECT sum(i) AS s FROM t');
+      expect(JSON.parse(read.stdout), read.stderr).toEqual([{ s: 3 }]);
+      const write = await run('sql', '--dir', index, '--store', store, 'INSERT INTO t VALUES (3)');
+      expect(write.code).toBe(1);
+      expect(write.stderr).toMatch(/^strata: STORE_UNAVAILABLE: .*read-only file system.*strata --read-only/);
+    });
   }, 60_000);
 });

@@ -64,13 +64,15 @@ describe('strata CLI, a whole lifecycle', () => {
     expect(tagged.stdout).toContain('tag t10 → snapshot 10');
     expect((await run('restore', 'events', 'q1_close', '--dir', dir)).stdout).toContain('restored to snapshot 6 as snapshot 42');
 
-    const listing = await run('snapshots', '--dir', dir, '--limit', '5', '--offset', '3');
-    expect(listing.stdout).toContain('4–8 of 43 snapshots shown');
-    expect(listing.stdout).toMatch(/^6\s+\S+\s+1\s+q1_close\s/m); // the tag column
+    // Newest first: --offset pages back in time.
+    expect((await run('snapshots', '--dir', dir)).stdout).toMatch(/^id .*\n-+.*\n42\s/);
+    const listing = await run('snapshots', '--dir', dir, '--limit', '5', '--offset', '36');
+    expect(listing.stdout).toContain('37–41 of 43 snapshots shown');
+    expect(listing.stdout).toMatch(/^-+.*\n6\s+\S+\s+1\s+q1_close\s.*\n5\s/m); // the tag column
     expect(listing.stdout).toContain('inserted into main.events'); // a name, not inserted_into_table:1
     const page = JSON.parse((await run('snapshots', '--dir', dir, '--limit', '2', '--json')).stdout);
     expect(page).toMatchObject({ total: 43, offset: 0, limit: 2 });
-    expect(page.items.map((s: { id: number }) => s.id)).toEqual([0, 1]);
+    expect(page.items.map((s: { id: number }) => s.id)).toEqual([42, 41]);
     const show = await run('show', 'events', '--dir', dir, '--at', 'q1_close');
     expect(show.stdout).toContain('1–100 of 250 data files shown');
 

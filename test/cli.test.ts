@@ -2,6 +2,8 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './support/run-cli.js';
 import { tempDir } from './helpers.js';
+import { failureOf } from '../src/cli/failure.js';
+import { StrataError } from '../src/index.js';
 
 const run = runCli;
 
@@ -12,8 +14,15 @@ describe('strata CLI', () => {
     expect(demo.code).toBe(0);
     expect(demo.stdout).toContain('sales.order_history');
     expect(demo.stdout).toContain('NOT_FOUND');
+    // The rows the demo says a table holds are the rows its own SQL counts (deletes applied), then and now.
+    const said = [...demo.stdout.matchAll(/\(snapshot \d+\): (\d+) rows in sales\.(?:orders|order_history)/g)].map((x) => Number(x[1]));
+    const counted = [...demo.stdout.matchAll(/^orders +revenue.*\n-+.*\n(\d+) /gm)].map((x) => Number(x[1]));
+    expect(said).toHaveLength(2);
+    expect(said).toEqual(counted);
+    // A rename is told as one, not as "altered".
+    expect((await run('snapshots', '--dir', dir)).stdout).toMatch(/^4 .*orders become order_history\s+renamed sales\.orders to sales\.order_history$/m);
 
-    const snapshots = JSON.parse((await run('snapshots', '--dir', dir, '--json')).stdout);
+    const snapshots = JSON.parse((await run('snapshots', '--dir', dir, '--json')).stdout).reverse(); // newest first
     expect(snapshots.map((s: { id: number }) => s.id)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(snapshots[4].changes).toEqual(['altered_table:2']);
 
@@ -38,7 +47,7 @@ describe('strata CLI', () => {
     expect(diff.removedFiles.map((f: { path: string }) => f.path)).toEqual(['sales/orders/2026-03.parquet']);
     expect(diff.addedFiles.map((f: { path: string }) => f.path)).toEqual(['sales/order_history/2026-03-restated.parquet']);
     const tableHistory = JSON.parse((await run('snapshots', '--dir', dir, '--table', 'sales.order_history', '--from', '4', '--json')).stdout);
-    expect(tableHistory.map((s: { author: string | null }) => s.author)).toEqual(['dba', 'dba', 'gdpr-job', 'finance', null]);
+    expect(tableHistory.map((s: { author: string | null }) => s.author)).toEqual([null, 'finance', 'gdpr-job', 'dba', 'dba']);
     expect(JSON.parse((await run('show', '--dir', dir, '--previous', '--json')).stdout).snapshot.id).toBe(8);
     const atTime = JSON.parse((await run('show', '--dir', dir, '--timestamp', snapshots[2].time, '--json')).stdout);
     expect(atTime.snapshot.id).toBeGreaterThanOrEqual(2);
@@ -113,7 +122,31 @@ describe('strata CLI', () => {
     expect((await run('tag', 'create', '3', '0', '--dir', dir)).stderr).toContain('reads as a snapshot id');
     expect((await run('tag', 'create', 'v1', '0', '--dir', dir)).code).toBe(0);
     expect(JSON.parse((await run('show', '--dir', dir, '--at', 'tag:v1', '--json')).stdout).snapshot.id).toBe(0);
+    // A missing tag says where the tags are listed in terms that suit the command line too.
+    for (const args of [['show', '--tag', 'nope'], ['tag', 'drop', 'nope'], ['sql', "SELECT 1 FROM (SELECT 1) t, main.nothing AT (VERSION => 'nope')"]]) {
+      const noTag = await run(...args, '--dir', dir);
+      expect(noTag.stderr, args.join(' ')).toMatch(/TAG_NOT_FOUND: .*tag "nope" does not exist; catalog\.tags\(\) and strata tag list list the tags/);
+    }
     expect((await run('frobnicate')).code).toBe(2);
     expect((await run('show', '--bogus')).code).toBe(2);
+  });
+
+  it('no failure reaches a person as a stack trace: a code and a message, as JSON with --json', async () => {
+    const dir = path.join(await tempDir(), 'lake');
+    expect((await run('init', '--dir', dir)).code).toBe(0);
+    // A literal JSON cannot carry once made the parser's JSON.parse throw a raw SyntaxError.
+    const asJson = await run('sql', '--dir', dir, '--json', 'SELECT 1e400 AS x');
+    expect(asJson.stderr).not.toMatch(/\n\s+at /);
+    if (asJson.code !== 0) expect(JSON.parse(asJson.stderr)).toMatchObject({ error: { code: expect.stringMatching(/^[A-Z_]+$/), message: expect.any(String) } });
+    const asText = await run('sql', '--dir', dir, 'SELECT 1e400 AS x');
+    if (asText.code !== 0) expect(asText.stderr).toMatch(/^strata: [A-Z_]+: [^\n]+\n$/);
+  });
+
+  it('an error Strata did not foresee is INTERNAL, says it is a bug and what to do; its stack only with STRATA_DEBUG', () => {
+    const raw = failureOf(new TypeError("Cannot read properties of undefined (reading 'x')"));
+    expect(raw).toMatchObject({ code: 'INTERNAL', exit: 1 });
+    expect(raw.message).toMatch(/^TypeError: Cannot read properties of undefined \(reading 'x'\) — .*a bug: please report it .*STRATA_DEBUG=1/);
+    expect(raw.message).not.toMatch(/\n\s+at /);
+    expect(failureOf(new StrataError('CORRUPT', 'entry 7 is damaged'))).toEqual({ code: 'CORRUPT', message: 'entry 7 is damaged', exit: 1 });
   });
 });

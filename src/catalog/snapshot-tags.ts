@@ -5,6 +5,7 @@ import { dropTag, putTag } from '../../keys/retention.js';
 import { checkName, shown } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import { checkTagNameReadsAsTag } from '../snapshot-names.js';
+import { noSuchTag } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
 import { RESERVED_TAGS, resolveSnapshot } from '../read/resolve-snapshot.js';
@@ -51,7 +52,7 @@ export class SnapshotTags {
     this.assertWritable();
     await this.committer.writeSystem(async (view) => {
       if ((await q.tag(view, name)) === undefined) {
-        throw new StrataError('TAG_NOT_FOUND', `tag ${JSON.stringify(name)} does not exist; catalog.tags() lists the tags`);
+        throw new StrataError('TAG_NOT_FOUND', noSuchTag(name));
       }
       return { mutations: [dropTag(name)], value: undefined };
     });

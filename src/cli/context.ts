@@ -13,6 +13,7 @@ export interface GlobalOptions {
   endpoint?: string;
   region?: string;
   pathStyle?: boolean;
+  readOnly?: boolean;
   json?: boolean;
 }
 
@@ -30,27 +31,42 @@ export const json = (v: unknown) => JSON.stringify(v, (_k, x) => (x instanceof D
 /** Prints `data` as JSON with --json, else the text `human` makes of it. */
 export const print = (g: GlobalOptions, human: () => string, data: unknown) => say(g.json ? json(data) : human());
 
+/** `scheme://…`: a URL, never a directory (a directory named `s3:` is what taking one for a path made). */
+const URL_LIKE = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/(.*)$/s;
+
 /**
- * The store `--store` names: a directory, or `s3://bucket/prefix`. Credentials never come from the command
- * line: the AWS SDK reads them from the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_PROFILE, …).
+ * The store `--store` names: a directory, or `s3://bucket/prefix` (the scheme in any case, as URLs have it).
+ * Any other URL, an `s3:` without its `//` and an S3 URL without a bucket are mistakes, refused before
+ * anything is made. Credentials never come from the command line: the AWS SDK reads them from the
+ * environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_PROFILE, …).
  */
 export function storeOption(g: GlobalOptions): { path: string } | { s3: S3StoreOptions } | undefined {
+  const s3Flags = g.endpoint !== undefined || g.region !== undefined || g.pathStyle === true;
   if (g.store === undefined) {
-    if (g.endpoint !== undefined || g.region !== undefined || g.pathStyle) throw new UsageError('--endpoint, --region and --path-style go with --store s3://bucket/prefix');
+    if (s3Flags) throw new UsageError('--endpoint, --region and --path-style go with --store s3://bucket/prefix');
     return undefined;
   }
-  const m = /^s3:\/\/([^/]+)\/?(.*)$/.exec(g.store);
-  if (m === null) {
-    if (g.endpoint !== undefined || g.region !== undefined || g.pathStyle) throw new UsageError(`--endpoint, --region and --path-style are for S3, and --store ${g.store} is a directory`);
+  const url = URL_LIKE.exec(g.store);
+  if (url === null) {
+    if (/^s3:/i.test(g.store)) throw new UsageError(`--store ${g.store} is neither a directory nor an S3 URL; an S3 store is s3://bucket or s3://bucket/prefix`);
+    if (s3Flags) throw new UsageError(`--endpoint, --region and --path-style are for S3, and --store ${g.store} is a directory`);
     return { path: g.store };
+  }
+  if (url[1]!.toLowerCase() !== 's3') {
+    throw new UsageError(`--store takes a directory or s3://bucket/prefix; ${url[1]}:// is not a store Strata knows (a directory, or S3 and services compatible with it)`);
+  }
+  const [bucket = '', ...prefix] = url[2]!.split('/');
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(bucket)) {
+    throw new UsageError(`--store ${g.store} names ${bucket === '' ? 'no bucket' : `the bucket ${JSON.stringify(bucket)}, which is not a bucket name`}; an S3 store is s3://bucket or s3://bucket/prefix`);
   }
   if (/@/.test(g.endpoint ?? '')) throw new UsageError('--endpoint must not carry credentials; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment');
   const endpoint = g.endpoint ?? process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL;
   const region = g.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
+  const within = prefix.join('/').replace(/\/+$/, '');
   return {
     s3: {
-      bucket: m[1]!,
-      ...(m[2] ? { prefix: m[2].replace(/\/+$/, '') } : {}),
+      bucket,
+      ...(within ? { prefix: within } : {}),
       ...(endpoint ? { endpoint } : {}),
       region,
       ...(g.pathStyle || process.env.S3_FORCE_PATH_STYLE === 'true' ? { forcePathStyle: true } : {}),
@@ -58,10 +74,18 @@ export function storeOption(g: GlobalOptions): { path: string } | { s3: S3StoreO
   };
 }
 
-/** Opens the catalog of the global options (with `sql`, how its SQL runs); only `init` (and import) create one. */
-export async function withCatalog<T>(g: GlobalOptions, fn: (c: Catalog) => Promise<T>, create = false, sql: OpenOptions['sql'] = {}): Promise<T> {
+/**
+ * What a command does with the catalog: reads it (opened read-only, so it writes nothing to the store and
+ * works on a read-only one), writes to it (read-only only with --read-only, which then refuses the write), or
+ * creates it where there is none (init).
+ */
+export type Access = 'read' | 'write' | 'create';
+
+/** Opens the catalog of the global options for `access` (with `sql`, how its SQL runs); only `init` (and import) create one. */
+export async function withCatalog<T>(g: GlobalOptions, fn: (c: Catalog) => Promise<T>, access: Access = 'write', sql: OpenOptions['sql'] = {}): Promise<T> {
   const store = storeOption(g);
-  const c = await Catalog.open({ dir: g.dir, create, sql, ...(store ? { store } : {}) }).catch((e: unknown) => {
+  const readOnly = access === 'read' || g.readOnly === true;
+  const c = await Catalog.open({ dir: g.dir, create: access === 'create', readOnly, sql, ...(store ? { store } : {}) }).catch((e: unknown) => {
     if (e instanceof StrataError && e.code === 'NOT_FOUND') {
       const where = g.store ?? g.dir;
       throw new StrataError('NOT_FOUND', `there is no catalog in ${where}; nothing was created (strata init --dir ${g.dir}${g.store ? ` --store ${g.store}` : ''} creates one)`);

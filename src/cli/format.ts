@@ -14,12 +14,24 @@ export function printable(text: string): string {
 }
 
 export function table(headers: string[], rows: (string | number)[][]): string {
-  // Escaped before measuring, so that columns line up as printed.
-  const cells = [headers, ...rows.map((r) => r.map((c) => printable(String(c)).replaceAll('\n', '\\n')))];
-  const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
-  return [line(cells[0]!), line(widths.map((w) => '-'.repeat(w))), ...cells.slice(1).map(line)].join('\n');
+  const cells = [headers, ...rows].map(cellsOf);
+  const widths = widthsOf(cells);
+  return [alignedLine(cells[0]!, widths), ruleLine(widths), ...cells.slice(1).map((r) => alignedLine(r, widths))].join('\n');
 }
+
+/** A row's cells as printed: escaped before they are measured, so that columns line up as printed. */
+export const cellsOf = (row: readonly (string | number)[]): string[] => row.map((c) => printable(String(c)).replaceAll('\n', '\\n'));
+
+/** The width of each column of `rows` (a loop: a spread of every row's width overflows the stack past ~100k rows). */
+export function widthsOf(rows: readonly string[][]): number[] {
+  const widths: number[] = [];
+  for (const r of rows) for (const [i, c] of r.entries()) widths[i] = Math.max(widths[i] ?? 0, c.length);
+  return widths;
+}
+
+/** A row padded to `widths` (a cell wider than its column pushes the rest of its line). */
+export const alignedLine = (r: readonly string[], widths: readonly number[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+export const ruleLine = (widths: readonly number[]) => alignedLine(widths.map((w) => '-'.repeat(w)), widths);
 
 export function renderChanges(name: string, from: string, to: string, c: TableChanges): string {
   const rows = [

@@ -51,7 +51,10 @@ export async function changesInWords(c: Catalog, snapshots: readonly SnapshotInf
       const [, kind, id] = m;
       const at = kind!.startsWith('dropped') ? s.id - 1 : s.id;
       const name = at >= 0 ? (await names(at)).get(Number(id)) : undefined;
-      words.push(`${VERBS[kind!]} ${name ?? `id ${id}`}`);
+      // DuckLake records a rename as altered_table: the names before and after tell it apart.
+      const before = kind === 'altered_table' && s.id > 0 ? (await names(s.id - 1)).get(Number(id)) : undefined;
+      if (before !== undefined && name !== undefined && before !== name) words.push(`renamed ${before} to ${name}`);
+      else words.push(`${VERBS[kind!]} ${name ?? `id ${id}`}`);
     }
     out.set(s.id, words);
   }

@@ -1,13 +1,18 @@
 #!/usr/bin/env node
 // The `strata` command (and `stratalake`): runs the program (program.ts) and turns what went wrong into an
 // exit code — 0 done, 1 the command failed, 2 the command line is wrong — and a message on stderr, as JSON
-// ({ error: { code, message } }) with --json.
+// ({ error: { code, message } }) with --json. Whatever fails, and wherever (an event, a stream), a person
+// sees a code and a message (failure.ts), never a stack trace; a reader that closed the pipe sees nothing.
 import { CommanderError } from 'commander';
-import { StrataError } from '../errors.js';
-import { UsageError } from './context.js';
+import { failureOf } from './failure.js';
 import { printable } from './format.js';
+import { OutputClosed } from './output.js';
 import { program } from './program.js';
 import { packageVersion } from './version.js';
+
+// The AWS SDK warns on every run under Node 20 that its releases after January 2027 need Node 22: nine lines
+// before each answer from an S3 store, about versions this package (which pins its SDK) does not use.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const args = process.argv.slice(2);
 const asJson = args.includes('--json');
@@ -15,6 +20,19 @@ const fail = (code: string, message: string, exit: number) => {
   console.error(asJson ? JSON.stringify({ error: { code, message } }) : printable(`strata: ${code === 'USAGE' ? '' : `${code}: `}${message}`));
   process.exitCode = exit;
 };
+const failWith = (e: unknown) => {
+  const f = failureOf(e);
+  fail(f.code, f.message, f.exit);
+};
+
+process.on('uncaughtException', (e) => {
+  failWith(e);
+  process.exit(1);
+});
+process.on('unhandledRejection', (e) => {
+  failWith(e);
+  process.exit(1);
+});
 
 // Commander prints its own messages (unknown option, missing argument, …), but with --json they are JSON.
 program(packageVersion(), asJson).parseAsync(process.argv).catch((e: unknown) => {
@@ -27,8 +45,7 @@ program(packageVersion(), asJson).parseAsync(process.argv).catch((e: unknown) =>
     else process.exitCode = 2;
     return;
   }
-  if (e instanceof UsageError) return fail('USAGE', e.message, 2);
-  if (e instanceof StrataError) return fail(e.code, e.message, 1);
-  console.error(e);
-  process.exitCode = 1;
+  // A reader that stopped reading (`strata sql … | head`) wants no more output, and no complaint either.
+  if (e instanceof OutputClosed) return;
+  failWith(e);
 });

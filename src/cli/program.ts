@@ -4,14 +4,14 @@ import { rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Command } from 'commander';
 import { importDuckLake } from '../ducklake/import.js';
-import { type GlobalOptions, json, page, type Paging, print, qualified, say, snapshotOf, storeOption, UsageError, wholeNumber, withCatalog } from './context.js';
+import { type GlobalOptions, json, page, type Paging, print, qualified, say, snapshotOf, storeOption, TEXT_LIMIT, UsageError, wholeNumber, withCatalog } from './context.js';
 import { removeDemo, runDemo } from './demo.js';
 import { describeVerify, renderChanges, size, table } from './format.js';
 import { compactLog, describeAdvance, excise, type GcOptions, gc, parseDuration, pruneCheckpoints, reclaim } from './gc.js';
 import { snapshotTable } from './history.js';
 import { describeInfo, renderInfo } from './info.js';
 import { describeCatalog, describeTable, renderCatalog, renderTable } from './show.js';
-import { load as loadCommand, renderResult, sql as sqlCommand } from './sql.js';
+import { type Authorship, load as loadCommand, printResult, type SqlFormat, sql as sqlCommand } from './sql.js';
 import { sketch, svg, timelineOf } from './timeline.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
@@ -46,6 +46,20 @@ const atOptions = (c: Command) =>
     .option('--tag <name>', 'the snapshot a tag pins')
     .option('--previous', 'the snapshot before the newest (maintenance skipped)');
 
+// How sql and changes print their rows: the table view cut at --limit, or all of them as CSV or JSON.
+const resultOptions = (c: Command) =>
+  c.option('--csv', 'print every row as CSV').option('--limit <n>', `the table view shows this many rows (default ${TEXT_LIMIT}; 0: all)`);
+function resultFormat(command: string, g: GlobalOptions, o: Opts): SqlFormat {
+  if (g.json && o.csv) throw new UsageError(`${command} takes --json or --csv, not both`);
+  if (o.limit !== undefined && (g.json || o.csv)) throw new UsageError(`--limit cuts the table view; --csv and --json print every row (cut the rows in the statement: LIMIT n)`);
+  return g.json ? 'json' : o.csv ? 'csv' : 'table';
+}
+const resultLimit = (o: Opts) => (o.limit === undefined ? TEXT_LIMIT : wholeNumber('--limit', String(o.limit)));
+
+// Who made a commit and why: recorded in its snapshot (strata snapshots shows them).
+const commitOptions = (c: Command) => c.option('--author <name>', 'the author of the commit').option('--message <text>', 'the message of the commit (default: the statement)');
+const authorship = (o: Opts): Authorship => ({ ...(o.author === undefined ? {} : { author: String(o.author) }), ...(o.message === undefined ? {} : { message: String(o.message) }) });
+
 // The options reclaim and prune-checkpoints share with gc, each defined once.
 const reclaimFlags = (c: Command) =>
   c
@@ -69,6 +83,7 @@ export function program(version: string, quiet: boolean): Command {
     .option('--endpoint <url>', 'with an s3:// store: the service URL (default AWS_ENDPOINT_URL_S3)')
     .option('--region <region>', 'with an s3:// store: the region (default AWS_REGION, else us-east-1)')
     .option('--path-style', 'with an s3:// store: path-style addressing (MinIO, Ceph)')
+    .option('--read-only', 'write nothing to the store (a read-only disk, a store others write): commands that write fail with READ_ONLY; commands that only read always open it so')
     .option('--json', 'print JSON (errors too, as { error: { code, message } } on stderr)')
     .showSuggestionAfterError(true)
     .showHelpAfterError(quiet ? false : '(strata --help lists the commands; strata <command> --help shows one)')
@@ -80,7 +95,7 @@ export function program(version: string, quiet: boolean): Command {
     await withCatalog(g, async (c) => {
       const n = (await c.snapshots()).length;
       print(g, () => `catalog ready in ${g.store ?? g.dir} (${n} snapshot${n === 1 ? '' : 's'})`, { dir: g.dir, snapshots: n });
-    }, true);
+    }, 'create');
   });
 
   command('info', 'where the catalog keeps things, and how much there is').action(async (_o, cmd: Command) => {
@@ -88,10 +103,10 @@ export function program(version: string, quiet: boolean): Command {
     await withCatalog(g, async (c) => {
       const i = await describeInfo(c);
       print(g, () => renderInfo(i), i);
-    });
+    }, 'read');
   });
 
-  paging(command('snapshots', 'the history, oldest first (all of it, a range, or one table\'s)'))
+  paging(command('snapshots', 'the history, newest first (all of it, a range, or one table\'s); --offset N pages back'))
     .option('--table <schema.table>', 'only the snapshots that changed this table')
     .option('--from <snapshot>', 'from this snapshot (inclusive)')
     .option('--to <snapshot>', 'to this snapshot (inclusive)')
@@ -100,12 +115,13 @@ export function program(version: string, quiet: boolean): Command {
       await withCatalog(g, async (c) => {
         const bound = async (v: unknown) => (v === undefined ? undefined : snapshotOf(c, 'snapshot', String(v)));
         const [from, to] = [await bound(o.from), await bound(o.to)];
-        const all = await c.snapshots({ ...(o.table ? { table: qualified(String(o.table)) } : {}), ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) });
+        // Newest first: what a person looks for is what happened last; --offset goes back from there.
+        const all = (await c.snapshots({ ...(o.table ? { table: qualified(String(o.table)) } : {}), ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) })).reverse();
         const cut = page(g, o, all, 'snapshots');
         if (g.json) return say(json(cut.data));
         say(await snapshotTable(c, cut.items));
         if (cut.note) say(cut.note);
-      });
+      }, 'read');
     });
 
   paging(atOptions(command('show', 'what a reader sees at a snapshot (default: the newest): the catalog, or one table').argument('[schema.table]')))
@@ -128,7 +144,7 @@ export function program(version: string, quiet: boolean): Command {
         } finally {
           await r.close();
         }
-      });
+      }, 'read');
     });
 
   command('diff', 'the files a table gained and lost in snapshots FROM..TO').argument('<schema.table>').argument('<from>').argument('<to>')
@@ -138,19 +154,19 @@ export function program(version: string, quiet: boolean): Command {
       await withCatalog(g, async (c) => {
         const changes = await c.changes(schema, t, { from: await snapshotOf(c, 'FROM', from), to: await snapshotOf(c, 'TO', to) });
         print(g, () => renderChanges(`${schema}.${t}`, from, to, changes), changes);
-      });
+      }, 'read');
     });
 
-  command('changes', 'rows inserted, deleted and updated in snapshots FROM..TO').argument('<schema.table>').argument('<from>').argument('<to>').option('--csv', 'print CSV')
+  resultOptions(command('changes', 'rows inserted, deleted and updated in snapshots FROM..TO').argument('<schema.table>').argument('<from>').argument('<to>'))
     .action(async (name: string, from: string, to: string, o: Opts, cmd: Command) => {
       const g = globals(cmd);
-      if (g.json && o.csv) throw new UsageError('changes takes --json or --csv, not both');
+      const format = resultFormat('changes', g, o);
       const { schema, table: t } = qualified(name);
       await withCatalog(g, async (c) => {
         const started = performance.now();
-        const r = await c.tableChanges(schema, t, { from: await snapshotOf(c, 'FROM', from), to: await snapshotOf(c, 'TO', to) });
-        say(renderResult(r, g.json ? 'json' : o.csv ? 'csv' : 'table', performance.now() - started));
-      });
+        const batches = c.tableChangesBatches(schema, t, { from: await snapshotOf(c, 'FROM', from), to: await snapshotOf(c, 'TO', to) });
+        await printResult(batches, { format, limit: resultLimit(o), started });
+      }, 'read');
     });
 
   const tag = command('tag', 'create, drop and list tags (names that pin a snapshot)');
@@ -176,7 +192,7 @@ export function program(version: string, quiet: boolean): Command {
       if (g.json) return say(json(cut.data));
       say(table(['tag', 'snapshot', 'created'], cut.items.map((x) => [x.name, x.snapshot, x.createdAt.toISOString()])));
       if (cut.note) say(cut.note);
-    });
+    }, 'read');
   });
 
   command('restore', "restore a table's columns and files to SNAPSHOT, as a new commit").argument('<schema.table>').argument('<snapshot>')
@@ -214,7 +230,7 @@ export function program(version: string, quiet: boolean): Command {
         const target = o.snapshot !== undefined ? { snapshot: await snapshotOf(c, '--snapshot', String(o.snapshot)) } : { olderThan: Math.max(0, Date.now() - parseDuration('--keep', String(o.keep))) };
         const result = await c.advanceRetainFrom(target, { dryRun: o.dryRun === true });
         print(g, () => describeAdvance(result, o.dryRun === true), result);
-      });
+      }, o.snapshot === undefined && o.keep === undefined ? 'read' : 'write');
     });
 
   command('excise', 'physically delete what is below retain-from (untagged, unleased)')
@@ -270,23 +286,26 @@ export function program(version: string, quiet: boolean): Command {
       });
     });
 
-  atOptions(
-    command('sql', "run one statement over any snapshot (per table: AT (VERSION => n | 'tag')); it may read files it names, with your permissions")
-      .argument('<statement>')
-      .option('--csv', 'print CSV')
-      .option('--no-host-files', "read no file: by default, as on your own machine, the statement may read the files it names (read_csv('orders.csv'), read_json, read_parquet, …) with your permissions, to query them or INSERT … SELECT from them; it never writes a file outside the lake"),
+  commitOptions(
+    resultOptions(
+      atOptions(
+        command('sql', "run one statement over any snapshot (per table: AT (VERSION => n | 'tag')); it may read files it names, with your permissions")
+          .argument('<statement>')
+          .option('--no-host-files', "read no file: by default, as on your own machine, the statement may read the files it names (read_csv('orders.csv'), read_json, read_parquet, …) with your permissions, to query them or INSERT … SELECT from them; it never writes a file outside the lake"),
+      ),
+    ),
   ).action(async (statement: string, o: Opts, cmd: Command) => {
     const g = globals(cmd);
-    if (g.json && o.csv) throw new UsageError('sql takes --json or --csv, not both');
+    const format = resultFormat('sql', g, o);
     const sql = { hostFiles: o.hostFiles !== false };
-    await withCatalog(g, async (c) => say(await sqlCommand(c, statement, await readAt(c, o), g.json ? 'json' : o.csv ? 'csv' : 'table', interactive(g) && !o.csv)), false, sql);
+    await withCatalog(g, async (c) => sqlCommand(c, statement, { at: await readAt(c, o), format, limit: resultLimit(o), progress: interactive(g) && format === 'table', commit: authorship(o) }), 'write', sql);
   });
 
-  command('load', 'load a CSV or Parquet file into a table, as one commit').argument('<schema.table>').argument('<file>')
-    .action(async (name: string, file: string, _o, cmd: Command) => {
+  commitOptions(command('load', 'load a CSV or Parquet file into a table, as one commit').argument('<schema.table>').argument('<file>'))
+    .action(async (name: string, file: string, o: Opts, cmd: Command) => {
       const g = globals(cmd);
       const { schema, table: t } = qualified(name);
-      await withCatalog(g, async (c) => say(await loadCommand(c, schema, t, file, interactive(g))));
+      await withCatalog(g, async (c) => say(await loadCommand(c, schema, t, file, interactive(g), authorship(o))));
     });
 
   command('compact', 'rewrite small files and those with deleted rows (row ids kept), one maintenance commit').argument('<schema.table>')
@@ -306,7 +325,7 @@ export function program(version: string, quiet: boolean): Command {
   command('verify', 'check every invariant against the store (exit 1 on a violation)').option('--files', 'also find each file a row names, with its size')
     .action(async (o: Opts, cmd: Command) => {
       const g = globals(cmd);
-      const report = await withCatalog(g, (c) => c.verify({ files: o.files === true }));
+      const report = await withCatalog(g, (c) => c.verify({ files: o.files === true }), 'read');
       print(g, () => describeVerify(report), report);
       if (!report.ok) process.exitCode = 1;
     });
@@ -330,7 +349,7 @@ export function program(version: string, quiet: boolean): Command {
         const at = o.at === undefined ? undefined : await snapshotOf(c, '--at', String(o.at));
         const r = await c.exportDuckLake(String(o.to), at === undefined ? {} : { at });
         print(g, () => `exported snapshots up to ${r.head} (${r.snapshots} of them), ${r.dataFiles} data file and ${r.deleteFiles} delete file versions and ${r.tags} tags to ${r.file}`, r);
-      });
+      }, 'read');
     });
 
   command('import', 'create the catalog in --dir from a DuckLake catalog (SQLite)').requiredOption('--from <file>', 'the DuckLake SQLite file')
@@ -351,7 +370,7 @@ export function program(version: string, quiet: boolean): Command {
         const t = await timelineOf(c);
         if (o.svg !== undefined) await writeFile(String(o.svg), svg(t));
         print(g, () => sketch(t, positiveInt('--width', String(o.width))) + (o.svg === undefined ? '' : `\nSVG written to ${o.svg}`), t);
-      });
+      }, 'read');
     });
 
   command('demo', 'build a small history in --dir and show time travel over it').option('--force', 'replace a demo made before')

@@ -5,10 +5,12 @@
 // read. LevelDB does not check its own block checksums on reads (classic-level does not expose
 // verify_checksums), and on some damaged bytes it aborts the process instead of failing the call, so
 // damage has to be found before LevelDB reads it.
-import { createReadStream } from 'node:fs';
-import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { constants, createReadStream } from 'node:fs';
+import { access, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
+import { StrataError } from '../errors.js';
+import { fileSystemProblem } from '../messages.js';
 
 const SEAL = 'STRATA-SEAL';
 
@@ -52,6 +54,7 @@ export type SealState = 'none' | 'intact' | 'broken';
  * they change, and a crash before the next close must not find a stale seal.
  */
 export async function unseal(dir: string): Promise<SealState> {
+  await assertWritable(dir);
   const file = path.join(dir, SEAL);
   let text: string;
   try {
@@ -66,5 +69,27 @@ export async function unseal(dir: string): Promise<SealState> {
   } catch {
     // A file that cannot be read is damage too.
     return 'broken';
+  }
+}
+
+/**
+ * Opening an index writes to it (the seal goes, LevelDB takes its lock and logs), even for a catalog opened
+ * read-only: an index that cannot be written is refused before anything is tried, saying where the index can
+ * go instead. It is this machine's cache of the store, so any writable directory serves.
+ */
+async function assertWritable(dir: string): Promise<void> {
+  try {
+    await access(dir, constants.W_OK);
+  } catch (e) {
+    const problem = fileSystemProblem(e);
+    if (problem === undefined) throw e;
+    throw new StrataError(
+      'STORE_UNAVAILABLE',
+      `the local index at ${dir} cannot be written: ${problem}. The index is this machine's cache of the store, rebuilt from it ` +
+        'wherever it is opened: put it in a writable directory (Catalog.open({ dir }), strata --dir) and name the store where it ' +
+        'is (store: { path }, --store; by default the store is the directory store beside the index), read-only if the store cannot ' +
+        'be written either (readOnly: true, strata --read-only)',
+      { cause: e },
+    );
   }
 }

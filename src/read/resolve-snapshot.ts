@@ -5,6 +5,7 @@ import type { SnapshotRow } from '../../keys/snapshots.js';
 import { checkName } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import { parseInstant } from '../snapshot-names.js';
+import { noSuchTag } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from './catalog-queries.js';
 
@@ -104,8 +105,7 @@ async function byTag(view: ReadView, given: unknown, opts: ResolveOptions): Prom
   if (name === 'current') return (await q.headSnapshot(view)).begin;
   if (name === 'previous') return previousUserVersion(view, (await q.headSnapshot(view)).begin, opts.previousWalkLimit);
   const row = await q.tag(view, name);
-  // The message does not list the tags that exist: tag names may be meaningful to people who cannot read them.
-  if (row === undefined) throw new StrataError('TAG_NOT_FOUND', `tag ${JSON.stringify(name)} does not exist; catalog.tags() lists the tags`);
+  if (row === undefined) throw new StrataError('TAG_NOT_FOUND', noSuchTag(name));
   return row.snapshot;
 }
 

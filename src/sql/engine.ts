@@ -364,6 +364,23 @@ export async function withProgress<T>(c: DuckDBConnection, onProgress: ((percent
  */
 const DUCK_POINTER = /\n*LINE \d+:[^\n]*\n[ \t]*\^[\s\S]*$/;
 
+/**
+ * What DuckDB says when a Parquet file's bytes are not Parquet: a footer or page that does not decode (its
+ * Thrift metadata, its length, its magic bytes, offsets past the end of the file, a schema that cannot be), each
+ * with the file's name where DuckDB gives it. A file the catalog names and its recorded size passed is
+ * damaged: CORRUPT, never the caller's mistake (INVALID_ARGUMENT) or an unreachable store.
+ */
+const DAMAGE: RegExp[] = [
+  /Failed to read (?:Parquet )?file "([^"]+)"/,
+  /in Parquet file "([^"]+)"/,
+  /(?:Footer length error|No magic bytes found at end of|too small to be a Parquet file).*?file '([^']+)'/i,
+  /Could not read enough bytes from file "([^"]+)"/,
+  /Could not read from file "([^"]+)": Invalid argument/,
+  /Prefetch registered for bytes outside file: ([^,]+),/,
+  /()TProtocolException|()don't know what type|()invalid TType|()Invalid unicode \(byte sequence mismatch\) detected in value construction/,
+  /()magic bytes|()not a parquet file|()corrupt|^Invalid Error: Out of buffer()/i,
+];
+
 export function duckError(e: unknown): unknown {
   if (e instanceof StrataError || !(e instanceof Error)) return e;
   const m = e.message.replace(DUCK_POINTER, '');
@@ -371,13 +388,19 @@ export function duckError(e: unknown): unknown {
   if (missing) {
     return new StrataError('CORRUPT', `${missing[1]}, a file the catalog names, is missing from the store; strata verify --files lists what else is`, { cause: e });
   }
-  // A file whose bytes do not decode (a page that does not decompress, a string that is not UTF-8): DuckDB names it.
-  const undecodable = /Failed to read file "([^"]+)"|in Parquet file "([^"]+)"/.exec(m);
-  if (undecodable && !/^IO Error/i.test(m)) {
-    return new StrataError('CORRUPT', `${undecodable[1] ?? undecodable[2]} cannot be decoded as Parquet (DuckDB: ${m}); strata verify --files checks every file`, { cause: e });
+  for (const pattern of DAMAGE) {
+    const damaged = pattern.exec(m);
+    if (damaged === null) continue;
+    const file = damaged.slice(1).find((f) => f !== undefined && f !== '');
+    return new StrataError(
+      'CORRUPT',
+      `${file ?? 'a data or delete file'} cannot be decoded as Parquet (DuckDB: ${m}); strata verify --files checks every file's size and recorded CRC-32`,
+      { cause: e },
+    );
   }
-  if (/magic bytes|not a parquet file|too small to be a parquet file|corrupt|^Invalid Error: Out of buffer/i.test(m)) {
-    return new StrataError('CORRUPT', `a data or delete file cannot be read as Parquet (DuckDB: ${m}); strata verify --files checks every file`, { cause: e });
+  // DuckDB's Parquet writer says it as an IO Error, but it is the value, not the disk.
+  if (/Parquet files do not support negative intervals/.test(m)) {
+    return new StrataError('INVALID_ARGUMENT', `a negative INTERVAL cannot be stored: Parquet's INTERVAL has no sign (DuckDB: ${m}); store it as BIGINT microseconds, or as text`, { cause: e });
   }
   const refused = /^Permission Error: Cannot access (?:file|directory) "([^"]*)"/.exec(m);
   if (refused) {

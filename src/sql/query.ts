@@ -8,6 +8,7 @@ import { isStrataError, StrataError } from '../errors.js';
 import type { ReadState } from '../read/read-state.js';
 import type { ViewInfo } from '../read/records.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
+import { checkCommitMeta } from '../txn/plan.js';
 import type { TransactionFn } from '../txn/prepared.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { type Session, withProgress } from './engine.js';
@@ -35,10 +36,13 @@ export interface SqlOptions extends StopOptions {
    * (default: what Catalog.open's sql.hostFiles says, else false). Their rows are loaded first (decision 0030).
    */
   hostFiles?: boolean | string[];
+  /** The author and message of the commit a statement that writes makes (its message defaults to the statement). */
+  author?: string;
+  message?: string;
 }
 
 export interface SqlResult {
-  /** Objects keyed by column name, values as DuckDB's node API gives them in JavaScript. */
+  /** Objects keyed by column name, each value exact (values.ts, decision 0036). */
   rows: Record<string, unknown>[];
   columns: { name: string; type: string }[];
   /** The newest snapshot the statement read (null: it read no catalog table). */
@@ -50,7 +54,7 @@ export interface SqlResult {
 /** What the SQL layer needs of a catalog: readers, transactions, its store and data path, DuckDB, the local files. */
 export interface PlaneContext {
   reader(selector?: SnapshotSelector): Promise<ReadState>;
-  transaction(fn: TransactionFn, meta?: { message?: string; basedOn?: number; maintenance?: boolean }): Promise<{ snapshot: SnapshotId | null }>;
+  transaction(fn: TransactionFn, meta?: { author?: string; message?: string; basedOn?: number; maintenance?: boolean }): Promise<{ snapshot: SnapshotId | null }>;
   /** Throws READ_ONLY unless this catalog may write: checked before a write puts anything in the store. */
   writable(): void;
   /**
@@ -108,16 +112,33 @@ export async function* selectBatches(ctx: PlaneContext, text: string, given: Sql
 
 /** sql()'s options, checked: the same for a statement that reads and one that writes. */
 export function sqlOptions(given: SqlOptions | undefined): SqlOptions {
-  const checked = options('sql()', given, ['at', 'onProgress', 'timeoutMs', 'signal', 'hostFiles']);
+  const checked = options('sql()', given, ['at', 'onProgress', 'timeoutMs', 'signal', 'hostFiles', 'author', 'message']);
   if (checked.onProgress !== undefined && typeof checked.onProgress !== 'function') throw new StrataError('INVALID_ARGUMENT', 'sql() onProgress must be a function (percent) => void');
   if (checked.at !== undefined) options('sql() at', checked.at, ['snapshot', 'timestamp', 'tag']);
+  authorship(checked);
   // timeoutMs and signal are checked by the statement's Stop, hostFiles by its context (data-plane.ts).
   return checked;
 }
 
+/** The author and message a caller gave a statement or a load, checked before anything is written. */
+export function authorship(given: { author?: string | undefined; message?: string | undefined }): { author?: string; message?: string } {
+  const meta = { ...(given.author === undefined ? {} : { author: given.author }), ...(given.message === undefined ? {} : { message: given.message }) };
+  checkCommitMeta(meta);
+  return meta;
+}
+
+/** `ctx` committing with `meta` (a caller's author and message) in the one transaction a statement or load makes. */
+export function committing(ctx: PlaneContext, meta: { author?: string; message?: string }): PlaneContext {
+  if (meta.author === undefined && meta.message === undefined) return ctx;
+  return { ...ctx, transaction: (fn, own) => ctx.transaction(fn, { ...own, ...meta }) };
+}
+
 /** Parses the statement and binds its references: the text DuckDB runs, and what it read. */
 async function bind(ctx: PlaneContext, text: string, given: SqlOptions | undefined, held: StatementFiles) {
-  const { at } = sqlOptions(given);
+  const { at, author, message } = sqlOptions(given);
+  if (author !== undefined || message !== undefined) {
+    throw new StrataError('INVALID_ARGUMENT', 'author and message name the commit of a statement that writes; this statement is a SELECT, which commits nothing');
+  }
   const statement = await prepare(text, PLACEHOLDER, (sql, arg) => ctx.engine.textFunction(sql, arg));
   if (statement.kind !== 'select') throw new StrataError('INVALID_ARGUMENT', 'a statement other than SELECT reached the read path');
   const loaded = await loadCalls(ctx, statement.calls);

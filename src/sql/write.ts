@@ -13,16 +13,20 @@ import { insert } from './insert.js';
 import { updateRows } from './update.js';
 import { StatementFiles } from './statement-files.js';
 import { nodesOf, type PlanFailure, type PlanNode } from './mirror.js';
-import { type PlaneContext, type SqlOptions, type SqlResult, sqlOptions } from './query.js';
+import { authorship, committing, type PlaneContext, type SqlOptions, type SqlResult, sqlOptions } from './query.js';
 import { charIndex, errorAt } from './statement-errors.js';
 import { isHostReader, isPureTableFunction, refusedTableFunction } from './table-functions.js';
 
 const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);
 
-export async function write(ctx: PlaneContext, text: string, given: SqlOptions | undefined): Promise<SqlResult> {
-  ctx.writable();
-  const { at, onProgress } = sqlOptions(given);
+export async function write(plane: PlaneContext, text: string, given: SqlOptions | undefined): Promise<SqlResult> {
+  plane.writable();
+  const { at, onProgress, author, message } = sqlOptions(given);
   if (at !== undefined) throw invalid('sql() at picks the snapshot a SELECT reads; a statement that writes writes at the head — leave at out (AT clauses go on a SELECT)');
+  if (plane.pending === true && (author !== undefined || message !== undefined)) {
+    throw invalid('tx.sql() commits with its transaction: give author and message to catalog.transaction(fn, { author, message })');
+  }
+  const ctx = committing(plane, authorship({ author, message }));
   const r = await ctx.reader();
   const held = new StatementFiles(ctx.files, 'before-read');
   try {

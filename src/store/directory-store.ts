@@ -9,13 +9,28 @@ import { promisify } from 'node:util';
 import * as path from 'node:path';
 import { StrataError } from '../errors.js';
 import { makeDirs } from '../make-dirs.js';
+import { fileSystemProblem } from '../messages.js';
 import { StoreClock } from './store-clock.js';
 import { assertValidObjectKey, type ObjectInfo, type ObjectStore } from './object-store.js';
 
 const TMP_PREFIX = '.tmp-';
 
-function unavailable(op: string, key: string, e: unknown): StrataError {
-  return new StrataError('STORE_UNAVAILABLE', `directory store: ${op} ${JSON.stringify(key)} failed: ${(e as Error).message}`, {
+/**
+ * A failed operation as STORE_UNAVAILABLE naming it; where the file system said why (a read-only mount, a full
+ * disk, a permission), what to do about it in a store. Another StrataError (from makeDirs: a file in the way)
+ * already says both.
+ */
+function unavailable(op: string, key: string, given: unknown): StrataError {
+  const e = given instanceof StrataError && fileSystemProblem(given.cause) !== undefined ? given.cause : given;
+  if (e instanceof StrataError) return e;
+  const problem = fileSystemProblem(e);
+  const advice =
+    problem === undefined
+      ? ''
+      : (e as NodeJS.ErrnoException).code === 'EROFS'
+        ? ` (${problem}: a catalog that writes needs its store writable; to read this one, open it read-only — Catalog.open({ readOnly: true }), strata --read-only)`
+        : ` (${problem})`;
+  return new StrataError('STORE_UNAVAILABLE', `directory store: ${op} ${JSON.stringify(key)} failed: ${(e as Error).message}${advice}`, {
     cause: e,
   });
 }
@@ -78,6 +93,15 @@ export class DirectoryStore implements ObjectStore {
     readonly root: string,
     options: DirectoryStoreOptions = {},
   ) {
+    // A URL given for a path would become a directory named after its scheme (`s3:`), reported as the store.
+    const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(root);
+    if (scheme !== null) {
+      throw new StrataError(
+        'INVALID_ARGUMENT',
+        `the directory store's path ${JSON.stringify(root)} is a ${scheme[1]}:// URL, not a directory; ` +
+          (scheme[1]!.toLowerCase() === 's3' ? 'an S3 store is { s3: { bucket, prefix } }' : 'give the path of a directory'),
+      );
+    }
     this.root = path.resolve(root);
     this.localRoot = this.root;
     // PATH_MAX (4,096 with its NUL) less the root and its separator.
@@ -270,7 +294,9 @@ export class DirectoryStore implements ObjectStore {
       }
     };
     await visit(this.root);
-    if (!dryRun) for (const f of left) await fs.rm(f, { force: true });
+    if (!dryRun) {
+      for (const f of left) await fs.rm(f, { force: true }).catch((e: unknown) => Promise.reject(unavailable('sweep', path.relative(this.root, f), e)));
+    }
     return left.map((f) => path.relative(this.root, f).split(path.sep).join('/')).sort();
   }
 
@@ -279,9 +305,13 @@ export class DirectoryStore implements ObjectStore {
   }
 
   async readClock(): Promise<void> {
-    makeDirs(this.root);
-    // A temporary file: one a crash leaves behind is swept like any other.
-    fsSync.rmSync(await this.writeTemp(this.root, new Uint8Array(0)), { force: true });
+    try {
+      makeDirs(this.root);
+      // A temporary file: one a crash leaves behind is swept like any other.
+      fsSync.rmSync(await this.writeTemp(this.root, new Uint8Array(0)), { force: true });
+    } catch (e) {
+      throw unavailable('write a clock probe into', this.root, e);
+    }
   }
 
   async info(key: string): Promise<ObjectInfo | undefined> {

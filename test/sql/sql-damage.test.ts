@@ -95,4 +95,48 @@ describe('a damaged data file', () => {
     expect(v.violations.map((x) => x.object?.split('/').pop())).toEqual(expect.arrayContaining(['wrong-crc.parquet']));
     expect(v.violations.find((x) => x.object?.endsWith('wrong-crc.parquet'))!.message).toMatch(/CRC-32/);
   });
+
+  it('a damaged footer in a file registered without a CRC-32 is CORRUPT (naming the file where DuckDB does), never a mistake of the caller', { timeout: 240_000 }, async () => {
+    const dir = await tempDir();
+    const c = await openCatalog({ dir });
+    await c.sql('CREATE TABLE t (id BIGINT, s VARCHAR)');
+    await c.sql(`INSERT INTO t SELECT i, 'row ' || i FROM range(100) r(i)`);
+    const r = await c.reader();
+    const [f] = await r.dataFiles('main', 't');
+    await r.close();
+    const good = await readFile(path.join(dir, 'store', c.dataPath, f!.path));
+    // The footer: Thrift metadata, its 4-byte length, then PAR1. Without a CRC, only DuckDB can notice a flip.
+    const footer = good.length - 8 - good.readUInt32LE(good.length - 8);
+    const codes = new Map<string, number>();
+    for (let i = footer; i < good.length; i += 3) {
+      const bad = Buffer.from(good);
+      bad[i] = bad[i]! ^ 0x01;
+      const name = `flip-${i}.parquet`;
+      await writeFile(path.join(dir, 'store', c.dataPath, name), bad);
+      const table = `flip_${i}`;
+      await c.transaction(async (tx) => {
+        await tx.createTable('main', table, [{ name: 'id', type: 'int64' }, { name: 's', type: 'varchar' }]);
+        await tx.addDataFile('main', table, { path: name, recordCount: 100, fileSizeBytes: bad.length });
+      });
+      const got = await c.sql(`SELECT count(*), sum(id), max(s) FROM ${table}`).then(
+        () => 'answered',
+        (e: unknown) => (isStrataError(e) ? e.code : String(e)),
+      );
+      codes.set(got, (codes.get(got) ?? 0) + 1);
+    }
+    expect([...codes.keys()].filter((code) => code !== 'answered' && code !== 'CORRUPT')).toEqual([]);
+    expect(codes.get('CORRUPT')).toBeGreaterThan(10);
+    // The length of the footer and its first bytes: DuckDB names the file for one, not for the other.
+    for (const [at, named] of [[good.length - 6, true], [footer, false]] as const) {
+      const bad = Buffer.from(good);
+      bad[at] = bad[at]! ^ 0x01;
+      await writeFile(path.join(dir, 'store', c.dataPath, `flip-${at}.parquet`), bad);
+      const name = `at_${at}`;
+      await c.transaction(async (tx) => {
+        await tx.createTable('main', name, [{ name: 'id', type: 'int64' }, { name: 's', type: 'varchar' }]);
+        await tx.addDataFile('main', name, { path: `flip-${at}.parquet`, recordCount: 100, fileSizeBytes: bad.length });
+      });
+      await expectCode(c.sql(`SELECT count(*) FROM ${name}`), 'CORRUPT', named ? new RegExp(`flip-${at}\\.parquet cannot be decoded as Parquet`) : /^a data or delete file cannot be decoded as Parquet/);
+    }
+  });
 });

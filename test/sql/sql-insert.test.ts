@@ -160,4 +160,27 @@ describe('INSERT through catalog.sql', () => {
     await expectPointedAt(c.sql(statement), statement, 'amout', dir);
     expect((await c.snapshots()).length).toBe(3);
   });
+
+  it('a statement that writes commits with the author and message given (every kind of write); a SELECT and tx.sql refuse them', async () => {
+    const c = await people();
+    const meta = { author: 'etl', message: 'nightly load' };
+    const made = [
+      await c.sql(`INSERT INTO s.people (id, name) VALUES (1, 'Ada')`, meta),
+      await c.sql(`UPDATE s.people SET name = 'Ada L.' WHERE id = 1`, { author: 'dba' }),
+      await c.sql('ALTER TABLE s.people ADD COLUMN age INTEGER', { message: 'ages' }),
+      await c.sql('DELETE FROM s.people WHERE id = 1', meta),
+    ].map((r) => r.snapshot);
+    const history = new Map((await c.snapshots()).map((x) => [x.id, x]));
+    expect(made.map((id) => [history.get(id!)!.author, history.get(id!)!.message])).toEqual([
+      ['etl', 'nightly load'],
+      ['dba', 'UPDATE s.people'],
+      [null, 'ages'],
+      ['etl', 'nightly load'],
+    ]);
+    const before = await head(c);
+    await expectCode(c.sql('SELECT * FROM s.people', meta), 'INVALID_ARGUMENT', /a SELECT, which commits nothing/);
+    await expectCode(c.transaction((tx) => tx.sql(`INSERT INTO s.people (id, name) VALUES (2, 'Bo')`, meta).then(() => undefined)), 'INVALID_ARGUMENT', /catalog\.transaction\(fn, \{ author, message \}\)/);
+    await expectCode(c.sql(`INSERT INTO s.people (id, name) VALUES (2, 'Bo')`, { author: 7 } as never), 'INVALID_ARGUMENT', /author/);
+    expect(await head(c)).toBe(before);
+  });
 });

@@ -42,4 +42,12 @@ describe('sqlBatches', () => {
     expect([seen.at(-1), loading.at(-1)]).toEqual([100, 100]);
     await expect(c.sql('SELECT 1', { onProgress: 'yes' } as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
+
+  it('a result without rows is one empty batch that still names its columns', async () => {
+    const c = await openCatalog();
+    await c.sql('CREATE TABLE t (i BIGINT, s VARCHAR)');
+    const batches = [];
+    for await (const b of c.sqlBatches('SELECT * FROM t WHERE i > 0')) batches.push(b);
+    expect(batches.map((b) => [b.rows, b.columns])).toEqual([[[], [{ name: 'i', type: 'BIGINT' }, { name: 's', type: 'VARCHAR' }]]]);
+  });
 });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { isStrataError } from '../../src/errors.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { tempDir } from '../helpers.js';
+import { canMountReadOnly, whileReadOnly } from '../support/read-only-mount.js';
 import { objectStoreConformance } from './conformance.js';
 
 objectStoreConformance('directory', async () => new DirectoryStore(await tempDir()));
@@ -26,6 +27,13 @@ describe('DirectoryStore', () => {
     }
     expect(await readdir(root)).toEqual([]);
     for (const key of ['k', 'a/b.parquet', 'log/00000000000000000001', 'a.b/c..d']) expect(await s.putIfAbsent(key, new Uint8Array([1]))).toBe(true);
+  });
+
+  it('refuses a URL for its root (a directory named s3: is not an S3 store), before anything is made', () => {
+    for (const root of ['s3://bucket/p', 'S3://Bucket', 'file:///tmp/x']) {
+      expect(() => new DirectoryStore(root), root).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/URL, not a directory/) }));
+    }
+    expect(() => new DirectoryStore('s3://b/p')).toThrow(/an S3 store is \{ s3: \{ bucket, prefix \} \}/);
   });
 
   it('maps keys to files under its root', async () => {
@@ -59,5 +67,20 @@ describe('DirectoryStore directories', () => {
     expect(await readdir(root)).toEqual([]);
     expect(await s.putIfAbsent('a/b/c/3', new Uint8Array([3]))).toBe(true); // `s` still had a/b/c as made
     expect(await s.get('a/b/c/3')).toEqual(Buffer.from([3]));
+  });
+});
+
+describe.skipIf(!canMountReadOnly)('DirectoryStore on a read-only disk (skipped where this process may not mount)', () => {
+  it('reads; every write is STORE_UNAVAILABLE saying the disk is read-only and how to read the catalog on it', async () => {
+    const root = await tempDir();
+    const s = new DirectoryStore(root);
+    await s.putIfAbsent('log/1', new Uint8Array([1]));
+    await whileReadOnly(root, async () => {
+      expect(await s.get('log/1')).toEqual(Buffer.from([1]));
+      const refusals = [s.putIfAbsent('log/2', new Uint8Array([2])), s.replace('log/1', new Uint8Array([3])), s.readClock(), new DirectoryStore(path.join(root, 'new')).readClock()];
+      for (const refused of refusals) {
+        await expect(refused).rejects.toSatisfy((e) => isStrataError(e, 'STORE_UNAVAILABLE') && /read-only/.test((e as Error).message) && /readOnly: true/.test((e as Error).message));
+      }
+    });
   });
 });

@@ -1,13 +1,32 @@
 // Runs the `strata` command from source in a child process (as a user would), with its exit code and output.
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 
 const main = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+// By path, not by name: a child run in another directory would look for the name there.
+const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
-export async function runCli(...args: string[]): Promise<{ code: number | string; stdout: string; stderr: string }> {
+export interface CliResult {
+  code: number | string;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(...args: string[]): Promise<CliResult> {
+  return runCliWith({}, ...args);
+}
+
+/** The same, in another working directory or with more environment variables. */
+export async function runCliWith(options: { cwd?: string; env?: Record<string, string> }, ...args: string[]): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', main, ...args], { timeout: 60_000 });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', tsx, main, ...args], {
+      timeout: 60_000,
+      maxBuffer: 256 * 2 ** 20,
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      ...(options.env === undefined ? {} : { env: { ...process.env, ...options.env } }),
+    });
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string; killed?: boolean };
