@@ -214,14 +214,15 @@ export class Statement {
 }
 
 /**
- * A parsed tree as json_deserialize_sql takes it back: big numbers as their digits again, and a non-finite
- * double — which DuckDB prints bare (Infinity) but does not read back — as a cast of its text, which is what
- * `'Infinity'::DOUBLE` parses to and means the same.
+ * A parsed tree as json_deserialize_sql takes it back: big numbers as their digits again, and every DOUBLE or
+ * FLOAT literal as a cast of its text to its type. DuckDB prints a double literal as its digits (1e7 as
+ * 10000000.0, 1.5e0 as 1.5), which its parser reads back as a DECIMAL, or not at all (Infinity); the cast of
+ * the shortest text that round-trips is the same double, typed as it was.
  */
 export function deserializable(tree: unknown): string {
   walk(tree, (n) => {
-    const v = n.value as { type?: unknown; value?: unknown } | undefined;
-    if (n.class !== 'CONSTANT' || typeof v?.value !== 'string' || !/^__strata_big__:(-?Infinity|NaN)$/.test(v.value)) return;
+    const v = n.value as { type?: { id?: unknown }; is_null?: boolean; value?: unknown } | undefined;
+    if (n.class !== 'CONSTANT' || v === undefined || v.is_null === true || (v.type?.id !== 'DOUBLE' && v.type?.id !== 'FLOAT')) return;
     const text = bigText(v.value);
     const { query_location: at } = n;
     for (const k of Object.keys(n)) if (k !== 'alias') delete n[k];

@@ -218,10 +218,15 @@ describe('SQL over any snapshot', () => {
     }
   });
 
-  it('a number JSON cannot carry (1e400 is Infinity) in a SELECT, a WHERE and an INSERT', async () => {
+  it('numbers JSON does not carry as DuckDB wrote them (1e400 is Infinity, 1e7 a whole double) in a SELECT, a WHERE and an INSERT', async () => {
     const c = await openCatalog();
     await c.sql('CREATE TABLE t (x DOUBLE)');
     expect((await c.sql('SELECT 1e400 AS big, -1e400 AS small')).rows).toEqual([{ big: Infinity, small: -Infinity }]);
+    // A double literal stays a double: 1e7 came back to DuckDB's parser as an integer and was refused, 1.5e0
+    // as the DECIMAL 1.5.
+    const doubles = await c.sql('SELECT 1e7 AS d, 1.0e7::FLOAT AS f, -3e0 AS n, 1.5e0 AS h, 0.1e0 + 0.2e0 AS s');
+    expect(doubles.rows).toEqual([{ d: 1e7, f: 1e7, n: -3, h: 1.5, s: 0.1 + 0.2 }]);
+    expect(doubles.columns.map((x) => x.type)).toEqual(['DOUBLE', 'FLOAT', 'DOUBLE', 'DOUBLE', 'DOUBLE']);
     await c.sql('INSERT INTO t VALUES (1e400), (1.5)');
     expect((await c.sql('SELECT x FROM t WHERE x < 1e400')).rows).toEqual([{ x: 1.5 }]);
     expect((await c.sql('SELECT count(*) AS n FROM t WHERE x = 1e400')).rows).toEqual([{ n: 1n }]);
