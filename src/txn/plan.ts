@@ -20,6 +20,7 @@ import { quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
 import { type Change, type ChangeKind, classify } from './change.js';
+import { assertFreshIds } from './fresh-ids.js';
 import type { PendingState } from './pending.js';
 
 export interface CommitMeta {
@@ -251,6 +252,7 @@ export async function planCommit(
   time: number,
 ): Promise<Plan> {
   const at = snapshotId(state.base + 1);
+  await assertFreshIds(view, state);
   const g = new Gathered(view, state, at);
   if (state.schemas.size > 0) await planSchemas(g);
   if (state.tables.size > 0) await planRelations(g, 'table', tableEntity as (id: CatalogId) => Entity<TableRow | ViewRow>, state.tables);
