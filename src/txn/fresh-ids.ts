@@ -66,26 +66,34 @@ function fileProbes(state: PendingState): (Probe & { prefix: Key })[] {
   return out;
 }
 
-const behind = (what: string, id: number, holder: string) =>
-  new StrataError(
+/**
+ * A new object's id held already: the store's counters are behind (CORRUPT), or, in an import, the lake gives
+ * one id to two objects (the lake is the argument).
+ */
+function taken(state: PendingState, what: string, id: number, holder: string): StrataError {
+  if (state.importedAs !== undefined) {
+    return new StrataError('INVALID_ARGUMENT', `the lake's ${what} ${id} at snapshot ${state.importedAs}: ${holder} holds that id already; an id names one object for good`);
+  }
+  return new StrataError(
     'CORRUPT',
     `a new ${what} would get ${what} id ${id}, which ${holder} already holds: the catalog's id counters are behind the ids in use ` +
       '(its store was damaged or written by a faulty writer); nothing was committed — `strata verify` reports the counters ' +
       '(counters-above-every-id); restore the store from a copy taken before the damage',
   );
+}
 
 /**
- * Throws CORRUPT naming the first new object of `state` whose id another object holds in `view`. Catalog
+ * Throws (see taken) naming the first new object of `state` whose id another object holds in `view`. Catalog
  * objects are looked up as groups, which the version cache answers without a read once their kind was read
  * whole; files by one iterator for the commit.
  */
 export async function assertFreshIds(view: ReadView, state: PendingState): Promise<void> {
-  for (const p of catalogProbes(state)) if ((await view.group(p.group)).length > 0) throw behind(p.what, p.id, p.holder);
+  for (const p of catalogProbes(state)) if ((await view.group(p.group)).length > 0) throw taken(state, p.what, p.id, p.holder);
   const files = fileProbes(state);
   if (files.length === 0) return;
   const held = await view.anyUnder(files.map((p) => p.prefix), () => true);
   const hit = files[held.indexOf(true)];
-  if (hit !== undefined) throw behind(hit.what, hit.id, hit.holder);
+  if (hit !== undefined) throw taken(state, hit.what, hit.id, hit.holder);
 }
 
 /** Throws CORRUPT when a data file holds an id at or above `from`, where a writer is about to claim a block of file ids. */

@@ -87,6 +87,8 @@ export interface PendingState {
   takenFileIds: ReadonlySet<FileId>;
   /** Commit a snapshot even if nothing changed: an imported lake's snapshot keeps its id. */
   keepEmptySnapshot: boolean;
+  /** An imported lake's snapshot id, which the commit takes instead of the next one (imported.ts). */
+  importedAs: SnapshotId | undefined;
 }
 
 export const notFound = (message: string) => new StrataError('NOT_FOUND', message);
@@ -119,6 +121,7 @@ export class PendingCatalog {
   private readonly newCatalogIds = new Set<CatalogId>();
   private readonly takenFileIds = new Set<FileId>();
   keepEmptySnapshot = false;
+  importedAs: SnapshotId | undefined;
   /** Relations given a name by this transaction, by (schema, name); see renamed(). */
   private readonly named = new Map<string, { kind: RelationKind; id: CatalogId }>();
   private nextCatalogId: number;
@@ -221,6 +224,7 @@ export class PendingCatalog {
       newCatalogIds: this.newCatalogIds,
       takenFileIds: this.takenFileIds,
       keepEmptySnapshot: this.keepEmptySnapshot,
+      importedAs: this.importedAs,
     };
   }
 

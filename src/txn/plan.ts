@@ -251,7 +251,8 @@ export async function planCommit(
   meta: CommitMeta,
   time: number,
 ): Promise<Plan> {
-  const at = snapshotId(state.base + 1);
+  // An imported lake's snapshot keeps its id; ids it does not hold stay unused (SNAPSHOT_NOT_FOUND, as in the lake).
+  const at = state.importedAs ?? snapshotId(state.base + 1);
   await assertFreshIds(view, state);
   const g = new Gathered(view, state, at);
   if (state.schemas.size > 0) await planSchemas(g);
