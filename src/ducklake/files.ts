@@ -33,7 +33,9 @@ const asDir = (p: string) => (p.endsWith('/') ? p : `${p}/`);
  * '/', no scheme, no '.' or '..' segment, one the store can address): a file outside the data path is
  * refused, since Strata keeps its files under its own.
  */
-export function relativePaths(lake: Lake, dataPath: string, maxPathBytes: number): (row: LakeDataFile | LakeDeleteFile, what: string) => string {
+export type RelativePath = (row: LakeDataFile | LakeDeleteFile, what: string) => string;
+
+export function relativePaths(lake: Lake, dataPath: string, maxPathBytes: number): RelativePath {
   const versionAt = <T extends { id: number; begin: number; end: number | null }>(rows: readonly T[], id: number, at: number) =>
     rows.find((r) => r.id === id && r.begin <= at && (r.end === null || r.end > at));
   const under = (p: LakePath | null, base: string) => (p === null ? base : p.relative ? base + p.path : p.path);

@@ -93,11 +93,12 @@ export async function importDuckLake(file: string, opts: ImportOptions): Promise
     ]);
     await doing(file, 'its files', () => placeFiles(named, stage.store, key, copyFiles ? dataPath : undefined, placement));
     let nextFileId = Math.max(0, ...lake.snapshots.map((s) => s.nextFileId), ...lake.dataFiles.map((f) => f.id + 1), ...lake.deleteFiles.map((d) => d.id + 1));
-    const extra = await doing(file, 'its inlined rows', () => inlinedFiles(lake, { store: stage.store, dataPath: key, nextFileId: () => nextFileId++, created: placement.created }));
+    const inlined = await doing(file, 'its inlined rows', () => inlinedFiles(lake, { store: stage.store, dataPath: key, nextFileId: () => nextFileId++, created: placement.created }, rel));
+    const extra = inlined.extra;
     const stats = new Map<number, ReturnType<FileFacts['stats']>>();
     for (const { dataFileId, ...s } of lake.fileStats) (stats.get(dataFileId) ?? stats.set(dataFileId, []).get(dataFileId)!).push({ ...s, columnId: s.columnId as ColumnId });
     const facts: FileFacts = { rel, crc: (id) => lake.crcs.get(id) ?? null, stats: (id) => stats.get(id) ?? [] };
-    const planned = await doing(file, 'its snapshots', async () => plannedSnapshots(lake, facts, extra));
+    const planned = await doing(file, 'its snapshots', async () => plannedSnapshots(inlined.lake, facts, extra));
     const c = catalog;
     const options = [...lake.metadata].filter(([k]) => !RESERVED_KEYS.has(k));
     if (options.length > 0) await doing(file, 'ducklake_metadata', () => c.transaction(async (tx) => { for (const [k, v] of options) await tx.setOption(k, v); }));

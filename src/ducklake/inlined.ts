@@ -4,51 +4,40 @@
 // through write-files.ts as every insert is written, carrying the rows' ids — registered at the insert's
 // snapshot; a later snapshot that deletes some of them adds a positional delete file (cumulative, as DELETE
 // writes one), and the one that deletes the last of them, or drops the table, ends the file. A reader then
-// counts, at every snapshot, the rows DuckLake would.
+// counts, at every snapshot, the rows DuckLake would. Deletes DuckLake keeps inline against a data file are
+// folded into its delete files (inlined-deletes.ts).
 import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { columnType, nestedType } from '../../keys/column-types.js';
-import { type CatalogId, type ColumnId, type FileId, snapshotId } from '../../keys/ids.js';
+import type { CatalogId, FileId } from '../../keys/ids.js';
 import { StrataError } from '../errors.js';
-import type { ColumnInfo, TableInfo } from '../read/records.js';
+import type { ColumnInfo } from '../read/records.js';
 import { duckType } from '../sql/duck-types.js';
 import { Engine, run } from '../sql/engine.js';
 import type { PlaneContext } from '../sql/query.js';
-import { ident, literal } from '../sql/sql-text.js';
+import { ident } from '../sql/sql-text.js';
 import { ROW_ID_COLUMN } from '../sql/table-scan.js';
-import { DEFAULT_TARGET_FILE_SIZE, newFilePath, storeFile, writeDataFiles } from '../sql/write-files.js';
-import type { ObjectStore } from '../store/object-store.js';
+import { DEFAULT_TARGET_FILE_SIZE, type newFilePath, writeDataFiles } from '../sql/write-files.js';
 import type { ExtraFiles } from './deltas.js';
+import type { RelativePath } from './files.js';
+import { inlinedDeletes } from './inlined-deletes.js';
 import type { Lake, LakeInlinedTable } from './lake.js';
+import { type InlinedTarget, refuse, tableAt, writeDeleteFile } from './written-files.js';
 
-/** Where the written files go, and the next file id the import may give one. */
-export interface InlinedTarget {
-  store: ObjectStore;
-  dataPath: string;
-  nextFileId: () => number;
-  /** Every object written, as it is written: a failed import deletes them. */
-  created: string[];
-}
-
-const live = <T extends { begin: number; end: number | null }>(v: T, at: number) => v.begin <= at && (v.end === null || v.end > at);
-
-/** The rows of every inlined table as data and delete files, at the snapshots they belong to. */
-export async function inlinedFiles(lake: Lake, target: InlinedTarget): Promise<ExtraFiles[]> {
-  if (lake.inlinedDeletes.length > 0) {
-    const d = lake.inlinedDeletes[0]!;
-    throw new StrataError('INVALID_ARGUMENT', `ducklake_inlined_delete_${d.tableId} holds rows deleted from data files without a delete file (data file ${d.dataFileId}, position ${d.position}, at snapshot ${d.begin}); this import does not read those yet — flush them to delete files with DuckLake first`);
-  }
+/**
+ * The rows of every inlined table as data and delete files, at the snapshots they belong to, and the deletes
+ * kept inline against data files as delete files (inlined-deletes.ts): the lake with those folded in (its
+ * delete files they replace left out), and the files the import wrote.
+ */
+export async function inlinedFiles(lake: Lake, target: InlinedTarget, rel: RelativePath): Promise<{ lake: Lake; extra: ExtraFiles[] }> {
   const inserts = lake.inlined.flatMap((t) => insertsOf(t));
-  if (inserts.length === 0) return [];
+  if (inserts.length === 0 && lake.inlinedDeletes.length === 0) return { lake, extra: [] };
   const engine = new Engine();
   try {
     return await engine.withConnection(async (c) => {
       const out: ExtraFiles[] = [];
       for (const insert of inserts) out.push(...(await writeInsert(c, lake, target, insert)));
-      return out;
+      const folded = await inlinedDeletes(c, lake, target, rel);
+      return { lake: folded.lake, extra: [...out, ...folded.extra] };
     });
   } finally {
     await engine.close();
@@ -66,28 +55,6 @@ function insertsOf(t: LakeInlinedTable): Insert[] {
   const by = new Map<number, LakeInlinedTable['rows']>();
   for (const r of t.rows) (by.get(r.begin) ?? by.set(r.begin, []).get(r.begin)!).push(r);
   return [...by].sort((a, b) => a[0] - b[0]).map(([begin, rows]) => ({ table: t, begin, rows: rows.sort((a, b) => a.rowId - b.rowId) }));
-}
-
-const refuse = (t: LakeInlinedTable, problem: string) => new StrataError('INVALID_ARGUMENT', `${t.name} (the inlined rows of table ${t.tableId}): ${problem}`);
-
-/** The table as it was at snapshot `at`: its name, its schema's, and its columns as trees (write-files needs them). */
-function tableAt(lake: Lake, t: LakeInlinedTable, at: number): { schema: string; info: TableInfo } {
-  const table = lake.tables.find((x) => x.id === t.tableId && live(x, at));
-  if (table === undefined) throw refuse(t, `rows are inserted at snapshot ${at}, where table ${t.tableId} does not exist`);
-  const schema = lake.schemas.find((x) => x.id === table.schemaId && live(x, at));
-  if (schema === undefined) throw refuse(t, `table ${t.tableId} is in schema ${table.schemaId}, which does not exist at snapshot ${at}`);
-  const cols = lake.columns.filter((c) => c.tableId === t.tableId && live(c, at));
-  const tree = (parent: number | null): ColumnInfo[] =>
-    cols
-      .filter((c) => c.parent === parent)
-      .sort((a, b) => a.order - b.order)
-      .map((c) => {
-        const type = nestedType(c.type) ?? columnType(c.type);
-        if (type === undefined) throw refuse(t, `column ${JSON.stringify(c.name)} has type ${JSON.stringify(c.type)}, which Strata does not know`);
-        const children = tree(c.id);
-        return { id: c.id as ColumnId, name: c.name, type, order: c.order, nullsAllowed: c.nullsAllowed, defaultValue: null, ...(children.length > 0 ? { children } : {}) };
-      });
-  return { schema: schema.name, info: { id: t.tableId as CatalogId, name: table.name, schemaId: table.schemaId as CatalogId, uuid: table.uuid, beginSnapshot: snapshotId(table.begin), columns: tree(null) } };
 }
 
 /** The snapshot the table is dropped at after `from` (a version ends with none beginning there), if it is. */
@@ -112,9 +79,9 @@ async function writeInsert(c: DuckDBConnection, lake: Lake, target: InlinedTarge
   for (const name of t.columns) if (!top.some((col) => col.name === name)) throw refuse(t, `its column ${JSON.stringify(name)} is not a column of table ${t.tableId} at snapshot ${begin}, where its rows are inserted`);
   const source = `__strata_inlined_${randomUUID().replaceAll('-', '')}`;
   const blob = (col: ColumnInfo) => col.type === 'blob';
-  await run(() => c.run(`CREATE TEMP TABLE ${source} (rid BIGINT, ${top.map((col, i) => `c${i} ${blob(col) ? 'BLOB' : 'VARCHAR'}`).join(', ')})`));
+  await run(() => c.run(`CREATE TABLE ${source} (rid BIGINT, ${top.map((col, i) => `c${i} ${blob(col) ? 'BLOB' : 'VARCHAR'}`).join(', ')})`));
   try {
-    const appender = await c.createAppender(source, 'temp');
+    const appender = await c.createAppender(source);
     for (const r of rows) {
       appender.appendBigInt(BigInt(r.rowId));
       top.forEach((col) => {
@@ -139,7 +106,7 @@ async function writeInsert(c: DuckDBConnection, lake: Lake, target: InlinedTarge
     if (specs.length !== 1) throw refuse(t, `the rows inserted at snapshot ${begin} made ${specs.length} files; one was expected`);
     return await lifeOfFile(c, lake, target, { t, tableId: info.id, begin, rows, spec: specs[0]!, to });
   } finally {
-    await run(() => c.run(`DROP TABLE IF EXISTS temp.${source}`));
+    await run(() => c.run(`DROP TABLE IF EXISTS ${source}`));
   }
 }
 
@@ -169,24 +136,9 @@ async function lifeOfFile(
       break;
     }
     const id = target.nextFileId() as FileId;
-    const written = await deleteFile(c, target, f.to, f.spec.path, positions);
+    const written = await writeDeleteFile(c, target, f.to, f.spec.path, positions);
     out.push({ at: e, dataFiles: [], deleteFiles: [...ending, { tableId: f.tableId, id, ends: false, next: { dataFileId: fileId, ...written, deleteCount: positions.length }, recordOnly: false }] });
     previous = id;
   }
   return out;
 }
-
-/** A positional delete file of `dataPath` (its path under the data path), as DELETE writes one: file_path and pos. */
-async function deleteFile(c: DuckDBConnection, target: InlinedTarget, to: Parameters<typeof newFilePath>[0], dataPath: string, positions: readonly number[]) {
-  const local = path.join(tmpdir(), `strata-import-delete-${randomUUID()}.parquet`);
-  try {
-    await run(() => c.run(`COPY (SELECT ${literal(dataPath)} AS file_path, pos::BIGINT AS pos FROM (VALUES ${positions.map((p) => `(${p})`).join(', ')}) t(pos) ORDER BY pos) TO ${literal(local)} (FORMAT parquet)`));
-    const rel = newFilePath(to, '-deletes');
-    const stored = await storeFile({ store: target.store, dataPath: target.dataPath } as PlaneContext, local, rel);
-    target.created.push(`${target.dataPath}${rel}`);
-    return { path: rel, ...stored };
-  } finally {
-    await rm(local, { force: true });
-  }
-}
-
