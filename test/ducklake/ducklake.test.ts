@@ -72,6 +72,13 @@ describe('DuckLake export and import', () => {
         expect(info.map((i) => [i.name, i.type, i.notnull === 1, i.pk === 1]), table).toEqual(columns);
       }
       expect(db.prepare(`SELECT value FROM ducklake_metadata WHERE key = 'data_path'`).get()).toEqual({ value: c.dataFileLocation('x').slice(0, -1) });
+      // Filled as DuckLake fills them: every default a typed literal ('NULL' for none), no file partial,
+      // mapped, encrypted or partitioned.
+      expect(db.prepare(`SELECT DISTINCT default_value, default_value_type, default_value_dialect FROM ducklake_column`).all()).toEqual([{ default_value: 'NULL', default_value_type: 'literal', default_value_dialect: 'duckdb' }]);
+      for (const t of ['ducklake_data_file', 'ducklake_delete_file']) {
+        expect(db.prepare(`SELECT count(*) AS n FROM ${t} WHERE partial_max IS NOT NULL OR encryption_key IS NOT NULL`).get(), t).toEqual({ n: 0 });
+      }
+      expect(db.prepare('SELECT count(*) AS n FROM ducklake_data_file WHERE mapping_id IS NOT NULL OR partition_id IS NOT NULL').get()).toEqual({ n: 0 });
 
       // The specification's queries (Queries: snapshot, schemas, tables, columns, data files) at every snapshot.
       const visible = 'begin_snapshot <= @s AND (end_snapshot IS NULL OR end_snapshot > @s)';

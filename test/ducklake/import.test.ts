@@ -195,6 +195,12 @@ describe('snapshot ids: the lake keeps them, and so does the import, gaps and al
       const missing = await imported.reader({ snapshot: K + 5 }).catch((e: unknown) => e);
       expect(missing).toMatchObject({ code: 'SNAPSHOT_NOT_FOUND', nearest: [K - 1, K + G] });
       expect((await imported.verify({ files: true })).violations).toEqual([]);
+      // Exported again, the lake keeps its ids (the export walks the ids that exist), and imports again.
+      const again = path.join(lake.root, `again-${++targets}.sqlite`);
+      expect((await imported.exportDuckLake(again)).head).toBe(report!.head);
+      const second = await outcome(again, { dir: target(), copyFiles: true });
+      expect(second.error).toBeUndefined();
+      expect(second.report!.head).toBe(report!.head);
       // New commits go on from the lake's newest id.
       const { snapshot } = await imported.transaction((tx) => tx.createSchema('after'));
       expect(snapshot).toBe(report!.head + 1);
