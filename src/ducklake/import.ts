@@ -8,6 +8,7 @@ import { type Catalog as CatalogType, Catalog, type OpenOptions } from '../catal
 import type { ColumnId } from '../../keys/ids.js';
 import { StrataError } from '../errors.js';
 import type { CommitMeta } from '../txn/plan.js';
+import { type Contents, checkContents } from './contents.js';
 import { checkReadable, type FileFacts, plannedSnapshots } from './deltas.js';
 import { type NamedFile, type Placement, placeFiles, relativePaths } from './files.js';
 import { inlinedFiles } from './inlined.js';
@@ -92,6 +93,17 @@ export async function importDuckLake(file: string, opts: ImportOptions): Promise
       ...lake.deleteFiles.map((d) => ({ rel: rel(d, `delete file ${d.id}`), fileSizeBytes: d.fileSizeBytes, contentCrc32: lake.crcs.get(d.id) ?? null, parquet: true, row: `delete file ${d.id}` })),
     ]);
     await doing(file, 'its files', () => placeFiles(named, stage.store, key, copyFiles ? dataPath : undefined, placement));
+    const records = new Map(lake.dataFiles.map((f) => [f.id, f.recordCount]));
+    await doing(file, 'its files', () =>
+      checkContents(
+        [
+          ...lake.dataFiles.map((f): Contents => ({ rel: rel(f, `data file ${f.id}`), row: `data file ${f.id}`, kind: 'data', recordCount: f.recordCount })),
+          ...lake.deleteFiles.map((d): Contents => ({ rel: rel(d, `delete file ${d.id}`), row: `delete file ${d.id}`, kind: 'delete', deleteCount: d.deleteCount, dataRecords: records.get(d.dataFileId) })),
+        ],
+        stage.store,
+        key,
+      ),
+    );
     let nextFileId = Math.max(0, ...lake.snapshots.map((s) => s.nextFileId), ...lake.dataFiles.map((f) => f.id + 1), ...lake.deleteFiles.map((d) => d.id + 1));
     const inlined = await doing(file, 'its inlined rows', () => inlinedFiles(lake, { store: stage.store, dataPath: key, nextFileId: () => nextFileId++, created: placement.created }, rel));
     const extra = inlined.extra;
