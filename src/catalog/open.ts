@@ -160,7 +160,7 @@ function normaliseDataPath(p: string | undefined): string {
   return `${trimmed}/`;
 }
 
-const OPEN_OPTIONS: readonly (keyof OpenOptions)[] = [
+export const OPEN_OPTIONS: readonly (keyof OpenOptions)[] = [
   'dir',
   'store',
   'clock',

@@ -6,6 +6,8 @@
 // a lake that fails anywhere leaves nothing — no catalog, no directory, no object in the store.
 import { type Catalog as CatalogType, Catalog, type OpenOptions } from '../catalog/catalog.js';
 import type { ColumnId } from '../../keys/ids.js';
+import { options } from '../arguments.js';
+import { OPEN_OPTIONS } from '../catalog/open.js';
 import { StrataError } from '../errors.js';
 import type { CommitMeta } from '../txn/plan.js';
 import { type Contents, checkContents } from './contents.js';
@@ -74,9 +76,10 @@ async function doing<T>(file: string, what: string, fn: () => Promise<T>): Promi
  * and verified, or nothing at all.
  */
 export async function importDuckLake(file: string, opts: ImportOptions): Promise<ImportReport> {
-  const { copyFiles = false, ...open } = opts ?? ({} as ImportOptions);
+  const { copyFiles = false, ...open } = options('importDuckLake()', opts, [...OPEN_OPTIONS, 'copyFiles']);
   if (typeof copyFiles !== 'boolean') throw new StrataError('INVALID_ARGUMENT', 'copyFiles must be a boolean');
   if (open.readOnly === true || open.create === false) throw new StrataError('INVALID_ARGUMENT', 'an import creates a catalog: it cannot be readOnly or create: false');
+  if (typeof open.dir !== 'string' || open.dir === '') throw new StrataError('INVALID_ARGUMENT', 'importDuckLake needs { dir }: the local directory for the new catalog\'s index');
   const lake = readLake(file);
   const dataPath = checkLake(lake);
   const stage = await Stage.create(open);
@@ -85,7 +88,7 @@ export async function importDuckLake(file: string, opts: ImportOptions): Promise
   try {
     const first = [...lake.snapshots].sort((a, b) => a.id - b.id)[0]!;
     let now = first.time;
-    catalog = await Catalog.open({ ...stage.stagingOptions(open), clock: () => now, ...(open.maxClockSkewMs === undefined ? {} : { maxClockSkewMs: open.maxClockSkewMs }) });
+    catalog = await Catalog.open({ ...stage.stagingOptions(open), clock: () => now });
     const key = catalog.dataPath;
     const rel = relativePaths(lake, dataPath, stage.store.maxKeyBytes - Buffer.byteLength(key));
     const named: NamedFile[] = await doing(file, 'its files', async () => [

@@ -50,10 +50,15 @@ interface Insert {
   rows: LakeInlinedTable['rows'];
 }
 
-/** An inlined table's rows by the snapshot that inserted them, each insert in row id order. */
+/** An inlined table's rows by the snapshot that inserted them, each insert in row id order; a row id names one row. */
 function insertsOf(t: LakeInlinedTable): Insert[] {
   const by = new Map<number, LakeInlinedTable['rows']>();
-  for (const r of t.rows) (by.get(r.begin) ?? by.set(r.begin, []).get(r.begin)!).push(r);
+  const ids = new Set<number>();
+  for (const r of t.rows) {
+    if (ids.has(r.rowId)) throw refuse(t, `row id ${r.rowId} names two rows`);
+    ids.add(r.rowId);
+    (by.get(r.begin) ?? by.set(r.begin, []).get(r.begin)!).push(r);
+  }
   return [...by].sort((a, b) => a[0] - b[0]).map(([begin, rows]) => ({ table: t, begin, rows: rows.sort((a, b) => a.rowId - b.rowId) }));
 }
 

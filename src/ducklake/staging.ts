@@ -118,12 +118,16 @@ export class Stage {
     }
   }
 
-  /** How to open the catalog the import builds: the staging directories, the target's layout, no syncs. */
+  /**
+   * How to open the catalog the import builds: the caller's options (its limits, its data path, its clock's
+   * bound) but in the staging directories, with the target's layout, no syncs and no automatic checkpoints.
+   */
   stagingOptions(opts: OpenOptions): OpenOptions {
+    const { exclusiveWriter: _exclusive, followIntervalMs: _follow, durability: _durability, clock: _clock, ...kept } = opts;
     return {
-      ...(opts.dataPath === undefined ? {} : { dataPath: opts.dataPath }),
+      ...kept,
       // Another store's log is objects (S3's is), whatever a local directory would default to.
-      ...(this.local === undefined ? { logLayout: 'objects' } : opts.logLayout === undefined ? {} : { logLayout: opts.logLayout }),
+      ...(this.local === undefined ? { logLayout: 'objects' } : {}),
       dir: this.stagingDir,
       store: { path: this.stagingStore },
       durability: 'relaxed',

@@ -35,7 +35,7 @@ export function sqlBool(v: unknown): boolean | null {
   if (v === null || v === undefined) return null;
   if (v === 1 || v === 1n || v === true || v === 'true' || v === '1') return true;
   if (v === 0 || v === 0n || v === false || v === 'false' || v === '0') return false;
-  throw new StrataError('INVALID_ARGUMENT', `${JSON.stringify(v)} is not a boolean`);
+  throw new StrataError('INVALID_ARGUMENT', `${typeof v === 'string' ? JSON.stringify(v) : String(v)} is not a boolean`);
 }
 
 /**

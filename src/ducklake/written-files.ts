@@ -6,7 +6,6 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { columnType, nestedType } from '../../keys/column-types.js';
 import { type CatalogId, type ColumnId, snapshotId } from '../../keys/ids.js';
 import { StrataError } from '../errors.js';
 import type { ColumnInfo, TableInfo } from '../read/records.js';
@@ -15,6 +14,7 @@ import type { PlaneContext } from '../sql/query.js';
 import { literal } from '../sql/sql-text.js';
 import { newFilePath, storeFile } from '../sql/write-files.js';
 import type { ObjectStore } from '../store/object-store.js';
+import { columnTrees, type IdTree } from '../txn/column-specs.js';
 import type { Lake, LakeInlinedTable } from './lake.js';
 
 /** Where the written files go, and the next file id the import may give one. */
@@ -37,17 +37,15 @@ export function tableAt(lake: Lake, t: Pick<LakeInlinedTable, 'name' | 'tableId'
   const schema = lake.schemas.find((x) => x.id === table.schemaId && live(x, at));
   if (schema === undefined) throw refuse(t, `table ${t.tableId} is in schema ${table.schemaId}, which does not exist at snapshot ${at}`);
   const cols = lake.columns.filter((c) => c.tableId === t.tableId && live(c, at));
-  const tree = (parent: number | null): ColumnInfo[] =>
-    cols
-      .filter((c) => c.parent === parent)
-      .sort((a, b) => a.order - b.order)
-      .map((c) => {
-        const type = nestedType(c.type) ?? columnType(c.type);
-        if (type === undefined) throw refuse(t, `column ${JSON.stringify(c.name)} has type ${JSON.stringify(c.type)}, which Strata does not know`);
-        const children = tree(c.id);
-        return { id: c.id as ColumnId, name: c.name, type, order: c.order, nullsAllowed: c.nullsAllowed, defaultValue: null, ...(children.length > 0 ? { children } : {}) };
-      });
-  return { schema: schema.name, info: { id: t.tableId as CatalogId, name: table.name, schemaId: table.schemaId as CatalogId, uuid: table.uuid, beginSnapshot: snapshotId(table.begin), columns: tree(null) } };
+  // Checked as createTable checks columns (and as the import checks them again where they are applied).
+  let trees: IdTree[];
+  try {
+    trees = columnTrees(cols.map((c) => ({ id: c.id, parentColumn: c.parent, order: c.order, name: c.name, type: c.type, nullsAllowed: c.nullsAllowed, defaultValue: null })));
+  } catch (e) {
+    throw e instanceof StrataError ? refuse(t, `table ${t.tableId} at snapshot ${at}: ${e.message}`) : e;
+  }
+  const info = (x: IdTree): ColumnInfo => ({ id: x.id as ColumnId, name: x.row.name, type: x.row.type, order: x.row.order, nullsAllowed: x.row.nullsAllowed, defaultValue: null, ...(x.children.length > 0 ? { children: x.children.map(info) } : {}) });
+  return { schema: schema.name, info: { id: t.tableId as CatalogId, name: table.name, schemaId: table.schemaId as CatalogId, uuid: table.uuid, beginSnapshot: snapshotId(table.begin), columns: trees.map(info) } };
 }
 
 /** A positional delete file of `dataPath` (its path under the data path), as DELETE writes one: file_path and pos. */

@@ -17,7 +17,7 @@ import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
 import { dataFile, deleteFile } from '../read/file-listing.js';
 import type { Change, Row } from './change.js';
-import { type ColumnSpec, columnTree } from './column-specs.js';
+import { columnTrees } from './column-specs.js';
 import { type FileChange, invalid, type PendingCatalog } from './pending.js';
 import { checkDeleteCount, checkedColumnStats, checkedDataFile, checkedDeleteFile, type DataFileSpec, type DeleteFileSpec } from './file-specs.js';
 
@@ -176,11 +176,7 @@ async function applyColumn(p: PendingCatalog, at: SnapshotId, c: ImportedSnapsho
   cols.nextId = Math.max(cols.nextId, c.id + 1);
 }
 
-/**
- * A table's columns after the snapshot: a live table's form trees from its top-level columns, each what
- * createTable takes (columnTree: names, types, a list's `element`, a map's `key` and `value`), with no name
- * used twice and one column at least; a dropped table keeps no live column.
- */
+/** A table's columns after the snapshot: a live table's are what createTable takes (columnTrees); a dropped table keeps none live. */
 async function columnsStand(p: PendingCatalog, tableId: CatalogId): Promise<void> {
   const table = (await p.loadTable(tableId)).next;
   const cols = await p.loadColumns(tableId);
@@ -189,35 +185,7 @@ async function columnsStand(p: PendingCatalog, tableId: CatalogId): Promise<void
     if (live.length > 0) throw invalid(`it does not exist here, but its column ${quote(live[0]![1].next.name)} (id ${live[0]![0]}) is live`);
     return;
   }
-  const children = new Map<ColumnId | null, [ColumnId, Row<ColumnRow>][]>();
-  for (const [id, c] of live) (children.get(c.next.parentColumn) ?? children.set(c.next.parentColumn, []).get(c.next.parentColumn)!).push([id, c.next]);
-  let placed = 0;
-  const spec = ([id, row]: [ColumnId, Row<ColumnRow>]): ColumnSpec => {
-    placed++;
-    const kids = (children.get(id) ?? []).sort((a, b) => a[1].order - b[1].order);
-    return { name: row.name, type: row.type, nullable: row.nullsAllowed, default: row.defaultValue, ...(kids.length > 0 ? { children: kids.map(spec) } : {}) };
-  };
-  const top = (children.get(null) ?? []).sort((a, b) => a[1].order - b[1].order);
-  if (top.length === 0) throw invalid('it has no live column; a table has one at least');
-  const trees = top.map(spec).map((c, i) => columnTree(c, i + 1));
-  const names = trees.map((t) => t.row.name);
-  const twice = names.find((n, i) => names.indexOf(n) !== i);
-  if (twice !== undefined) throw invalid(`it names column ${quote(twice)} twice`);
-  if (placed < live.length) {
-    const [id, c] = live.find(([, x]) => x.next.parentColumn !== null && !placedUnder(x.next.parentColumn, live))!;
-    throw invalid(`its column ${quote(c.next.name)} (id ${id}) has parent column ${c.next.parentColumn}, which is not a live column of the table (or its parents go round in a cycle)`);
-  }
-}
-
-/** Whether column `id` is live and reaches a top-level column through live parents. */
-function placedUnder(id: ColumnId, live: readonly [ColumnId, { next: Row<ColumnRow> }][]): boolean {
-  const parent = new Map(live.map(([i, c]) => [i, c.next.parentColumn]));
-  const seen = new Set<ColumnId>();
-  for (let at: ColumnId | null | undefined = id; at !== null; at = parent.get(at)) {
-    if (at === undefined || seen.has(at)) return false;
-    seen.add(at);
-  }
-  return true;
+  columnTrees(live.map(([id, c]) => ({ id, ...c.next })));
 }
 
 /** The ids of a table's live columns after the snapshot, for statistics that name them. */
