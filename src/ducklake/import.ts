@@ -4,15 +4,16 @@
 // each value strictly, src/txn/imported.ts applies each snapshot through the transaction's own checks), and
 // the whole catalog is built aside and moved into place only when it is complete and verified (staging.ts):
 // a lake that fails anywhere leaves nothing — no catalog, no directory, no object in the store.
-import { type Catalog as CatalogType, Catalog, type OpenOptions } from '../catalog/catalog.js';
 import type { ColumnId } from '../../keys/ids.js';
 import { options } from '../arguments.js';
+import { type Catalog as CatalogType, Catalog, type OpenOptions } from '../catalog/catalog.js';
 import { OPEN_OPTIONS } from '../catalog/open.js';
 import { StrataError } from '../errors.js';
+import type { ObjectStore } from '../store/object-store.js';
 import type { CommitMeta } from '../txn/plan.js';
 import { type Contents, checkContents } from './contents.js';
-import { checkReadable, type FileFacts, plannedSnapshots } from './deltas.js';
-import { type NamedFile, type Placement, placeFiles, relativePaths } from './files.js';
+import { checkReadable, type FileFacts, type Planned, plannedSnapshots } from './deltas.js';
+import { type NamedFile, type Placement, placeFiles, type RelativePath, relativePaths } from './files.js';
 import { inlinedFiles } from './inlined.js';
 import { badLake, type Lake, readLake } from './lake.js';
 import { Stage } from './staging.js';
@@ -79,7 +80,7 @@ export async function importDuckLake(file: string, opts: ImportOptions): Promise
   const { copyFiles = false, ...open } = options('importDuckLake()', opts, [...OPEN_OPTIONS, 'copyFiles']);
   if (typeof copyFiles !== 'boolean') throw new StrataError('INVALID_ARGUMENT', 'copyFiles must be a boolean');
   if (open.readOnly === true || open.create === false) throw new StrataError('INVALID_ARGUMENT', 'an import creates a catalog: it cannot be readOnly or create: false');
-  if (typeof open.dir !== 'string' || open.dir === '') throw new StrataError('INVALID_ARGUMENT', 'importDuckLake needs { dir }: the local directory for the new catalog\'s index');
+  if (typeof open.dir !== 'string' || open.dir === '') throw new StrataError('INVALID_ARGUMENT', "importDuckLake needs { dir }: the local directory for the new catalog's index");
   const lake = readLake(file);
   const dataPath = checkLake(lake);
   const stage = await Stage.create(open);
@@ -87,59 +88,21 @@ export async function importDuckLake(file: string, opts: ImportOptions): Promise
   let catalog: CatalogType | undefined;
   try {
     const first = [...lake.snapshots].sort((a, b) => a.id - b.id)[0]!;
-    let now = first.time;
-    catalog = await Catalog.open({ ...stage.stagingOptions(open), clock: () => now });
+    const clock = { now: first.time };
+    catalog = await Catalog.open({ ...stage.stagingOptions(open), clock: () => clock.now });
     const key = catalog.dataPath;
     const rel = relativePaths(lake, dataPath, stage.store.maxKeyBytes - Buffer.byteLength(key));
-    const named: NamedFile[] = await doing(file, 'its files', async () => [
-      ...lake.dataFiles.map((f) => ({ rel: rel(f, `data file ${f.id}`), fileSizeBytes: f.fileSizeBytes, contentCrc32: lake.crcs.get(f.id) ?? null, parquet: true, row: `data file ${f.id}` })),
-      ...lake.deleteFiles.map((d) => ({ rel: rel(d, `delete file ${d.id}`), fileSizeBytes: d.fileSizeBytes, contentCrc32: lake.crcs.get(d.id) ?? null, parquet: true, row: `delete file ${d.id}` })),
-    ]);
-    await doing(file, 'its files', () => placeFiles(named, stage.store, key, copyFiles ? dataPath : undefined, placement));
-    const records = new Map(lake.dataFiles.map((f) => [f.id, f.recordCount]));
-    await doing(file, 'its files', () =>
-      checkContents(
-        [
-          ...lake.dataFiles.map((f): Contents => ({ rel: rel(f, `data file ${f.id}`), row: `data file ${f.id}`, kind: 'data', recordCount: f.recordCount })),
-          ...lake.deleteFiles.map((d): Contents => ({ rel: rel(d, `delete file ${d.id}`), row: `delete file ${d.id}`, kind: 'delete', deleteCount: d.deleteCount, dataRecords: records.get(d.dataFileId) })),
-        ],
-        stage.store,
-        key,
-      ),
-    );
-    let nextFileId = Math.max(0, ...lake.snapshots.map((s) => s.nextFileId), ...lake.dataFiles.map((f) => f.id + 1), ...lake.deleteFiles.map((d) => d.id + 1));
+    await doing(file, 'its files', () => placeLakeFiles(lake, rel, stage.store, key, copyFiles ? dataPath : undefined, placement));
+    // The import's own files (from inlined rows) take ids above every id the lake holds or will hand out.
+    let nextFileId = [...lake.snapshots.map((s) => s.nextFileId), ...lake.dataFiles.map((f) => f.id + 1), ...lake.deleteFiles.map((d) => d.id + 1)].reduce((m, x) => Math.max(m, x), 0);
     const inlined = await doing(file, 'its inlined rows', () => inlinedFiles(lake, { store: stage.store, dataPath: key, nextFileId: () => nextFileId++, created: placement.created }, rel));
-    const extra = inlined.extra;
-    const stats = new Map<number, ReturnType<FileFacts['stats']>>();
-    for (const { dataFileId, ...s } of lake.fileStats) (stats.get(dataFileId) ?? stats.set(dataFileId, []).get(dataFileId)!).push({ ...s, columnId: s.columnId as ColumnId });
-    const facts: FileFacts = { rel, crc: (id) => lake.crcs.get(id) ?? null, stats: (id) => stats.get(id) ?? [] };
-    const planned = await doing(file, 'its snapshots', async () => plannedSnapshots(inlined.lake, facts, extra));
-    const c = catalog;
-    const options = [...lake.metadata].filter(([k]) => !RESERVED_KEYS.has(k));
-    if (options.length > 0) await doing(file, 'ducklake_metadata', () => c.transaction(async (tx) => { for (const [k, v] of options) await tx.setOption(k, v); }));
-    const report: ImportReport = { snapshots: lake.snapshots.length, head: planned.at(-1)?.id ?? 0, dataFiles: 0, deleteFiles: 0, tags: 0, copiedFiles: 0, copiedBytes: 0, inlinedFiles: extra.reduce((n, x) => n + x.dataFiles.filter((f) => f.next !== null).length, 0), excised: 0 };
-    for (const p of planned) {
-      if (p.lake !== undefined) now = p.lake.time;
-      report.dataFiles += p.delta.dataFiles.filter((f) => f.next !== null).length;
-      report.deleteFiles += p.delta.deleteFiles.filter((f) => f.next !== null).length;
-      const { snapshot } = await doing(file, `snapshot ${p.id}`, () => c.transaction((tx) => tx.importSnapshot(p.delta), metaOf(p.lake)));
-      if (snapshot !== p.id) throw new StrataError('CONFLICT', `snapshot ${p.id} of the lake was committed as ${snapshot}: another writer wrote to the catalog during the import`);
-    }
-    for (const t of lake.tags) {
-      now = t.createdAt;
-      await doing(file, `tag ${JSON.stringify(t.name)} (strata_snapshot_tag)`, () => c.createTag(t.name, t.snapshot));
-      report.tags++;
-    }
-    // Strata's own retain-from when the lake has one; else the lake's first snapshot: nothing it kept.
-    const retainFrom = lake.retainFrom ?? first.id;
-    if (retainFrom > 0) {
-      await doing(file, `retain-from ${retainFrom} (strata_retention)`, () => c.advanceRetainFrom({ snapshot: retainFrom }));
-      report.excised = (await c.excise()).snapshots;
-    }
-    const verified = await c.verify();
+    const planned = await doing(file, 'its snapshots', async () => plannedSnapshots(inlined.lake, factsOf(lake, rel), inlined.extra));
+    const report = await replay(file, catalog, lake, planned, clock);
+    report.inlinedFiles = inlined.extra.reduce((n, x) => n + x.dataFiles.filter((f) => f.next !== null).length, 0);
+    const verified = await catalog.verify();
     if (!verified.ok) throw badLake(file, `the catalog built from it does not verify: ${verified.violations[0]!.message} (${verified.violations.length} violation(s))`);
-    await c.checkpoint();
-    await c.close();
+    await catalog.checkpoint();
+    await catalog.close();
     catalog = undefined;
     await stage.publish();
     return { ...report, copiedFiles: placement.copiedFiles, copiedBytes: placement.copiedBytes };
@@ -148,6 +111,60 @@ export async function importDuckLake(file: string, opts: ImportOptions): Promise
     await stage.discard(placement.created);
     throw e;
   }
+}
+
+/** Every file the lake names, placed in the store (or found there) and read against what its row records. */
+async function placeLakeFiles(lake: Lake, rel: RelativePath, store: ObjectStore, key: string, copyFrom: string | undefined, placement: Placement): Promise<void> {
+  const named: NamedFile[] = [
+    ...lake.dataFiles.map((f) => ({ rel: rel(f, `data file ${f.id}`), fileSizeBytes: f.fileSizeBytes, contentCrc32: lake.crcs.get(f.id) ?? null, parquet: true, row: `data file ${f.id}` })),
+    ...lake.deleteFiles.map((d) => ({ rel: rel(d, `delete file ${d.id}`), fileSizeBytes: d.fileSizeBytes, contentCrc32: lake.crcs.get(d.id) ?? null, parquet: true, row: `delete file ${d.id}` })),
+  ];
+  await placeFiles(named, store, key, copyFrom, placement);
+  const records = new Map(lake.dataFiles.map((f) => [f.id, f.recordCount]));
+  await checkContents(
+    [
+      ...lake.dataFiles.map((f): Contents => ({ rel: rel(f, `data file ${f.id}`), row: `data file ${f.id}`, kind: 'data', recordCount: f.recordCount })),
+      ...lake.deleteFiles.map((d): Contents => ({ rel: rel(d, `delete file ${d.id}`), row: `delete file ${d.id}`, kind: 'delete', deleteCount: d.deleteCount, dataRecords: records.get(d.dataFileId) })),
+    ],
+    store,
+    key,
+  );
+}
+
+/** What a file row becomes: its path under the data path, its CRC-32, its column statistics. */
+function factsOf(lake: Lake, rel: RelativePath): FileFacts {
+  const stats = new Map<number, ReturnType<FileFacts['stats']>>();
+  for (const { dataFileId, ...s } of lake.fileStats) (stats.get(dataFileId) ?? stats.set(dataFileId, []).get(dataFileId)!).push({ ...s, columnId: s.columnId as ColumnId });
+  return { rel, crc: (id) => lake.crcs.get(id) ?? null, stats: (id) => stats.get(id) ?? [] };
+}
+
+/**
+ * The lake's options, its snapshots one commit each (the clock saying each one's time), its tags and its
+ * retain-from (excising the rebuilt snapshots below it), committed on the catalog being built.
+ */
+async function replay(file: string, c: CatalogType, lake: Lake, planned: readonly Planned[], clock: { now: number }): Promise<ImportReport> {
+  const settings = [...lake.metadata].filter(([k]) => !RESERVED_KEYS.has(k));
+  if (settings.length > 0) await doing(file, 'ducklake_metadata', () => c.transaction(async (tx) => { for (const [k, v] of settings) await tx.setOption(k, v); }));
+  const report: ImportReport = { snapshots: lake.snapshots.length, head: planned.at(-1)?.id ?? 0, dataFiles: 0, deleteFiles: 0, tags: 0, copiedFiles: 0, copiedBytes: 0, inlinedFiles: 0, excised: 0 };
+  for (const p of planned) {
+    if (p.lake !== undefined) clock.now = p.lake.time;
+    report.dataFiles += p.delta.dataFiles.filter((f) => f.next !== null).length;
+    report.deleteFiles += p.delta.deleteFiles.filter((f) => f.next !== null).length;
+    const { snapshot } = await doing(file, `snapshot ${p.id}`, () => c.transaction((tx) => tx.importSnapshot(p.delta), metaOf(p.lake)));
+    if (snapshot !== p.id) throw new StrataError('CONFLICT', `snapshot ${p.id} of the lake was committed as ${snapshot}: another writer wrote to the catalog during the import`);
+  }
+  for (const t of lake.tags) {
+    clock.now = t.createdAt;
+    await doing(file, `tag ${JSON.stringify(t.name)} (strata_snapshot_tag)`, () => c.createTag(t.name, t.snapshot));
+    report.tags++;
+  }
+  // Strata's own retain-from when the lake has one; else the lake's first snapshot: nothing it kept.
+  const retainFrom = lake.retainFrom ?? lake.snapshots.reduce((m, s) => Math.min(m, s.id), Number.MAX_SAFE_INTEGER);
+  if (retainFrom > 0) {
+    await doing(file, `retain-from ${retainFrom} (strata_retention)`, () => c.advanceRetainFrom({ snapshot: retainFrom }));
+    report.excised = (await c.excise()).snapshots;
+  }
+  return report;
 }
 
 /** A lake snapshot's commit record; a rebuilt one says so. */

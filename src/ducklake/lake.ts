@@ -192,9 +192,9 @@ class Fields {
     return this.present(column) ? this.count(column, min) : null;
   }
 
-  crc(column: string): number {
+  crc(column: string): number | null {
     const v = this.raw(column);
-    return checkOptionalCrc32(this.where(column), whole(v) ?? v)!;
+    return checkOptionalCrc32(this.where(column), whole(v) ?? v);
   }
 
   text(column: string): string {
@@ -231,9 +231,13 @@ class Fields {
     return { begin, end };
   }
 
-  path(pathColumn: string, relativeColumn: string): LakePath | null {
-    if (!this.present(pathColumn)) return null;
-    return { path: this.text(pathColumn), relative: this.bool(relativeColumn) ?? true };
+  /** A schema's or table's path (none: its parent's), or a file's (which it must have). */
+  path(): LakePath | null {
+    return this.present('path') ? this.filePath() : null;
+  }
+
+  filePath(): LakePath {
+    return { path: this.text('path'), relative: this.bool('path_is_relative') ?? true };
   }
 }
 
@@ -293,7 +297,8 @@ function readOpen(file: string, db: Database.Database): Lake {
       readSources: x?.present('read_sources') ? readSources(x) : undefined,
     };
   });
-  const crcs = new Map(rows('strata_file', 'file_id', (f) => [f.count('file_id'), f.crc('content_crc32')] as const));
+  const crcs = new Map<number, number>();
+  for (const [id, crc] of rows('strata_file', 'file_id', (f) => [f.count('file_id'), f.crc('content_crc32')] as const)) if (crc !== null) crcs.set(id, crc);
   const retention = rows('strata_retention', '', (f) => f.count('retain_from'));
   if (retention.length > 1) throw badLake(file, `strata_retention holds ${retention.length} rows; it holds one retain-from`);
 
@@ -301,8 +306,8 @@ function readOpen(file: string, db: Database.Database): Lake {
     file,
     metadata,
     snapshots,
-    schemas: rows('ducklake_schema', 'schema_id', (f) => ({ id: f.count('schema_id'), uuid: f.text('schema_uuid'), ...f.life(), name: f.text('schema_name'), path: f.path('path', 'path_is_relative') })),
-    tables: rows('ducklake_table', 'table_id', (f) => ({ id: f.count('table_id'), uuid: f.text('table_uuid'), ...f.life(), schemaId: f.count('schema_id'), name: f.text('table_name'), path: f.path('path', 'path_is_relative') })),
+    schemas: rows('ducklake_schema', 'schema_id', (f) => ({ id: f.count('schema_id'), uuid: f.text('schema_uuid'), ...f.life(), name: f.text('schema_name'), path: f.path() })),
+    tables: rows('ducklake_table', 'table_id', (f) => ({ id: f.count('table_id'), uuid: f.text('table_uuid'), ...f.life(), schemaId: f.count('schema_id'), name: f.text('table_name'), path: f.path() })),
     views: rows('ducklake_view', 'view_id', (f) => ({
       id: f.count('view_id'), uuid: f.text('view_uuid'), ...f.life(), schemaId: f.count('schema_id'), name: f.text('view_name'), dialect: f.optText('dialect') ?? 'duckdb', sql: f.text('sql'),
     })),
@@ -312,12 +317,12 @@ function readOpen(file: string, db: Database.Database): Lake {
       nullsAllowed: f.bool('nulls_allowed') ?? true, parent: f.optCount('parent_column'),
     })),
     dataFiles: rows('ducklake_data_file', 'data_file_id', (f) => ({
-      id: f.count('data_file_id'), tableId: f.count('table_id'), ...f.life(), path: f.path('path', 'path_is_relative') ?? { path: f.text('path'), relative: true },
+      id: f.count('data_file_id'), tableId: f.count('table_id'), ...f.life(), path: f.filePath(),
       format: f.optText('file_format') ?? 'parquet', recordCount: f.count('record_count'), fileSizeBytes: f.count('file_size_bytes'), footerSize: f.optCount('footer_size'),
       rowIdStart: f.optCount('row_id_start'), mappingId: f.optCount('mapping_id'), partialMax: f.optCount('partial_max'), encrypted: f.present('encryption_key'),
     })),
     deleteFiles: rows('ducklake_delete_file', 'delete_file_id', (f) => ({
-      id: f.count('delete_file_id'), tableId: f.count('table_id'), ...f.life(true), dataFileId: f.count('data_file_id'), path: f.path('path', 'path_is_relative') ?? { path: f.text('path'), relative: true },
+      id: f.count('delete_file_id'), tableId: f.count('table_id'), ...f.life(true), dataFileId: f.count('data_file_id'), path: f.filePath(),
       format: f.optText('format') ?? 'parquet', deleteCount: f.count('delete_count'), fileSizeBytes: f.count('file_size_bytes'), partialMax: f.optCount('partial_max'), encrypted: f.present('encryption_key'),
     })),
     fileStats: rows('ducklake_file_column_stats', 'data_file_id', (f) => ({

@@ -66,7 +66,7 @@ async function missingDirs(p: string): Promise<string[]> {
 export class Stage {
   /** The store's objects created so far by the publish (S3), or entries renamed into its root (a directory). */
   private readonly published: string[] = [];
-  private published1 = false;
+  private publishedFirst = false;
 
   private constructor(
     /** The store the catalog goes into: the import's copies and checks go straight to it. */
@@ -184,7 +184,7 @@ export class Stage {
         throw new StrataError('ALREADY_EXISTS', `${this.store.description} already holds ${key}, where the imported catalog goes; another catalog was made there meanwhile?`);
       }
       this.published.push(key);
-      if (key === first) this.published1 = true;
+      if (key === first) this.publishedFirst = true;
     }
   }
 
@@ -196,7 +196,7 @@ export class Stage {
     try {
       if (this.local !== undefined) for (const p of this.published.reverse()) await rm(p, { recursive: true, force: true });
       // Entry 1 first: the catalog goes before the rest of what it was made of.
-      else await this.store.delete(this.published1 ? [logObjectKey(kvSeq(1)), ...this.published.filter((k) => k !== logObjectKey(kvSeq(1)))] : this.published);
+      else await this.store.delete(this.publishedFirst ? [logObjectKey(kvSeq(1)), ...this.published.filter((k) => k !== logObjectKey(kvSeq(1)))] : this.published);
       await this.store.delete(created);
     } finally {
       await rm(this.stagingDir, { recursive: true, force: true });

@@ -167,7 +167,6 @@ describe('the import fuzzer', () => {
           const { error } = await outcome(file, { dir, copyFiles: true });
           if (error !== undefined) {
             refused++;
-            if (process.env.FUZZ_VERBOSE) console.log('REFUSED', error.message.replace(/^.*?: /, '').slice(0, 150));
             expect(CODES.has(error.code), `${error.code}: ${error.message}`).toBe(true);
             expect(existsSync(dir), `refused (${error.message}) and left ${dir} behind`).toBe(false);
             return;
@@ -191,7 +190,6 @@ describe('the import fuzzer', () => {
       }),
       { numRuns: RUNS, ...replay },
     );
-    if (process.env.FUZZ_VERBOSE) console.log({ refused, imported });
     // Both outcomes happen: a fuzzer that only ever refuses (or only imports) checks half of the contract.
     expect(refused, 'no lake was refused').toBeGreaterThan(0);
     if (RUNS >= 20 && process.env.FUZZ_PATH === undefined) expect(imported, 'no lake was imported').toBeGreaterThan(0);
