@@ -97,6 +97,7 @@ export async function importDuckLake(file: string, opts: ImportOptions): Promise
     let nextFileId = [...lake.snapshots.map((s) => s.nextFileId), ...lake.dataFiles.map((f) => f.id + 1), ...lake.deleteFiles.map((d) => d.id + 1)].reduce((m, x) => Math.max(m, x), 0);
     const inlined = await doing(file, 'its inlined rows', () => inlinedFiles(lake, { store: stage.store, dataPath: key, nextFileId: () => nextFileId++, created: placement.created }, rel));
     const planned = await doing(file, 'its snapshots', async () => plannedSnapshots(inlined.lake, factsOf(lake, rel), inlined.extra));
+    await stage.store.delete(unnamedCopies(lake, inlined.lake, rel, key, placement));
     const report = await replay(file, catalog, lake, planned, clock);
     report.inlinedFiles = inlined.extra.reduce((n, x) => n + x.dataFiles.filter((f) => f.next !== null).length, 0);
     const verified = await catalog.verify();
@@ -129,6 +130,18 @@ async function placeLakeFiles(lake: Lake, rel: RelativePath, store: ObjectStore,
     store,
     key,
   );
+}
+
+/**
+ * The objects this import copied for delete files whose deletes it folded into its own (inlined-deletes.ts)
+ * and that no row it keeps names: nothing would ever read them.
+ */
+function unnamedCopies(lake: Lake, folded: Lake, rel: RelativePath, key: string, placement: Placement): string[] {
+  const keyOf = (f: Lake['dataFiles'][number] | Lake['deleteFiles'][number]) => `${key}${rel(f, `file ${f.id}`)}`;
+  const kept = new Set(folded.deleteFiles.map((d) => d.id));
+  const named = new Set([...folded.dataFiles, ...folded.deleteFiles].map(keyOf));
+  const created = new Set(placement.created);
+  return lake.deleteFiles.filter((d) => !kept.has(d.id)).map(keyOf).filter((k) => created.has(k) && !named.has(k));
 }
 
 /** What a file row becomes: its path under the data path, its CRC-32, its column statistics. */

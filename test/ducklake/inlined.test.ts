@@ -53,9 +53,11 @@ describe('inlined rows', () => {
         [insert, 0, 'insert'], [insert, 1, 'insert'], [insert, 2, 'insert'], [insert + 1, 1, 'delete'],
       ]);
       const orders = await c.tableChanges('sales', 'orders2', { from: insert + 2, to: insert + 2 });
-      expect(orders.rows.map((r) => [Number(r.rowid), r.id])).toEqual([[24, 900n], [25, 901n]]);
+      expect(orders.rows.filter((r) => r.change_type === 'insert').map((r) => [Number(r.rowid), r.id])).toEqual([[24, 900n], [25, 901n]]);
       expect(small.t).toMatch(/^ducklake_inlined_data_\d+_\d+$/);
       expect((await c.verify({ files: true })).violations).toEqual([]);
+      // Every object copied or written is named by a row: the delete files folded into the import's own are not left behind.
+      expect((await c.reclaimFiles({ orphans: true, minAgeMs: 0, dryRun: true })).orphans).toEqual([]);
       // Later inserts take row ids after the inlined ones.
       await c.sql(`INSERT INTO sales.orders2 VALUES (902, 'open', 1.00)`);
       const last = await c.tableChanges('sales', 'orders2', { from: insert + 5, to: insert + 5 });

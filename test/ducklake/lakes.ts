@@ -1,7 +1,7 @@
 // DuckLake lakes the import tests start from: one exported from a real history of real Parquet (renames, an
 // added column, drops, deletes, an update, a restore, a view, tags), copied and tampered with by plain SQL on
 // the SQLite file, as anyone could; and what an import leaves behind where it was told to build.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -96,8 +96,8 @@ export async function outcome(file: string, opts: ImportOptions): Promise<{ repo
  * it), and deletes one by setting its end_snapshot; a few rows of a data file it deletes inline too
  * (ducklake_inlined_delete_<table>: file, position, snapshot). From snapshot 15: a new table sales.small (k,
  * label, price, tags VARCHAR[]); three rows into it; one deleted, and a row of each data file of sales.orders2;
- * two more rows, and two into sales.orders2; the other two of the first three deleted, and another row of each
- * orders2 file; the table dropped with two rows still in it.
+ * two more rows, two into sales.orders2 and a delete file for one of its files; the other two of the first
+ * three deleted, and another row of each orders2 file; the table dropped with two rows still in it.
  */
 export async function inlinedLake(lake: ExportedLake): Promise<string> {
   const file = path.join(lake.root, `inlined-${++copies}.sqlite`);
@@ -112,7 +112,8 @@ export async function inlinedLake(lake: ExportedLake): Promise<string> {
     const small = head.next_catalog_id;
     const v = head.schema_version + 1;
     const snapshot = (id: number, changes: string, schemaVersion = v, nextCatalogId = small + 1) => {
-      db.prepare('INSERT INTO ducklake_snapshot VALUES (?, ?, ?, ?, ?)').run(id, new Date(t0 + (id - head.snapshot_id) * 1000).toISOString().replace('T', ' ').replace('Z', '+00'), schemaVersion, nextCatalogId, head.next_file_id);
+      const nextFileId = head.next_file_id + (id >= head.snapshot_id + 4 ? 1 : 0);
+      db.prepare('INSERT INTO ducklake_snapshot VALUES (?, ?, ?, ?, ?)').run(id, new Date(t0 + (id - head.snapshot_id) * 1000).toISOString().replace('T', ' ').replace('Z', '+00'), schemaVersion, nextCatalogId, nextFileId);
       db.prepare('INSERT INTO ducklake_snapshot_changes VALUES (?, ?, NULL, NULL, NULL)').run(id, changes);
     };
     const s = head.snapshot_id;
@@ -138,12 +139,16 @@ export async function inlinedLake(lake: ExportedLake): Promise<string> {
     db.exec(`CREATE TABLE ducklake_inlined_delete_${orders}(file_id BIGINT, row_id BIGINT, begin_snapshot BIGINT)`);
     const inline = db.prepare(`INSERT INTO ducklake_inlined_delete_${orders} VALUES (?, ?, ?)`);
     const files = db.prepare('SELECT data_file_id AS id, record_count AS n FROM ducklake_data_file WHERE table_id = ? AND end_snapshot IS NULL ORDER BY 1').all(orders) as { id: number; n: number }[];
+    const free = new Map(files.map((f) => [f.id, Array.from({ length: f.n }, (_, i) => i).filter((i) => !deleted.get(f.id)?.has(i))]));
     for (const f of files) {
-      const free = Array.from({ length: f.n }, (_, i) => i).filter((i) => !deleted.get(f.id)?.has(i));
-      inline.run(f.id, free[0], s + 3);
-      inline.run(f.id, free.at(-1), s + 5);
+      inline.run(f.id, free.get(f.id)![0], s + 3);
+      inline.run(f.id, free.get(f.id)!.at(-1), s + 5);
     }
-    snapshot(s + 4, `inserted_into_table:${small},inserted_into_table:${orders}`);
+    snapshot(s + 4, `inserted_into_table:${small},inserted_into_table:${orders},deleted_from_table:${orders}`);
+    // And a delete file written after those inline deletes, for the first file: a reader applies both.
+    const first = files[0]!;
+    const deletes = await deleteFileOf(lake, first.id, [free.get(first.id)![1]!], `late-${copies}-deletes.parquet`);
+    db.prepare(`INSERT INTO ducklake_delete_file VALUES (?, ?, ?, NULL, ?, ?, 1, 'parquet', 1, ?, NULL, NULL, NULL)`).run(head.next_file_id, orders, s + 4, first.id, deletes.path, deletes.size);
     small_.run(3, s + 4, 13, 'thirteen', 3.25, "[c, 'd e']");
     small_.run(4, s + 4, 14, 'fourteen', 0.01, '[NULL]');
     const orders_ = db.prepare(`INSERT INTO ducklake_inlined_data_${orders}_${head.schema_version} VALUES (?, ?, NULL, ?, ?, ?)`);
@@ -202,4 +207,22 @@ async function deletedPositions(lake: ExportedLake): Promise<Map<number, Set<num
     c.closeSync();
     duck.closeSync();
   }
+}
+
+/** A positional delete file of the lake's data file `dataFileId` holding `positions`, written by DuckDB into the lake's data path. */
+async function deleteFileOf(lake: ExportedLake, dataFileId: number, positions: number[], name: string): Promise<{ path: string; size: number }> {
+  const db = new Database(lake.file, { readonly: true });
+  const data = db.prepare('SELECT path FROM ducklake_data_file WHERE data_file_id = ?').get(dataFileId) as { path: string };
+  db.close();
+  const rel = `sales/orders/${name}`;
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const duck = await DuckDBInstance.create(':memory:');
+  const c = await duck.connect();
+  try {
+    await c.run(`COPY (SELECT '${data.path}' AS file_path, pos::BIGINT AS pos FROM (VALUES ${positions.map((p) => `(${p})`).join(', ')}) t(pos)) TO '${path.join(lake.dataDir, rel)}' (FORMAT parquet)`);
+  } finally {
+    c.closeSync();
+    duck.closeSync();
+  }
+  return { path: rel, size: statSync(path.join(lake.dataDir, rel)).size };
 }
