@@ -91,12 +91,16 @@ export function plannedSnapshots(lake: Lake, facts: FileFacts, extra: readonly E
   track(lake.dataFiles, (r) => `data file ${r.id}`, (e, r) => e.dataFiles.push(r));
   track(lake.deleteFiles, (r) => `delete file ${r.id}`, (e, r) => e.deleteFiles.push(r));
   const extraAt = new Map<number, ExtraFiles[]>();
-  for (const x of extra) (extraAt.get(x.at) ?? extraAt.set(x.at, []).get(x.at)!).push(x);
+  for (const x of extra) {
+    if (x.at > head) throw refuse(`its inlined rows name snapshot ${x.at}, past the lake's newest, ${head}`);
+    (extraAt.get(x.at) ?? extraAt.set(x.at, []).get(x.at)!).push(x);
+  }
   const ids = [...new Set([...held.keys(), ...begun.keys(), ...ended.keys(), ...extraAt.keys()])].filter((id) => id > 0).sort((a, b) => a - b);
   // A rebuilt snapshot takes the counters of the next one the lake holds: every id it holds is below them.
-  const after = (id: number) => snapshots.find((s) => s.id >= id)!;
+  let next = 0;
   return ids.map((id) => {
-    const counters = after(id);
+    while (snapshots[next]!.id < id) next++;
+    const counters = snapshots[next]!;
     const delta = deltaOf(snapshotId(id), begun.get(id) ?? new Entries(), ended.get(id) ?? new Entries(), facts, counters);
     for (const x of extraAt.get(id) ?? []) {
       delta.dataFiles.push(...x.dataFiles);

@@ -36,12 +36,19 @@ const asDir = (p: string) => (p.endsWith('/') ? p : `${p}/`);
 export type RelativePath = (row: LakeDataFile | LakeDeleteFile, what: string) => string;
 
 export function relativePaths(lake: Lake, dataPath: string, maxPathBytes: number): RelativePath {
-  const versionAt = <T extends { id: number; begin: number; end: number | null }>(rows: readonly T[], id: number, at: number) =>
-    rows.find((r) => r.id === id && r.begin <= at && (r.end === null || r.end > at));
+  const byId = <T extends { id: number }>(rows: readonly T[]) => {
+    const out = new Map<number, T[]>();
+    for (const r of rows) (out.get(r.id) ?? out.set(r.id, []).get(r.id)!).push(r);
+    return out;
+  };
+  const tables = byId(lake.tables);
+  const schemas = byId(lake.schemas);
+  const versionAt = <T extends { begin: number; end: number | null }>(versions: ReadonlyMap<number, T[]>, id: number, at: number) =>
+    versions.get(id)?.find((r) => r.begin <= at && (r.end === null || r.end > at));
   const under = (p: LakePath | null, base: string) => (p === null ? base : p.relative ? base + p.path : p.path);
   return (row, what) => {
-    const table = versionAt(lake.tables, row.tableId, row.begin);
-    const schema = table && versionAt(lake.schemas, table.schemaId, row.begin);
+    const table = versionAt(tables, row.tableId, row.begin);
+    const schema = table && versionAt(schemas, table.schemaId, row.begin);
     const full = row.path.relative ? asDir(under(table?.path ?? null, asDir(under(schema?.path ?? null, dataPath)))) + row.path.path : row.path.path;
     if (!full.startsWith(dataPath)) {
       throw new StrataError('INVALID_ARGUMENT', `${what} is ${JSON.stringify(full)}, outside the lake's data path ${JSON.stringify(dataPath)}; Strata keeps the files of a catalog under its data path`);

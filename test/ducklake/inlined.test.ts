@@ -2,6 +2,8 @@
 // are imported as Parquet data files with field ids, at the snapshots that inserted them, carrying their row
 // ids, and deleted at the snapshots that deleted them: the import answers the lake's counts at every snapshot
 // (issue 42: they were skipped, with exit 0).
+import { existsSync } from 'node:fs';
+import { copyFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,6 +66,31 @@ describe('inlined rows', () => {
       expect(last.rows.map((r) => Number(r.rowid))).toEqual([26]);
     } finally {
       await c.close();
+    }
+  });
+
+  it('refuses inlined rows the lake contradicts, naming them, and leaves nothing', async () => {
+    const file = await inlinedLake(lake);
+    const db = new Database(file);
+    const [orders, small] = (db.prepare('SELECT table_name AS t FROM ducklake_inlined_data_tables ORDER BY table_id').all() as { t: string }[]).map((r) => r.t);
+    db.close();
+    const cases: [string, RegExp][] = [
+      [`UPDATE ${orders} SET begin_snapshot = 999 WHERE row_id = 24`, /inlined rows name snapshot 999, past the lake's newest/],
+      [`UPDATE ${small} SET row_id = 1 WHERE row_id = 0`, /row id 1 names two rows/],
+      [`UPDATE ${small} SET k = 'not a number' WHERE row_id = 0`, /do not read as the table's columns/],
+      [`UPDATE ducklake_column SET end_snapshot = begin_snapshot + 1 WHERE column_name = 'element'`, /is a list: give children/],
+    ];
+    for (const [i, [sql, message]] of cases.entries()) {
+      const copy = path.join(lake.root, `inlined-bad-${i}.sqlite`);
+      await copyFile(file, copy);
+      const d = new Database(copy);
+      d.exec(sql);
+      d.close();
+      const dir = path.join(lake.root, `inlined-bad-${i}`);
+      const { error } = await outcome(copy, { dir, copyFiles: true });
+      expect(error?.code, sql).toBe('INVALID_ARGUMENT');
+      expect(error?.message, sql).toMatch(message);
+      expect(existsSync(dir), sql).toBe(false);
     }
   });
 });
