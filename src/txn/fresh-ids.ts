@@ -5,6 +5,7 @@
 // behind the counters (docs/decisions/0033): a new object's id is looked up when its commit is planned,
 // except a data file's taken from this writer's block — the one hot path, where a seek would cost as much as
 // the rest of the commit's planning — whose block was checked free of data files when it was claimed.
+import { columnsOfTable } from '../../keys/columns.js';
 import { decodeFileTableKey, FILE_TABLE_ENTRIES, fileTablePrefix } from '../../keys/data-files.js';
 import { deleteFileEntity } from '../../keys/delete-files.js';
 import { type Group, groupPrefix } from '../../keys/groups.js';
@@ -36,13 +37,16 @@ interface Probe {
  * The new schemas, tables and views of `state`, each with the kinds of object whose versions its id must not
  * have. They share one id space (DuckLake's next_catalog_id): a new one's id holds no object of another kind,
  * nor of its own kind when the transaction took the id for it — a restore, or an import, brings an object
- * back under its own id, and an older version of that same object is no collision.
+ * back under its own id, and an older version of that same object is no collision. A new table's id holds no
+ * columns either (column ids are per table, so those would be read as the new table's).
  */
 function catalogProbes(state: PendingState): (Probe & { group: Group })[] {
   const out: (Probe & { group: Group })[] = [];
   const probe = (what: CatalogKind, id: CatalogId) => {
     const taken = state.newCatalogIds.has(id);
     for (const [kind, group] of CATALOG_KINDS) if (kind !== what || taken) out.push({ what, id, group: group(id), holder: `a ${kind}` });
+    // A new table's columns take ids from 1 under its id: columns there would be another table's.
+    if (taken && what === 'table') out.push({ what, id, group: columnsOfTable(id), holder: 'columns of another table' });
   };
   for (const [id, c] of state.schemas) if (classify(c) === 'created') probe('schema', id);
   for (const [id, c] of state.tables) if (classify(c) === 'created') probe('table', id);

@@ -3,7 +3,8 @@
 // The catalog here is broken through its log, as a buggy writer could break it, and then asked for new objects.
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { kvSeq } from '../../keys/ids.js';
+import { columnEntity } from '../../keys/columns.js';
+import { catalogId, columnId, kvSeq, snapshotId } from '../../keys/ids.js';
 import { type Mutation, putRow } from '../../keys/mutation.js';
 import { snapshotKey } from '../../keys/snapshots.js';
 import { putIdHorizon } from '../../keys/system.js';
@@ -65,6 +66,19 @@ describe('ids of new objects', () => {
       expect((e as Error).message, what).toContain(`new ${what} would get ${what} id ${id}, which ${holder} already holds`);
     }
     // Nothing was committed: every snapshot reads as before (the forged entry made no snapshot).
+    expect(await dumpCatalog(c)).toEqual(before);
+  });
+
+  it("a new table whose id has columns already (another table's) is refused, and commits nothing", async () => {
+    const dir = await tempDir();
+    const { before, behind } = await holding(dir);
+    await behind(4, 2);
+    // Columns under table id 4 with no table: what the next table would take as its own.
+    await forge(dir, [columnEntity(catalogId(4), columnId(1)).create(snapshotId(1), { name: 'ghost', type: 'int64', order: 1, nullsAllowed: true, defaultValue: null, parentColumn: null })]);
+    const c = await openCatalog({ dir, checkpointEvery: 0 });
+    const e = await failure(c.transaction((tx) => tx.createTable('s', 't2', [{ name: 'x', type: 'int32' }])));
+    expect(isStrataError(e, 'CORRUPT'), String(e)).toBe(true);
+    expect((e as Error).message).toContain('new table would get table id 4, which columns of another table already holds');
     expect(await dumpCatalog(c)).toEqual(before);
   });
 
