@@ -228,7 +228,16 @@ export const decodeDataFileEnd = (key: Key, bytes: Uint8Array): { id: number; en
 
 // ---- file → table
 
-export const fileTableRange = (id: FileId): KeyRange => prefixRange(keyPrefix(Space.FileTableIndex, [id]));
+/** Where the file→table entries of file id `id` are: a key under it means a data file holds the id. */
+export const fileTablePrefix = (id: FileId): Key => keyPrefix(Space.FileTableIndex, [id]);
+
+export const fileTableRange = (id: FileId): KeyRange => prefixRange(fileTablePrefix(id));
+
+/** Every file→table entry, for the greatest one (the highest data file id in use): `last(gte, lte)`. */
+export const FILE_TABLE_ENTRIES = { gte: keyPrefix(Space.FileTableIndex), lte: prefixEnd(keyPrefix(Space.FileTableIndex)) };
+
+/** The data file id of a file→table key. */
+export const decodeFileTableKey = (key: Key): FileId => readU64(key, 1) as FileId;
 
 export const decodeFileTable = (key: Key, bytes: Uint8Array): CatalogId => decodeValue<FileTableIndexRow>(key, bytes).tableId;
 

@@ -6,6 +6,7 @@ import { decodeIdHorizon, ID_HORIZON_KEY, type IdHorizonRow, putIdHorizon } from
 import { StrataError } from '../errors.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
+import { assertFileBlockFree } from '../txn/fresh-ids.js';
 import type { IdKind, IdSource } from '../txn/ids.js';
 import type { Committer } from './committer.js';
 
@@ -78,6 +79,7 @@ export class IdBlocks implements IdSource {
     }
     const from = await this.committer.writeSystem(async (view) => {
       const horizon = await idHorizon(view);
+      if (sizes.has('file')) await assertFileBlockFree(view, horizon.file);
       const moved = { ...horizon };
       for (const [k, size] of sizes) moved[k] += size;
       return { mutations: [putIdHorizon(moved)], value: horizon };

@@ -144,7 +144,7 @@ function limitsOf(opts: OpenOptions): Limits {
 }
 
 /** The store the options name, and whether the catalog made it (and so closes it) or was handed it. */
-function openStore(opts: OpenOptions, random: () => number): { store: ObjectStore; owned: boolean; sync: boolean } {
+export function openStore(opts: OpenOptions, random: () => number): { store: ObjectStore; owned: boolean; sync: boolean } {
   if (opts.durability !== undefined && opts.durability !== 'durable' && opts.durability !== 'relaxed') {
     throw new StrataError('INVALID_ARGUMENT', `durability is 'durable' or 'relaxed', got ${JSON.stringify(opts.durability)}`);
   }
@@ -165,7 +165,7 @@ function normaliseDataPath(p: string | undefined): string {
   return `${trimmed}/`;
 }
 
-const OPEN_OPTIONS: readonly (keyof OpenOptions)[] = [
+export const OPEN_OPTIONS: readonly (keyof OpenOptions)[] = [
   'dir',
   'store',
   'clock',

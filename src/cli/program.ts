@@ -353,7 +353,7 @@ export function program(version: string, quiet: boolean): Command {
     });
 
   command('import', 'create the catalog in --dir from a DuckLake catalog (SQLite)').requiredOption('--from <file>', 'the DuckLake SQLite file')
-    .option('--copy-files', "copy the lake's files into this catalog's data path")
+    .option('--copy-files', "copy the lake's files, from under its data path only, into this catalog's store (S3 too)")
     .action(async (o: Opts, cmd: Command) => {
       const g = globals(cmd);
       const store = storeOption(g);

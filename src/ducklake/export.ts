@@ -53,11 +53,9 @@ async function collect(view: ReadView, cut: SnapshotId, dataLocation: string, cr
   add('ducklake_metadata', { key: 'encrypted', value: 'false' });
   for (const [key, value] of await q.options(view)) if (key !== DATA_PATH_OPTION) add('ducklake_metadata', { key, value });
 
-  const first = (await q.firstSnapshot(view))?.begin ?? snapshotId(0);
-  for (let id = first; id <= cut; id++) {
-    const s = await q.snapshotRow(view, snapshotId(id));
-    if (s === undefined) continue; // excised
-    const c = await q.snapshotChanges(view, snapshotId(id));
+  // The ids that exist: excision and an imported lake's expired snapshots leave the others out.
+  for await (const { begin: id, row: s } of q.snapshotRows(view, cut)) {
+    const c = await q.snapshotChanges(view, id);
     add('ducklake_snapshot', { snapshot_id: id, snapshot_time: sqlTime(s.time), schema_version: s.schemaVersion, next_catalog_id: s.nextCatalogId, next_file_id: s.nextFileId });
     add('ducklake_snapshot_changes', { snapshot_id: id, changes_made: c?.changes.join(',') ?? '', author: c?.author ?? null, commit_message: c?.message ?? null, commit_extra_info: c?.extraInfo ?? null });
     add('strata_snapshot', { snapshot_id: id, maintenance: c?.maintenance ?? false, read_sources: c?.readSources ? JSON.stringify(c.readSources) : null });
@@ -106,10 +104,11 @@ async function collect(view: ReadView, cut: SnapshotId, dataLocation: string, cr
 
 function columnRow(tableId: CatalogId, id: number, when: When, r: ColumnRow): Row {
   // Strata's default is the value old files read for an added column and new rows get: both of DuckLake's.
-  const literal = r.defaultValue === null ? {} : { default_value_type: 'literal', default_value_dialect: 'duckdb' };
+  // DuckLake writes every column's default as a typed literal, 'NULL' for none.
   return {
     column_id: id, ...when, table_id: tableId, column_order: r.order, column_name: r.name, column_type: r.type,
-    initial_default: r.defaultValue, default_value: r.defaultValue, nulls_allowed: r.nullsAllowed, parent_column: r.parentColumn, ...literal,
+    initial_default: r.defaultValue, default_value: r.defaultValue ?? 'NULL', nulls_allowed: r.nullsAllowed, parent_column: r.parentColumn,
+    default_value_type: 'literal', default_value_dialect: 'duckdb',
   };
 }
 
@@ -126,9 +125,12 @@ async function files(view: ReadView, tableId: CatalogId, life: Life, add: (t: st
     const columnStats = await q.fileColumnStats(view, tableId, kept.map((f) => ({ id: f.id, begin: snapshotId(f.begin) })));
     for (const { id, when, row } of kept) {
       anyFile = true;
+      // As DuckLake writes a file it wrote whole: no order, partition, key or name mapping, and not partial (every
+      // row visible from its begin snapshot on: its partial_max is NULL).
       add('ducklake_data_file', {
         data_file_id: id, table_id: tableId, ...when, file_order: null, path: row.path, path_is_relative: true, file_format: row.format,
         record_count: row.recordCount, file_size_bytes: row.fileSizeBytes, footer_size: row.footerSize, row_id_start: row.rowIdStart,
+        partition_id: null, encryption_key: null, mapping_id: null, partial_max: null,
       });
       if (row.contentCrc32 != null) add('strata_file', { file_id: id, content_crc32: row.contentCrc32 });
       for (const c of columnStats.get(id) ?? []) {
@@ -151,7 +153,7 @@ async function files(view: ReadView, tableId: CatalogId, life: Life, add: (t: st
       const id = deleteFileIdOf(v.fields);
       add('ducklake_delete_file', {
         delete_file_id: id, table_id: tableId, ...when, data_file_id: v.row.dataFileId, path: v.row.path, path_is_relative: true,
-        format: v.row.format, delete_count: v.row.deleteCount, file_size_bytes: v.row.fileSizeBytes,
+        format: v.row.format, delete_count: v.row.deleteCount, file_size_bytes: v.row.fileSizeBytes, footer_size: null, encryption_key: null, partial_max: null,
       });
       if (v.row.contentCrc32 != null) add('strata_file', { file_id: id, content_crc32: v.row.contentCrc32 });
     }

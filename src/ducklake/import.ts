@@ -1,22 +1,26 @@
 // A DuckLake catalog (its SQLite file) read into a new Strata catalog, snapshot by snapshot: each of the lake's
 // snapshots becomes one commit with the lake's snapshot id, time, ids, author and message, so a reader at any
-// snapshot answers as DuckLake's tables say. Paths are kept relative to the catalog's data path: the files
-// must be under it, where they are (a store whose data path is the lake's), or copied there (copyFiles).
-import { copyFile, mkdir, stat } from 'node:fs/promises';
-import * as path from 'node:path';
-import Database from 'better-sqlite3';
-import type { ColumnStats } from '../../keys/file-column-stats.js';
-import { columnType } from '../../keys/column-types.js';
-import { type CatalogId, type ColumnId, type FileId, snapshotId } from '../../keys/ids.js';
-import { Catalog, type OpenOptions } from '../catalog/catalog.js';
+// snapshot answers as DuckLake's tables say. Every row goes through the checks the API makes (lake.ts reads
+// each value strictly, src/txn/imported.ts applies each snapshot through the transaction's own checks), and
+// the whole catalog is built aside and moved into place only when it is complete and verified (staging.ts):
+// a lake that fails anywhere leaves nothing — no catalog, no directory, no object in the store.
+import type { ColumnId } from '../../keys/ids.js';
+import { options } from '../arguments.js';
+import { type Catalog as CatalogType, Catalog, type OpenOptions } from '../catalog/catalog.js';
+import { OPEN_OPTIONS } from '../catalog/open.js';
 import { StrataError } from '../errors.js';
-import type { ImportedSnapshot } from '../txn/imported.js';
+import type { ObjectStore } from '../store/object-store.js';
 import type { CommitMeta } from '../txn/plan.js';
-import { DUCKLAKE_TABLES, STRATA_TABLES } from './tables.js';
-import { dataLocation, parseSqlTime, sqlBool } from './values.js';
+import { type Contents, checkContents } from './contents.js';
+import { checkReadable, type FileFacts, type Planned, plannedSnapshots } from './deltas.js';
+import { type NamedFile, type Placement, placeFiles, type RelativePath, relativePaths } from './files.js';
+import { inlinedFiles } from './inlined.js';
+import { badLake, type Lake, readLake } from './lake.js';
+import { Stage } from './staging.js';
+import { DUCKLAKE_VERSION } from './tables.js';
 
 export interface ImportOptions extends OpenOptions {
-  /** Copy every file the lake names into the new catalog's data path (both on local disks). */
+  /** Copy every file the lake names from its (local) data path into the new catalog's store. */
   copyFiles?: boolean;
 }
 
@@ -28,214 +32,162 @@ export interface ImportReport {
   tags: number;
   copiedFiles: number;
   copiedBytes: number;
-  /** Snapshots the lake had expired, excised again after the import rebuilt them. */
+  /** Data files written from the lake's inlined rows. */
+  inlinedFiles: number;
+  /** Snapshots the lake had expired, rebuilt from the rows that name them and excised again. */
   excised: number;
 }
 
-type Row = Record<string, unknown>;
-type Lake = Map<string, Row[]>;
-
-const bad = (file: string, what: string) => new StrataError('INVALID_ARGUMENT', `${file} is not a DuckLake catalog Strata can import: ${what}`);
-const num = (v: unknown) => (typeof v === 'bigint' ? Number(v) : (v as number));
-const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
-
-function readLake(file: string): Lake {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    const present = new Set((db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]).map((r) => r.name));
-    for (const need of ['ducklake_metadata', 'ducklake_snapshot', 'ducklake_schema', 'ducklake_table', 'ducklake_column', 'ducklake_data_file']) {
-      if (!present.has(need)) throw bad(file, `it has no table ${need}`);
-    }
-    // Tables of later versions, or Strata's own, may be missing: they read as empty.
-    return new Map([...Object.keys(DUCKLAKE_TABLES), ...Object.keys(STRATA_TABLES)].map((t) => [t, present.has(t) ? (db.prepare(`SELECT * FROM ${t}`).all() as Row[]) : []]));
-  } catch (e) {
-    if (e instanceof StrataError) throw e;
-    throw bad(file, e instanceof Error ? e.message : String(e));
-  } finally {
-    db.close();
-  }
-}
-
-/** Where a file row's object is, relative to the lake's data path (DuckLake resolves file, table, schema, data path). */
-function relativePaths(file: string, lake: Lake, dataPath: string): (row: Row) => string {
-  const versionAt = (rows: Row[], idCol: string, id: unknown, at: number) =>
-    rows.find((r) => r[idCol] === id && num(r.begin_snapshot) <= at && (r.end_snapshot === null || num(r.end_snapshot) > at));
-  return (row) => {
-    const at = num(row.begin_snapshot);
-    const table = versionAt(lake.get('ducklake_table')!, 'table_id', row.table_id, at);
-    const schema = table && versionAt(lake.get('ducklake_schema')!, 'schema_id', table.schema_id, at);
-    const within = (r: Row | undefined, base: string) => (r === undefined || r.path === null || r.path === undefined ? base : sqlBool(r.path_is_relative) === false ? String(r.path) : base + String(r.path));
-    const full = sqlBool(row.path_is_relative) === false ? String(row.path) : within(table, within(schema, dataPath)) + String(row.path);
-    if (!full.startsWith(dataPath)) throw bad(file, `file ${JSON.stringify(full)} is outside the lake's data path ${JSON.stringify(dataPath)}; Strata keeps files under its data path`);
-    return full.slice(dataPath.length);
-  };
-}
-
-const VERSIONED = ['ducklake_schema', 'ducklake_table', 'ducklake_view', 'ducklake_column', 'ducklake_data_file', 'ducklake_delete_file'];
-
-/** The lake's versioned rows by the snapshot that begins and the one that ends them, and file stats by file: read once, not per snapshot. */
-interface LakeIndex {
-  begun: Map<string, Map<number, Row[]>>;
-  ended: Map<string, Map<number, Row[]>>;
-  stats: Map<number, ColumnStats[]>;
-}
-
-function indexLake(lake: Lake): LakeIndex {
-  const by = (rows: Row[], column: string) => {
-    const out = new Map<number, Row[]>();
-    for (const r of rows) {
-      if (r[column] === null || r[column] === undefined) continue;
-      const at = num(r[column]);
-      out.set(at, [...(out.get(at) ?? []), r]);
-    }
-    return out;
-  };
-  const stats = new Map<number, ColumnStats[]>();
-  for (const r of lake.get('ducklake_file_column_stats')!) {
-    const list = stats.get(num(r.data_file_id)) ?? [];
-    list.push({ columnId: num(r.column_id) as ColumnId, valueCount: r.value_count === null ? null : num(r.value_count), nullCount: r.null_count === null ? null : num(r.null_count), min: text(r.min_value), max: text(r.max_value), containsNan: sqlBool(r.contains_nan) });
-    stats.set(num(r.data_file_id), list);
-  }
-  return {
-    begun: new Map(VERSIONED.map((t) => [t, by(lake.get(t)!, 'begin_snapshot')])),
-    ended: new Map(VERSIONED.map((t) => [t, by(lake.get(t)!, 'end_snapshot')])),
-    stats,
-  };
-}
-
-/** What snapshot `s` begins and ends, as the transaction applies it. */
-function snapshotDelta(lake: LakeIndex, s: number, rel: (row: Row) => string, crc: Map<number, number>): ImportedSnapshot {
-  const touched = (table: string, key: (r: Row) => string, build: (r: Row) => unknown) => {
-    const out = new Map<string, { row: Row; next: unknown }>();
-    for (const r of lake.ended.get(table)!.get(s) ?? []) out.set(key(r), { row: r, next: null });
-    for (const r of lake.begun.get(table)!.get(s) ?? []) out.set(key(r), { row: r, next: build(r) });
-    return [...out.values()];
-  };
-  const stats = lake.stats;
-  const id = (r: Row, c: string) => num(r[c]) as CatalogId;
-  return {
-    schemas: touched('ducklake_schema', (r) => String(r.schema_id), (r) => ({ name: String(r.schema_name), uuid: String(r.schema_uuid) })).map((t) => ({ id: id(t.row, 'schema_id'), next: t.next as never })),
-    tables: touched('ducklake_table', (r) => String(r.table_id), (r) => ({ schemaId: id(r, 'schema_id'), name: String(r.table_name), uuid: String(r.table_uuid) })).map((t) => ({ id: id(t.row, 'table_id'), next: t.next as never })),
-    views: touched('ducklake_view', (r) => String(r.view_id), (r) => ({ schemaId: id(r, 'schema_id'), name: String(r.view_name), uuid: String(r.view_uuid), dialect: String(r.dialect ?? 'duckdb'), sql: String(r.sql) })).map((t) => ({ id: id(t.row, 'view_id'), next: t.next as never })),
-    columns: touched('ducklake_column', (r) => `${r.table_id}.${r.column_id}`, (r) => {
-      const type = columnType(String(r.column_type));
-      if (type === undefined) throw new StrataError('INVALID_ARGUMENT', `column ${JSON.stringify(r.column_name)} of table ${r.table_id} has type ${JSON.stringify(r.column_type)}, which Strata does not know`);
-      return { name: String(r.column_name), type, order: num(r.column_order), nullsAllowed: sqlBool(r.nulls_allowed) ?? true, defaultValue: text(r.initial_default ?? r.default_value), parentColumn: r.parent_column === null ? null : num(r.parent_column) };
-    }).map((t) => ({ tableId: id(t.row, 'table_id'), id: num(t.row.column_id) as ColumnId, next: t.next as never })),
-    dataFiles: touched('ducklake_data_file', (r) => String(r.data_file_id), (r) => ({
-      path: rel(r), format: String(r.file_format ?? 'parquet'), recordCount: num(r.record_count), fileSizeBytes: num(r.file_size_bytes),
-      footerSize: r.footer_size === null ? null : num(r.footer_size), rowIdStart: num(r.row_id_start ?? 0), contentCrc32: crc.get(num(r.data_file_id)) ?? null,
-    })).map((t) => ({ tableId: id(t.row, 'table_id'), id: num(t.row.data_file_id) as FileId, next: t.next as never, stats: t.next === null ? [] : stats.get(num(t.row.data_file_id)) ?? [] })),
-    deleteFiles: touched('ducklake_delete_file', (r) => String(r.delete_file_id), (r) => ({
-      dataFileId: num(r.data_file_id) as FileId, path: rel(r), format: String(r.format ?? 'parquet'), deleteCount: num(r.delete_count), fileSizeBytes: num(r.file_size_bytes), contentCrc32: crc.get(num(r.delete_file_id)) ?? null,
-    })).map((t) => ({ tableId: id(t.row, 'table_id'), id: num(t.row.delete_file_id) as FileId, next: t.next as never })),
-    nextCatalogId: 0,
-    nextFileId: 0,
-  };
-}
-
-const given = <K extends string>(key: K, v: string | null) => (v === null ? {} : ({ [key]: v } as Record<K, string>));
-
 const RESERVED_KEYS = new Set(['version', 'created_by', 'data_path', 'encrypted']);
 
-/** Creates a catalog at `opts` (which must not hold one yet) from the DuckLake catalog in `file`. */
-export async function importDuckLake(file: string, opts: ImportOptions): Promise<ImportReport> {
-  const { copyFiles = false, ...open } = opts;
-  const lake = readLake(file);
-  const meta = new Map(lake.get('ducklake_metadata')!.filter((r) => r.scope === null || r.scope === undefined).map((r) => [String(r.key), String(r.value)]));
-  if (meta.get('encrypted') === 'true') throw bad(file, 'its data files are encrypted');
-  const dataPath = meta.get('data_path');
-  if (dataPath === undefined) throw bad(file, 'ducklake_metadata has no data_path');
-  const snapshots = lake.get('ducklake_snapshot')!.map((r) => ({ row: r, id: num(r.snapshot_id) })).sort((a, b) => a.id - b.id);
-  if (snapshots.length === 0) throw bad(file, 'ducklake_snapshot is empty');
-  const atZero = lake.get('ducklake_schema')!.filter((r) => num(r.begin_snapshot) === 0);
-  if (atZero.length !== 1 || num(atZero[0]!.schema_id) !== 0 || atZero[0]!.schema_name !== 'main' || lake.get('ducklake_table')!.some((r) => num(r.begin_snapshot) === 0)) {
-    throw bad(file, 'snapshot 0 must hold schema "main" (id 0) alone, as DuckLake creates it');
+/** What the lake must be to be imported at all: DuckLake 1.0, plain, starting as DuckLake starts. */
+function checkLake(lake: Lake): string {
+  const version = lake.metadata.get('version');
+  if (version !== DUCKLAKE_VERSION) throw badLake(lake.file, `its ducklake_metadata version is ${JSON.stringify(version ?? null)}; this import reads DuckLake ${DUCKLAKE_VERSION} (open it with DuckLake ${DUCKLAKE_VERSION} first, which migrates it)`);
+  if (lake.metadata.get('encrypted') === 'true') throw badLake(lake.file, 'its data files are encrypted');
+  const dataPath = lake.metadata.get('data_path');
+  if (dataPath === undefined || dataPath === '') throw badLake(lake.file, 'ducklake_metadata has no data_path');
+  if (lake.snapshots.length === 0) throw badLake(lake.file, 'ducklake_snapshot is empty');
+  const atZero = lake.schemas.filter((s) => s.begin === 0);
+  if (atZero.length !== 1 || atZero[0]!.id !== 0 || atZero[0]!.name !== 'main' || lake.tables.some((t) => t.begin === 0) || lake.views.some((v) => v.begin === 0)) {
+    throw badLake(lake.file, 'snapshot 0 must hold schema "main" (id 0) alone, as DuckLake creates it');
   }
-  const rel = relativePaths(file, lake, dataPath);
-  const indexed = indexLake(lake);
-  const crc = new Map(lake.get('strata_file')!.map((r) => [num(r.file_id), num(r.content_crc32)]));
-  const changes = new Map(lake.get('ducklake_snapshot_changes')!.map((r) => [num(r.snapshot_id), r]));
-  const extra = new Map(lake.get('strata_snapshot')!.map((r) => [num(r.snapshot_id), r]));
-
-  const present = new Map(snapshots.map((x) => [x.id, x]));
-  const head = snapshots.at(-1)!.id;
-  // Snapshots the lake expired are gone from ducklake_snapshot, but Strata's ids have no gaps: each comes back
-  // from the rows that outlived it, stamped with the time before it, and is excised again at the end.
-  const after = (id: number) => snapshots.find((x) => x.id >= id)!;
-  let now = parseSqlTime('the first snapshot time', (present.get(0) ?? snapshots[0]!).row.snapshot_time);
-  const catalog = await Catalog.open({ ...open, clock: () => now });
-  const report: ImportReport = { snapshots: snapshots.length, head, dataFiles: 0, deleteFiles: 0, tags: 0, copiedFiles: 0, copiedBytes: 0, excised: 0 };
   try {
-    if ((await catalog.snapshots()).length !== 1) {
-      throw new StrataError('ALREADY_EXISTS', 'the catalog to import into already has a history; import creates a new catalog: give a new dir (and store)');
-    }
-    const files = [...lake.get('ducklake_data_file')!, ...lake.get('ducklake_delete_file')!];
-    await placeFiles(files.map(rel), dataPath, (p) => catalog.dataFileLocation(p), copyFiles, report);
-    const options = [...meta].filter(([k]) => !RESERVED_KEYS.has(k));
-    if (options.length > 0) await catalog.transaction(async (tx) => { for (const [k, v] of options) await tx.setOption(k, v); });
-    for (let id = 1; id <= head; id++) {
-      const s = present.get(id);
-      if (s) now = parseSqlTime(`snapshot ${id} time`, s.row.snapshot_time);
-      const counters = after(id).row;
-      const delta = { ...snapshotDelta(indexed, id, rel, crc), nextCatalogId: num(counters.next_catalog_id), nextFileId: num(counters.next_file_id) };
-      report.dataFiles += delta.dataFiles.filter((f) => f.next !== null).length;
-      report.deleteFiles += delta.deleteFiles.filter((f) => f.next !== null).length;
-      const c = changes.get(id);
-      const x = extra.get(id);
-      const commitMeta: CommitMeta = s
-        ? {
-            ...given('author', text(c?.author)), ...given('message', text(c?.commit_message)), ...given('extraInfo', text(c?.commit_extra_info)),
-            maintenance: sqlBool(x?.maintenance) ?? String(c?.changes_made ?? '').includes('compacted_table:'),
-            ...(x?.read_sources ? { readSources: JSON.parse(String(x.read_sources)) } : {}),
-          }
-        : { message: 'expired from the lake: rebuilt by the import from the rows that outlived it' };
-      const { snapshot } = await catalog.transaction((tx) => tx.importSnapshot(delta), commitMeta);
-      if (snapshot !== snapshotId(id)) throw new StrataError('CONFLICT', `snapshot ${id} of the lake was committed as ${snapshot}: another writer wrote to the catalog during the import`);
-    }
-    for (const t of lake.get('strata_snapshot_tag')!) {
-      now = parseSqlTime(`tag ${t.tag_name} time`, t.created_at);
-      await catalog.createTag(String(t.tag_name), num(t.snapshot_id));
-      report.tags++;
-    }
-    // Strata's own retain-from when the lake has one; else below the lake's first snapshot, nothing it kept.
-    const retainFrom = num(lake.get('strata_retention')![0]?.retain_from ?? snapshots[0]!.id);
-    if (retainFrom > 0) {
-      await catalog.advanceRetainFrom({ snapshot: retainFrom });
-      report.excised = (await catalog.excise()).snapshots;
-    }
-  } finally {
+    checkReadable(lake);
+  } catch (e) {
+    throw e instanceof StrataError ? badLake(lake.file, e.message, e) : e;
+  }
+  return dataPath.endsWith('/') ? dataPath : `${dataPath}/`;
+}
+
+/** Runs `fn`, naming what it was doing in a refusal; anything but a StrataError is not the lake's and goes as it is. */
+async function doing<T>(file: string, what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (!(e instanceof StrataError)) throw e;
+    if (e.message.includes(file)) throw e;
+    const next = e.code === 'INVALID_ARGUMENT' ? ' — correct the lake and import it again' : '';
+    throw new StrataError(e.code, `${file}: ${what}: ${e.message.replace(/; nothing was imported$/, '')}; nothing was imported${next}`, { cause: e });
+  }
+}
+
+/**
+ * Creates a catalog at `opts` (which must hold none) from the DuckLake catalog in `file`: all of it, checked
+ * and verified, or nothing at all.
+ */
+export async function importDuckLake(file: string, opts: ImportOptions): Promise<ImportReport> {
+  const { copyFiles = false, ...open } = options('importDuckLake()', opts, [...OPEN_OPTIONS, 'copyFiles']);
+  if (typeof copyFiles !== 'boolean') throw new StrataError('INVALID_ARGUMENT', 'copyFiles must be a boolean');
+  if (open.readOnly === true || open.create === false) throw new StrataError('INVALID_ARGUMENT', 'an import creates a catalog: it cannot be readOnly or create: false');
+  if (typeof open.dir !== 'string' || open.dir === '') throw new StrataError('INVALID_ARGUMENT', "importDuckLake needs { dir }: the local directory for the new catalog's index");
+  const lake = readLake(file);
+  const dataPath = checkLake(lake);
+  const stage = await Stage.create(open);
+  const placement: Placement = { created: [], copiedFiles: 0, copiedBytes: 0 };
+  let catalog: CatalogType | undefined;
+  try {
+    const first = [...lake.snapshots].sort((a, b) => a.id - b.id)[0]!;
+    const clock = { now: first.time };
+    catalog = await Catalog.open({ ...stage.stagingOptions(open), clock: () => clock.now });
+    const key = catalog.dataPath;
+    const rel = relativePaths(lake, dataPath, stage.store.maxKeyBytes - Buffer.byteLength(key));
+    await doing(file, 'its files', () => placeLakeFiles(lake, rel, stage.store, key, copyFiles ? dataPath : undefined, placement));
+    // The import's own files (from inlined rows) take ids above every id the lake holds or will hand out.
+    let nextFileId = [...lake.snapshots.map((s) => s.nextFileId), ...lake.dataFiles.map((f) => f.id + 1), ...lake.deleteFiles.map((d) => d.id + 1)].reduce((m, x) => Math.max(m, x), 0);
+    const inlined = await doing(file, 'its inlined rows', () => inlinedFiles(lake, { store: stage.store, dataPath: key, nextFileId: () => nextFileId++, created: placement.created }, rel));
+    const planned = await doing(file, 'its snapshots', async () => plannedSnapshots(inlined.lake, factsOf(lake, rel), inlined.extra));
+    await stage.store.delete(unnamedCopies(lake, inlined.lake, rel, key, placement));
+    const report = await replay(file, catalog, lake, planned, clock);
+    report.inlinedFiles = inlined.extra.reduce((n, x) => n + x.dataFiles.filter((f) => f.next !== null).length, 0);
+    const verified = await catalog.verify();
+    if (!verified.ok) throw badLake(file, `the catalog built from it does not verify: ${verified.violations[0]!.message} (${verified.violations.length} violation(s))`);
+    await catalog.checkpoint();
     await catalog.close();
+    catalog = undefined;
+    await stage.publish();
+    return { ...report, copiedFiles: placement.copiedFiles, copiedBytes: placement.copiedBytes };
+  } catch (e) {
+    await catalog?.close().catch(() => undefined);
+    await stage.discard(placement.created);
+    throw e;
+  }
+}
+
+/** Every file the lake names, placed in the store (or found there) and read against what its row records. */
+async function placeLakeFiles(lake: Lake, rel: RelativePath, store: ObjectStore, key: string, copyFrom: string | undefined, placement: Placement): Promise<void> {
+  const named: NamedFile[] = [
+    ...lake.dataFiles.map((f) => ({ rel: rel(f, `data file ${f.id}`), fileSizeBytes: f.fileSizeBytes, contentCrc32: lake.crcs.get(f.id) ?? null, parquet: true, row: `data file ${f.id}` })),
+    ...lake.deleteFiles.map((d) => ({ rel: rel(d, `delete file ${d.id}`), fileSizeBytes: d.fileSizeBytes, contentCrc32: lake.crcs.get(d.id) ?? null, parquet: true, row: `delete file ${d.id}` })),
+  ];
+  await placeFiles(named, store, key, copyFrom, placement);
+  const records = new Map(lake.dataFiles.map((f) => [f.id, f.recordCount]));
+  await checkContents(
+    [
+      ...lake.dataFiles.map((f): Contents => ({ rel: rel(f, `data file ${f.id}`), row: `data file ${f.id}`, kind: 'data', recordCount: f.recordCount })),
+      ...lake.deleteFiles.map((d): Contents => ({ rel: rel(d, `delete file ${d.id}`), row: `delete file ${d.id}`, kind: 'delete', deleteCount: d.deleteCount, dataRecords: records.get(d.dataFileId) })),
+    ],
+    store,
+    key,
+  );
+}
+
+/**
+ * The objects this import copied for delete files whose deletes it folded into its own (inlined-deletes.ts)
+ * and that no row it keeps names: nothing would ever read them.
+ */
+function unnamedCopies(lake: Lake, folded: Lake, rel: RelativePath, key: string, placement: Placement): string[] {
+  const keyOf = (f: Lake['dataFiles'][number] | Lake['deleteFiles'][number]) => `${key}${rel(f, `file ${f.id}`)}`;
+  const kept = new Set(folded.deleteFiles.map((d) => d.id));
+  const named = new Set([...folded.dataFiles, ...folded.deleteFiles].map(keyOf));
+  const created = new Set(placement.created);
+  return lake.deleteFiles.filter((d) => !kept.has(d.id)).map(keyOf).filter((k) => created.has(k) && !named.has(k));
+}
+
+/** What a file row becomes: its path under the data path, its CRC-32, its column statistics. */
+function factsOf(lake: Lake, rel: RelativePath): FileFacts {
+  const stats = new Map<number, ReturnType<FileFacts['stats']>>();
+  for (const { dataFileId, ...s } of lake.fileStats) (stats.get(dataFileId) ?? stats.set(dataFileId, []).get(dataFileId)!).push({ ...s, columnId: s.columnId as ColumnId });
+  return { rel, crc: (id) => lake.crcs.get(id) ?? null, stats: (id) => stats.get(id) ?? [] };
+}
+
+/**
+ * The lake's options, its snapshots one commit each (the clock saying each one's time), its tags and its
+ * retain-from (excising the rebuilt snapshots below it), committed on the catalog being built.
+ */
+async function replay(file: string, c: CatalogType, lake: Lake, planned: readonly Planned[], clock: { now: number }): Promise<ImportReport> {
+  const settings = [...lake.metadata].filter(([k]) => !RESERVED_KEYS.has(k));
+  if (settings.length > 0) await doing(file, 'ducklake_metadata', () => c.transaction(async (tx) => { for (const [k, v] of settings) await tx.setOption(k, v); }));
+  const report: ImportReport = { snapshots: lake.snapshots.length, head: planned.at(-1)?.id ?? 0, dataFiles: 0, deleteFiles: 0, tags: 0, copiedFiles: 0, copiedBytes: 0, inlinedFiles: 0, excised: 0 };
+  for (const p of planned) {
+    if (p.lake !== undefined) clock.now = p.lake.time;
+    report.dataFiles += p.delta.dataFiles.filter((f) => f.next !== null).length;
+    report.deleteFiles += p.delta.deleteFiles.filter((f) => f.next !== null).length;
+    const { snapshot } = await doing(file, `snapshot ${p.id}`, () => c.transaction((tx) => tx.importSnapshot(p.delta), metaOf(p.lake)));
+    if (snapshot !== p.id) throw new StrataError('CONFLICT', `snapshot ${p.id} of the lake was committed as ${snapshot}: another writer wrote to the catalog during the import`);
+  }
+  for (const t of lake.tags) {
+    clock.now = t.createdAt;
+    await doing(file, `tag ${JSON.stringify(t.name)} (strata_snapshot_tag)`, () => c.createTag(t.name, t.snapshot));
+    report.tags++;
+  }
+  // Strata's own retain-from when the lake has one; else the lake's first snapshot: nothing it kept.
+  const retainFrom = lake.retainFrom ?? lake.snapshots.reduce((m, s) => Math.min(m, s.id), Number.MAX_SAFE_INTEGER);
+  if (retainFrom > 0) {
+    await doing(file, `retain-from ${retainFrom} (strata_retention)`, () => c.advanceRetainFrom({ snapshot: retainFrom }));
+    report.excised = (await c.excise()).snapshots;
   }
   return report;
 }
 
-/** Checks that every file is where the catalog reads it, copying it there first with copyFiles. */
-async function placeFiles(paths: string[], dataPath: string, target: (rel: string) => string, copy: boolean, report: ImportReport): Promise<void> {
-  const missing: string[] = [];
-  for (const rel of new Set(paths)) {
-    const to = target(rel);
-    if (/^[a-z0-9]+:\/\//i.test(to)) return; // an object store: the catalog finds the files when it reads them
-    const there = await stat(to).then((s) => s.size, () => undefined);
-    if (there !== undefined && (!copy || path.resolve(dataPath + rel) === path.resolve(to))) continue;
-    if (!copy) {
-      missing.push(rel);
-      continue;
-    }
-    const from = dataPath + rel;
-    const size = await stat(from).then((s) => s.size, () => {
-      throw new StrataError('NOT_FOUND', `the lake names ${from}, which does not exist; nothing was imported`);
-    });
-    await mkdir(path.dirname(to), { recursive: true });
-    await copyFile(from, to);
-    report.copiedFiles++;
-    report.copiedBytes += size;
-  }
-  if (missing.length > 0) {
-    throw new StrataError(
-      'NOT_FOUND',
-      `${missing.length} file(s) the lake names are not under this catalog's data path (${dataLocation(target)}), e.g. ${missing[0]}; ` +
-        `the lake keeps them under ${dataPath}: import with copyFiles (--copy-files) to copy them, or into a store whose data path holds them`,
-    );
-  }
+/** A lake snapshot's commit record; a rebuilt one says so. */
+function metaOf(s: Lake['snapshots'][number] | undefined): CommitMeta {
+  if (s === undefined) return { message: 'expired from the lake: rebuilt by the import from the rows that name it' };
+  return {
+    ...(s.author === null ? {} : { author: s.author }),
+    ...(s.message === null ? {} : { message: s.message }),
+    ...(s.extraInfo === null ? {} : { extraInfo: s.extraInfo }),
+    maintenance: s.maintenance ?? s.changesMade.includes('compacted_table:'),
+    ...(s.readSources === undefined ? {} : { readSources: s.readSources as NonNullable<CommitMeta['readSources']> }),
+  };
 }

@@ -154,6 +154,11 @@ export async function firstSnapshot(view: ReadView): Promise<Version<SnapshotRow
   return undefined;
 }
 
+/** Every snapshot record up to `upTo`, oldest first, streamed: the ids that exist, however far apart. */
+export async function* snapshotRows(view: ReadView, upTo: SnapshotId): AsyncGenerator<Version<SnapshotRow>> {
+  for await (const [key, bytes] of view.scan(snapshotsUpTo(upTo))) yield { begin: snapshotOfKey(key), row: decodeValue<SnapshotRow>(key, bytes) };
+}
+
 /** Snapshot ids from `from` downwards with their maintenance flag, newest first, streamed. */
 export async function* snapshotsDownFrom(view: ReadView, from: SnapshotId): AsyncGenerator<{ id: SnapshotId; maintenance: boolean }> {
   for await (const [key, bytes] of view.scan({ ...changesUpTo(from), reverse: true })) {

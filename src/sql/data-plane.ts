@@ -46,7 +46,7 @@ export interface SqlSettings {
   hostFiles: HostFiles;
 }
 
-const DEFAULT_MEMORY_LIMIT = 192 * MiB;
+export const DEFAULT_MEMORY_LIMIT = 192 * MiB;
 
 /** Catalog.open's `sql` option, checked (before anything is opened). */
 export function sqlSettings(given: SqlEngineOptions | undefined): SqlSettings {
@@ -73,9 +73,10 @@ export class DataPlane {
   ) {
     const cacheDir = path.join(dir, 'cache');
     const files = new LocalFiles(catalog.store, { cacheDir, maxCacheBytes: GiB });
-    // DuckDB reads a directory store's files where they are (local-files.ts), S3's from the cache.
-    const root = catalog.store.localRoot;
-    const lakeDirs = root === undefined ? [cacheDir] : [cacheDir, path.join(root, catalog.dataPath)];
+    // DuckDB reads a store's files where they are when the store names them by a local path (a directory
+    // store: local-files.ts asks the same url()), else from the cache (S3).
+    const direct = catalog.store.url(`${catalog.dataPath}any`);
+    const lakeDirs = path.isAbsolute(direct) ? [cacheDir, path.dirname(direct)] : [cacheDir];
     this.engine = new Engine({ lakeDirs, scratchDir: path.join(dir, 'sql-scratch'), memoryLimit: settings.memoryLimit });
     this.ctx = { ...catalog, files, mirror: new Mirror(this.engine.planner, (q, arg) => this.engine.textFunction(q, arg)) };
   }

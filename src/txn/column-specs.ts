@@ -58,3 +58,62 @@ export function columnTree(c: ColumnSpec, order: number): ColumnTree {
   if (new Set(got).size !== got.length) throw invalid(`struct column ${quote(name)} names a field twice: ${got.map((n) => quote(n)).join(', ')}`);
   return { row: { ...row, type: nested, defaultValue: null }, children };
 }
+
+/** A column as a table's rows hold it: its id, its parent's (a nested column's field), its place among its siblings. */
+export interface FlatColumn {
+  id: number;
+  parentColumn: number | null;
+  order: number;
+  name: string;
+  type: string;
+  nullsAllowed: boolean;
+  defaultValue: string | null;
+}
+
+/** A table's column (or field) with its id, checked, and its fields'. */
+export interface IdTree {
+  id: number;
+  row: Row<ColumnRow>;
+  children: IdTree[];
+}
+
+/**
+ * A table's live columns, given flat as its rows hold them (an import's), as the trees createTable takes them:
+ * each top-level column checked by columnTree (names, types, a list's `element`, a map's `key` and `value`, a
+ * struct's fields named once), top-level names used once, one column at least, and every field under a live
+ * parent of the table, with no parents going round in a cycle.
+ */
+export function columnTrees(rows: readonly FlatColumn[]): IdTree[] {
+  const children = new Map<number | null, FlatColumn[]>();
+  for (const r of rows) (children.get(r.parentColumn) ?? children.set(r.parentColumn, []).get(r.parentColumn)!).push(r);
+  const ordered = (parent: number | null) => (children.get(parent) ?? []).sort((a, b) => a.order - b.order);
+  let placed = 0;
+  const spec = (r: FlatColumn): ColumnSpec => {
+    placed++;
+    const kids = ordered(r.id);
+    return { name: r.name, type: r.type, nullable: r.nullsAllowed, default: r.defaultValue, ...(kids.length > 0 ? { children: kids.map(spec) } : {}) };
+  };
+  const top = ordered(null);
+  if (top.length === 0) throw invalid('it has no live column; a table has one at least');
+  const checked = top.map((r, i) => columnTree(spec(r), i + 1));
+  if (placed < rows.length) {
+    const orphan = rows.find((r) => !reachesTop(r, rows))!;
+    throw invalid(`its column ${quote(orphan.name)} (id ${orphan.id}) has parent column ${orphan.parentColumn}, which is not a live column of the table (or its parents go round in a cycle)`);
+  }
+  const names = checked.map((t) => t.row.name);
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice !== undefined) throw invalid(`it names column ${quote(twice)} twice`);
+  const withIds = (tree: ColumnTree, r: FlatColumn): IdTree => ({ id: r.id, row: { ...tree.row, order: r.order, parentColumn: r.parentColumn as ColumnId | null }, children: tree.children.map((t, i) => withIds(t, ordered(r.id)[i]!)) });
+  return checked.map((t, i) => withIds(t, top[i]!));
+}
+
+/** Whether a column reaches a top-level one through live parents. */
+function reachesTop(r: FlatColumn, rows: readonly FlatColumn[]): boolean {
+  const parent = new Map(rows.map((x) => [x.id, x.parentColumn]));
+  const seen = new Set<number>();
+  for (let at: number | null | undefined = r.id; at !== null; at = parent.get(at)) {
+    if (at === undefined || seen.has(at)) return false;
+    seen.add(at);
+  }
+  return true;
+}

@@ -81,8 +81,14 @@ export interface PendingState {
   /** The operations that made this state, in order: what a rebase replays. */
   ops: readonly RecordedOp[];
   restoredTables: ReadonlySet<CatalogId>;
+  /** The catalog ids this transaction took from its id source for new schemas, tables and views. */
+  newCatalogIds: ReadonlySet<CatalogId>;
+  /** The file ids it took from its id source (fresh-ids.ts: their block was checked when claimed). */
+  takenFileIds: ReadonlySet<FileId>;
   /** Commit a snapshot even if nothing changed: an imported lake's snapshot keeps its id. */
   keepEmptySnapshot: boolean;
+  /** An imported lake's snapshot id, which the commit takes instead of the next one (imported.ts). */
+  importedAs: SnapshotId | undefined;
 }
 
 export const notFound = (message: string) => new StrataError('NOT_FOUND', message);
@@ -112,7 +118,10 @@ export class PendingCatalog {
   private readonly baseStats = new Map<CatalogId, TableStatsRow | undefined>();
   readonly options = new Map<string, string>();
   readonly restoredTables = new Set<CatalogId>();
+  private readonly newCatalogIds = new Set<CatalogId>();
+  private readonly takenFileIds = new Set<FileId>();
   keepEmptySnapshot = false;
+  importedAs: SnapshotId | undefined;
   /** Relations given a name by this transaction, by (schema, name); see renamed(). */
   private readonly named = new Map<string, { kind: RelationKind; id: CatalogId }>();
   private nextCatalogId: number;
@@ -159,7 +168,9 @@ export class PendingCatalog {
   }
 
   takeFileId(): FileId {
-    return fileId(this.takeReserved('file'));
+    const id = fileId(this.takeReserved('file'));
+    this.takenFileIds.add(id);
+    return id;
   }
 
   private takeReserved(kind: IdKind): number {
@@ -168,9 +179,12 @@ export class PendingCatalog {
     return id;
   }
 
+  /** A catalog id for a new schema, table or view. */
   async allocateCatalogId(): Promise<CatalogId> {
     await this.reserve('catalog', 1);
-    return this.takeCatalogId();
+    const id = this.takeCatalogId();
+    this.newCatalogIds.add(id);
+    return id;
   }
 
   async allocateFileId(): Promise<FileId> {
@@ -207,7 +221,10 @@ export class PendingCatalog {
       nextFileId: fileId(this.nextFileId),
       ops,
       restoredTables: this.restoredTables,
+      newCatalogIds: this.newCatalogIds,
+      takenFileIds: this.takenFileIds,
       keepEmptySnapshot: this.keepEmptySnapshot,
+      importedAs: this.importedAs,
     };
   }
 

@@ -20,6 +20,7 @@ import { quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
 import { type Change, type ChangeKind, classify } from './change.js';
+import { assertFreshIds } from './fresh-ids.js';
 import type { PendingState } from './pending.js';
 
 export interface CommitMeta {
@@ -250,7 +251,9 @@ export async function planCommit(
   meta: CommitMeta,
   time: number,
 ): Promise<Plan> {
-  const at = snapshotId(state.base + 1);
+  // An imported lake's snapshot keeps its id; ids it does not hold stay unused (SNAPSHOT_NOT_FOUND, as in the lake).
+  const at = state.importedAs ?? snapshotId(state.base + 1);
+  await assertFreshIds(view, state);
   const g = new Gathered(view, state, at);
   if (state.schemas.size > 0) await planSchemas(g);
   if (state.tables.size > 0) await planRelations(g, 'table', tableEntity as (id: CatalogId) => Entity<TableRow | ViewRow>, state.tables);

@@ -12,6 +12,7 @@ import { StrataError } from '../errors.js';
 import { listed, quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
 import { type ColumnSpec, columnTree, placed } from './column-specs.js';
+import { checkDeleteCount, checkedColumnStats, checkedDataFile, checkedDeleteFile, type ColumnStatsSpec, type DataFileSpec, type DeleteFileSpec } from './file-specs.js';
 import { copyArgs } from './copy-args.js';
 import { PendingReads } from './pending-reads.js';
 import { alreadyExists, descendants, invalid, notFound, type OpName, PendingCatalog, type PendingState, type RecordedOp, topLevel } from './pending.js';
@@ -19,54 +20,9 @@ import { restoreCatalog, restoreTable } from './restore.js';
 import { applyImported, type ImportedSnapshot } from './imported.js';
 import type { IdSource } from './ids.js';
 import { ObservedPromise } from './observed-promise.js';
-import {
-  checkColumnType,
-  checkCount,
-  checkFilePath,
-  checkName,
-  checkOptionalCount,
-  checkOptionalCrc32,
-  checkOptionalText,
-  flag,
-  options,
-  required,
-  shown,
-} from '../arguments.js';
+import { checkColumnType, checkName, checkOptionalText, flag, options } from '../arguments.js';
 
-export type { ColumnSpec };
-
-export interface DataFileSpec {
-  /** Relative to the catalog's data path. */
-  path: string;
-  recordCount: number;
-  fileSizeBytes: number;
-  footerSize?: number | null;
-  /** CRC-32 of the file's bytes (zlib.crc32): checked the first time a process reads the file. */
-  contentCrc32?: number | null;
-  /** Default 'parquet'. */
-  format?: string;
-  /** What the file's footer says of each column (what lets a query skip the file); columns not given have none. */
-  columnStats?: ColumnStatsSpec[];
-}
-
-export interface ColumnStatsSpec {
-  columnId: number;
-  valueCount?: number | null;
-  nullCount?: number | null;
-  /** The smallest and largest value as text (DuckDB's rendering; DuckLake's min_value, max_value). */
-  min?: string | null;
-  max?: string | null;
-  containsNan?: boolean | null;
-}
-
-export interface DeleteFileSpec {
-  dataFileId: number;
-  path: string;
-  deleteCount: number;
-  fileSizeBytes: number;
-  contentCrc32?: number | null;
-  format?: string;
-}
+export type { ColumnSpec, ColumnStatsSpec, DataFileSpec, DeleteFileSpec };
 
 /** What a transaction needs of the writer it runs in. */
 export interface TxnContext {
@@ -275,18 +231,26 @@ export class Transaction {
   createView(schema: string, name: string, sql: string, opts?: { dialect?: string }): Promise<CatalogId> {
     return this.op('createView', [schema, name, sql, opts], async () => {
       const { dialect: given } = options('createView()', opts, ['dialect']);
-      checkName('view name', name);
-      if (typeof sql !== 'string' || sql.trim() === '') throw invalid(`view ${quote(schema, name)} needs its SQL text`);
-      const dialect = checkOptionalText('view dialect', given) ?? 'duckdb';
+      const definition = await this.viewDefinition(schema, name, sql, given);
       const schemaId = await this.p.requireSchema(schema);
       await this.p.requireFreeRelationName(schemaId, schema, name);
-      // Another dialect's text is kept for the engines that speak it; DuckDB never reads it.
-      const definition = dialect === 'duckdb' ? await this.ctx.viewDefinition(sql, quote(schema, name)) : null;
       const id = await this.p.allocateCatalogId();
-      this.p.views.set(id, { base: undefined, next: { schemaId, name, uuid: randomUUID(), dialect, sql, definition } });
+      this.p.views.set(id, { base: undefined, next: { schemaId, name, uuid: randomUUID(), ...definition } });
       this.p.renamed('view', id);
       return id;
     });
+  }
+
+  /**
+   * A view's name, SQL and dialect as createView (and an import) takes them, checked: what the view row keeps.
+   * A DuckDB view must be one SELECT and is kept as the parser's serialised tree too (decision 0043); another
+   * dialect's text is kept for the engines that speak it, and DuckDB never reads it.
+   */
+  private async viewDefinition(schema: string, name: string, sql: unknown, dialect: unknown): Promise<{ sql: string; dialect: string; definition: string | null }> {
+    checkName('view name', name);
+    if (typeof sql !== 'string' || sql.trim() === '') throw invalid(`view ${quote(schema, name)} needs its SQL text`);
+    const checked = checkOptionalText('view dialect', dialect) ?? 'duckdb';
+    return { sql, dialect: checked, definition: checked === 'duckdb' ? await this.ctx.viewDefinition(sql, quote(schema, name)) : null };
   }
 
   dropView(schema: string, name: string): Promise<void> {
@@ -304,16 +268,7 @@ export class Transaction {
 
   addDataFile(schema: string, table: string, file: DataFileSpec): Promise<FileId> {
     return this.op('addDataFile', [schema, table, file], async () => {
-      required('addDataFile()', 'a data file { path, recordCount, fileSizeBytes }', file);
-      options('addDataFile()', file, ['path', 'recordCount', 'fileSizeBytes', 'footerSize', 'contentCrc32', 'format', 'columnStats']);
-      const row = {
-        path: checkFilePath('data file path', file.path, this.ctx.maxPathBytes),
-        format: checkOptionalText('data file format', file.format) ?? 'parquet',
-        recordCount: checkCount('recordCount', file.recordCount),
-        fileSizeBytes: checkCount('fileSizeBytes', file.fileSizeBytes),
-        footerSize: checkOptionalCount('footerSize', file.footerSize),
-        contentCrc32: checkOptionalCrc32('contentCrc32', file.contentCrc32),
-      };
+      const row = checkedDataFile(file, this.ctx.maxPathBytes);
       const t = await this.p.requireTable(schema, table);
       const stats = file.columnStats === undefined ? undefined : await this.columnStats(schema, table, t.id, file.columnStats, row.recordCount);
       const rowIdStart = await this.p.nextRowId(t.id);
@@ -327,21 +282,8 @@ export class Transaction {
 
   /** Column statistics as given, checked against the table's live columns and the file's record count. */
   private async columnStats(schema: string, table: string, tableId: CatalogId, given: unknown, records: number): Promise<ColumnStats[]> {
-    if (!Array.isArray(given)) throw invalid(`columnStats must be an array of { columnId, valueCount, nullCount, min, max, containsNan }, got ${shown(given)}`);
     const live = new Set([...(await this.p.loadColumns(tableId)).changes].filter(([, c]) => c.next !== null).map(([id]) => id as number));
-    const seen = new Set<number>();
-    return given.map((g: ColumnStatsSpec) => {
-      const o = options('columnStats entry', g, ['columnId', 'valueCount', 'nullCount', 'min', 'max', 'containsNan']);
-      const columnId = checkCount('columnStats columnId', o.columnId, 1);
-      if (!live.has(columnId)) throw notFound(`columnStats names column ${columnId}, which ${quote(schema, table)} does not have; its column ids: ${[...live].join(', ')}`);
-      if (seen.has(columnId)) throw invalid(`columnStats gives column ${columnId} twice`);
-      seen.add(columnId);
-      const valueCount = checkOptionalCount('columnStats valueCount', o.valueCount);
-      const nullCount = checkOptionalCount('columnStats nullCount', o.nullCount);
-      if (nullCount !== null && nullCount > (valueCount ?? records)) throw invalid(`columnStats of column ${columnId}: nullCount ${nullCount} exceeds ${valueCount ?? records} values`);
-      if (o.containsNan !== undefined && o.containsNan !== null && typeof o.containsNan !== 'boolean') throw invalid('columnStats containsNan must be a boolean or null');
-      return { columnId: columnId as ColumnId, valueCount, nullCount, min: checkOptionalText('columnStats min', o.min), max: checkOptionalText('columnStats max', o.max), containsNan: o.containsNan ?? null };
-    });
+    return checkedColumnStats(quote(schema, table), live, given, records);
   }
 
   removeDataFile(schema: string, table: string, dataFileId: number): Promise<void> {
@@ -355,22 +297,12 @@ export class Transaction {
 
   addDeleteFile(schema: string, table: string, spec: DeleteFileSpec): Promise<FileId> {
     return this.op('addDeleteFile', [schema, table, spec], async () => {
-      required('addDeleteFile()', 'a delete file { dataFileId, path, deleteCount, fileSizeBytes }', spec);
-      options('addDeleteFile()', spec, ['dataFileId', 'path', 'deleteCount', 'fileSizeBytes', 'contentCrc32', 'format']);
-      const row = {
-        path: checkFilePath('delete file path', spec.path, this.ctx.maxPathBytes),
-        format: checkOptionalText('delete file format', spec.format) ?? 'parquet',
-        deleteCount: checkCount('deleteCount', spec.deleteCount, 1),
-        fileSizeBytes: checkCount('fileSizeBytes', spec.fileSizeBytes),
-        contentCrc32: checkOptionalCrc32('contentCrc32', spec.contentCrc32),
-      };
+      const row = checkedDeleteFile(spec, this.ctx.maxPathBytes);
       const t = await this.p.requireTable(schema, table);
       const dataFile = await this.p.requireLiveDataFile(schema, table, t.id, spec.dataFileId);
       const dataFileId = spec.dataFileId as FileId;
+      checkDeleteCount(row.deleteCount, dataFileId, dataFile.next!.recordCount);
       const records = dataFile.next!.recordCount;
-      if (row.deleteCount > records) {
-        throw invalid(`deleteCount ${row.deleteCount} exceeds the ${records} rows of data file ${dataFileId}`);
-      }
       await this.p.loadDeleteFiles(t.id);
       // Delete files are cumulative (as in DuckLake): the new one holds every deleted row of its data file,
       // so it replaces the one before it.
@@ -413,7 +345,12 @@ export class Transaction {
    * created and alone writes (src/txn/imported.ts).
    */
   importSnapshot(s: ImportedSnapshot): Promise<void> {
-    return this.op('importSnapshot', [s], () => applyImported(this.p, s));
+    return this.op('importSnapshot', [s], () =>
+      applyImported(this.p, s, {
+        view: (schema, name, sql, dialect) => this.viewDefinition(schema, name, sql, dialect),
+        maxPathBytes: this.ctx.maxPathBytes,
+      }),
+    );
   }
 
   // ---------------------------------------------------------------- options

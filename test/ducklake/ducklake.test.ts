@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { type Catalog, importDuckLake, isStrataError } from '../../src/index.js';
 import { openCatalog, tempDir } from '../helpers.js';
+import { history } from './lakes.js';
 
 const FIXTURE = path.join(import.meta.dirname, '..', 'fixtures', 'ducklake-1.0.sql');
 
@@ -24,27 +25,6 @@ async function specTables(): Promise<Map<string, [string, string, boolean, boole
     }));
   }
   return out;
-}
-
-async function history(c: Catalog): Promise<{ tagged: number }> {
-  await c.sql('CREATE SCHEMA sales');
-  await c.sql('CREATE TABLE sales.orders (id BIGINT, status VARCHAR, amount DECIMAL(12,2))');
-  await c.sql(`INSERT INTO sales.orders SELECT i, CASE WHEN i % 3 = 0 THEN 'void' ELSE 'open' END, i * 1.25 FROM range(20) r(i)`);
-  await c.sql(`INSERT INTO sales.orders VALUES (100, 'open', 9.99), (101, 'paid', 1.50)`);
-  await c.sql('CREATE TABLE main.scratch (x INTEGER)');
-  await c.sql('INSERT INTO main.scratch VALUES (1), (2)');
-  await c.sql(`CREATE VIEW sales.open_orders AS SELECT * FROM sales.orders WHERE status = 'open'`);
-  const tagged = (await c.snapshots()).at(-1)!.id;
-  await c.createTag('loaded', tagged);
-  await c.sql(`DELETE FROM sales.orders WHERE status = 'void'`);
-  await c.sql(`UPDATE sales.orders SET status = 'paid' WHERE id = 100`);
-  await c.sql('ALTER TABLE sales.orders ADD COLUMN note VARCHAR');
-  await c.sql(`INSERT INTO sales.orders VALUES (200, 'open', 2.00, 'late')`);
-  await c.transaction((tx) => tx.renameTable('sales', 'orders', 'orders2'), { author: 'ops', message: 'rename' });
-  await c.sql('DROP TABLE main.scratch');
-  await c.restoreTable('sales', 'orders2', tagged);
-  await c.createTag('restored', (await c.snapshots()).at(-1)!.id);
-  return { tagged };
 }
 
 /** What a reader at `at` and SQL say about every table: the answers an import must reproduce. */
@@ -92,6 +72,13 @@ describe('DuckLake export and import', () => {
         expect(info.map((i) => [i.name, i.type, i.notnull === 1, i.pk === 1]), table).toEqual(columns);
       }
       expect(db.prepare(`SELECT value FROM ducklake_metadata WHERE key = 'data_path'`).get()).toEqual({ value: c.dataFileLocation('x').slice(0, -1) });
+      // Filled as DuckLake fills them: every default a typed literal ('NULL' for none), no file partial,
+      // mapped, encrypted or partitioned.
+      expect(db.prepare(`SELECT DISTINCT default_value, default_value_type, default_value_dialect FROM ducklake_column`).all()).toEqual([{ default_value: 'NULL', default_value_type: 'literal', default_value_dialect: 'duckdb' }]);
+      for (const t of ['ducklake_data_file', 'ducklake_delete_file']) {
+        expect(db.prepare(`SELECT count(*) AS n FROM ${t} WHERE partial_max IS NOT NULL OR encryption_key IS NOT NULL`).get(), t).toEqual({ n: 0 });
+      }
+      expect(db.prepare('SELECT count(*) AS n FROM ducklake_data_file WHERE mapping_id IS NOT NULL OR partition_id IS NOT NULL').get()).toEqual({ n: 0 });
 
       // The specification's queries (Queries: snapshot, schemas, tables, columns, data files) at every snapshot.
       const visible = 'begin_snapshot <= @s AND (end_snapshot IS NULL OR end_snapshot > @s)';
