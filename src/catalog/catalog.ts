@@ -9,7 +9,7 @@ import type { ExciseOptions, ExciseReport, ExcisionJobRow } from '../../gc/excis
 import type { ReclaimOptions, ReclaimReport } from '../../gc/reclaim.js';
 import type { PruneCheckpointsOptions, PruneCheckpointsReport } from '../../gc/checkpoints.js';
 import type { CompactLogOptions, CompactLogReport } from '../../gc/compact-log.js';
-import type { SnapshotId } from '../../keys/ids.js';
+import type { CatalogId, SnapshotId } from '../../keys/ids.js';
 import { flag, options } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import { quote } from '../messages.js';
@@ -17,6 +17,7 @@ import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
 import { type HistoryBound, historyOf, type HistoryOptions, type ReadSource, resolveBound, type TableChanges, tableChangesByName } from '../read/history.js';
 import { Reader } from '../read/reader.js';
+import { rowEvents } from '../read/row-events.js';
 import type { SnapshotInfo } from '../read/records.js';
 import { resolveSnapshot, type SnapshotSelector } from '../read/resolve-snapshot.js';
 import { checkCommitMeta, type CommitMeta } from '../txn/plan.js';
@@ -80,8 +81,8 @@ export class Catalog {
     this.snapshotTags = new SnapshotTags(this.committer, limits, clock, () => this.assertWritable());
     const reader = (at?: SnapshotSelector) => this.reader(at);
     const writable = () => this.assertWritable();
-    const changes = (schema: string, table: string, range: { from: number; to: number }) => this.changes(schema, table, range);
-    this.plane = new DataPlane({ reader, transaction: (fn, meta) => this.transaction(fn, meta), writable, changes, store: parts.store, dataPath: parts.dataPath }, parts.dir);
+    const events = (tableId: CatalogId, range: { from: SnapshotId; to: SnapshotId }) => this.view((view) => rowEvents(view, tableId, range.from, range.to));
+    this.plane = new DataPlane({ reader, transaction: (fn, meta) => this.transaction(fn, meta), writable, rowEvents: events, store: parts.store, dataPath: parts.dataPath }, parts.dir);
   }
 
   static async open(opts: OpenOptions): Promise<Catalog> {
@@ -226,7 +227,7 @@ export class Catalog {
   }
 
   /**
-   * The data files a table gained and lost, and the delete files it gained, in snapshots [from, to] (ids or
+   * The data and delete files a table gained and lost in snapshots [from, to] (ids or
    * times, inclusive); the table named as at `to` (or `from`) and followed by id through renames.
    */
   changes(schema: string, table: string, range: { from: HistoryBound; to: HistoryBound }): Promise<TableChanges> {
@@ -234,10 +235,9 @@ export class Catalog {
   }
 
   /**
-   * The rows a table gained and lost in snapshots [from, to] (ids, times or { tag }; both inclusive), as
-   * DuckLake's table_changes: snapshot_id, rowid, change_type (insert, delete, update_preimage,
-   * update_postimage), then the columns as of `to`. Maintenance commits are skipped.
-   */
+   * The rows a table gained and lost in snapshots [from, to] (ids, times or { tag }; both inclusive), as DuckLake's
+   * table_changes: snapshot_id, rowid, change_type (insert, delete, update_preimage, update_postimage), then the
+   * columns as of `to`; a row a commit only moved (a compaction, a restore) is no change. */
   tableChanges(schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }): Promise<SqlResult> {
     this.assertOpen();
     return this.plane.tableChanges(schema, table, range);

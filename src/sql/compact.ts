@@ -1,7 +1,7 @@
 // Compaction: a table's small data files, and every data file with deleted rows, rewritten by DuckDB into
 // files of about the target size holding only their live rows, each row carrying its id (so row ids, and
-// tableChanges across the commit, are unchanged). One maintenance commit (`previous` and tableChanges skip
-// it), based on the snapshot read: a delete from one of the files committed meanwhile is CONFLICT rather
+// tableChanges across the commit, are unchanged: it moved every row and changed none). One maintenance
+// commit (`previous` skips it), based on the snapshot read: a delete from one of the files committed meanwhile is CONFLICT rather
 // than lost. The replaced files stay readable by the snapshots before it and go with GC as usual.
 import type { SnapshotId } from '../../keys/ids.js';
 import { options, positiveCount } from '../arguments.js';
