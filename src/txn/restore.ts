@@ -26,7 +26,6 @@ export async function restoreTable(p: PendingCatalog, schema: string, table: str
     throw notFound(`table ${quote(schema, table)} (id ${t.id}) did not exist at snapshot ${snapshot}; nothing to restore`);
   }
   (await prepareRestoreContents(p, t.id, snapshot))();
-  p.restoredTables.add(t.id);
 }
 
 /**
@@ -140,5 +139,6 @@ async function prepareRestoreContents(p: PendingCatalog, tableId: CatalogId, at:
     for (const id of dataNow.values()) p.dataFiles.get(id)!.next = null;
     for (const id of deletesNow.values()) p.deleteFiles.get(id)!.next = null;
     p.nextRowIds.set(tableId, rowIdNext);
+    p.restoredTables.add(tableId);
   };
 }
