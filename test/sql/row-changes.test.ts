@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Catalog } from '../../src/index.js';
 import { openCatalog, tempDir } from '../helpers.js';
+import { runCli } from '../support/run-cli.js';
 import { type ModelRow, TableModel } from '../support/table-model.js';
 
 const RUNS = Number(process.env.HISTORY_FUZZ_RUNS ?? 30);
@@ -29,6 +30,7 @@ async function history() {
   };
   return {
     c,
+    dir,
     model,
     head,
     sql: async (text: string) => {
@@ -74,6 +76,10 @@ describe('tableChanges across every kind of commit, against a model of plain Duc
       [BigInt(restored), 'insert', 2n],
     ]);
     h.close();
+    await h.c.close();
+    const cli = await runCli('changes', 'main.t', String(deleted), String(restored), '--json', '--dir', h.dir);
+    expect(cli.code, cli.stderr).toBe(0);
+    expect((JSON.parse(cli.stdout) as { change_type: string; id: unknown }[]).map((r) => [r.change_type, Number(r.id)])).toEqual([['delete', 2], ['insert', 2]]);
   });
 
   it('several files, deletes, an UPDATE, a compaction, a restore, a delete of every row of a file, a drop and a catalog restore: every range as the model says, and its rows add up to what the table gained', { timeout: 120_000 }, async () => {
