@@ -41,7 +41,7 @@ export class Census {
   private readonly relationNames: NameEntry[] = [];
   private readonly liveTables = new Set<number>();
   private readonly dataFiles: DataFileFact[] = [];
-  private readonly deleteFiles: { id: number; path: string; size: number; crc: number | null; key: string }[] = [];
+  private readonly deleteFiles: { id: number; tableId: number; row: DeleteFileRow; path: string; size: number; crc: number | null; key: string }[] = [];
   private readonly manifests: ManifestValue[] = [];
   private readonly fileTable: { id: number; begin: number; tableId: number; key: string }[] = [];
   private readonly fileEnds: { tableId: number; id: number; end: number; key: string }[] = [];
@@ -159,7 +159,7 @@ export class Census {
       case Space.DeleteFile:
         {
           const d = row as unknown as DeleteFileRow;
-          this.deleteFiles.push({ id: fields[1] as number, path: d.path, size: d.fileSizeBytes, crc: d.contentCrc32 ?? null, key: name });
+          this.deleteFiles.push({ id: fields[1] as number, tableId: fields[0] as number, row: d, path: d.path, size: d.fileSizeBytes, crc: d.contentCrc32 ?? null, key: name });
         }
         this.maxFileId = Math.max(this.maxFileId, fields[1] as number);
         break;
@@ -226,6 +226,15 @@ export class Census {
     for (const f of this.dataFiles) add(f.row.path, f.row.fileSizeBytes, f.row.contentCrc32 ?? null);
     for (const f of this.deleteFiles) add(f.path, f.size, f.crc);
     return new Map([...out].map(([p, records]) => [p, [...records.values()]]));
+  }
+
+  /** Every delete file row with the record count of the data file it deletes from: what its positions must fit. */
+  deleteFilesOfData(): { path: string; fileSizeBytes: number; contentCrc32: number | null; deleteCount: number; dataFileId: number; recordCount: number }[] {
+    const records = new Map(this.dataFiles.map((f) => [`${f.tableId}/${f.id}`, f.row.recordCount]));
+    return this.deleteFiles.flatMap((d) => {
+      const recordCount = records.get(`${d.tableId}/${d.row.dataFileId}`);
+      return recordCount === undefined ? [] : [{ path: d.path, fileSizeBytes: d.size, contentCrc32: d.crc, deleteCount: d.row.deleteCount, dataFileId: d.row.dataFileId, recordCount }];
+    });
   }
 }
 

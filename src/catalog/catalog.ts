@@ -68,8 +68,12 @@ export class Catalog {
     this.dataPath = parts.dataPath;
     this.background = new Background(sync, log, this.status, clock, limits.checkpointEvery);
     this.committer = new Committer(sync, log, this.status, this.background, { maxCommitAttempts: limits.maxCommitAttempts, random: parts.random });
+    const reader = (at?: SnapshotSelector) => this.reader(at);
+    const writable = () => this.assertWritable();
+    const events = (tableId: CatalogId, range: { from: SnapshotId; to: SnapshotId }) => this.view((view) => rowEvents(view, tableId, range.from, range.to));
+    this.plane = new DataPlane({ reader, transaction: (fn, meta) => this.transaction(fn, meta), writable, rowEvents: events, store: parts.store, dataPath: parts.dataPath }, parts.dir);
     const ids = new IdBlocks(this.committer);
-    this.txnContext = { ids, maxPathBytes: parts.store.maxKeyBytes - Buffer.byteLength(parts.dataPath), sql: (tx, text, opts) => this.plane.inTransaction(tx, text, opts) };
+    this.txnContext = { ids, files: this.plane.inspector, maxPathBytes: parts.store.maxKeyBytes - Buffer.byteLength(parts.dataPath), sql: (tx, text, opts) => this.plane.inTransaction(tx, text, opts) };
     this.commits = new GroupCommit(this.committer, clock, { ...this.txnContext, ids: ids.inHand }, () => this.transactions.size);
     this.gc = new Maintenance({
       ...parts,
@@ -79,10 +83,6 @@ export class Catalog {
       assert: (write) => (write ? this.assertWritable() : this.assertOpen()),
     });
     this.snapshotTags = new SnapshotTags(this.committer, limits, clock, () => this.assertWritable());
-    const reader = (at?: SnapshotSelector) => this.reader(at);
-    const writable = () => this.assertWritable();
-    const events = (tableId: CatalogId, range: { from: SnapshotId; to: SnapshotId }) => this.view((view) => rowEvents(view, tableId, range.from, range.to));
-    this.plane = new DataPlane({ reader, transaction: (fn, meta) => this.transaction(fn, meta), writable, rowEvents: events, store: parts.store, dataPath: parts.dataPath }, parts.dir);
   }
 
   static async open(opts: OpenOptions): Promise<Catalog> {
@@ -362,7 +362,7 @@ export class Catalog {
     this.assertOpen();
     const files = flag('files', options('verify()', opts, ['files']).files);
     const { sync, log, store, dataPath } = this.parts;
-    return verifyCatalog(sync, log, store, dataPath, { files });
+    return verifyCatalog(sync, log, store, dataPath, { files }, (named) => this.plane.deletePositionViolations(named));
   }
 
   /** Closes open readers and the index. Commits already acknowledged are durable in the store. */

@@ -3,9 +3,12 @@
 import * as path from 'node:path';
 import type { Transaction, TxSqlResult } from '../txn/transaction.js';
 import { compact, type CompactOptions, type CompactResult } from './compact.js';
+import type { Violation } from '../../keys/violation.js';
+import { DeletePositionChecks, deletePositionViolations, type NamedDeleteFile } from './delete-positions.js';
 import { Engine } from './engine.js';
 import { load, type LoadOptions, type LoadResult } from './load.js';
 import { LocalFiles } from './local-files.js';
+import { RegistrationChecks } from './registration-checks.js';
 import { type ChangeBound, rowChangeBatches, rowChanges, type RowChangesContext } from './row-changes.js';
 import { write } from './write.js';
 import { Mirror } from './mirror.js';
@@ -18,10 +21,14 @@ const GiB = 2 ** 30;
 export class DataPlane {
   private readonly engine = new Engine();
   private readonly ctx: RowChangesContext;
+  /** What transactions read of the files they register (TxnContext.files). */
+  readonly inspector: RegistrationChecks;
 
-  constructor(catalog: Omit<RowChangesContext, 'engine' | 'files' | 'mirror'>, dir: string) {
+  constructor(catalog: Omit<RowChangesContext, 'engine' | 'files' | 'mirror' | 'positions'>, dir: string) {
     const files = new LocalFiles(catalog.store, { cacheDir: path.join(dir, 'cache'), maxCacheBytes: GiB });
-    this.ctx = { ...catalog, engine: this.engine, files, mirror: new Mirror(this.engine) };
+    const positions = new DeletePositionChecks(this.engine);
+    this.ctx = { ...catalog, engine: this.engine, files, mirror: new Mirror(this.engine), positions };
+    this.inspector = new RegistrationChecks({ store: catalog.store, dataPath: catalog.dataPath, files, positions });
   }
 
   async sql(text: string, opts: SqlOptions | undefined): Promise<SqlResult> {
@@ -66,6 +73,11 @@ export class DataPlane {
 
   load(schema: string, table: string, source: string, opts: LoadOptions | undefined): Promise<LoadResult> {
     return load(this.ctx, schema, table, source, opts);
+  }
+
+  /** verify({ files }): the delete files whose positions do not fit their data files. */
+  deletePositionViolations(named: NamedDeleteFile[]): Promise<Violation[]> {
+    return deletePositionViolations(this.ctx, named);
   }
 
   close(): Promise<void> {

@@ -9,6 +9,7 @@ import type { ReadState } from '../read/read-state.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import type { TransactionFn } from '../txn/prepared.js';
 import type { ObjectStore } from '../store/object-store.js';
+import { type DeletePositionChecks, identityOf } from './delete-positions.js';
 import { type Engine, withProgress } from './engine.js';
 import { type LocalFiles, recordedFile } from './local-files.js';
 import { StatementFiles } from './statement-files.js';
@@ -50,6 +51,8 @@ export interface PlaneContext {
   dataPath: string;
   engine: Engine;
   files: LocalFiles;
+  /** Delete files' positions, checked once per process before a statement applies or builds on them. */
+  positions: DeletePositionChecks;
   mirror: Mirror;
 }
 
@@ -224,7 +227,14 @@ export async function scanAt(
   const local = new Map(files.map((f, i) => [f.id, data[i]!]));
   // Only the delete files of the data files read: a skipped file's deletes are neither fetched nor joined.
   const deletes = (await r.deleteFiles(ref.schema, ref.table)).filter((d) => local.has(d.dataFileId));
-  const del = await held.hold(deletes.map((d) => recordedFile(ctx.dataPath, d)));
+  const recorded = deletes.map((d) => recordedFile(ctx.dataPath, d));
+  const del = await held.hold(recorded);
+  const records = new Map(files.map((f) => [f.id, f.recordCount]));
+  await held.check(
+    ctx.positions.trusted(
+      deletes.map((d, i) => ({ local: del[i]!, identity: identityOf(recorded[i]!), named: ctx.store.url(recorded[i]!.key), dataFileId: d.dataFileId, recordCount: records.get(d.dataFileId)!, deleteCount: d.deleteCount })),
+    ),
+  );
   const sql = tableScan(
     {
       columns: table.columns,

@@ -7,11 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { type CatalogId, type ColumnId, columnId, type FileId, type SnapshotId } from '../../keys/ids.js';
 import { isWidening, nestedType, wideningsOf } from '../../keys/column-types.js';
-import type { ColumnStats } from '../../keys/file-column-stats.js';
 import { StrataError } from '../errors.js';
 import { listed, quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
 import { type ColumnSpec, columnTree, placed } from './column-specs.js';
+import { checkedColumnStats, type ColumnStatsSpec, type DataFileSpec, dataFileRow, type DeleteFileSpec, deleteFileRow, type FileInspector } from './file-specs.js';
 import { copyArgs } from './copy-args.js';
 import { PendingReads } from './pending-reads.js';
 import { alreadyExists, descendants, invalid, notFound, type OpName, PendingCatalog, type PendingState, type RecordedOp, topLevel } from './pending.js';
@@ -19,57 +19,14 @@ import { restoreCatalog, restoreTable } from './restore.js';
 import { applyImported, type ImportedSnapshot } from './imported.js';
 import type { IdSource } from './ids.js';
 import { ObservedPromise } from './observed-promise.js';
-import {
-  checkColumnType,
-  checkCount,
-  checkFilePath,
-  checkName,
-  checkOptionalCount,
-  checkOptionalCrc32,
-  checkOptionalText,
-  flag,
-  options,
-  required,
-  shown,
-} from '../arguments.js';
+import { checkColumnType, checkName, checkOptionalText, flag, options } from '../arguments.js';
 
-export type { ColumnSpec };
-
-export interface DataFileSpec {
-  /** Relative to the catalog's data path. */
-  path: string;
-  recordCount: number;
-  fileSizeBytes: number;
-  footerSize?: number | null;
-  /** CRC-32 of the file's bytes (zlib.crc32): checked the first time a process reads the file. */
-  contentCrc32?: number | null;
-  /** Default 'parquet'. */
-  format?: string;
-  /** What the file's footer says of each column (what lets a query skip the file); columns not given have none. */
-  columnStats?: ColumnStatsSpec[];
-}
-
-export interface ColumnStatsSpec {
-  columnId: number;
-  valueCount?: number | null;
-  nullCount?: number | null;
-  /** The smallest and largest value as text (DuckDB's rendering; DuckLake's min_value, max_value). */
-  min?: string | null;
-  max?: string | null;
-  containsNan?: boolean | null;
-}
-
-export interface DeleteFileSpec {
-  dataFileId: number;
-  path: string;
-  deleteCount: number;
-  fileSizeBytes: number;
-  contentCrc32?: number | null;
-  format?: string;
-}
+export type { ColumnSpec, ColumnStatsSpec, DataFileSpec, DeleteFileSpec, FileInspector };
 
 /** What a transaction needs of the writer it runs in. */
 export interface TxnContext {
+  /** Reads what a registered file holds (see FileInspector). */
+  files: FileInspector;
   /** Where its new catalog and file ids come from. */
   ids: IdSource;
   /** The longest file path (UTF-8 bytes, under the data path) the store can address. */
@@ -297,43 +254,16 @@ export class Transaction {
 
   addDataFile(schema: string, table: string, file: DataFileSpec): Promise<FileId> {
     return this.op('addDataFile', [schema, table, file], async () => {
-      required('addDataFile()', 'a data file { path, recordCount, fileSizeBytes }', file);
-      options('addDataFile()', file, ['path', 'recordCount', 'fileSizeBytes', 'footerSize', 'contentCrc32', 'format', 'columnStats']);
-      const row = {
-        path: checkFilePath('data file path', file.path, this.ctx.maxPathBytes),
-        format: checkOptionalText('data file format', file.format) ?? 'parquet',
-        recordCount: checkCount('recordCount', file.recordCount),
-        fileSizeBytes: checkCount('fileSizeBytes', file.fileSizeBytes),
-        footerSize: checkOptionalCount('footerSize', file.footerSize),
-        contentCrc32: checkOptionalCrc32('contentCrc32', file.contentCrc32),
-      };
+      const row = dataFileRow(file, this.ctx.maxPathBytes);
       const t = await this.p.requireTable(schema, table);
-      const stats = file.columnStats === undefined ? undefined : await this.columnStats(schema, table, t.id, file.columnStats, row.recordCount);
+      const live = async () => new Set([...(await this.p.loadColumns(t.id)).changes].filter(([, c]) => c.next !== null).map(([id]) => id as number));
+      const stats = file.columnStats === undefined ? undefined : checkedColumnStats(quote(schema, table), await live(), file.columnStats, row.recordCount);
       const rowIdStart = await this.p.nextRowId(t.id);
       const id = await this.p.allocateFileId();
       if (stats !== undefined) this.p.fileStats.set(id, stats);
       this.p.nextRowIds.set(t.id, rowIdStart + row.recordCount);
       this.p.dataFiles.set(id, { tableId: t.id, base: undefined, next: { ...row, rowIdStart } });
       return id;
-    });
-  }
-
-  /** Column statistics as given, checked against the table's live columns and the file's record count. */
-  private async columnStats(schema: string, table: string, tableId: CatalogId, given: unknown, records: number): Promise<ColumnStats[]> {
-    if (!Array.isArray(given)) throw invalid(`columnStats must be an array of { columnId, valueCount, nullCount, min, max, containsNan }, got ${shown(given)}`);
-    const live = new Set([...(await this.p.loadColumns(tableId)).changes].filter(([, c]) => c.next !== null).map(([id]) => id as number));
-    const seen = new Set<number>();
-    return given.map((g: ColumnStatsSpec) => {
-      const o = options('columnStats entry', g, ['columnId', 'valueCount', 'nullCount', 'min', 'max', 'containsNan']);
-      const columnId = checkCount('columnStats columnId', o.columnId, 1);
-      if (!live.has(columnId)) throw notFound(`columnStats names column ${columnId}, which ${quote(schema, table)} does not have; its column ids: ${[...live].join(', ')}`);
-      if (seen.has(columnId)) throw invalid(`columnStats gives column ${columnId} twice`);
-      seen.add(columnId);
-      const valueCount = checkOptionalCount('columnStats valueCount', o.valueCount);
-      const nullCount = checkOptionalCount('columnStats nullCount', o.nullCount);
-      if (nullCount !== null && nullCount > (valueCount ?? records)) throw invalid(`columnStats of column ${columnId}: nullCount ${nullCount} exceeds ${valueCount ?? records} values`);
-      if (o.containsNan !== undefined && o.containsNan !== null && typeof o.containsNan !== 'boolean') throw invalid('columnStats containsNan must be a boolean or null');
-      return { columnId: columnId as ColumnId, valueCount, nullCount, min: checkOptionalText('columnStats min', o.min), max: checkOptionalText('columnStats max', o.max), containsNan: o.containsNan ?? null };
     });
   }
 
@@ -348,15 +278,7 @@ export class Transaction {
 
   addDeleteFile(schema: string, table: string, spec: DeleteFileSpec): Promise<FileId> {
     return this.op('addDeleteFile', [schema, table, spec], async () => {
-      required('addDeleteFile()', 'a delete file { dataFileId, path, deleteCount, fileSizeBytes }', spec);
-      options('addDeleteFile()', spec, ['dataFileId', 'path', 'deleteCount', 'fileSizeBytes', 'contentCrc32', 'format']);
-      const row = {
-        path: checkFilePath('delete file path', spec.path, this.ctx.maxPathBytes),
-        format: checkOptionalText('delete file format', spec.format) ?? 'parquet',
-        deleteCount: checkCount('deleteCount', spec.deleteCount, 1),
-        fileSizeBytes: checkCount('fileSizeBytes', spec.fileSizeBytes),
-        contentCrc32: checkOptionalCrc32('contentCrc32', spec.contentCrc32),
-      };
+      const row = deleteFileRow(spec, this.ctx.maxPathBytes);
       const t = await this.p.requireTable(schema, table);
       const dataFile = await this.p.requireLiveDataFile(schema, table, t.id, spec.dataFileId);
       const dataFileId = spec.dataFileId as FileId;
@@ -364,6 +286,9 @@ export class Transaction {
       if (row.deleteCount > records) {
         throw invalid(`deleteCount ${row.deleteCount} exceeds the ${records} rows of data file ${dataFileId}`);
       }
+      // Its positions, read when the store holds the file: then deleteCount is how many rows it deletes.
+      await this.ctx.files.deleteFile({ id: dataFileId, recordCount: records }, row);
+      const deletesAll = row.deleteCount === records;
       await this.p.loadDeleteFiles(t.id);
       // Delete files are cumulative (as in DuckLake): the new one holds every deleted row of its data file,
       // so it replaces the one before it.
@@ -371,7 +296,6 @@ export class Transaction {
         if (c.tableId === t.id && c.next?.dataFileId === dataFileId) c.next = null;
       }
       const id = await this.p.allocateFileId();
-      const deletesAll = row.deleteCount === records;
       // A delete of every row retires the data file itself. The delete file then never becomes visible, but
       // is still recorded (ending at this commit) so that reclamation knows the engine wrote it, unless
       // the data file is new in this transaction too and everything cancels out.
