@@ -8,6 +8,7 @@ import { decodeFileColumnStats, fileColumnStatsProblems } from './file-column-st
 import { decodeEndIndexKey, decodeFilePathNote, type EndedFact, endIndexProblems } from './end-index.js';
 import { decodeKey, type Key, keyToString } from './key-codec.js';
 import { type NamedVersion, type NameEntry, nameIndexProblems } from './name-index.js';
+import { decodeNameMapping, nameMappingProblems } from './name-mappings.js';
 import type { RelationNameIndexRow, TableRow, ViewRow } from './relations.js';
 import { decodeTag, RETAIN_FROM_KEY, type RetainFromRow, tagProblems } from './retention.js';
 import type { SchemaNameIndexRow, SchemaRow } from './schemas.js';
@@ -50,6 +51,7 @@ export class Census {
   private readonly endEntries: { end: number; keyHex: string; path: string | undefined; key: string }[] = [];
   private readonly stats: { tableId: number; row: TableStatsRow; key: string }[] = [];
   private readonly fileStats: { tableId: number; fileId: number; begin: number; key: string }[] = [];
+  private readonly mappings: { tableId: number; fileId: number; begin: number; mappingId: number; key: string }[] = [];
   private readonly tags: { name: string; snapshot: number; key: string }[] = [];
   private maxCatalogId = -1;
   private maxFileId = -1;
@@ -105,6 +107,14 @@ export class Census {
       case Space.FileColumnStats:
         decodeFileColumnStats(key, value);
         this.fileStats.push({ tableId: fields[0] as number, fileId: fields[1] as number, begin: begin!, key: name });
+        break;
+      case Space.NameMapping:
+        {
+          const { mappingId } = decodeNameMapping(key, value);
+          this.mappings.push({ tableId: fields[0] as number, fileId: fields[1] as number, begin: begin!, mappingId, key: name });
+          // Mapping ids are catalog ids (DuckLake takes them from next_catalog_id).
+          this.maxCatalogId = Math.max(this.maxCatalogId, mappingId);
+        }
         break;
       case Space.TableStats:
         this.stats.push({ tableId: fields[0] as number, row: decodeValue<TableStatsRow>(key, value), key: name });
@@ -201,6 +211,7 @@ export class Census {
     rule('data file end', () => dataFileEndProblems(this.dataFiles, this.fileEnds));
     rule('path index', () => pathIndexProblems([...this.dataFiles.map((f) => ({ id: f.id, path: f.row.path, key: f.key })), ...this.deleteFiles], this.paths));
     rule('file column stats', () => fileColumnStatsProblems(this.fileStats, this.dataFiles));
+    rule('name mapping', () => nameMappingProblems(this.mappings, this.dataFiles));
     rule('end index', () => endIndexProblems(this.ended, this.endEntries));
     rule('table stats', () =>
       tableStatsProblems(

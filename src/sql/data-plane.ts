@@ -6,6 +6,7 @@ import { compact, type CompactOptions, type CompactResult } from './compact.js';
 import type { Violation } from '../../keys/violation.js';
 import { DeletePositionChecks, deletePositionViolations, type NamedDeleteFile } from './delete-positions.js';
 import { Engine } from './engine.js';
+import { FieldIdChecks } from './file-columns.js';
 import { load, type LoadOptions, type LoadResult } from './load.js';
 import { LocalFiles } from './local-files.js';
 import { RegistrationChecks } from './registration-checks.js';
@@ -24,11 +25,12 @@ export class DataPlane {
   /** What transactions read of the files they register (TxnContext.files). */
   readonly inspector: RegistrationChecks;
 
-  constructor(catalog: Omit<RowChangesContext, 'engine' | 'files' | 'mirror' | 'positions'>, dir: string) {
+  constructor(catalog: Omit<RowChangesContext, 'engine' | 'files' | 'mirror' | 'positions' | 'fieldIds'>, dir: string) {
     const files = new LocalFiles(catalog.store, { cacheDir: path.join(dir, 'cache'), maxCacheBytes: GiB });
     const positions = new DeletePositionChecks(this.engine);
-    this.ctx = { ...catalog, engine: this.engine, files, mirror: new Mirror(this.engine), positions };
-    this.inspector = new RegistrationChecks({ store: catalog.store, dataPath: catalog.dataPath, files, positions });
+    const fieldIds = new FieldIdChecks(this.engine);
+    this.ctx = { ...catalog, engine: this.engine, files, mirror: new Mirror(this.engine), positions, fieldIds };
+    this.inspector = new RegistrationChecks({ store: catalog.store, dataPath: catalog.dataPath, engine: this.engine, positions, fieldIds });
   }
 
   async sql(text: string, opts: SqlOptions | undefined): Promise<SqlResult> {

@@ -11,7 +11,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Violation } from '../../keys/violation.js';
 import { StrataError } from '../errors.js';
 import { type Engine, run } from './engine.js';
-import { type LocalFiles, recordedFile } from './local-files.js';
+import { identityOf, type LocalFiles, recordedFile } from './local-files.js';
 import { literal } from './sql-text.js';
 import { StatementFiles } from './statement-files.js';
 
@@ -24,9 +24,6 @@ export interface DeletePositions {
   /** Positions the catalog records (or a caller registers) it holds. */
   deleteCount: number;
 }
-
-/** What names a file's bytes: its key and what the catalog records of them. */
-export const identityOf = (f: { key: string; fileSizeBytes: number; contentCrc32: number | null }) => `${f.key}/${f.fileSizeBytes}/${f.contentCrc32}`;
 
 interface Read {
   rows: number;

@@ -1,33 +1,35 @@
-// The checks of a file a transaction registers that need its bytes, which the transaction layer cannot read
-// (it knows no Parquet): the catalog hands it these (TxnContext.files). A file the store does not hold yet
-// (an engine may register one before it is uploaded) is let through, and checked when a statement first
-// reads it (query.ts scanAt). On S3 the file is fetched into the local cache, where the first query that
-// reads it finds it (decision 0040).
+// The checks of a file a transaction registers that read its bytes, which the transaction layer cannot (it
+// knows no Parquet): the catalog hands it these (TxnContext.files). They read a file where it lies, on a
+// store whose objects are this machine's files (a directory); they make no request of the store, which the
+// commit path must not (one conditional write per commit, DESIGN §7). A file they cannot look at — not in the
+// store yet (an engine may register one before it uploads it), or on S3 — is registered as given and checked
+// when a statement first reads it (scanAt): a delete file's positions, a data file's field ids (decisions
+// 0040, 0041). Files this process wrote itself are known, and not read again.
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import type { NameMappingColumn } from '../../keys/name-mappings.js';
 import { StrataError } from '../errors.js';
-import type { FileInspector } from '../txn/transaction.js';
-import { type DeletePositionChecks, identityOf } from './delete-positions.js';
-import { type LocalFiles, recordedFile } from './local-files.js';
+import type { ColumnInfo } from '../read/records.js';
 import type { ObjectStore } from '../store/object-store.js';
-import { StatementFiles } from './statement-files.js';
+import type { FileInspector } from '../txn/transaction.js';
+import type { DeletePositionChecks } from './delete-positions.js';
+import type { Engine } from './engine.js';
+import { type FieldIdChecks, fileColumns, nameMappingOf } from './file-columns.js';
+import { identityOf, recordedFile } from './local-files.js';
+
+type Recorded = { path: string; fileSizeBytes: number; contentCrc32: number | null };
 
 export class RegistrationChecks implements FileInspector {
-  /** Registrations checked out in this process: a rebase replays them, under the writer lock, without a request. */
-  private readonly passed = new Set<string>();
+  /** Registrations checked out in this process: a rebase replays them, under the writer lock, without a read. */
+  private readonly passed = new Map<string, NameMappingColumn[] | undefined>();
 
   constructor(
-    private readonly ctx: { store: ObjectStore; dataPath: string; files: LocalFiles; positions: DeletePositionChecks },
+    private readonly ctx: { store: ObjectStore; dataPath: string; engine: Engine; positions: DeletePositionChecks; fieldIds: FieldIdChecks },
   ) {}
 
-  async deleteFile(dataFile: { id: number; recordCount: number }, file: { path: string; deleteCount: number; fileSizeBytes: number; contentCrc32: number | null }): Promise<void> {
-    const recorded = recordedFile(this.ctx.dataPath, file);
-    const registration = `${identityOf(recorded)}/${dataFile.recordCount}/${file.deleteCount}`;
-    if (this.passed.has(registration) || (await this.ctx.store.info(recorded.key)) === undefined) return;
-    const held = new StatementFiles(this.ctx.files, 'before-read');
-    try {
-      const [local] = await held.hold([recorded]).catch((e: unknown) => {
-        throw new StrataError('INVALID_ARGUMENT', `delete file ${file.path} is not the file addDeleteFile describes: ${(e as Error).message}`, { cause: e });
-      });
-      const [problem] = await this.ctx.positions.problems([{ local: local!, identity: identityOf(recorded), recordCount: dataFile.recordCount, deleteCount: file.deleteCount }]);
+  async deleteFile(dataFile: { id: number; recordCount: number }, file: Recorded & { deleteCount: number }): Promise<void> {
+    await this.once(`${identityOf(recordedFile(this.ctx.dataPath, file))}/${dataFile.recordCount}/${file.deleteCount}`, file, async (local, identity) => {
+      const [problem] = await this.ctx.positions.problems([{ local, identity, recordCount: dataFile.recordCount, deleteCount: file.deleteCount }]);
       if (problem !== undefined) {
         throw new StrataError(
           'INVALID_ARGUMENT',
@@ -35,9 +37,32 @@ export class RegistrationChecks implements FileInspector {
             `write each deleted row's position once (0 to ${dataFile.recordCount - 1}) and give deleteCount as how many there are`,
         );
       }
-      this.passed.add(registration);
-    } finally {
-      held.release();
-    }
+      return undefined;
+    });
+  }
+
+  async dataFile(table: { name: string; columns: readonly ColumnInfo[] }, file: Recorded): Promise<NameMappingColumn[] | undefined> {
+    const identity = identityOf(recordedFile(this.ctx.dataPath, file));
+    if (await this.ctx.fieldIds.wroteWithFieldIds(identity)) return undefined;
+    return this.once(`${identity}/${JSON.stringify(table)}`, file, async (local) => {
+      // A file DuckDB cannot read as Parquet is left to the query that reads it, which says it is damaged.
+      const found = await this.ctx.engine.withConnection((c) => fileColumns(c, [local])).catch(() => undefined);
+      return found === undefined ? undefined : nameMappingOf(table.name, table.columns, file.path, found.get(local)!);
+    });
+  }
+
+  /**
+   * `check`'s answer for a file, read where it lies; once per registration and process. Undefined, unread,
+   * when the file is not on this machine's store. Its bytes are checked against their record (size, CRC-32)
+   * by the first read, as every file's are (decision 0013).
+   */
+  private async once(registration: string, file: Recorded, check: (local: string, identity: string) => Promise<NameMappingColumn[] | undefined>): Promise<NameMappingColumn[] | undefined> {
+    if (this.passed.has(registration)) return this.passed.get(registration);
+    const recorded = recordedFile(this.ctx.dataPath, file);
+    const local = this.ctx.store.url(recorded.key);
+    if (!path.isAbsolute(local) || !existsSync(local)) return undefined;
+    const answer = await check(local, identityOf(recorded));
+    this.passed.set(registration, answer);
+    return answer;
   }
 }

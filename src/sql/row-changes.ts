@@ -16,7 +16,7 @@ import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import type { RowEvent } from '../read/row-events.js';
 import { recordedFile } from './local-files.js';
 import { StatementFiles } from './statement-files.js';
-import type { PlaneContext, SqlResult } from './query.js';
+import { mappingsOf, type PlaneContext, type SqlResult } from './query.js';
 import { ident, literal } from './sql-text.js';
 import { POSITION, tableScan, typedNulls } from './table-scan.js';
 import { streamRows } from './values.js';
@@ -55,11 +55,13 @@ async function changesQuery(ctx: RowChangesContext, schema: string, table: strin
   const paths = [...byPath.keys()];
   const local = await held.hold([...byPath.values()].map((f) => recordedFile(ctx.dataPath, f)));
   const localOf = new Map(paths.map((p, i) => [p, local[i]!]));
+  const files = [...new Map(events.map((e) => [e.file.id, e.file])).values()];
+  const mappings = await mappingsOf(ctx, rTo, { schema, table }, files, new Map(files.map((f) => [f.id, localOf.get(f.path)!])), held);
   const names = [...columns].sort((a, b) => a.order - b.order).map((c) => ident(c.name));
   const [, pos, rowid] = POSITION.map(ident);
   const empty = `SELECT NULL::BIGINT AS ${SNAPSHOT}, NULL::VARCHAR AS ${KIND}, NULL::BIGINT AS ${rowid}, ${typedNulls(columns)} WHERE false`;
   const branches = events.map((e) => {
-    const scan = tableScan({ columns, files: [{ local: localOf.get(e.file.path)!, rowIdStart: e.file.rowIdStart }], deletes: [] }, true);
+    const scan = tableScan({ columns, files: [{ local: localOf.get(e.file.path)!, rowIdStart: e.file.rowIdStart, mapping: mappings.get(e.file.id) }], deletes: [] }, true);
     const positions = (d: DeleteFileInfo) => `(SELECT pos FROM read_parquet(${literal(localOf.get(d.path)!)}))`;
     const where = [e.within && `${pos} IN ${positions(e.within)}`, e.without && `${pos} NOT IN ${positions(e.without)}`].filter(Boolean).join(' AND ');
     return `SELECT ${e.snapshot}::BIGINT, '${e.side === 'added' ? 'insert' : 'delete'}', ${rowid}, ${names.join(', ')} FROM (${scan})${where ? ` WHERE ${where}` : ''}`;

@@ -14,6 +14,7 @@ import type { TableInfo, ColumnInfo } from '../read/records.js';
 import type { ColumnStatsSpec, DataFileSpec } from '../txn/transaction.js';
 import { duckType } from './duck-types.js';
 import { run, withProgress } from './engine.js';
+import { identityOf } from './local-files.js';
 import type { PlaneContext } from './query.js';
 import { ident, literal } from './sql-text.js';
 import { ROW_ID_COLUMN, ROW_ID_FIELD_ID } from './table-scan.js';
@@ -89,7 +90,10 @@ export async function writeDataFiles(ctx: PlaneContext, c: DuckDBConnection, to:
       if (recordCount === 0) continue;
       const relative = newFilePath(to, '');
       const columnStats = await footerStats(c, local, to.info.columns);
-      specs.push({ path: relative, recordCount, ...(await storeFile(ctx, local, relative)), footerSize: Number(meta.footer_size), columnStats });
+      const stored = await storeFile(ctx, local, relative);
+      // Written with field ids: its registration and first read need not look.
+      ctx.fieldIds.wrote(identityOf({ key: `${ctx.dataPath}${relative}`, ...stored }));
+      specs.push({ path: relative, recordCount, ...stored, footerSize: Number(meta.footer_size), columnStats });
     }
     return specs;
   } finally {

@@ -2,6 +2,8 @@
 // registered file's bytes for them (FileInspector: the SQL layer's, since this layer knows no Parquet).
 import type { ColumnId } from '../../keys/ids.js';
 import type { ColumnStats } from '../../keys/file-column-stats.js';
+import type { NameMappingColumn } from '../../keys/name-mappings.js';
+import type { ColumnInfo } from '../read/records.js';
 import { checkCount, checkFilePath, checkOptionalCount, checkOptionalCrc32, checkOptionalText, options, required, shown } from '../arguments.js';
 import { invalid, notFound } from './pending.js';
 
@@ -49,6 +51,12 @@ export interface FileInspector {
    * when a statement first reads it.
    */
   deleteFile(dataFile: { id: number; recordCount: number }, file: { path: string; deleteCount: number; fileSizeBytes: number; contentCrc32: number | null }): Promise<void>;
+  /**
+   * How a data file is read as `table` (its live columns): undefined when by field id (its columns carry ids,
+   * each naming a column of the table), else the name mapping rows to record with it; refuses (INVALID_ARGUMENT)
+   * a file it can read neither way. One it cannot look at yet: undefined, and checked when first read.
+   */
+  dataFile(table: { name: string; columns: readonly ColumnInfo[] }, file: { path: string; fileSizeBytes: number; contentCrc32: number | null }): Promise<NameMappingColumn[] | undefined>;
 }
 
 /** A data file spec as the row it registers (without its row ids, which the table gives). */

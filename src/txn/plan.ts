@@ -4,6 +4,7 @@
 import { columnEntity } from '../../keys/columns.js';
 import { addedDataFiles, dataFileEntity, type ManifestFile, manifestFile, pathIndexEntry } from '../../keys/data-files.js';
 import { putFileColumnStats } from '../../keys/file-column-stats.js';
+import { putNameMapping } from '../../keys/name-mappings.js';
 import { deleteFileEntity, type DeleteFileRow } from '../../keys/delete-files.js';
 import { type CatalogId, type FileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
 import { append, type Mutation } from '../../keys/mutation.js';
@@ -226,6 +227,8 @@ async function planFiles(g: Gathered): Promise<void> {
       files.push(manifestFile(id, c.next!));
       const stats = state.fileStats.get(id);
       if (stats !== undefined) mutations.push(putFileColumnStats(c.tableId, id, at, stats));
+      const mapping = state.fileMappings.get(id);
+      if (mapping !== undefined) mutations.push(putNameMapping(c.tableId, id, at, mapping));
       d.records += c.next!.recordCount;
       d.bytes += c.next!.fileSizeBytes;
       d.files++;

@@ -10,6 +10,8 @@ import { isWidening, nestedType, wideningsOf } from '../../keys/column-types.js'
 import { StrataError } from '../errors.js';
 import { listed, quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
+import type { NameMappingColumn } from '../../keys/name-mappings.js';
+import { columnTree as columnInfos } from '../read/reader.js';
 import { type ColumnSpec, columnTree, placed } from './column-specs.js';
 import { checkedColumnStats, type ColumnStatsSpec, type DataFileSpec, dataFileRow, type DeleteFileSpec, deleteFileRow, type FileInspector } from './file-specs.js';
 import { copyArgs } from './copy-args.js';
@@ -256,15 +258,26 @@ export class Transaction {
     return this.op('addDataFile', [schema, table, file], async () => {
       const row = dataFileRow(file, this.ctx.maxPathBytes);
       const t = await this.p.requireTable(schema, table);
-      const live = async () => new Set([...(await this.p.loadColumns(t.id)).changes].filter(([, c]) => c.next !== null).map(([id]) => id as number));
-      const stats = file.columnStats === undefined ? undefined : checkedColumnStats(quote(schema, table), await live(), file.columnStats, row.recordCount);
+      const live = [...(await this.p.loadColumns(t.id)).changes].filter(([, c]) => c.next !== null).map(([id, c]) => ({ id, row: c.next! }));
+      const stats = file.columnStats === undefined ? undefined : checkedColumnStats(quote(schema, table), new Set(live.map((c) => c.id as number)), file.columnStats, row.recordCount);
+      // A file without field ids is read by name: its mapping, recorded with it (files of this transaction laid out alike share one).
+      const columns = await this.ctx.files.dataFile({ name: quote(schema, table), columns: columnInfos(live) }, row);
+      const mappingId = columns === undefined ? undefined : (this.sameMapping(t.id, columns) ?? (await this.p.allocateCatalogId()));
       const rowIdStart = await this.p.nextRowId(t.id);
       const id = await this.p.allocateFileId();
       if (stats !== undefined) this.p.fileStats.set(id, stats);
+      if (columns !== undefined) this.p.fileMappings.set(id, { mappingId: mappingId!, type: 'map_by_name', columns });
       this.p.nextRowIds.set(t.id, rowIdStart + row.recordCount);
-      this.p.dataFiles.set(id, { tableId: t.id, base: undefined, next: { ...row, rowIdStart } });
+      this.p.dataFiles.set(id, { tableId: t.id, base: undefined, next: { ...row, rowIdStart, ...(mappingId === undefined ? {} : { mappingId }) } });
       return id;
     });
+  }
+
+  /** The id of a mapping of this transaction's files of the table with these columns, if it made one. */
+  private sameMapping(tableId: CatalogId, columns: NameMappingColumn[]): CatalogId | undefined {
+    const wanted = JSON.stringify(columns);
+    for (const [fid, m] of this.p.fileMappings) if (this.p.dataFiles.get(fid)?.tableId === tableId && JSON.stringify(m.columns) === wanted) return m.mappingId;
+    return undefined;
   }
 
   removeDataFile(schema: string, table: string, dataFileId: number): Promise<void> {
