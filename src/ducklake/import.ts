@@ -131,6 +131,7 @@ function snapshotDelta(lake: LakeIndex, s: number, rel: (row: Row) => string, cr
     })).map((t) => ({ tableId: id(t.row, 'table_id'), id: num(t.row.delete_file_id) as FileId, next: t.next as never })),
     nextCatalogId: 0,
     nextFileId: 0,
+    restoredTables: [],
   };
 }
 
@@ -178,10 +179,11 @@ export async function importDuckLake(file: string, opts: ImportOptions): Promise
       const s = present.get(id);
       if (s) now = parseSqlTime(`snapshot ${id} time`, s.row.snapshot_time);
       const counters = after(id).row;
-      const delta = { ...snapshotDelta(indexed, id, rel, crc), nextCatalogId: num(counters.next_catalog_id), nextFileId: num(counters.next_file_id) };
+      const c = changes.get(id);
+      const restoredTables = [...String(c?.changes_made ?? '').matchAll(/(?:^|,)restored_table:(\d+)/g)].map((m) => num(m[1]) as CatalogId);
+      const delta = { ...snapshotDelta(indexed, id, rel, crc), nextCatalogId: num(counters.next_catalog_id), nextFileId: num(counters.next_file_id), restoredTables };
       report.dataFiles += delta.dataFiles.filter((f) => f.next !== null).length;
       report.deleteFiles += delta.deleteFiles.filter((f) => f.next !== null).length;
-      const c = changes.get(id);
       const x = extra.get(id);
       const commitMeta: CommitMeta = s
         ? {

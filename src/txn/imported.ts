@@ -25,6 +25,8 @@ export interface ImportedSnapshot {
   /** The lake's counters after the snapshot: every id it holds is below them. */
   nextCatalogId: number;
   nextFileId: number;
+  /** The tables its changes_made says a restore changed (restored_table, Strata's word): its plan says so again. */
+  restoredTables: CatalogId[];
 }
 
 /**
@@ -80,5 +82,6 @@ export async function applyImported(p: PendingCatalog, s: ImportedSnapshot): Pro
     p.deleteFiles.set(id, { tableId, base: base!, next: null });
   }
   p.raiseCounters(s.nextCatalogId, s.nextFileId);
+  for (const t of s.restoredTables) p.restoredTables.add(t);
   p.keepEmptySnapshot = true;
 }
