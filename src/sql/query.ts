@@ -7,7 +7,7 @@ import type { NameMappingColumn } from '../../keys/name-mappings.js';
 import { options } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import type { ReadState } from '../read/read-state.js';
-import type { DataFileInfo } from '../read/records.js';
+import type { DataFileInfo, DeleteFileInfo } from '../read/records.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import type { TransactionFn } from '../txn/prepared.js';
 import type { ObjectStore } from '../store/object-store.js';
@@ -218,6 +218,21 @@ export async function mappingsOf(
   return new Map([...(await r.nameMappings(ref.schema, ref.table, files))].map(([id, m]) => [id, m.columns]));
 }
 
+/**
+ * Before a statement applies delete files or builds on them: their positions fit their data files (decision
+ * 0040; once per process and file, beside a SELECT's read, before a write's).
+ */
+export function checkDeletes(ctx: PlaneContext, held: StatementFiles, deletes: readonly { file: DeleteFileInfo; local: string; recordCount: number }[]): Promise<void> {
+  return held.check(
+    ctx.positions.trusted(
+      deletes.map(({ file, local, recordCount }) => {
+        const recorded = recordedFile(ctx.dataPath, file);
+        return { local, identity: identityOf(recorded), named: ctx.store.url(recorded.key), dataFileId: file.dataFileId, recordCount, deleteCount: file.deleteCount };
+      }),
+    ),
+  );
+}
+
 /** A table's scan at a reader's snapshot, with the files it reads (held locally for the statement). */
 export interface BoundScan {
   sql: string;
@@ -256,14 +271,9 @@ export async function scanAt(
   const mappings = await mappingsOf(ctx, r, ref, files, local, held);
   // Only the delete files of the data files read: a skipped file's deletes are neither fetched nor joined.
   const deletes = (await r.deleteFiles(ref.schema, ref.table)).filter((d) => local.has(d.dataFileId));
-  const recorded = deletes.map((d) => recordedFile(ctx.dataPath, d));
-  const del = await held.hold(recorded);
+  const del = await held.hold(deletes.map((d) => recordedFile(ctx.dataPath, d)));
   const records = new Map(files.map((f) => [f.id, f.recordCount]));
-  await held.check(
-    ctx.positions.trusted(
-      deletes.map((d, i) => ({ local: del[i]!, identity: identityOf(recorded[i]!), named: ctx.store.url(recorded[i]!.key), dataFileId: d.dataFileId, recordCount: records.get(d.dataFileId)!, deleteCount: d.deleteCount })),
-    ),
-  );
+  await checkDeletes(ctx, held, deletes.map((d, i) => ({ file: d, local: del[i]!, recordCount: records.get(d.dataFileId)! })));
   const sql = tableScan(
     {
       columns: table.columns,

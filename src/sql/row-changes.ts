@@ -16,7 +16,7 @@ import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import type { RowEvent } from '../read/row-events.js';
 import { recordedFile } from './local-files.js';
 import { StatementFiles } from './statement-files.js';
-import { mappingsOf, type PlaneContext, type SqlResult } from './query.js';
+import { checkDeletes, mappingsOf, type PlaneContext, type SqlResult } from './query.js';
 import { ident, literal } from './sql-text.js';
 import { POSITION, tableScan, typedNulls } from './table-scan.js';
 import { streamRows } from './values.js';
@@ -57,6 +57,9 @@ async function changesQuery(ctx: RowChangesContext, schema: string, table: strin
   const localOf = new Map(paths.map((p, i) => [p, local[i]!]));
   const files = [...new Map(events.map((e) => [e.file.id, e.file])).values()];
   const mappings = await mappingsOf(ctx, rTo, { schema, table }, files, new Map(files.map((f) => [f.id, localOf.get(f.path)!])), held);
+  // A delete file is trusted only once its positions fit its data file (decision 0040), as a scan's are.
+  const deletes = new Map(events.flatMap((e) => [e.within, e.without].filter((d) => d !== null).map((d) => [d.id, { d, recordCount: e.file.recordCount }] as const)));
+  await checkDeletes(ctx, held, [...deletes.values()].map(({ d, recordCount }) => ({ file: d, local: localOf.get(d.path)!, recordCount })));
   const names = [...columns].sort((a, b) => a.order - b.order).map((c) => ident(c.name));
   const [, pos, rowid] = POSITION.map(ident);
   const empty = `SELECT NULL::BIGINT AS ${SNAPSHOT}, NULL::VARCHAR AS ${KIND}, NULL::BIGINT AS ${rowid}, ${typedNulls(columns)} WHERE false`;

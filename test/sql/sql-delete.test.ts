@@ -79,6 +79,8 @@ describe('DELETE through catalog.sql', () => {
     const read = await c.sql('SELECT count(*) AS n FROM t').catch((x: unknown) => x);
     expect(isStrataError(read, 'CORRUPT'), String(read)).toBe(true);
     expect((read as Error).message).toMatch(/late\.parquet.*past the 4 rows/);
+    const changes = await c.tableChanges('main', 't', { from: registered, to: registered }).catch((x: unknown) => x);
+    expect(isStrataError(changes, 'CORRUPT'), String(changes)).toBe(true);
     // Two DELETEs of one row each once left the table empty: each built on the bad file, counting its entries.
     for (const k of [1, 2]) {
       const e = await c.sql(`DELETE FROM t WHERE id = ${k}`).catch((x: unknown) => x);
