@@ -146,5 +146,12 @@ describe('a data file without field ids', () => {
     expect(mapped[0]).toEqual(expect.any(Number));
     expect(mapped).toEqual([mapped[0], mapped[0], null]);
     expect(await rows(c, 'SELECT id, name FROM t ORDER BY id')).toEqual([{ id: 1n, name: 'a' }, { id: 2n, name: 'b' }, { id: 3n, name: 'c' }]);
+    // A statement inside the transaction that registers such a file reads it through the mapping it made.
+    const more = await parquet(`SELECT 4::BIGINT AS id, 'd' AS name`);
+    await store.putIfAbsent(`${c.dataPath}f3.parquet`, more);
+    await c.transaction(async (tx) => {
+      await tx.addDataFile('main', 't', { path: 'f3.parquet', recordCount: 1, fileSizeBytes: more.length });
+      expect((await tx.sql('SELECT name FROM t WHERE id = 4')).rows).toEqual([{ name: 'd' }]);
+    });
   });
 });
