@@ -4,8 +4,14 @@
 // ended without a successor (a restore bringing rows back). Every kind of commit is one of these, so the
 // rows come out right whatever made the change; pairing the rows by id (an update keeps it, a compaction or a
 // restore moves a row under it) is the SQL's.
+//
+// But for one kind: a maintenance commit (a compaction) moves rows and changes none, and reading every row it
+// moved twice to find that out would make a range that spans it cost what the table holds, not what changed.
+// So a maintenance commit is taken at its word when what it took away and gave add up to as many rows; one
+// that does not is read like any other (decision 0039).
 import type { CatalogId, FileId, SnapshotId } from '../../keys/ids.js';
 import type { ReadView } from '../kv/read-view.js';
+import { snapshotChanges } from './catalog-queries.js';
 import { fileVersions } from './history.js';
 import type { DataFileInfo, DeleteFileInfo } from './records.js';
 
@@ -49,5 +55,21 @@ export async function rowEvents(view: ReadView, tableId: CatalogId, from: Snapsh
       }
     }
   }
-  return events.sort((a, b) => a.snapshot - b.snapshot);
+  const moved = new Set<number>();
+  for (const s of new Set(events.map((e) => e.snapshot))) {
+    if ((await snapshotChanges(view, s))?.maintenance === true && rowsOf(events, s, 'removed') === rowsOf(events, s, 'added')) moved.add(s);
+  }
+  return events.filter((e) => !moved.has(e.snapshot)).sort((a, b) => a.snapshot - b.snapshot);
+}
+
+/**
+ * How many rows a snapshot's events of one side hold, from the files' records: delete files hold distinct
+ * positions inside their data file, each cumulative (decision 0040).
+ */
+function rowsOf(events: readonly RowEvent[], s: number, side: RowEvent['side']): number {
+  let n = 0;
+  for (const e of events) {
+    if (e.snapshot === s && e.side === side) n += (e.within === null ? e.file.recordCount : e.within.deleteCount) - (e.without?.deleteCount ?? 0);
+  }
+  return n;
 }

@@ -4,7 +4,7 @@
 // a position past the end deletes nothing while it counts, a repeated one counts twice, and "every row is
 // deleted" — which ends the data file — would be believed of a file that still has live rows.
 //
-// It is checked where a delete file is registered (addDeleteFile, when the store holds the file), before a
+// It is checked where a delete file is registered (addDeleteFile, where it lies on this machine), before a
 // statement applies or builds on one (once per process and record, like the first-read check of its bytes),
 // and by verify({ files }). Many files are read in one query: a first listing may name thousands.
 import type { DuckDBConnection } from '@duckdb/node-api';

@@ -2,10 +2,9 @@
 // snapshot in [from, to] (both inclusive): the rows each snapshot took away and gave (src/read/row-events.ts:
 // by data file, as sets of positions), each with its id (carried in its file, else row_id_start + position).
 // A row taken away and given back under one id in one snapshot is an update when its values changed (the
-// preimage and the postimage) and nothing when they did not: a compaction or a restore moved it to another
-// file. So every kind of commit answers by what it did to the rows, maintenance commits included — a
-// compaction shows nothing because it changes nothing, not because it is skipped. Columns are the table's
-// at `to`, read by field id from every file.
+// preimage and the postimage) and nothing when they did not: a restore moved it to another file. So every
+// kind of commit answers by what it did to the rows (a compaction, which only moves rows, is not even read:
+// row-events.ts). Columns are the table's at `to`, read by field id from every file (or by name, mapped).
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { append } from '../../keys/mutation.js';
 import type { CatalogId, SnapshotId } from '../../keys/ids.js';
@@ -70,12 +69,13 @@ async function changesQuery(ctx: RowChangesContext, schema: string, table: strin
     return `SELECT ${e.snapshot}::BIGINT, '${e.side === 'added' ? 'insert' : 'delete'}', ${rowid}, ${names.join(', ')} FROM (${scan})${where ? ` WHERE ${where}` : ''}`;
   });
   const row = (alias: string) => `ROW(${names.map((n) => `${alias}.${n}`).join(', ')})`;
+  // Two rows of one (snapshot, row id) are an update, unless their values are the same: a row given back under
+  // its id as it was was moved, not changed. Only such pairs are compared (most rows are alone).
   const sql =
-    `WITH c AS MATERIALIZED (${[empty, ...branches].join(' UNION ALL ')}), ` +
-    // A row given back under its id with the values it had was moved, not changed.
+    `WITH c AS MATERIALIZED (SELECT *, count(*) OVER (PARTITION BY ${SNAPSHOT}, ${rowid}) AS ${PAIRED} FROM (${[empty, ...branches].join(' UNION ALL ')})), ` +
     `moved AS (SELECT r.${SNAPSHOT}, r.${rowid} FROM c r JOIN c a ON r.${SNAPSHOT} = a.${SNAPSHOT} AND r.${rowid} = a.${rowid} ` +
-    `WHERE r.${KIND} = 'delete' AND a.${KIND} = 'insert' AND ${row('r')} IS NOT DISTINCT FROM ${row('a')}) ` +
-    `SELECT ${SNAPSHOT} AS snapshot_id, ${rowid} AS rowid, CASE WHEN count(*) OVER (PARTITION BY ${SNAPSHOT}, ${rowid}) > 1 THEN (CASE ${KIND} WHEN 'insert' THEN 'update_postimage' ELSE 'update_preimage' END) ELSE ${KIND} END AS change_type, ` +
+    `WHERE r.${PAIRED} > 1 AND a.${PAIRED} > 1 AND r.${KIND} = 'delete' AND a.${KIND} = 'insert' AND ${row('r')} IS NOT DISTINCT FROM ${row('a')}) ` +
+    `SELECT ${SNAPSHOT} AS snapshot_id, ${rowid} AS rowid, CASE WHEN ${PAIRED} > 1 THEN (CASE ${KIND} WHEN 'insert' THEN 'update_postimage' ELSE 'update_preimage' END) ELSE ${KIND} END AS change_type, ` +
     `${names.join(', ')} FROM c ANTI JOIN moved USING (${SNAPSHOT}, ${rowid}) ORDER BY ${SNAPSHOT}, ${rowid}, ${KIND} = 'insert'`;
   return { sql, to };
 }
@@ -83,6 +83,7 @@ async function changesQuery(ctx: RowChangesContext, schema: string, table: strin
 /** The columns of the query's rows before they are named as DuckLake names them. */
 const SNAPSHOT = '__strata_snapshot';
 const KIND = '__strata_kind';
+const PAIRED = '__strata_paired';
 
 /** The changes as one result. */
 export async function rowChanges(ctx: RowChangesContext, schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }): Promise<SqlResult> {

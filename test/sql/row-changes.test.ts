@@ -38,6 +38,12 @@ async function history() {
       await model.apply(text);
       return committed();
     },
+    /** A statement committed as maintenance (as a compaction is): its flag does not hide what it changed. */
+    maintenance: async (text: string) => {
+      await c.transaction((tx) => tx.sql(text).then(() => undefined), { maintenance: true });
+      await model.apply(text);
+      return committed();
+    },
     compact: async () => {
       await c.compact('main', 't');
       return committed();
@@ -113,6 +119,23 @@ describe('tableChanges across every kind of commit, against a model of plain Duc
         expect(net, `changes ${from}..${to} add up`).toBe(counts.get(to)! - counts.get(from - 1)!);
       }
     }
+    h.close();
+  });
+
+  it('a commit flagged maintenance that inserts or deletes rows shows them; a compaction, which only moves rows, shows none', async () => {
+    const h = await history();
+    await h.sql(`INSERT INTO main.t SELECT i, 'a' || i FROM range(0, 50) r(i)`);
+    await h.sql(`INSERT INTO main.t SELECT i, 'b' || i FROM range(50, 80) r(i)`);
+    const inserted = await h.maintenance(`INSERT INTO main.t SELECT i, 'm' || i FROM range(80, 90) r(i)`);
+    const deleted = await h.maintenance('DELETE FROM main.t WHERE id < 5');
+    await h.sql('DELETE FROM main.t WHERE id % 9 = 0');
+    const compacted = await h.compact();
+    for (const [from, to] of [[inserted, inserted], [deleted, deleted], [compacted, compacted], [inserted, compacted]] as const) {
+      expect(await changes(h.c, from, to), `changes ${from}..${to}`).toEqual(await h.model.changes(from, to));
+    }
+    expect((await changes(h.c, inserted, inserted)).length).toBe(10);
+    expect((await changes(h.c, deleted, deleted)).length).toBe(5);
+    expect(await changes(h.c, compacted, compacted)).toEqual([]);
     h.close();
   });
 
