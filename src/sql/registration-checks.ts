@@ -6,7 +6,6 @@
 // when a statement first reads it (scanAt): a delete file's positions, a data file's field ids (decisions
 // 0040, 0041). Files this process wrote itself are known, and not read again.
 import { existsSync } from 'node:fs';
-import * as path from 'node:path';
 import type { NameMappingColumn } from '../../keys/name-mappings.js';
 import { StrataError } from '../errors.js';
 import type { ColumnInfo } from '../read/records.js';
@@ -59,10 +58,20 @@ export class RegistrationChecks implements FileInspector {
   private async once(registration: string, file: Recorded, check: (local: string, identity: string) => Promise<NameMappingColumn[] | undefined>): Promise<NameMappingColumn[] | undefined> {
     if (this.passed.has(registration)) return this.passed.get(registration);
     const recorded = recordedFile(this.ctx.dataPath, file);
-    const local = this.ctx.store.url(recorded.key);
-    if (!path.isAbsolute(local) || !existsSync(local)) return undefined;
+    const local = this.localFile(recorded.key);
+    if (local === undefined || !existsSync(local)) return undefined;
     const answer = await check(local, identityOf(recorded));
     this.passed.set(registration, answer);
     return answer;
+  }
+
+  /** Where the object lies on this machine, if the store is a directory and can name it (its keys are bounded). */
+  private localFile(key: string): string | undefined {
+    if (this.ctx.store.localRoot === undefined) return undefined;
+    try {
+      return this.ctx.store.url(key);
+    } catch {
+      return undefined;
+    }
   }
 }

@@ -9,6 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { type Catalog, isStrataError } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { keysBySpace } from '../gc/gc-helpers.js';
+import { freshS3Store, s3Options } from '../store/s3-env.js';
+import { deleteFileBytes } from '../support/delete-file.js';
 import { openCatalog, tempDir } from '../helpers.js';
 
 /** A Parquet file DuckDB writes from `select` (with FIELD_IDS when given), as bytes. */
@@ -111,6 +113,31 @@ describe('a data file without field ids', () => {
     expect((e as Error).message).toMatch(/late\.parquet is registered to be read by Parquet field id, and its columns carry none/);
     const d = await c.sql('DELETE FROM t WHERE id = 1').catch((x: unknown) => x);
     expect(isStrataError(d, 'CORRUPT'), String(d)).toBe(true);
+  });
+
+  const s3 = s3Options();
+  it.skipIf(s3 === undefined)('on S3 nothing is read when it is registered (no request on the commit path): the first read refuses it, and a delete file that does not fit', async () => {
+    const store = await freshS3Store(s3!);
+    const c = await openCatalog({ dir: await tempDir(), store });
+    await c.sql('CREATE TABLE t (id BIGINT, name VARCHAR)');
+    await c.sql(`INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c')`);
+    const r = await c.reader();
+    const [f] = await r.dataFiles('main', 't');
+    await r.close();
+    const del = await deleteFileBytes(f!.path, [1, 1]);
+    await store.putIfAbsent(`${c.dataPath}twice.parquet`, del);
+    await c.transaction((tx) => tx.addDeleteFile('main', 't', { dataFileId: f!.id, path: 'twice.parquet', deleteCount: 2, fileSizeBytes: del.length }));
+    const e = await c.sql('SELECT * FROM t').catch((x: unknown) => x);
+    expect(isStrataError(e, 'CORRUPT'), String(e)).toBe(true);
+    expect((e as Error).message).toMatch(/twice\.parquet.*more than once/);
+
+    await c.sql('CREATE TABLE u (id BIGINT, name VARCHAR)');
+    const bytes = await parquet(`SELECT 1::BIGINT AS id, 'x' AS name`);
+    await store.putIfAbsent(`${c.dataPath}plain.parquet`, bytes);
+    await c.transaction((tx) => tx.addDataFile('main', 'u', { path: 'plain.parquet', recordCount: 1, fileSizeBytes: bytes.length }));
+    const read = await c.sql('SELECT * FROM u').catch((x: unknown) => x);
+    expect(isStrataError(read, 'CORRUPT'), String(read)).toBe(true);
+    expect((read as Error).message).toMatch(/plain\.parquet is registered to be read by Parquet field id, and its columns carry none/);
   });
 
   it('its mapping goes with its row at excision, and verify ties each mapping to its row', async () => {
