@@ -27,7 +27,9 @@ export class RegistrationChecks implements FileInspector {
   ) {}
 
   async deleteFile(dataFile: { id: number; recordCount: number }, file: Recorded & { deleteCount: number }): Promise<void> {
-    await this.once(`${identityOf(recordedFile(this.ctx.dataPath, file))}/${dataFile.recordCount}/${file.deleteCount}`, file, async (local, identity) => {
+    const local = this.here(file);
+    if (local === undefined) return;
+    await this.once(file, `${dataFile.recordCount}/${file.deleteCount}`, async (identity) => {
       const [problem] = await this.ctx.positions.problems([{ local, identity, recordCount: dataFile.recordCount, deleteCount: file.deleteCount }]);
       if (problem !== undefined) {
         throw new StrataError(
@@ -40,27 +42,33 @@ export class RegistrationChecks implements FileInspector {
     });
   }
 
-  async dataFile(table: { name: string; columns: readonly ColumnInfo[] }, file: Recorded): Promise<NameMappingColumn[] | undefined> {
-    const identity = identityOf(recordedFile(this.ctx.dataPath, file));
-    if (await this.ctx.fieldIds.wroteWithFieldIds(identity)) return undefined;
-    return this.once(`${identity}/${JSON.stringify(table)}`, file, async (local) => {
+  async dataFile(table: string, columns: () => Promise<readonly ColumnInfo[]>, file: Recorded): Promise<NameMappingColumn[] | undefined> {
+    const local = this.here(file);
+    if (local === undefined || (await this.ctx.fieldIds.wroteWithFieldIds(identityOf(recordedFile(this.ctx.dataPath, file))))) return undefined;
+    const live = await columns();
+    return this.once(file, JSON.stringify([table, live]), async () => {
       // A file DuckDB cannot read as Parquet is left to the query that reads it, which says it is damaged.
       const found = await this.ctx.engine.withConnection((c) => fileColumns(c, [local])).catch(() => undefined);
-      return found === undefined ? undefined : nameMappingOf(table.name, table.columns, file.path, found.get(local)!);
+      return found === undefined ? undefined : nameMappingOf(table, live, file.path, found.get(local)!);
     });
   }
 
+  /** The file's path on this machine, where the store is a directory that holds it and can name it. */
+  private here(file: Recorded): string | undefined {
+    const local = this.localFile(recordedFile(this.ctx.dataPath, file).key);
+    return local !== undefined && existsSync(local) ? local : undefined;
+  }
+
   /**
-   * `check`'s answer for a file, read where it lies; once per registration and process. Undefined, unread,
-   * when the file is not on this machine's store. Its bytes are checked against their record (size, CRC-32)
-   * by the first read, as every file's are (decision 0013).
+   * `check`'s answer for a file, once per process for its bytes' identity and what it is checked `against`.
+   * Its bytes are checked against their record (size, CRC-32) by the first read, as every file's are
+   * (decision 0013).
    */
-  private async once(registration: string, file: Recorded, check: (local: string, identity: string) => Promise<NameMappingColumn[] | undefined>): Promise<NameMappingColumn[] | undefined> {
+  private async once(file: Recorded, against: string, check: (identity: string) => Promise<NameMappingColumn[] | undefined>): Promise<NameMappingColumn[] | undefined> {
+    const identity = identityOf(recordedFile(this.ctx.dataPath, file));
+    const registration = `${identity}/${against}`;
     if (this.passed.has(registration)) return this.passed.get(registration);
-    const recorded = recordedFile(this.ctx.dataPath, file);
-    const local = this.localFile(recorded.key);
-    if (local === undefined || !existsSync(local)) return undefined;
-    const answer = await check(local, identityOf(recorded));
+    const answer = await check(identity);
     this.passed.set(registration, answer);
     return answer;
   }

@@ -52,11 +52,12 @@ export interface FileInspector {
    */
   deleteFile(dataFile: { id: number; recordCount: number }, file: { path: string; deleteCount: number; fileSizeBytes: number; contentCrc32: number | null }): Promise<void>;
   /**
-   * How a data file is read as `table` (its live columns): undefined when by field id (its columns carry ids,
-   * each naming a column of the table), else the name mapping rows to record with it; refuses (INVALID_ARGUMENT)
-   * a file it can read neither way. One it cannot look at yet: undefined, and checked when first read.
+   * How a data file is read as `table` (whose live columns `columns` gives, asked only when the file is looked
+   * at): undefined when by field id (its columns carry ids, each naming a column of the table), else the name
+   * mapping rows to record with it; refuses (INVALID_ARGUMENT) a file it can read neither way. One it cannot
+   * look at yet: undefined, and checked when first read.
    */
-  dataFile(table: { name: string; columns: readonly ColumnInfo[] }, file: { path: string; fileSizeBytes: number; contentCrc32: number | null }): Promise<NameMappingColumn[] | undefined>;
+  dataFile(table: string, columns: () => Promise<readonly ColumnInfo[]>, file: { path: string; fileSizeBytes: number; contentCrc32: number | null }): Promise<NameMappingColumn[] | undefined>;
 }
 
 /** A data file spec as the row it registers (without its row ids, which the table gives). */

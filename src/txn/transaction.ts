@@ -258,10 +258,10 @@ export class Transaction {
     return this.op('addDataFile', [schema, table, file], async () => {
       const row = dataFileRow(file, this.ctx.maxPathBytes);
       const t = await this.p.requireTable(schema, table);
-      const live = [...(await this.p.loadColumns(t.id)).changes].filter(([, c]) => c.next !== null).map(([id, c]) => ({ id, row: c.next! }));
-      const stats = file.columnStats === undefined ? undefined : checkedColumnStats(quote(schema, table), new Set(live.map((c) => c.id as number)), file.columnStats, row.recordCount);
+      const live = async () => [...(await this.p.loadColumns(t.id)).changes].filter(([, c]) => c.next !== null).map(([id, c]) => ({ id, row: c.next! }));
+      const stats = file.columnStats === undefined ? undefined : checkedColumnStats(quote(schema, table), new Set((await live()).map((c) => c.id as number)), file.columnStats, row.recordCount);
       // A file without field ids is read by name: its mapping, recorded with it (files of this transaction laid out alike share one).
-      const columns = await this.ctx.files.dataFile({ name: quote(schema, table), columns: columnInfos(live) }, row);
+      const columns = await this.ctx.files.dataFile(quote(schema, table), async () => columnInfos(await live()), row);
       const mappingId = columns === undefined ? undefined : (this.sameMapping(t.id, columns) ?? (await this.p.allocateCatalogId()));
       const rowIdStart = await this.p.nextRowId(t.id);
       const id = await this.p.allocateFileId();
