@@ -76,6 +76,9 @@ export async function* history(
   }
 }
 
+/** Whether a snapshot (a begin, an end: null is none) lies in [from, to]. */
+const within = (from: SnapshotId, to: SnapshotId) => (s: number | null) => s !== null && s >= from && s <= to;
+
 /**
  * The file versions of a table that snapshots [from, to] touched, as they were at `to` (an end after it is
  * not shown): the data files begun or ended in the range, the delete files begun or ended in it, and the
@@ -84,7 +87,7 @@ export async function* history(
  * every row, which ended the data file instead) never applied, and is left out.
  */
 export async function fileVersions(view: ReadView, tableId: CatalogId, from: SnapshotId, to: SnapshotId): Promise<{ data: DataFileInfo[]; deletes: DeleteFileInfo[] }> {
-  const inRange = (s: number | null) => s !== null && s >= from && s <= to;
+  const inRange = within(from, to);
   // No file an old snapshot can have touched has an id at or above its next_file_id.
   const idEnd = (await q.snapshotRow(view, to))!.nextFileId;
   const data = new Map<FileId, DataFileInfo>();
@@ -118,7 +121,7 @@ export async function fileVersions(view: ReadView, tableId: CatalogId, from: Sna
  */
 export async function tableChanges(view: ReadView, tableId: CatalogId, from: SnapshotId, to: SnapshotId): Promise<TableChanges> {
   const { data, deletes } = await fileVersions(view, tableId, from, to);
-  const inRange = (s: number | null) => s !== null && s >= from && s <= to;
+  const inRange = within(from, to);
   const at = <T>(f: T, snapshot: SnapshotId) => ({ ...f, snapshot });
   return {
     addedFiles: data.filter((f) => inRange(f.beginSnapshot)).map((f) => at(f, f.beginSnapshot)),
