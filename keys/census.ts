@@ -8,6 +8,7 @@ import { decodeFileColumnStats, fileColumnStatsProblems } from './file-column-st
 import { decodeEndIndexKey, decodeFilePathNote, type EndedFact, endIndexProblems } from './end-index.js';
 import { decodeKey, type Key, keyToString } from './key-codec.js';
 import { type NamedVersion, type NameEntry, nameIndexProblems } from './name-index.js';
+import { decodeNameMapping, nameMappingProblems } from './name-mappings.js';
 import type { RelationNameIndexRow, TableRow, ViewRow } from './relations.js';
 import { decodeTag, RETAIN_FROM_KEY, type RetainFromRow, tagProblems } from './retention.js';
 import type { SchemaNameIndexRow, SchemaRow } from './schemas.js';
@@ -41,7 +42,7 @@ export class Census {
   private readonly relationNames: NameEntry[] = [];
   private readonly liveTables = new Set<number>();
   private readonly dataFiles: DataFileFact[] = [];
-  private readonly deleteFiles: { id: number; path: string; size: number; crc: number | null; key: string }[] = [];
+  private readonly deleteFiles: { id: number; tableId: number; row: DeleteFileRow; path: string; size: number; crc: number | null; key: string }[] = [];
   private readonly manifests: ManifestValue[] = [];
   private readonly fileTable: { id: number; begin: number; tableId: number; key: string }[] = [];
   private readonly fileEnds: { tableId: number; id: number; end: number; key: string }[] = [];
@@ -50,6 +51,7 @@ export class Census {
   private readonly endEntries: { end: number; keyHex: string; path: string | undefined; key: string }[] = [];
   private readonly stats: { tableId: number; row: TableStatsRow; key: string }[] = [];
   private readonly fileStats: { tableId: number; fileId: number; begin: number; key: string }[] = [];
+  private readonly mappings: { tableId: number; fileId: number; begin: number; mappingId: number; key: string }[] = [];
   private readonly tags: { name: string; snapshot: number; key: string }[] = [];
   private maxCatalogId = -1;
   private maxFileId = -1;
@@ -106,6 +108,14 @@ export class Census {
         decodeFileColumnStats(key, value);
         this.fileStats.push({ tableId: fields[0] as number, fileId: fields[1] as number, begin: begin!, key: name });
         break;
+      case Space.NameMapping:
+        {
+          const { mappingId } = decodeNameMapping(key, value);
+          this.mappings.push({ tableId: fields[0] as number, fileId: fields[1] as number, begin: begin!, mappingId, key: name });
+          // Mapping ids are catalog ids (DuckLake takes them from next_catalog_id).
+          this.maxCatalogId = Math.max(this.maxCatalogId, mappingId);
+        }
+        break;
       case Space.TableStats:
         this.stats.push({ tableId: fields[0] as number, row: decodeValue<TableStatsRow>(key, value), key: name });
         break;
@@ -159,7 +169,7 @@ export class Census {
       case Space.DeleteFile:
         {
           const d = row as unknown as DeleteFileRow;
-          this.deleteFiles.push({ id: fields[1] as number, path: d.path, size: d.fileSizeBytes, crc: d.contentCrc32 ?? null, key: name });
+          this.deleteFiles.push({ id: fields[1] as number, tableId: fields[0] as number, row: d, path: d.path, size: d.fileSizeBytes, crc: d.contentCrc32 ?? null, key: name });
         }
         this.maxFileId = Math.max(this.maxFileId, fields[1] as number);
         break;
@@ -201,6 +211,7 @@ export class Census {
     rule('data file end', () => dataFileEndProblems(this.dataFiles, this.fileEnds));
     rule('path index', () => pathIndexProblems([...this.dataFiles.map((f) => ({ id: f.id, path: f.row.path, key: f.key })), ...this.deleteFiles], this.paths));
     rule('file column stats', () => fileColumnStatsProblems(this.fileStats, this.dataFiles));
+    rule('name mapping', () => nameMappingProblems(this.mappings, this.dataFiles));
     rule('end index', () => endIndexProblems(this.ended, this.endEntries));
     rule('table stats', () =>
       tableStatsProblems(
@@ -226,6 +237,15 @@ export class Census {
     for (const f of this.dataFiles) add(f.row.path, f.row.fileSizeBytes, f.row.contentCrc32 ?? null);
     for (const f of this.deleteFiles) add(f.path, f.size, f.crc);
     return new Map([...out].map(([p, records]) => [p, [...records.values()]]));
+  }
+
+  /** Every delete file row with the record count of the data file it deletes from: what its positions must fit. */
+  deleteFilesOfData(): { path: string; fileSizeBytes: number; contentCrc32: number | null; deleteCount: number; dataFileId: number; recordCount: number }[] {
+    const records = new Map(this.dataFiles.map((f) => [`${f.tableId}/${f.id}`, f.row.recordCount]));
+    return this.deleteFiles.flatMap((d) => {
+      const recordCount = records.get(`${d.tableId}/${d.row.dataFileId}`);
+      return recordCount === undefined ? [] : [{ path: d.path, fileSizeBytes: d.size, contentCrc32: d.crc, deleteCount: d.row.deleteCount, dataFileId: d.row.dataFileId, recordCount }];
+    });
   }
 }
 

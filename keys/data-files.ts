@@ -34,13 +34,19 @@ export interface DataFileRow extends Versioned {
   rowIdStart: number;
   /** CRC-32 of the file's bytes, when its writer gave one (absent in rows from before it was recorded). */
   contentCrc32?: number | null;
+  /**
+   * DuckLake's mapping_id: the file's columns carry no field ids and are read by name through this mapping
+   * (name-mappings.ts). Absent: read by field id.
+   */
+  mappingId?: CatalogId;
 }
 
 /**
  * One manifest entry, positional: [id, path, format, recordCount, fileSizeBytes, footerSize, rowIdStart,
- * contentCrc32?] (entries written before the CRC was recorded have seven).
+ * contentCrc32, mappingId?] (entries written before the CRC was recorded have seven; a file read by field id
+ * has no mapping id).
  */
-export type ManifestFile = [FileId, string, string, number, number, number | null, number, (number | null)?];
+export type ManifestFile = [FileId, string, string, number, number, number | null, number, (number | null)?, CatalogId?];
 
 /**
  * Files per manifest value. A commit of 100,000 files in one 4 MB value made every LevelDB seek landing near
@@ -95,7 +101,9 @@ export const dataFileIdEnd = (tableId: CatalogId, nextFileId: FileId): Key => ke
 
 /** The manifest entry of one file row; the one place that knows the positional order. */
 export function manifestFile(id: FileId, row: Row<DataFileRow>): ManifestFile {
-  return [id, row.path, row.format, row.recordCount, row.fileSizeBytes, row.footerSize, row.rowIdStart, row.contentCrc32 ?? null];
+  const file: ManifestFile = [id, row.path, row.format, row.recordCount, row.fileSizeBytes, row.footerSize, row.rowIdStart, row.contentCrc32 ?? null];
+  if (row.mappingId !== undefined) file.push(row.mappingId);
+  return file;
 }
 
 /** DuckLake's one data file format: a listing keeps one string for it, not one per file it decodes. */
@@ -117,6 +125,8 @@ export class ManifestedFile implements DataFileRow, StoredVersion {
   readonly footerSize: number | null;
   readonly rowIdStart: number;
   readonly contentCrc32: number | null;
+  /** Only a mapped file has the property: the row of a file read by field id has none (see DataFileRow). */
+  declare readonly mappingId?: CatalogId;
   readonly end: SnapshotId | null;
   readonly #tableId: CatalogId;
   readonly #begin: SnapshotId;
@@ -133,6 +143,7 @@ export class ManifestedFile implements DataFileRow, StoredVersion {
     this.footerSize = file[5];
     this.rowIdStart = file[6];
     this.contentCrc32 = file[7] ?? null;
+    if (file[8] !== undefined) (this as { mappingId?: CatalogId }).mappingId = file[8];
     this.end = end;
   }
 

@@ -4,6 +4,7 @@
 // files, a table whose last version goes) are reported for the batch to settle.
 import { excisedDataFile } from './data-files.js';
 import { excisedFileColumnStats } from './file-column-stats.js';
+import { excisedNameMapping } from './name-mappings.js';
 import { decodeEndIndexKey, decodeFilePathNote } from './end-index.js';
 import type { CatalogId, FileId } from './ids.js';
 import { decodeKey, type Field, type Key } from './key-codec.js';
@@ -44,7 +45,7 @@ export function excise(v: EndedVersion): ExcisedVersion {
   }
   if (v.space === Space.DataFile) {
     const more = excisedDataFile(v.fields, v.begin);
-    out.mutations.push(...more.mutations, excisedFileColumnStats(v.fields, v.begin));
+    out.mutations.push(...more.mutations, excisedFileColumnStats(v.fields, v.begin), excisedNameMapping(v.fields, v.begin));
     out.manifest = more.manifest;
   } else if (v.space === Space.Table) {
     out.table = v.fields[0] as CatalogId;

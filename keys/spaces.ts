@@ -47,6 +47,7 @@ export enum Space {
   FileColumnStats = 0x22,
   DataFileManifest = 0x23,
   DataFileManifestPart = 0x24,
+  NameMapping = 0x25,
   Metadata = 0x30,
   TableStats = 0x31,
   TableColumnStats = 0x32,
@@ -103,6 +104,9 @@ export const SPACE_SPECS: ReadonlyMap<Space, SpaceSpec> = new Map(
     spec(Space.DataFileManifest, 'append-only', ['u64'], { indexes: [Space.DataFile] }), // table_id
     // The rest of a commit's manifest past its first part, in parts: no value grows with the commit.
     spec(Space.DataFileManifestPart, 'singleton', ['u64', 'u64', 'u64'], { indexes: [Space.DataFile] }), // table_id, begin_snapshot, part
+    // ducklake_column_mapping and ducklake_name_mapping: how a data file without field ids is read, one value
+    // per mapped file (name-mappings.ts).
+    spec(Space.NameMapping, 'append-only', ['u64', 'u64']), // table_id, data_file_id
     spec(Space.Metadata, 'singleton', ['name']), // key (global scope)
     spec(Space.TableStats, 'singleton', ['u64']), // table_id
     spec(Space.TableColumnStats, 'singleton', ['u64', 'u64']), // table_id, column_id

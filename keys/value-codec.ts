@@ -30,7 +30,7 @@ export function decodeValue<T>(key: Key, bytes: Uint8Array): T {
   // Every stored value is a plain record; anything else (a number, msgpackr's placeholder for the reserved
   // 0xc1 byte, …) means the bytes are not ours.
   if (!isRecord(value)) {
-    throw new ValueDecodeError(key, `expected a record, found ${value === null ? 'null' : (value as object).constructor?.name ?? typeof value}`);
+    throw new ValueDecodeError(key, `expected a record, found ${value === null || value === undefined ? String(value) : (value as object).constructor?.name ?? typeof value}`);
   }
   return value as T;
 }

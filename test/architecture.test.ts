@@ -1,5 +1,6 @@
 // The house, checked from the code's own imports (ARCHITECTURE.md, "Layers"): layers import only downwards,
-// every catalog table's encoding has one owner in keys/, and no module grows past what one job needs.
+// and every catalog table's encoding has one owner in keys/. (No cap on a module's lines: where code goes is
+// decided by what it does, not by a count.)
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,12 +78,5 @@ describe('the house', () => {
       if (/\bSpace\.[A-Z]/.test(text)) reaching.push(`${file} names a key space`);
     }
     expect(reaching).toEqual([]);
-  });
-
-  it('no source module over 500 lines, and the Catalog a facade under 400', () => {
-    const long = files
-      .map((f) => [f, readFileSync(path.join(root, f), 'utf8').split('\n').length] as const)
-      .filter(([f, n]) => n > (f === 'src/catalog/catalog.ts' ? 400 : 500));
-    expect(long).toEqual([]);
   });
 });

@@ -9,7 +9,7 @@ import type { ExciseOptions, ExciseReport, ExcisionJobRow } from '../../gc/excis
 import type { ReclaimOptions, ReclaimReport } from '../../gc/reclaim.js';
 import type { PruneCheckpointsOptions, PruneCheckpointsReport } from '../../gc/checkpoints.js';
 import type { CompactLogOptions, CompactLogReport } from '../../gc/compact-log.js';
-import type { SnapshotId } from '../../keys/ids.js';
+import type { CatalogId, SnapshotId } from '../../keys/ids.js';
 import { flag, options } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import { quote } from '../messages.js';
@@ -17,6 +17,7 @@ import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
 import { type HistoryBound, historyOf, type HistoryOptions, type ReadSource, resolveBound, type TableChanges, tableChangesByName } from '../read/history.js';
 import { Reader } from '../read/reader.js';
+import { rowEvents } from '../read/row-events.js';
 import type { SnapshotInfo } from '../read/records.js';
 import { resolveSnapshot, type SnapshotSelector } from '../read/resolve-snapshot.js';
 import { checkCommitMeta, type CommitMeta } from '../txn/plan.js';
@@ -67,8 +68,18 @@ export class Catalog {
     this.dataPath = parts.dataPath;
     this.background = new Background(sync, log, this.status, clock, limits.checkpointEvery);
     this.committer = new Committer(sync, log, this.status, this.background, { maxCommitAttempts: limits.maxCommitAttempts, random: parts.random });
+    const reader = (at?: SnapshotSelector) => this.reader(at);
+    const writable = () => this.assertWritable();
+    const events = (tableId: CatalogId, range: { from: SnapshotId; to: SnapshotId }) => this.view((view) => rowEvents(view, tableId, range.from, range.to));
+    this.plane = new DataPlane({ reader, transaction: (fn, meta) => this.transaction(fn, meta), writable, rowEvents: events, store: parts.store, dataPath: parts.dataPath }, parts.dir, parts.sql);
     const ids = new IdBlocks(this.committer);
-    this.txnContext = { ids, maxPathBytes: parts.store.maxKeyBytes - Buffer.byteLength(parts.dataPath), sql: (tx, text, opts) => this.plane.inTransaction(tx, text, opts), viewDefinition: (sql, view) => this.plane.viewDefinition(sql, view) };
+    this.txnContext = {
+      ids,
+      files: this.plane.inspector,
+      maxPathBytes: parts.store.maxKeyBytes - Buffer.byteLength(parts.dataPath),
+      sql: (tx, text, opts) => this.plane.inTransaction(tx, text, opts),
+      viewDefinition: (sql, view) => this.plane.viewDefinition(sql, view),
+    };
     this.commits = new GroupCommit(this.committer, clock, { ...this.txnContext, ids: ids.inHand }, () => this.transactions.size);
     this.gc = new Maintenance({
       ...parts,
@@ -78,10 +89,6 @@ export class Catalog {
       assert: (write) => (write ? this.assertWritable() : this.assertOpen()),
     });
     this.snapshotTags = new SnapshotTags(this.committer, limits, clock, () => this.assertWritable());
-    const reader = (at?: SnapshotSelector) => this.reader(at);
-    const writable = () => this.assertWritable();
-    const changes = (schema: string, table: string, range: { from: number; to: number }) => this.changes(schema, table, range);
-    this.plane = new DataPlane({ reader, transaction: (fn, meta) => this.transaction(fn, meta), writable, changes, store: parts.store, dataPath: parts.dataPath }, parts.dir, parts.sql);
   }
 
   static async open(opts: OpenOptions): Promise<Catalog> {
@@ -226,7 +233,7 @@ export class Catalog {
   }
 
   /**
-   * The data files a table gained and lost, and the delete files it gained, in snapshots [from, to] (ids or
+   * The data and delete files a table gained and lost in snapshots [from, to] (ids or
    * times, inclusive); the table named as at `to` (or `from`) and followed by id through renames.
    */
   changes(schema: string, table: string, range: { from: HistoryBound; to: HistoryBound }): Promise<TableChanges> {
@@ -234,10 +241,9 @@ export class Catalog {
   }
 
   /**
-   * The rows a table gained and lost in snapshots [from, to] (ids, times or { tag }; both inclusive), as
-   * DuckLake's table_changes: snapshot_id, rowid, change_type (insert, delete, update_preimage,
-   * update_postimage), then the columns as of `to`. Maintenance commits are skipped.
-   */
+   * The rows a table gained and lost in snapshots [from, to] (ids, times or { tag }; both inclusive), as DuckLake's
+   * table_changes: snapshot_id, rowid, change_type (insert, delete, update_preimage, update_postimage), then the
+   * columns as of `to`; a row a commit only moved (a compaction, a restore) is no change. */
   tableChanges(schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }): Promise<SqlResult> {
     this.assertOpen();
     return this.plane.tableChanges(schema, table, range);
@@ -362,7 +368,7 @@ export class Catalog {
     this.assertOpen();
     const files = flag('files', options('verify()', opts, ['files']).files);
     const { sync, log, store, dataPath } = this.parts;
-    return verifyCatalog(sync, log, store, dataPath, { files });
+    return verifyCatalog(sync, log, store, dataPath, { files }, (named) => this.plane.deletePositionViolations(named));
   }
 
   /** Closes open readers, stops running statements (CANCELLED) and closes the index. Acknowledged commits are durable. */

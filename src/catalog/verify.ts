@@ -16,6 +16,7 @@ import { isStrataError } from '../errors.js';
 import { KvStore } from '../kv/kv-store.js';
 import type { ReadView } from '../kv/read-view.js';
 import type { CommitLog } from '../log/commit-log.js';
+import type { NamedDeleteFile } from '../sql/delete-positions.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { bodyMismatch, bytesMismatch, type RecordedFile } from '../store/recorded-bytes.js';
 import { IndexSync } from './index-sync.js';
@@ -23,7 +24,10 @@ import { IndexSync } from './index-sync.js';
 export type { Violation };
 
 export interface VerifyOptions {
-  /** Also check that every file a row names is in the store with its recorded size (default false). */
+  /**
+   * Also check that every file a row names is in the store with its recorded size (and CRC-32), and that
+   * every delete file's positions fit its data file (default false).
+   */
   files?: boolean;
 }
 
@@ -43,6 +47,8 @@ export async function verifyCatalog(
   store: ObjectStore,
   dataPath: string,
   opts: Required<VerifyOptions>,
+  /** What delete files hold that does not fit their data files (the SQL layer reads them). */
+  deletePositions: (named: NamedDeleteFile[]) => Promise<Violation[]>,
 ): Promise<VerifyReport> {
   await sync.refresh();
   const violations: Violation[] = [];
@@ -60,7 +66,10 @@ export async function verifyCatalog(
     // Rebuilding needs a log that can be read to its end.
     if (whole) append(violations, await compareWithRebuild(log, view));
   });
-  if (opts.files) files = await checkFiles(store, dataPath, census.namedFiles(), violations);
+  if (opts.files) {
+    files = await checkFiles(store, dataPath, census.namedFiles(), violations);
+    append(violations, await deletePositions(census.deleteFilesOfData()));
+  }
   return { ok: violations.length === 0, violations, checked: { logEntries: entries, checkpoint, keys, files } };
 }
 

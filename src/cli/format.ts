@@ -38,6 +38,7 @@ export function renderChanges(name: string, from: string, to: string, c: TableCh
     ...c.addedFiles.map((f) => ['+ data', f.path, f.recordCount, f.snapshot]),
     ...c.removedFiles.map((f) => ['- data', f.path, f.recordCount, f.snapshot]),
     ...c.addedDeleteFiles.map((f) => ['+ deletes', f.path, f.deleteCount, f.snapshot]),
+    ...c.removedDeleteFiles.map((f) => ['- deletes', f.path, f.deleteCount, f.snapshot]),
   ].sort((a, b) => (a[3] as number) - (b[3] as number));
   return `${name}, snapshots ${from}..${to}\n${table(['change', 'file', 'rows', 'snapshot'], rows)}`;
 }

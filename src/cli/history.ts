@@ -4,12 +4,13 @@ import type { Catalog } from '../catalog/catalog.js';
 import type { SnapshotInfo } from '../read/records.js';
 import { table } from './format.js';
 
-const BY_ID = /^(inserted_into_table|deleted_from_table|compacted_table|altered_table|dropped_table|dropped_view|dropped_schema):(\d+)$/;
+const BY_ID = /^(inserted_into_table|deleted_from_table|compacted_table|altered_table|restored_table|dropped_table|dropped_view|dropped_schema):(\d+)$/;
 const VERBS: Record<string, string> = {
   inserted_into_table: 'inserted into',
   deleted_from_table: 'deleted from',
   compacted_table: 'compacted',
   altered_table: 'altered',
+  restored_table: 'restored',
   dropped_table: 'dropped table',
   dropped_view: 'dropped view',
   dropped_schema: 'dropped schema',

@@ -164,6 +164,7 @@ function deltaOf(at: SnapshotId, begun: Entries, ended: Entries, facts: FileFact
     }).map((t) => ({ tableId: t.row.tableId as CatalogId, id: t.row.id as FileId, ends: t.ends && t.row.end !== t.row.begin, next: t.next, recordOnly: t.row.end === t.row.begin })),
     nextCatalogId: counters.nextCatalogId,
     nextFileId: counters.nextFileId,
+    restoredTables: counters.restoredTables.map((t) => t as CatalogId),
   };
 }
 

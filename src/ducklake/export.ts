@@ -57,8 +57,16 @@ async function collect(view: ReadView, cut: SnapshotId, dataLocation: string, cr
   for await (const { begin: id, row: s } of q.snapshotRows(view, cut)) {
     const c = await q.snapshotChanges(view, id);
     add('ducklake_snapshot', { snapshot_id: id, snapshot_time: sqlTime(s.time), schema_version: s.schemaVersion, next_catalog_id: s.nextCatalogId, next_file_id: s.nextFileId });
-    add('ducklake_snapshot_changes', { snapshot_id: id, changes_made: c?.changes.join(',') ?? '', author: c?.author ?? null, commit_message: c?.message ?? null, commit_extra_info: c?.extraInfo ?? null });
-    add('strata_snapshot', { snapshot_id: id, maintenance: c?.maintenance ?? false, read_sources: c?.readSources ? JSON.stringify(c.readSources) : null });
+    // DuckLake refuses a changes_made kind it does not know: a restore's own (restored_table) goes in Strata's table.
+    const restored = (c?.changes ?? []).filter((x) => x.startsWith('restored_table:'));
+    const changes = (c?.changes ?? []).filter((x) => !x.startsWith('restored_table:'));
+    add('ducklake_snapshot_changes', { snapshot_id: id, changes_made: changes.join(','), author: c?.author ?? null, commit_message: c?.message ?? null, commit_extra_info: c?.extraInfo ?? null });
+    add('strata_snapshot', {
+      snapshot_id: id,
+      maintenance: c?.maintenance ?? false,
+      read_sources: c?.readSources ? JSON.stringify(c.readSources) : null,
+      restored_tables: restored.length === 0 ? null : restored.map((x) => x.slice('restored_table:'.length)).join(','),
+    });
   }
 
   const versions = async <T extends Versioned>(kind: q.EntityKind, each: (id: CatalogId, when: When, row: T) => void) => {

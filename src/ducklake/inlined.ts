@@ -14,7 +14,6 @@ import type { ColumnInfo } from '../read/records.js';
 import { duckType } from '../sql/duck-types.js';
 import { run, type Session } from '../sql/engine.js';
 import { withImportDuckDB } from './import-sql.js';
-import type { PlaneContext } from '../sql/query.js';
 import { ident } from '../sql/sql-text.js';
 import { ROW_ID_COLUMN } from '../sql/table-scan.js';
 import { DEFAULT_TARGET_FILE_SIZE, type newFilePath, writeDataFiles } from '../sql/write-files.js';
@@ -98,7 +97,7 @@ async function writeInsert(c: DuckDBConnection, session: Session, lake: Lake, ta
     }
     appender.closeSync();
     const select = `SELECT ${top.map((col, i) => `CAST(c${i} AS ${duckType(col)}) AS ${ident(col.name)}`).join(', ')}, rid AS ${ident(ROW_ID_COLUMN)} FROM ${source} ORDER BY rid`;
-    const ctx = { store: target.store, dataPath: target.dataPath, engine: session } as PlaneContext;
+    const ctx = { store: target.store, dataPath: target.dataPath, engine: session };
     const to = { schema, table: info.name, info, targetFileSize: DEFAULT_TARGET_FILE_SIZE, onProgress: undefined, message: '' };
     const specs = await writeDataFiles(ctx, c, to, select, true).catch((e: unknown) => {
       throw e instanceof StrataError ? refuse(t, `its rows inserted at snapshot ${begin} do not read as the table's columns: ${e.message}`) : e;

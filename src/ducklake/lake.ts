@@ -33,6 +33,8 @@ export interface LakeSnapshot {
   /** Strata's own record of the commit (strata_snapshot), when the lake has one. */
   maintenance: boolean | null;
   readSources: unknown;
+  /** The tables a restore changed (Strata's restored_table, kept beside changes_made, which DuckLake reads). */
+  restoredTables: number[];
 }
 
 export interface LakeSchema extends Life {
@@ -295,6 +297,7 @@ function readOpen(file: string, db: Database.Database): Lake {
       changesMade: c?.optText('changes_made') ?? '',
       maintenance: x?.bool('maintenance') ?? null,
       readSources: x?.present('read_sources') ? readSources(x) : undefined,
+      restoredTables: restoredTables(x?.optText('restored_tables') ?? null),
     };
   });
   const crcs = new Map<number, number>();
@@ -340,6 +343,15 @@ function readOpen(file: string, db: Database.Database): Lake {
     tags: rows('strata_snapshot_tag', 'tag_name', (f) => ({ name: f.text('tag_name'), snapshot: f.count('snapshot_id'), createdAt: f.time('created_at') })),
     retainFrom: retention[0] ?? null,
   };
+}
+
+/** strata_snapshot's restored_tables: table ids, comma-separated. */
+function restoredTables(text: string | null): number[] {
+  if (text === null || text === '') return [];
+  return text.split(',').map((id) => {
+    if (!/^\d+$/.test(id) || !Number.isSafeInteger(Number(id))) throw new StrataError('INVALID_ARGUMENT', `strata_snapshot's restored_tables ${JSON.stringify(text.slice(0, 80))} is not a list of table ids`);
+    return Number(id);
+  });
 }
 
 function readSources(f: Fields): unknown {

@@ -79,7 +79,7 @@ const PRIMARY_KEYS: Readonly<Record<string, string>> = {
  */
 export const STRATA_TABLES: Readonly<Record<string, Columns>> = {
   strata_snapshot_tag: [['tag_name', V], ['snapshot_id', B], ['created_at', TZ]],
-  strata_snapshot: [['snapshot_id', B], ['maintenance', BOOL], ['read_sources', V]],
+  strata_snapshot: [['snapshot_id', B], ['maintenance', BOOL], ['read_sources', V], ['restored_tables', V]],
   strata_file: [['file_id', B], ['content_crc32', B]],
   strata_retention: [['retain_from', B]],
 };

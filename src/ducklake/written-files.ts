@@ -10,7 +10,6 @@ import { type CatalogId, type ColumnId, snapshotId } from '../../keys/ids.js';
 import { StrataError } from '../errors.js';
 import type { ColumnInfo, TableInfo } from '../read/records.js';
 import { run } from '../sql/engine.js';
-import type { PlaneContext } from '../sql/query.js';
 import { literal } from '../sql/sql-text.js';
 import { newFilePath, storeFile } from '../sql/write-files.js';
 import type { ObjectStore } from '../store/object-store.js';
@@ -54,7 +53,7 @@ export async function writeDeleteFile(c: DuckDBConnection, target: InlinedTarget
   try {
     await run(() => c.run(`COPY (SELECT ${literal(dataPath)} AS file_path, pos::BIGINT AS pos FROM (VALUES ${positions.map((p) => `(${p})`).join(', ')}) t(pos) ORDER BY pos) TO ${literal(local)} (FORMAT parquet)`));
     const rel = newFilePath(to, '-deletes');
-    const stored = await storeFile({ store: target.store, dataPath: target.dataPath } as PlaneContext, local, rel);
+    const stored = await storeFile({ store: target.store, dataPath: target.dataPath }, local, rel);
     target.created.push(`${target.dataPath}${rel}`);
     return { path: rel, ...stored };
   } finally {

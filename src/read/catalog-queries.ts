@@ -5,6 +5,7 @@ import { columnIdOf, type ColumnRow, columnsOfTable } from '../../keys/columns.j
 import { type ColumnStats, decodeFileColumnStats, fileColumnStatsKey } from '../../keys/file-column-stats.js';
 import { decodeFileTable, decodePathIndex, fileTableRange, pathIndexKey } from '../../keys/data-files.js';
 import { cachedKind, type Group, groupPrefix } from '../../keys/groups.js';
+import { decodeNameMapping, type NameMapping, nameMappingKey } from '../../keys/name-mappings.js';
 import { type CatalogId, type ColumnId, type FileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
 import { beginOf, type Field } from '../../keys/key-codec.js';
 import { ALL_OPTIONS, decodeOption, optionKey } from '../../keys/options.js';
@@ -342,6 +343,19 @@ export async function assertRetained(view: ReadView, id: SnapshotId): Promise<vo
 // ---- file column statistics
 
 /** The statistics of the files (by id and begin) of one table, in one multi-get; files without any are absent. */
+/** The name mappings of the given data files of a table (those that name one), by file id. */
+export async function nameMappings(view: ReadView, tableId: CatalogId, files: readonly { id: FileId; begin: SnapshotId; mappingId: number | null }[]): Promise<Map<FileId, NameMapping>> {
+  const mapped = files.filter((f) => f.mappingId !== null);
+  const keys = mapped.map((f) => nameMappingKey(tableId, f.id, f.begin));
+  const values = await view.getMany(keys);
+  const out = new Map<FileId, NameMapping>();
+  values.forEach((v, i) => {
+    if (v === undefined) throw new StrataError('CORRUPT', `data file ${mapped[i]!.id} of table ${tableId} names name mapping ${mapped[i]!.mappingId}, which the index does not hold; strata verify finds such rows, strata repair --rebuild-index rebuilds the index`);
+    out.set(mapped[i]!.id, decodeNameMapping(keys[i]!, v));
+  });
+  return out;
+}
+
 export async function fileColumnStats(view: ReadView, tableId: CatalogId, files: readonly { id: FileId; begin: SnapshotId }[]): Promise<Map<FileId, ColumnStats[]>> {
   const keys = files.map((f) => fileColumnStatsKey(tableId, f.id, f.begin));
   const values = await view.getMany(keys);

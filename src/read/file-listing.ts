@@ -253,6 +253,7 @@ export function dataFileInfo(id: FileId, begin: SnapshotId, row: DataFileRow, as
     footerSize: row.footerSize,
     rowIdStart: row.rowIdStart,
     contentCrc32: row.contentCrc32 ?? null,
+    mappingId: row.mappingId ?? null,
     beginSnapshot: begin,
     endSnapshot: endAsOf(row.end, asOf),
   };

@@ -2,7 +2,7 @@
 // table gained and lost between two snapshots, what a commit said it read.
 import { dataFileIdEnd, dataFileIdOf, type DataFileRow, dataFilesOfTable } from '../../keys/data-files.js';
 import { deleteFileIdEnd, deleteFileIdOf, type DeleteFileRow, deleteFilesOfTable } from '../../keys/delete-files.js';
-import { type CatalogId, type SnapshotId, snapshotId } from '../../keys/ids.js';
+import { type CatalogId, type FileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
 import { changesBetween, type SnapshotChangesRow, snapshotOfKey } from '../../keys/snapshots.js';
 import { decodeValue } from '../../keys/value-codec.js';
 import { options } from '../arguments.js';
@@ -10,7 +10,7 @@ import { StrataError } from '../errors.js';
 import type { ReadView } from '../kv/read-view.js';
 import { quote } from '../messages.js';
 import * as q from './catalog-queries.js';
-import { dataFileInfo, deleteFileInfo } from './file-listing.js';
+import { dataFile, dataFileInfo, deleteFileInfo } from './file-listing.js';
 import type { DataFileInfo, DeleteFileInfo, SnapshotInfo } from './records.js';
 import { parseInstant } from '../snapshot-names.js';
 import { resolveSnapshot } from './resolve-snapshot.js';
@@ -28,6 +28,8 @@ export interface TableChanges {
   addedFiles: (DataFileInfo & { snapshot: SnapshotId })[];
   removedFiles: (DataFileInfo & { snapshot: SnapshotId })[];
   addedDeleteFiles: (DeleteFileInfo & { snapshot: SnapshotId })[];
+  /** Delete files that stopped applying: replaced by a newer one, gone with their data file, or ended by a restore. */
+  removedDeleteFiles: (DeleteFileInfo & { snapshot: SnapshotId })[];
 }
 
 /** A bound as a snapshot id: ids must exist; times resolve as reader({ timestamp }) does. */
@@ -75,34 +77,59 @@ export async function* history(
   }
 }
 
+/** Whether a snapshot (a begin, an end: null is none) lies in [from, to]. */
+const within = (from: SnapshotId, to: SnapshotId) => (s: number | null) => s !== null && s >= from && s <= to;
+
 /**
- * What a table gained and lost in snapshots [from, to], as DuckLake's table_changes counts them (both ends
- * inclusive): data files whose begin is in the range, data files whose end is, delete files whose begin is.
- * A delete file retired in the commit that wrote it (a delete of every row) is not listed: that commit
- * removed the data file instead.
+ * The file versions of a table that snapshots [from, to] touched, as they were at `to` (an end after it is
+ * not shown): the data files begun or ended in the range, the delete files begun or ended in it, and the
+ * delete files applying to a data file of the first kind anywhere in [from - 1, to] (a file ended in the
+ * range had the rows its delete file left). A delete file ended by the commit that wrote it (a delete of
+ * every row, which ended the data file instead) never applied, and is left out.
  */
-export async function tableChanges(view: ReadView, tableId: CatalogId, from: SnapshotId, to: SnapshotId): Promise<TableChanges> {
-  const out: TableChanges = { addedFiles: [], removedFiles: [], addedDeleteFiles: [] };
-  const inRange = (s: number | null) => s !== null && s >= from && s <= to;
+export async function fileVersions(view: ReadView, tableId: CatalogId, from: SnapshotId, to: SnapshotId): Promise<{ data: DataFileInfo[]; deletes: DeleteFileInfo[] }> {
+  const inRange = within(from, to);
   // No file an old snapshot can have touched has an id at or above its next_file_id.
   const idEnd = (await q.snapshotRow(view, to))!.nextFileId;
+  const data = new Map<FileId, DataFileInfo>();
   for await (const batch of view.versionBatches(dataFilesOfTable(tableId), dataFileIdEnd(tableId, idEnd))) {
     for (const v of batch) {
-      const begin = v.begin as SnapshotId;
       const row = v.row as DataFileRow;
-      const info = dataFileInfo(dataFileIdOf(v.fields), begin, row, to);
-      if (inRange(begin)) out.addedFiles.push({ ...info, snapshot: begin });
-      if (inRange(row.end)) out.removedFiles.push({ ...info, snapshot: row.end! });
+      if (inRange(v.begin) || inRange(row.end)) data.set(dataFileIdOf(v.fields), dataFileInfo(dataFileIdOf(v.fields), v.begin as SnapshotId, row, to));
     }
   }
+  const deletes: DeleteFileInfo[] = [];
   for await (const batch of view.versionBatches(deleteFilesOfTable(tableId), deleteFileIdEnd(tableId, idEnd))) {
     for (const v of batch) {
-      const begin = v.begin as SnapshotId;
       const row = v.row as DeleteFileRow;
-      if (inRange(begin) && row.end !== begin) out.addedDeleteFiles.push({ ...deleteFileInfo(deleteFileIdOf(v.fields), begin, row, to), snapshot: begin });
+      if (row.end === v.begin || v.begin > to || (row.end !== null && row.end < from)) continue;
+      if (inRange(v.begin) || inRange(row.end) || data.has(row.dataFileId)) deletes.push(deleteFileInfo(deleteFileIdOf(v.fields), v.begin as SnapshotId, row, to));
     }
   }
-  return out;
+  // A data file whose deletes alone changed in the range is read by id.
+  for (const d of deletes) {
+    if (data.has(d.dataFileId)) continue;
+    const v = await dataFile(view, tableId, d.dataFileId);
+    if (v !== undefined) data.set(v.id, dataFileInfo(v.id, v.begin, v.row, to));
+  }
+  return { data: [...data.values()], deletes };
+}
+
+/**
+ * What a table gained and lost in snapshots [from, to], as DuckLake's table_changes counts them (both ends
+ * inclusive): data files whose begin is in the range, data files whose end is, delete files whose begin is,
+ * and delete files whose end is.
+ */
+export async function tableChanges(view: ReadView, tableId: CatalogId, from: SnapshotId, to: SnapshotId): Promise<TableChanges> {
+  const { data, deletes } = await fileVersions(view, tableId, from, to);
+  const inRange = within(from, to);
+  const at = <T>(f: T, snapshot: SnapshotId) => ({ ...f, snapshot });
+  return {
+    addedFiles: data.filter((f) => inRange(f.beginSnapshot)).map((f) => at(f, f.beginSnapshot)),
+    removedFiles: data.filter((f) => inRange(f.endSnapshot)).map((f) => at(f, f.endSnapshot!)),
+    addedDeleteFiles: deletes.filter((d) => inRange(d.beginSnapshot)).map((d) => at(d, d.beginSnapshot)),
+    removedDeleteFiles: deletes.filter((d) => inRange(d.endSnapshot)).map((d) => at(d, d.endSnapshot!)),
+  };
 }
 
 /** snapshots() as a caller asks for it: its options checked, its bounds resolved, its table named now or at `to`. */

@@ -2,6 +2,7 @@
 // (txn/pending-reads.ts) — the calls the SQL layer makes to bind a statement, and nothing else.
 import type { ColumnStats } from '../../keys/file-column-stats.js';
 import type { FileId, SnapshotId } from '../../keys/ids.js';
+import type { NameMapping } from '../../keys/name-mappings.js';
 import type { DataFileInfo, DeleteFileInfo, SchemaInfo, TableInfo, TableSummary, ViewInfo } from './records.js';
 
 export interface ReadState {
@@ -15,5 +16,7 @@ export interface ReadState {
   dataFiles(schema: string, table: string): Promise<DataFileInfo[]>;
   deleteFiles(schema: string, table: string): Promise<DeleteFileInfo[]>;
   columnStats(schema: string, table: string, files: readonly DataFileInfo[]): Promise<Map<FileId, ColumnStats[]>>;
+  /** The name mappings of those of the given data files that have one (mappingId), by file id. */
+  nameMappings(schema: string, table: string, files: readonly DataFileInfo[]): Promise<Map<FileId, NameMapping>>;
   close(): Promise<void>;
 }

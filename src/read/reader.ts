@@ -6,6 +6,7 @@ import { nestedType } from '../../keys/column-types.js';
 import type { ColumnRow } from '../../keys/columns.js';
 import type { ViewRow } from '../../keys/relations.js';
 import type { ColumnStats } from '../../keys/file-column-stats.js';
+import type { NameMapping } from '../../keys/name-mappings.js';
 import { StrataError } from '../errors.js';
 import { listed, quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
@@ -131,6 +132,12 @@ export class Reader {
   async columnStats(schema: string, table: string, files: readonly DataFileInfo[]): Promise<Map<FileId, ColumnStats[]>> {
     const { id } = await this.requireTable(schema, table);
     return q.fileColumnStats(this.view, id, files.map((f) => ({ id: f.id, begin: f.beginSnapshot })));
+  }
+
+  /** The name mappings of those of the given data files that have one, by file id: how each is read by name. */
+  async nameMappings(schema: string, table: string, files: readonly DataFileInfo[]): Promise<Map<FileId, NameMapping>> {
+    const { id } = await this.requireTable(schema, table);
+    return q.nameMappings(this.view, id, files.map((f) => ({ id: f.id, begin: f.beginSnapshot, mappingId: f.mappingId })));
   }
 
   /** The delete files, in batches, as dataFileBatches. */

@@ -65,6 +65,8 @@ export interface DataFileInfo {
   rowIdStart: number;
   /** CRC-32 of the file's bytes (null: its writer gave none; then only its size is checked). */
   contentCrc32: number | null;
+  /** DuckLake's mapping_id: the file carries no field ids and is read by name through this mapping (null: by field id). */
+  mappingId: CatalogId | null;
   beginSnapshot: SnapshotId;
   endSnapshot: SnapshotId | null;
 }

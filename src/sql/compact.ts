@@ -1,10 +1,10 @@
 // Compaction: a table's small data files, and every data file with deleted rows, rewritten by DuckDB into
 // files of about the target size holding only their live rows, each row carrying its id (so row ids, and
-// tableChanges across the commit, are unchanged). One maintenance commit (`previous` and tableChanges skip
-// it), based on the snapshot read. Deletes from the files it rewrites that commit meanwhile are carried into
-// the new files (compact-carry.ts) and the commit made again on the newer head, up to MAX_CARRIES times; what
-// cannot be carried (rows brought back by a restore) stays CONFLICT. The replaced files stay
-// readable by the snapshots before it and go with GC as usual.
+// tableChanges across the commit, are unchanged: it moved every row and changed none). One maintenance commit
+// (`previous` skips it), based on the snapshot read. Deletes from the files it rewrites that commit meanwhile
+// are carried into the new files (compact-carry.ts) and the commit made again on the newer head, up to
+// MAX_CARRIES times; what cannot be carried (rows brought back by a restore) stays CONFLICT. The replaced
+// files stay readable by the snapshots before it and go with GC as usual.
 import type { SnapshotId } from '../../keys/ids.js';
 import { options, positiveCount } from '../arguments.js';
 import { isStrataError } from '../errors.js';

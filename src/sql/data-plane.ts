@@ -5,10 +5,14 @@ import * as path from 'node:path';
 import { options, positiveCount } from '../arguments.js';
 import type { Transaction, TxSqlResult } from '../txn/transaction.js';
 import { compact, type CompactOptions, type CompactResult } from './compact.js';
+import type { Violation } from '../../keys/violation.js';
+import { DeletePositionChecks, deletePositionViolations, type NamedDeleteFile } from './delete-positions.js';
 import { Engine, type Session } from './engine.js';
+import { FieldIdChecks } from './file-columns.js';
 import { checkHostFiles, type HostFiles } from './host-files.js';
 import { load, type LoadOptions, type LoadResult } from './load.js';
 import { LocalFiles } from './local-files.js';
+import { RegistrationChecks } from './registration-checks.js';
 import { type ChangeBound, rowChangeBatches, rowChanges, type RowChangesContext } from './row-changes.js';
 import type { StopOptions } from './stop.js';
 import { write } from './write.js';
@@ -65,9 +69,11 @@ const stopOptions = (given: unknown): StopOptions => {
 export class DataPlane {
   private readonly engine: Engine;
   private readonly ctx: Omit<RowChangesContext, 'engine' | 'hostFiles'>;
+  /** What transactions read of the files they register (TxnContext.files). */
+  readonly inspector: RegistrationChecks;
 
   constructor(
-    catalog: Omit<RowChangesContext, 'engine' | 'files' | 'mirror' | 'hostFiles'>,
+    catalog: Omit<RowChangesContext, 'engine' | 'files' | 'mirror' | 'hostFiles' | 'positions' | 'fieldIds'>,
     dir: string,
     private readonly settings: SqlSettings,
   ) {
@@ -78,7 +84,10 @@ export class DataPlane {
     const direct = catalog.store.url(`${catalog.dataPath}any`);
     const lakeDirs = path.isAbsolute(direct) ? [cacheDir, path.dirname(direct)] : [cacheDir];
     this.engine = new Engine({ lakeDirs, scratchDir: path.join(dir, 'sql-scratch'), memoryLimit: settings.memoryLimit });
-    this.ctx = { ...catalog, files, mirror: new Mirror(this.engine.planner, (q, arg) => this.engine.textFunction(q, arg)) };
+    const positions = new DeletePositionChecks(this.engine.connections);
+    const fieldIds = new FieldIdChecks(this.engine.connections);
+    this.ctx = { ...catalog, files, mirror: new Mirror(this.engine.planner, (q, arg) => this.engine.textFunction(q, arg)), positions, fieldIds };
+    this.inspector = new RegistrationChecks({ store: catalog.store, dataPath: catalog.dataPath, engine: this.engine.connections, positions, fieldIds });
   }
 
   sql(text: string, opts: SqlOptions | undefined): Promise<SqlResult> {
@@ -149,6 +158,11 @@ export class DataPlane {
 
   load(schema: string, table: string, source: string, opts: LoadOptions | undefined): Promise<LoadResult> {
     return this.statement('load()', opts, (ctx) => load(ctx, schema, table, source, opts));
+  }
+
+  /** verify({ files }): the delete files whose positions do not fit their data files. */
+  deletePositionViolations(named: NamedDeleteFile[]): Promise<Violation[]> {
+    return this.statement('verify()', undefined, (ctx) => deletePositionViolations(ctx, named));
   }
 
   close(): Promise<void> {

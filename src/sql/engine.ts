@@ -146,6 +146,21 @@ export class Engine {
     return (await this.executor).connect();
   }
 
+  /**
+   * Connections to the executor outside any statement, each for one `fn`: the checks of registered files'
+   * bytes (their positions, their field ids), which a statement or a registration asks for once per process.
+   */
+  readonly connections: Connections = {
+    withConnection: async (fn) => {
+      const c = await this.connect();
+      try {
+        return await fn(c);
+      } finally {
+        c.closeSync();
+      }
+    },
+  };
+
   /** Connections to the planner, each for one `fn`: what the mirror is built and statements are planned on. */
   readonly planner: Connections = {
     withConnection: async (fn) => {

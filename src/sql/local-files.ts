@@ -31,6 +31,9 @@ export const recordedFile = (dataPath: string, f: { path: string; fileSizeBytes:
   contentCrc32: f.contentCrc32,
 });
 
+/** What names a file's bytes, for what this process remembers of them: its key and what the catalog records of them. */
+export const identityOf = (f: RecordedFile) => `${f.key}/${f.fileSizeBytes}/${f.contentCrc32}`;
+
 /** The files one query reads, held until it is done (a held copy is never evicted). */
 export interface Held {
   readonly paths: string[];

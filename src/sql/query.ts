@@ -3,17 +3,20 @@
 // a subquery put where the reference was, and the statement run by DuckDB.
 import { randomBytes } from 'node:crypto';
 import type { FileId, SnapshotId } from '../../keys/ids.js';
+import type { NameMappingColumn } from '../../keys/name-mappings.js';
 import { options } from '../arguments.js';
 import { isStrataError, StrataError } from '../errors.js';
 import type { ReadState } from '../read/read-state.js';
-import type { ViewInfo } from '../read/records.js';
+import type { DataFileInfo, DeleteFileInfo, ViewInfo } from '../read/records.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import { checkCommitMeta } from '../txn/plan.js';
 import type { TransactionFn } from '../txn/prepared.js';
 import type { ObjectStore } from '../store/object-store.js';
+import type { DeletePositionChecks } from './delete-positions.js';
+import type { FieldIdChecks } from './file-columns.js';
 import { type Session, withProgress } from './engine.js';
 import { type HostFiles, loadedScan, loadHostRows } from './host-files.js';
-import { type LocalFiles, recordedFile } from './local-files.js';
+import { identityOf, type LocalFiles, recordedFile } from './local-files.js';
 import { StatementFiles } from './statement-files.js';
 import type { Mirror } from './mirror.js';
 import { rowsOf, streamRows } from './values.js';
@@ -67,6 +70,10 @@ export interface PlaneContext {
   /** DuckDB, as the statement's session: stopped with it, its files in a scratch directory of its own. */
   engine: Session;
   files: LocalFiles;
+  /** Delete files' positions, checked once per process before a statement applies or builds on them. */
+  positions: DeletePositionChecks;
+  /** Whether data files read by field id carry them, checked once per process (those registered unseen). */
+  fieldIds: FieldIdChecks;
   mirror: Mirror;
   /** Whether the statement reads host files, and which. */
   hostFiles: HostFiles;
@@ -250,6 +257,44 @@ export async function isSelect(ctx: PlaneContext, text: string): Promise<boolean
   return statement.kind === 'select';
 }
 
+/**
+ * The name mapping rows of the held files that have one, by file id; the others are read by field id, and a
+ * statement reads none that carries no field ids (FieldIdChecks: beside a SELECT's read, before a write's).
+ */
+export async function mappingsOf(
+  ctx: PlaneContext,
+  r: ReadState,
+  ref: { schema: string; table: string },
+  files: readonly DataFileInfo[],
+  local: ReadonlyMap<FileId, string>,
+  held: StatementFiles,
+): Promise<Map<FileId, readonly NameMappingColumn[]>> {
+  const byId = files.filter((f) => f.mappingId === null);
+  await held.check(
+    ctx.fieldIds.carried(byId.map((f) => {
+      const recorded = recordedFile(ctx.dataPath, f);
+      return { local: local.get(f.id)!, identity: identityOf(recorded), named: ctx.store.url(recorded.key) };
+    })),
+  );
+  if (byId.length === files.length) return new Map();
+  return new Map([...(await r.nameMappings(ref.schema, ref.table, files))].map(([id, m]) => [id, m.columns]));
+}
+
+/**
+ * Before a statement applies delete files or builds on them: their positions fit their data files (decision
+ * 0040; once per process and file, beside a SELECT's read, before a write's).
+ */
+export function checkDeletes(ctx: PlaneContext, held: StatementFiles, deletes: readonly { file: DeleteFileInfo; local: string; recordCount: number }[]): Promise<void> {
+  return held.check(
+    ctx.positions.trusted(
+      deletes.map(({ file, local, recordCount }) => {
+        const recorded = recordedFile(ctx.dataPath, file);
+        return { local, identity: identityOf(recorded), named: ctx.store.url(recorded.key), dataFileId: file.dataFileId, recordCount, deleteCount: file.deleteCount };
+      }),
+    ),
+  );
+}
+
 /** A table's scan at a reader's snapshot, with the files it reads (held locally for the statement). */
 export interface BoundScan {
   sql: string;
@@ -285,13 +330,16 @@ export async function scanAt(
   count.skipped += listed.length - files.length;
   const data = await held.hold(files.map((f) => recordedFile(ctx.dataPath, f)));
   const local = new Map(files.map((f, i) => [f.id, data[i]!]));
+  const mappings = await mappingsOf(ctx, r, ref, files, local, held);
   // Only the delete files of the data files read: a skipped file's deletes are neither fetched nor joined.
   const deletes = (await r.deleteFiles(ref.schema, ref.table)).filter((d) => local.has(d.dataFileId));
   const del = await held.hold(deletes.map((d) => recordedFile(ctx.dataPath, d)));
+  const records = new Map(files.map((f) => [f.id, f.recordCount]));
+  await checkDeletes(ctx, held, deletes.map((d, i) => ({ file: d, local: del[i]!, recordCount: records.get(d.dataFileId)! })));
   const sql = tableScan(
     {
       columns: table.columns,
-      files: files.map((f, i) => ({ local: data[i]!, rowIdStart: f.rowIdStart })),
+      files: files.map((f, i) => ({ local: data[i]!, rowIdStart: f.rowIdStart, mapping: mappings.get(f.id) })),
       deletes: deletes.map((d, i) => ({ local: del[i]!, dataFile: local.get(d.dataFileId)! })),
     },
     positions,

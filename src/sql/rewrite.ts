@@ -49,7 +49,8 @@ export async function deleteFiles(ctx: PlaneContext, s: Scratch, target: Named, 
   for (const { f } of byFile) {
     const data = fileOf.get(f)!;
     const earlier = scan.deletes.get(data.id);
-    const positions = `SELECT ${POS} AS pos FROM ${gone} WHERE ${FILE} = ${literal(f)}${earlier ? ` UNION ALL SELECT pos FROM read_parquet(${literal(earlier.local)})` : ''}`;
+    // Each position once (UNION): its count is the rows deleted, and "every row" ends the data file.
+    const positions = `SELECT ${POS} AS pos FROM ${gone} WHERE ${FILE} = ${literal(f)}${earlier ? ` UNION SELECT pos FROM read_parquet(${literal(earlier.local)})` : ''}`;
     specs.push({ dataFileId: data.id, ...(await storeDeleteFile(ctx, s.c, { ...target, info: table }, data.path, positions)) });
   }
   return specs;

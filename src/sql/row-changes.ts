@@ -1,22 +1,21 @@
-// The rows a table gained and lost between two snapshots, as DuckLake's table_changes gives them: for each
-// snapshot in [from, to] (both inclusive), the rows of the data files it added (less any it deleted at
-// once), the rows its delete files newly deleted (each delete file holds every deleted row of its data
-// file, so new = its positions less those of the one before), and the rows of the data files it ended
-// (less those deleted before). Each row carries its id (carried in its file, else row_id_start + position):
-// a row deleted and inserted under one id in one snapshot is an update, its old values the preimage and its
-// new ones the postimage. Maintenance commits (compaction) are skipped: they move rows, they change none.
-// Columns are the table's at `to`, read by field id from every file.
+// The rows a table gained and lost between two snapshots, as DuckLake's table_changes gives them, for every
+// snapshot in [from, to] (both inclusive): the rows each snapshot took away and gave (src/read/row-events.ts:
+// by data file, as sets of positions), each with its id (carried in its file, else row_id_start + position).
+// A row taken away and given back under one id in one snapshot is an update when its values changed (the
+// preimage and the postimage) and nothing when they did not: a restore moved it to another file. So every
+// kind of commit answers by what it did to the rows (a compaction, which only moves rows, is not even read:
+// row-events.ts). Columns are the table's at `to`, read by field id from every file (or by name, mapped).
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { append } from '../../keys/mutation.js';
-import type { FileId, SnapshotId } from '../../keys/ids.js';
+import type { CatalogId, SnapshotId } from '../../keys/ids.js';
 import { StrataError } from '../errors.js';
-import type { TableChanges } from '../read/history.js';
 import type { Reader } from '../read/reader.js';
-import type { DataFileInfo, DeleteFileInfo } from '../read/records.js';
+import type { DeleteFileInfo } from '../read/records.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
+import type { RowEvent } from '../read/row-events.js';
 import { recordedFile } from './local-files.js';
 import { StatementFiles } from './statement-files.js';
-import type { PlaneContext, SqlResult } from './query.js';
+import { checkDeletes, mappingsOf, type PlaneContext, type SqlResult } from './query.js';
 import { ident, literal } from './sql-text.js';
 import { POSITION, tableScan, typedNulls } from './table-scan.js';
 import { streamRows } from './values.js';
@@ -25,9 +24,10 @@ import { streamRows } from './values.js';
 export type ChangeBound = number | Date | string | { tag: string };
 
 export interface RowChangesContext extends PlaneContext {
-  /** Readers at committed snapshots: a change's snapshot is one (its maintenance flag included). */
+  /** Readers at committed snapshots. */
   reader(selector?: SnapshotSelector): Promise<Reader>;
-  changes(schema: string, table: string, range: { from: number; to: number }): Promise<TableChanges>;
+  /** The row events of a table in snapshots [from, to] (src/read/row-events.ts). */
+  rowEvents(tableId: CatalogId, range: { from: SnapshotId; to: SnapshotId }): Promise<RowEvent[]>;
 }
 
 const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);
@@ -39,90 +39,62 @@ function selectorOf(what: string, b: ChangeBound): SnapshotSelector {
   throw invalid(`tableChanges() ${what} must be a snapshot id, a time (Date or ISO-8601) or { tag }; got ${JSON.stringify(b)}`);
 }
 
-/** One event: the rows of `file` at the positions `filter` keeps, inserted or deleted at `snapshot`. */
-interface Event {
-  snapshot: SnapshotId;
-  kind: 'insert' | 'delete';
-  file: DataFileInfo;
-  /** Positions in these delete files count (null: every position)… */
-  within: DeleteFileInfo | null;
-  /** …less the positions in this one. */
-  without: DeleteFileInfo | null;
-}
-
-/** The events of [from, to]: what each snapshot inserted and deleted, by file. */
-async function eventsOf(ctx: RowChangesContext, schema: string, table: string, tableId: number, from: SnapshotId, to: SnapshotId, readers: Map<number, Reader>): Promise<Event[]> {
-  const at = async (s: number) => {
-    let r = readers.get(s);
-    if (r === undefined) {
-      r = await ctx.reader({ snapshot: s });
-      readers.set(s, r);
-    }
-    return r;
-  };
-  const changes = await ctx.changes(schema, table, { from, to });
-  // What a data file looked like just before snapshot s: its row (path, row ids) and its delete file.
-  const before = async (s: SnapshotId, file: FileId) => {
-    const r = await at(s - 1);
-    const t = await r.table(schema, table).catch(() => undefined);
-    if (t?.id !== tableId) throw invalid(`${schema}.${table} was renamed or replaced inside snapshots ${from}–${to}; ask for a range after snapshot ${s - 1}`);
-    const data = (await r.dataFiles(schema, table)).find((f) => f.id === file);
-    const del = (await r.deleteFiles(schema, table)).find((d) => d.dataFileId === file) ?? null;
-    return { data, del };
-  };
-  const touched = new Set([...changes.addedFiles, ...changes.removedFiles, ...changes.addedDeleteFiles].map((f) => f.snapshot));
-  const maintenance = new Set<number>();
-  for (const s of touched) if ((await at(s)).snapshot.maintenance) maintenance.add(s);
-  const events: Event[] = [];
-  const deletedAt = new Map(changes.addedDeleteFiles.map((d) => [`${d.snapshot}:${d.dataFileId}`, d]));
-  for (const f of changes.addedFiles) {
-    if (maintenance.has(f.snapshot)) continue;
-    events.push({ snapshot: f.snapshot, kind: 'insert', file: f, within: null, without: deletedAt.get(`${f.snapshot}:${f.id}`) ?? null });
-  }
-  const added = new Set(changes.addedFiles.map((f) => `${f.snapshot}:${f.id}`));
-  for (const d of changes.addedDeleteFiles) {
-    if (maintenance.has(d.snapshot) || added.has(`${d.snapshot}:${d.dataFileId}`)) continue;
-    const { data, del } = await before(d.snapshot, d.dataFileId);
-    if (data !== undefined) events.push({ snapshot: d.snapshot, kind: 'delete', file: data, within: d, without: del });
-  }
-  for (const f of changes.removedFiles) {
-    if (maintenance.has(f.snapshot) || f.beginSnapshot >= f.snapshot) continue;
-    const { del } = await before(f.snapshot, f.id);
-    events.push({ snapshot: f.snapshot, kind: 'delete', file: f, within: null, without: del });
-  }
-  return events.sort((a, b) => a.snapshot - b.snapshot);
-}
-
-/** The query of every change of [from, to], and the readers and held files it needs until it has run. */
-async function changesQuery(ctx: RowChangesContext, schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }, readers: Map<number, Reader>, held: StatementFiles) {
+/** The query of every change of [from, to], its bounds resolved by the readers it opens (closed by the caller). */
+async function changesQuery(ctx: RowChangesContext, schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }, readers: Reader[], held: StatementFiles) {
   if (range === null || typeof range !== 'object') throw invalid('tableChanges() needs { from, to }: snapshot ids, times or { tag }, both inclusive');
   const rFrom = await ctx.reader(selectorOf('from', range.from));
-  readers.set(rFrom.snapshot.id, rFrom);
+  readers.push(rFrom);
   const rTo = await ctx.reader(selectorOf('to', range.to));
-  readers.set(rTo.snapshot.id, rTo);
+  readers.push(rTo);
   const [from, to] = [rFrom.snapshot.id, rTo.snapshot.id];
   if (from > to) throw invalid(`from (snapshot ${from}) is after to (snapshot ${to}); swap them`);
   const { id, columns } = await rTo.table(schema, table);
-  const events = await eventsOf(ctx, schema, table, id, from, to, readers);
+  const events = await ctx.rowEvents(id, { from, to });
   const byPath = new Map(events.flatMap((e) => [e.file, ...[e.within, e.without].filter((d) => d !== null)]).map((f) => [f.path, f]));
   const paths = [...byPath.keys()];
   const local = await held.hold([...byPath.values()].map((f) => recordedFile(ctx.dataPath, f)));
   const localOf = new Map(paths.map((p, i) => [p, local[i]!]));
+  const files = [...new Map(events.map((e) => [e.file.id, e.file])).values()];
+  const mappings = await mappingsOf(ctx, rTo, { schema, table }, files, new Map(files.map((f) => [f.id, localOf.get(f.path)!])), held);
+  // A delete file is trusted only once its positions fit its data file (decision 0040), as a scan's are.
+  const deletes = new Map(events.flatMap((e) => [e.within, e.without].filter((d) => d !== null).map((d) => [d.id, { d, recordCount: e.file.recordCount }] as const)));
+  await checkDeletes(ctx, held, [...deletes.values()].map(({ d, recordCount }) => ({ file: d, local: localOf.get(d.path)!, recordCount })));
   const names = [...columns].sort((a, b) => a.order - b.order).map((c) => ident(c.name));
-  const [, pos, rowid] = POSITION.map(ident);
-  const empty = `SELECT NULL::BIGINT AS snapshot_id, NULL::VARCHAR AS k, NULL::BIGINT AS rowid, ${typedNulls(columns)} WHERE false`;
-  const branches = events.map((e) => {
-    const scan = tableScan({ columns, files: [{ local: localOf.get(e.file.path)!, rowIdStart: e.file.rowIdStart }], deletes: [] }, true);
-    const positions = (d: DeleteFileInfo) => `(SELECT pos FROM read_parquet(${literal(localOf.get(d.path)!)}))`;
-    const where = [e.within && `${pos} IN ${positions(e.within)}`, e.without && `${pos} NOT IN ${positions(e.without)}`].filter(Boolean).join(' AND ');
-    return `SELECT ${e.snapshot}::BIGINT, '${e.kind}', ${rowid}, ${names.join(', ')} FROM (${scan})${where ? ` WHERE ${where}` : ''}`;
-  });
-  const all = [empty, ...branches].join(' UNION ALL ');
-  return (
-    `SELECT snapshot_id, rowid, CASE WHEN count(*) OVER (PARTITION BY snapshot_id, rowid) > 1 THEN (CASE k WHEN 'insert' THEN 'update_postimage' ELSE 'update_preimage' END) ELSE k END AS change_type, ` +
-    `${names.join(', ')} FROM (${all}) ORDER BY snapshot_id, rowid, k = 'insert'`
-  );
+  const [file, pos, rowid] = POSITION.map(ident);
+  const empty = `SELECT NULL::BIGINT AS ${SNAPSHOT}, NULL::VARCHAR AS ${KIND}, NULL::BIGINT AS ${rowid}, ${typedNulls(columns)} WHERE false`;
+  // One scan of every file an event names (each read once, however many events it has), and one read of every
+  // delete file: a branch per event, each its own Parquet scan, took ~1 MiB of DuckDB's memory a branch.
+  // Events are joined to rows by the local file: one object registered under several ids (a restore brings
+  // files back under new ids, with their row ids) is scanned once.
+  const scanned = new Map(files.map((f) => [localOf.get(f.path)!, { local: localOf.get(f.path)!, rowIdStart: f.rowIdStart, mapping: mappings.get(f.id) }]));
+  const scan = tableScan({ columns, files: [...scanned.values()], deletes: [] }, true);
+  const deleteLocals = [...new Set([...deletes.values()].map(({ d }) => localOf.get(d.path)!))];
+  const positions = deleteLocals.length === 0 ? 'SELECT NULL::VARCHAR AS d, NULL::BIGINT AS pos WHERE false' : `SELECT filename AS d, pos FROM read_parquet([${deleteLocals.map(literal).join(', ')}], filename = true)`;
+  const deleteLocal = (d: DeleteFileInfo | null) => (d === null ? 'NULL::VARCHAR' : literal(localOf.get(d.path)!));
+  const eventRows = `VALUES ${events.map((e) => `(${e.snapshot}::BIGINT, '${e.side === 'added' ? 'insert' : 'delete'}', ${literal(localOf.get(e.file.path)!)}, ${deleteLocal(e.within)}, ${deleteLocal(e.without)})`).join(', ')}`;
+  // An event's rows: those of its file at the positions its `within` delete file holds (all, if none) and its `without` one does not.
+  const changed =
+    events.length === 0
+      ? empty
+      : `SELECT e.s, e.k, r.${rowid}, ${names.map((n) => `r.${n}`).join(', ')} FROM (${eventRows}) AS e(s, k, f, w, o) JOIN (${scan}) AS r ON r.${file} = e.f ` +
+        `LEFT JOIN (${positions}) AS w ON w.d = e.w AND w.pos = r.${pos} LEFT JOIN (${positions}) AS o ON o.d = e.o AND o.pos = r.${pos} ` +
+        `WHERE (e.w IS NULL OR w.pos IS NOT NULL) AND (e.o IS NULL OR o.pos IS NULL)`;
+  const row = (alias: string) => `ROW(${names.map((n) => `${alias}.${n}`).join(', ')})`;
+  // Two rows of one (snapshot, row id) are an update, unless their values are the same: a row given back under
+  // its id as it was was moved, not changed. Only such pairs are compared (most rows are alone).
+  const sql =
+    `WITH c AS MATERIALIZED (SELECT *, count(*) OVER (PARTITION BY ${SNAPSHOT}, ${rowid}) AS ${PAIRED} FROM (${empty} UNION ALL ${changed})), ` +
+    `moved AS (SELECT r.${SNAPSHOT}, r.${rowid} FROM c r JOIN c a ON r.${SNAPSHOT} = a.${SNAPSHOT} AND r.${rowid} = a.${rowid} ` +
+    `WHERE r.${PAIRED} > 1 AND a.${PAIRED} > 1 AND r.${KIND} = 'delete' AND a.${KIND} = 'insert' AND ${row('r')} IS NOT DISTINCT FROM ${row('a')}) ` +
+    `SELECT ${SNAPSHOT} AS snapshot_id, ${rowid} AS rowid, CASE WHEN ${PAIRED} > 1 THEN (CASE ${KIND} WHEN 'insert' THEN 'update_postimage' ELSE 'update_preimage' END) ELSE ${KIND} END AS change_type, ` +
+    `${names.join(', ')} FROM c ANTI JOIN moved USING (${SNAPSHOT}, ${rowid}) ORDER BY ${SNAPSHOT}, ${rowid}, ${KIND} = 'insert'`;
+  return { sql, to };
 }
+
+/** The columns of the query's rows before they are named as DuckLake names them. */
+const SNAPSHOT = '__strata_snapshot';
+const KIND = '__strata_kind';
+const PAIRED = '__strata_paired';
 
 /** The changes as one result. */
 export async function rowChanges(ctx: RowChangesContext, schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }): Promise<SqlResult> {
@@ -139,12 +111,11 @@ export async function rowChanges(ctx: RowChangesContext, schema: string, table: 
 
 /** The changes in DuckDB's batches: memory bounded by a batch, however many rows changed. */
 export async function* rowChangeBatches(ctx: RowChangesContext, schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }): AsyncGenerator<SqlResult> {
-  const readers = new Map<number, Reader>();
+  const readers: Reader[] = [];
   const held = new StatementFiles(ctx.files, 'beside-read');
   const c: DuckDBConnection = await ctx.engine.connect();
   try {
-    const sql = await changesQuery(ctx, schema, table, range, readers, held);
-    const to = Math.max(...readers.keys()) as SnapshotId;
+    const { sql, to } = await changesQuery(ctx, schema, table, range, readers, held);
     const { columns, batches } = await held.streamed(streamRows(c, sql));
     let any = false;
     for await (const rows of batches) {
@@ -155,7 +126,7 @@ export async function* rowChangeBatches(ctx: RowChangesContext, schema: string, 
     if (!any) yield { rows: [], columns, snapshot: to, files: { listed: 0, skipped: 0 } };
   } finally {
     held.release();
-    for (const r of readers.values()) await r.close();
+    for (const r of readers) await r.close();
     c.closeSync();
   }
 }

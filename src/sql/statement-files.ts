@@ -24,6 +24,16 @@ export class StatementFiles {
     return h.paths;
   }
 
+  /**
+   * A check of what the held files hold, beyond their bytes (a delete file's positions): awaited now before a
+   * write reads, and beside a SELECT's read like the checks of `hold`.
+   */
+  async check(work: Promise<void>): Promise<void> {
+    work.catch(() => undefined); // its statement awaits it
+    this.held.push({ paths: [], checked: work, release: () => undefined });
+    if (this.order === 'before-read') await work;
+  }
+
   /** `work`'s value once every file held so far checked out; a check's error wins over `work`'s. */
   async answer<T>(work: Promise<T>): Promise<T> {
     const value = await work.catch((e: unknown) => this.failed(e));

@@ -3,6 +3,7 @@
 // as its default or NULL, a dropped one is not read), in the types the catalog has at that snapshot, with
 // the positional delete files applied (each belongs to one data file; a delete file holds every deleted
 // position of its data file, DuckLake's `pos`).
+import type { NameMappingColumn } from '../../keys/name-mappings.js';
 import type { ColumnInfo } from '../read/records.js';
 import { duckType } from './duck-types.js';
 import { ident, literal } from './sql-text.js';
@@ -12,6 +13,8 @@ export interface ScanFile {
   local: string;
   /** The row id of its first row: row i's id is this plus i, unless the file carries its rows' ids. */
   rowIdStart: number;
+  /** A file without field ids: the names its columns are read by (its name mapping's rows). */
+  mapping?: readonly NameMappingColumn[] | undefined;
 }
 
 /**
@@ -56,12 +59,17 @@ export function tableScan(t: ScanInput, positions = false): string {
   const entries = columns.map((c) => `${c.id}: {name: ${literal(c.name)}, type: ${literal(duckType(c))}, default_value: ${fill(c)}}`);
   // A file that carries its rows' ids gives them; in any other the entry reads NULL, and the id is the position's.
   if (positions) entries.push(`${ROW_ID_FIELD_ID}: {name: '${EMBEDDED}', type: 'BIGINT', default_value: NULL::VARCHAR}`);
-  const files = `[${t.files.map((f) => literal(f.local)).join(', ')}]`;
+  const located = t.deletes.length > 0 || positions;
+  const byId = t.files.filter((f) => f.mapping === undefined);
+  const idRead = `read_parquet([${byId.map((f) => literal(f.local)).join(', ')}], schema = map {${entries.join(', ')}}${located ? `, filename = '${FILE}', file_row_number = true` : ''})`;
+  const byName = mappedReads(columns, t.files, located, positions);
+  // Files read by name join those read by id by column name; with none, the read is the one read_parquet.
+  const source = byName.length === 0 ? idRead : `(${[...(byId.length > 0 ? [`SELECT * FROM ${idRead}`] : []), ...byName].join(' UNION ALL BY NAME ')})`;
   const select =
     `${columns.map((c) => `d.${ident(c.name)}`).join(', ')}` +
     (positions ? `, d.${FILE} AS ${POSITION[0]}, d.file_row_number AS ${POSITION[1]}, coalesce(d.${EMBEDDED}, f.start + d.file_row_number) AS ${POSITION[2]}` : '');
   const starts = positions ? ` JOIN (VALUES ${t.files.map((f) => `(${literal(f.local)}, ${f.rowIdStart}::BIGINT)`).join(', ')}) AS f(l, start) ON f.l = d.${FILE}` : '';
-  const read = `read_parquet(${files}, schema = map {${entries.join(', ')}}${t.deletes.length > 0 || positions ? `, filename = '${FILE}', file_row_number = true` : ''}) AS d${starts}`;
+  const read = `${source} AS d${starts}`;
   if (t.deletes.length === 0) return `SELECT ${select} FROM ${read}`;
   // One read of every delete file (one read_parquet per file made DuckDB's scan ~17% slower), each mapped to
   // its data file by the catalog, not by the path written inside it.
@@ -70,6 +78,32 @@ export function tableScan(t: ScanInput, positions = false): string {
     `SELECT m.f, x.pos FROM read_parquet([${t.deletes.map((d) => literal(d.local)).join(', ')}], filename = true) AS x ` +
     `JOIN (VALUES ${owners}) AS m(d, f) ON m.d = x.filename`;
   return `SELECT ${select} FROM ${read} ANTI JOIN (${deleted}) AS x ON x.f = d.${FILE} AND x.pos = d.file_row_number`;
+}
+
+/**
+ * The reads of the files without field ids, one per mapping (files of one mapping share a read): each column
+ * by the name the mapping gives it, in the column's type, or its default where the mapping has none (a
+ * column added after the file); then, as the read by id has them, the file, the row number and no carried id.
+ */
+function mappedReads(columns: readonly ColumnInfo[], files: readonly ScanFile[], located: boolean, positions: boolean): string[] {
+  const groups = new Map<string, { mapping: readonly NameMappingColumn[]; locals: string[] }>();
+  for (const f of files) {
+    if (f.mapping === undefined) continue;
+    const key = JSON.stringify(f.mapping);
+    const g = groups.get(key);
+    if (g === undefined) groups.set(key, { mapping: f.mapping, locals: [f.local] });
+    else g.locals.push(f.local);
+  }
+  return [...groups.values()].map(({ mapping, locals }) => {
+    const source = new Map(mapping.filter((m) => m.parentColumn === null).map((m) => [m.targetFieldId, m.sourceName]));
+    const cols = columns.map((c) => {
+      const name = source.get(c.id);
+      return `${name === undefined ? defaultOf(c) : `CAST(${ident(name)} AS ${duckType(c)})`} AS ${ident(c.name)}`;
+    });
+    if (located) cols.push(`${FILE}`, 'file_row_number');
+    if (positions) cols.push(`NULL::BIGINT AS ${EMBEDDED}`);
+    return `SELECT ${cols.join(', ')} FROM read_parquet([${locals.map(literal).join(', ')}]${located ? `, filename = '${FILE}', file_row_number = true` : ''})`;
+  });
 }
 
 /** A select list of the columns, in order, each a NULL of its type: the shape of a table without its rows. */

@@ -13,6 +13,8 @@ import type { TableInfo, ColumnInfo } from '../read/records.js';
 import type { ColumnStatsSpec, DataFileSpec } from '../txn/transaction.js';
 import { duckType } from './duck-types.js';
 import { run, withProgress } from './engine.js';
+import type { FieldIdChecks } from './file-columns.js';
+import { identityOf } from './local-files.js';
 import type { PlaneContext } from './query.js';
 import { ident, literal } from './sql-text.js';
 import { ROW_ID_COLUMN, ROW_ID_FIELD_ID } from './table-scan.js';
@@ -47,14 +49,20 @@ export function newFilePath(to: { schema: string; table: string; info: TableInfo
   return `${segment(to.schema, to.info.schemaId, 'schema')}/${segment(to.table, to.info.id, 'table')}/${randomUUID()}${suffix}.parquet`;
 }
 
-/** Puts a local file into the store at `relative` (under the data path); its size in bytes. */
 /** What the catalog records of a file's bytes: its size and CRC-32 (checked when a process first reads it). */
 export interface StoredBytes {
   fileSizeBytes: number;
   contentCrc32: number;
 }
 
-export async function storeFile(ctx: PlaneContext, local: string, relative: string): Promise<StoredBytes> {
+/**
+ * What writing files needs: the store and its data path, the statement's session (its scratch directory), and
+ * — in a catalog, not an import — the process's record of files written with field ids.
+ */
+export type WriteContext = Pick<PlaneContext, 'store' | 'dataPath' | 'engine'> & { fieldIds?: Pick<FieldIdChecks, 'wrote'> };
+
+/** Puts a local file into the store at `relative` (under the data path): its size and CRC-32. */
+export async function storeFile(ctx: Pick<WriteContext, 'store' | 'dataPath'>, local: string, relative: string): Promise<StoredBytes> {
   const bytes = await readFile(local);
   await ctx.store.putIfAbsent(`${ctx.dataPath}${relative}`, bytes);
   return { fileSizeBytes: bytes.length, contentCrc32: crc32(bytes) };
@@ -70,7 +78,7 @@ export interface StoredDeleteFile extends StoredBytes {
  * Writes the positions `positions` (a query of one column, `pos`) as a delete file of the data file at
  * `dataFile` (DuckLake's `file_path`, `pos`, sorted), and puts it in the table's data path.
  */
-export async function storeDeleteFile(ctx: PlaneContext, c: DuckDBConnection, to: { schema: string; table: string; info: TableInfo }, dataFile: string, positions: string): Promise<StoredDeleteFile> {
+export async function storeDeleteFile(ctx: WriteContext, c: DuckDBConnection, to: { schema: string; table: string; info: TableInfo }, dataFile: string, positions: string): Promise<StoredDeleteFile> {
   const local = `${ctx.engine.path('delete')}.parquet`;
   try {
     await run(() => c.run(`COPY (SELECT ${literal(dataFile)} AS file_path, pos::BIGINT AS pos FROM (${positions}) ORDER BY pos) TO ${literal(local)} (FORMAT parquet)`));
@@ -92,7 +100,7 @@ export type WrittenSpec = DataFileSpec & { recordCount: number; fileSizeBytes: n
  * `rowIds`, then a BIGINT column ROW_ID_COLUMN) as data files and puts them in the store, not yet named by
  * any snapshot: a commit that never comes leaves objects reclamation finds.
  */
-export async function writeDataFiles(ctx: PlaneContext, c: DuckDBConnection, to: WriteTarget, select: string, rowIds = false): Promise<WrittenSpec[]> {
+export async function writeDataFiles(ctx: WriteContext, c: DuckDBConnection, to: WriteTarget, select: string, rowIds = false): Promise<WrittenSpec[]> {
   const ids = to.info.columns.map((col) => `${ident(col.name)}: ${fieldIds(col)}`);
   if (rowIds) ids.push(`${ident(ROW_ID_COLUMN)}: ${ROW_ID_FIELD_ID}`);
   const out = ctx.engine.path('write');
@@ -110,7 +118,10 @@ export async function writeDataFiles(ctx: PlaneContext, c: DuckDBConnection, to:
       if (recordCount === 0) continue;
       const relative = newFilePath(to, '');
       const columnStats = await footerStats(c, local, to.info.columns);
-      specs.push({ path: relative, recordCount, ...(await storeFile(ctx, local, relative)), footerSize: Number(meta.footer_size), columnStats });
+      const stored = await storeFile(ctx, local, relative);
+      // Written with field ids: its registration and first read need not look.
+      ctx.fieldIds?.wrote(identityOf({ key: `${ctx.dataPath}${relative}`, ...stored }));
+      specs.push({ path: relative, recordCount, ...stored, footerSize: Number(meta.footer_size), columnStats });
     }
     return specs;
   } finally {

@@ -26,8 +26,8 @@ export async function carriedOver(view: ReadView, state: PendingState, head: { b
   if (tables === undefined) return undefined;
   for (let s = snapshotId(state.base + 1); s <= head.begin; s = snapshotId(s + 1)) {
     const changes = (await q.snapshotChanges(view, s))?.changes;
-    // An empty list says nothing: a restore that only brings deleted rows back ends delete files and names
-    // no table.
+    // An empty list says nothing: a restore committed before restored_table was written, that only brought
+    // deleted rows back, ended delete files and named no table.
     if (changes === undefined || changes.length === 0 || !changes.every((c) => touchesOnlyFilesOfOthers(c, tables))) return undefined;
   }
   if (!(await stillLive(view, state))) return undefined;

@@ -23,6 +23,8 @@ export interface Footprint {
   droppedViews: Set<CatalogId>;
   droppedSchemas: Set<CatalogId>;
   alteredTables: Set<CatalogId>;
+  /** Tables a restore changed: their files and deletes, whichever way (Strata's word; DuckLake has no restore). */
+  restoredTables: Set<CatalogId>;
 }
 
 function emptyFootprint(): Footprint {
@@ -36,6 +38,7 @@ function emptyFootprint(): Footprint {
     droppedViews: new Set(),
     droppedSchemas: new Set(),
     alteredTables: new Set(),
+    restoredTables: new Set(),
   };
 }
 
@@ -54,6 +57,7 @@ const KINDS = new Map<string, { names: NameSet } | { ids: IdSet }>([
   ['dropped_view', { ids: 'droppedViews' }],
   ['dropped_schema', { ids: 'droppedSchemas' }],
   ['altered_table', { ids: 'alteredTables' }],
+  ['restored_table', { ids: 'restoredTables' }],
 ]);
 
 /** Reads a `changes_made` list; entries of kinds this version does not know are ignored, as DuckLake does. */
@@ -78,7 +82,10 @@ export interface OwnFootprint extends Footprint {
   droppedSchemaNames: Map<CatalogId, string>;
   /** Data files (that existed at our base) we remove or add a delete file for, with their table. */
   deletedDataFiles: Map<FileId, CatalogId>;
-  /** Tables we restore: a restore rewrites the whole table, so any concurrent change to it conflicts. */
+  /**
+   * Tables we restore (whether or not the restore changed them: on the newer state it may): a restore
+   * rewrites the whole table, so any concurrent change to it conflicts.
+   */
   restoredTables: Set<CatalogId>;
   /** A catalog restore conflicts with every concurrent commit. */
   restoresCatalog: boolean;
@@ -145,7 +152,7 @@ export async function findConflict(view: ReadView, base: SnapshotId, head: Snaps
 type Rule = { hit: (ours: OwnFootprint, theirs: Footprint) => unknown; message: (hit: never) => string };
 
 /** A rule that ours[a] and theirs[b] share no member. */
-const pair = (a: keyof Footprint | 'createdInSchemas' | 'restoredTables', b: keyof Footprint, message: (x: string | number) => string): Rule => ({
+const pair = (a: keyof Footprint | 'createdInSchemas', b: keyof Footprint, message: (x: string | number) => string): Rule => ({
   hit: (ours, theirs) => shared<unknown>(ours[a], theirs[b]),
   message: message as (hit: never) => string,
 });
@@ -187,7 +194,7 @@ const RULES: readonly Rule[] = [
 ];
 
 /** What a restored table conflicts with: any change to it. */
-const TABLE_CHANGES = ['insertedTables', 'deletedTables', 'compactedTables', 'droppedTables', 'alteredTables'] as const;
+const TABLE_CHANGES = ['insertedTables', 'deletedTables', 'compactedTables', 'droppedTables', 'alteredTables', 'restoredTables'] as const;
 
 /** The first of DuckLake's rules that `ours` and one other commit's `theirs` break (exported for its tests). */
 export function ruleConflict(s: SnapshotId, ours: OwnFootprint, theirs: Footprint): StrataError | undefined {
@@ -219,11 +226,11 @@ function droppedSchemaHit(ours: OwnFootprint, theirs: Footprint): [CatalogId, st
  * Two deletes from one data file conflict (delete files are cumulative: the second would drop the first's
  * rows), as does a delete from a file another commit removed or whose deleted rows it brought back, and the
  * removal of a file (a compaction rewriting it) that another commit deleted from: its rows would come back.
- * Checked on the newest state, and only for tables the other commit deleted from.
+ * Checked on the newest state, and only for tables the other commit deleted from, compacted or restored.
  */
 async function fileConflict(view: ReadView, s: SnapshotId, ours: OwnFootprint, theirs: Footprint): Promise<StrataError | undefined> {
   const ownCompacted = ours.compactedTables;
-  const tables = new Set([...ours.deletedDataFiles.values()].filter((t) => theirs.deletedTables.has(t) || theirs.compactedTables.has(t)));
+  const tables = new Set([...ours.deletedDataFiles.values()].filter((t) => theirs.deletedTables.has(t) || theirs.compactedTables.has(t) || theirs.restoredTables.has(t)));
   for (const tableId of tables) {
     const touched = new Set<FileId>();
     for await (const batch of deleteFilesAt(view, s, tableId)) {

@@ -1,10 +1,13 @@
 // A data or delete file as a caller gives it (DataFileSpec, DeleteFileSpec), checked into the row a
 // transaction writes: the API's addDataFile and addDeleteFile check through here, and so does an import, so a
-// file row has one set of rules however it arrives.
+// file row has one set of rules however it arrives; and what reads a registered file's bytes for them
+// (FileInspector: the SQL layer's, since this layer knows no Parquet).
 import type { DataFileRow } from '../../keys/data-files.js';
 import type { DeleteFileRow } from '../../keys/delete-files.js';
 import type { ColumnStats } from '../../keys/file-column-stats.js';
 import type { ColumnId, FileId } from '../../keys/ids.js';
+import type { NameMappingColumn } from '../../keys/name-mappings.js';
+import type { ColumnInfo } from '../read/records.js';
 import { checkCount, checkFilePath, checkOptionalCount, checkOptionalCrc32, checkOptionalText, options, required, shown } from '../arguments.js';
 import { invalid, notFound } from './pending.js';
 
@@ -41,8 +44,28 @@ export interface DeleteFileSpec {
   format?: string;
 }
 
-/** A data file as addDataFile (and an import) takes it, checked: the row it becomes, but for its row ids. */
-export function checkedDataFile(file: DataFileSpec, maxPathBytes: number): Omit<DataFileRow, 'end' | 'rowIdStart'> {
+/**
+ * The checks of a registered file that read its bytes, which this layer cannot (it knows no Parquet): the
+ * SQL layer's, given by the catalog.
+ */
+export interface FileInspector {
+  /**
+   * Refuses (INVALID_ARGUMENT) a delete file the store holds whose positions do not fit its data file: each
+   * below its record count, none twice, as many as deleteCount. One the store does not hold yet is checked
+   * when a statement first reads it.
+   */
+  deleteFile(dataFile: { id: number; recordCount: number }, file: { path: string; deleteCount: number; fileSizeBytes: number; contentCrc32: number | null }): Promise<void>;
+  /**
+   * How a data file is read as `table` (whose live columns `columns` gives, asked only when the file is looked
+   * at): undefined when by field id (its columns carry ids, each naming a column of the table), else the name
+   * mapping rows to record with it; refuses (INVALID_ARGUMENT) a file it can read neither way. One it cannot
+   * look at yet: undefined, and checked when first read.
+   */
+  dataFile(table: string, columns: () => Promise<readonly ColumnInfo[]>, file: { path: string; fileSizeBytes: number; contentCrc32: number | null }): Promise<NameMappingColumn[] | undefined>;
+}
+
+/** A data file as addDataFile (and an import) takes it, checked: the row it becomes, but for its row ids and name mapping. */
+export function checkedDataFile(file: DataFileSpec, maxPathBytes: number): Omit<DataFileRow, 'end' | 'rowIdStart' | 'mappingId'> & { contentCrc32: number | null } {
   required('addDataFile()', 'a data file { path, recordCount, fileSizeBytes }', file);
   options('addDataFile()', file, ['path', 'recordCount', 'fileSizeBytes', 'footerSize', 'contentCrc32', 'format', 'columnStats']);
   return {
@@ -56,7 +79,7 @@ export function checkedDataFile(file: DataFileSpec, maxPathBytes: number): Omit<
 }
 
 /** A delete file as addDeleteFile (and an import) takes it, checked: the row it becomes, but for its data file. */
-export function checkedDeleteFile(spec: DeleteFileSpec, maxPathBytes: number): Omit<DeleteFileRow, 'end' | 'dataFileId'> {
+export function checkedDeleteFile(spec: DeleteFileSpec, maxPathBytes: number): Omit<DeleteFileRow, 'end' | 'dataFileId'> & { contentCrc32: number | null } {
   required('addDeleteFile()', 'a delete file { dataFileId, path, deleteCount, fileSizeBytes }', spec);
   options('addDeleteFile()', spec, ['dataFileId', 'path', 'deleteCount', 'fileSizeBytes', 'contentCrc32', 'format']);
   return {

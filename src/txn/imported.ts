@@ -45,6 +45,8 @@ export interface ImportedSnapshot {
   /** The lake's counters after the snapshot; the commit's stay above every id it holds too. */
   nextCatalogId: number;
   nextFileId: number;
+  /** The tables its changes_made says a restore changed (restored_table, Strata's word): its plan says so again. */
+  restoredTables: CatalogId[];
 }
 
 /** What applying a snapshot needs of the transaction: its own check of a view, and the store's path limit. */
@@ -104,6 +106,7 @@ export async function applyImported(p: PendingCatalog, s: ImportedSnapshot, chec
     Math.max(s.nextCatalogId, maxId(s.schemas), maxId(s.tables), maxId(s.views)),
     Math.max(s.nextFileId, maxId(s.dataFiles), maxId(s.deleteFiles)),
   );
+  for (const t of s.restoredTables) p.restoredTables.add(t);
   p.keepEmptySnapshot = true;
 }
 

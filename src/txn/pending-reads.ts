@@ -3,6 +3,7 @@
 // statistics. An engine running several statements in one transaction (SQL's tx.sql) reads here, so each
 // statement sees what the ones before it did. Every read waits for the operations already issued.
 import type { ColumnStats } from '../../keys/file-column-stats.js';
+import type { NameMapping } from '../../keys/name-mappings.js';
 import type { CatalogId, FileId, SnapshotId } from '../../keys/ids.js';
 import * as q from '../read/catalog-queries.js';
 import { dataFileInfo, deleteFileInfo } from '../read/file-listing.js';
@@ -97,6 +98,19 @@ export class PendingReads implements ReadState {
     const out = await q.fileColumnStats(this.p.view, t.id, committed.map((f) => ({ id: f.id, begin: f.beginSnapshot })));
     for (const f of files) {
       const pending = this.p.fileStats.get(f.id);
+      if (pending !== undefined) out.set(f.id, pending);
+    }
+    return out;
+  }
+
+  /** Mappings of files registered by this transaction as it made them, of the others as committed. */
+  async nameMappings(schema: string, table: string, files: readonly DataFileInfo[]): Promise<Map<FileId, NameMapping>> {
+    await this.settled();
+    const t = await this.p.requireTable(schema, table);
+    const committed = files.filter((f) => this.p.dataFiles.get(f.id)?.base !== undefined);
+    const out = await q.nameMappings(this.p.view, t.id, committed.map((f) => ({ id: f.id, begin: f.beginSnapshot, mappingId: f.mappingId })));
+    for (const f of files) {
+      const pending = this.p.fileMappings.get(f.id);
       if (pending !== undefined) out.set(f.id, pending);
     }
     return out;

@@ -3,6 +3,7 @@
 // first time is loaded as an unchanged Change, so the net effect of a transaction is always (base, next) per
 // entity (change.ts). Operations (transaction.ts) validate and read through this, and mutate it last.
 import type { ColumnStats } from '../../keys/file-column-stats.js';
+import type { NameMapping } from '../../keys/name-mappings.js';
 import { type CatalogId, type ColumnId, catalogId, type FileId, fileId, type SnapshotId } from '../../keys/ids.js';
 import { type ColumnRow, columnsOfTable } from '../../keys/columns.js';
 import type { DataFileRow } from '../../keys/data-files.js';
@@ -71,6 +72,8 @@ export interface PendingState {
   dataFiles: ReadonlyMap<FileId, FileChange<DataFileRow>>;
   /** Column statistics of data files this transaction adds. */
   fileStats: ReadonlyMap<FileId, ColumnStats[]>;
+  /** Name mappings of data files this transaction adds that carry no field ids. */
+  fileMappings: ReadonlyMap<FileId, NameMapping>;
   deleteFiles: ReadonlyMap<FileId, FileChange<DeleteFileRow>>;
   nextRowIds: ReadonlyMap<CatalogId, number>;
   /** The stats of tables as the base snapshot has them, where the transaction read them (plan.ts adds to them). */
@@ -110,6 +113,7 @@ export class PendingCatalog {
   readonly columns = new Map<CatalogId, TableColumns>();
   readonly dataFiles = new Map<FileId, FileChange<DataFileRow>>();
   readonly fileStats = new Map<FileId, ColumnStats[]>();
+  readonly fileMappings = new Map<FileId, NameMapping>();
   readonly deleteFiles = new Map<FileId, FileChange<DeleteFileRow>>();
   /** Tables whose live data files (or delete files) at the base snapshot are all loaded into the maps. */
   readonly dataFilesLoaded = new Set<CatalogId>();
@@ -213,6 +217,7 @@ export class PendingCatalog {
       columns: this.columns,
       dataFiles: this.dataFiles,
       fileStats: this.fileStats,
+      fileMappings: this.fileMappings,
       deleteFiles: this.deleteFiles,
       nextRowIds: this.nextRowIds,
       baseStats: this.baseStats,

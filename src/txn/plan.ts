@@ -4,6 +4,7 @@
 import { columnEntity } from '../../keys/columns.js';
 import { addedDataFiles, dataFileEntity, type ManifestFile, manifestFile, pathIndexEntry } from '../../keys/data-files.js';
 import { putFileColumnStats } from '../../keys/file-column-stats.js';
+import { putNameMapping } from '../../keys/name-mappings.js';
 import { deleteFileEntity, type DeleteFileRow } from '../../keys/delete-files.js';
 import { type CatalogId, type FileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
 import { append, type Mutation } from '../../keys/mutation.js';
@@ -81,16 +82,38 @@ export function dataChanges(state: PendingState, meta: CommitMeta): string[] {
     if (kind === 'created') inserted.add(c.tableId);
     else if (kind !== 'none' && !tableGone(c.tableId)) deleted.add(c.tableId);
   }
-  for (const c of state.deleteFiles.values()) {
-    // A delete file ended on its own (a restore bringing deleted rows back) changes the table's deletes too:
-    // unnamed, a concurrent delete from its data file would not be checked against it.
-    const kind = classify(c);
-    if ((kind === 'created' || kind === 'dropped') && !tableGone(c.tableId)) deleted.add(c.tableId);
+  for (const [tableId, d] of deleteCountChanges(state)) {
+    if (tableGone(tableId)) continue;
+    // Cumulative delete files: more positions deleted rows, fewer brought rows back (a restore), as many
+    // but others did both.
+    if (d.after >= d.before) deleted.add(tableId);
+    if (d.after <= d.before) inserted.add(tableId);
   }
   const out: string[] = [];
   for (const t of inserted) out.push(meta.maintenance && deleted.has(t) ? `compacted_table:${t}` : `inserted_into_table:${t}`);
   for (const t of deleted) if (!(meta.maintenance && inserted.has(t))) out.push(`deleted_from_table:${t}`);
   return out;
+}
+
+/**
+ * For each data file that stays (neither new nor ended here) and whose delete file changes, how many rows
+ * its delete files held before and hold after, with its table. A new file's deletes were never rows anyone
+ * saw; an ended file's rows go with it.
+ */
+function deleteCountChanges(state: PendingState): [CatalogId, { before: number; after: number }][] {
+  const byFile = new Map<FileId, [CatalogId, { before: number; after: number }]>();
+  for (const c of state.deleteFiles.values()) {
+    const kind = classify(c);
+    if (kind === 'none') continue;
+    const dataFileId = (c.next ?? c.base!.row).dataFileId;
+    const file = state.dataFiles.get(dataFileId);
+    if (file !== undefined && (file.base === undefined || file.next === null)) continue;
+    let entry = byFile.get(dataFileId);
+    if (!entry) byFile.set(dataFileId, (entry = [c.tableId, { before: 0, after: 0 }]));
+    entry[1].before += c.base?.row.deleteCount ?? 0;
+    entry[1].after += c.next?.deleteCount ?? 0;
+  }
+  return [...byFile.values()];
 }
 
 /** What a plan gathers as it goes through the families: the entry's mutations and its changes_made. */
@@ -205,6 +228,8 @@ async function planFiles(g: Gathered): Promise<void> {
       files.push(manifestFile(id, c.next!));
       const stats = state.fileStats.get(id);
       if (stats !== undefined) mutations.push(putFileColumnStats(c.tableId, id, at, stats));
+      const mapping = state.fileMappings.get(id);
+      if (mapping !== undefined) mutations.push(putNameMapping(c.tableId, id, at, mapping));
       d.records += c.next!.recordCount;
       d.bytes += c.next!.fileSizeBytes;
       d.files++;
@@ -263,9 +288,10 @@ export async function planCommit(
   const { mutations } = g;
 
   // DuckLake's changes_made vocabulary, in a stable order: creations, data, drops (contents before their
-  // schema), alterations.
+  // schema), alterations; then restored_table, ours (DuckLake has no restore), for a table a restore changed.
   const changes = g.created.concat(dataChanges(state, meta), g.dropped, g.droppedSchemas);
   for (const t of g.altered) changes.push(`altered_table:${t}`);
+  for (const t of state.restoredTables) if (changes.some((c) => c.endsWith(`_table:${t}`))) changes.push(`restored_table:${t}`);
 
   const optionMutations: Mutation[] = [];
   for (const [key, value] of state.options) optionMutations.push(putOption(key, value));

@@ -26,7 +26,6 @@ export async function restoreTable(p: PendingCatalog, schema: string, table: str
     throw notFound(`table ${quote(schema, table)} (id ${t.id}) did not exist at snapshot ${snapshot}; nothing to restore`);
   }
   (await prepareRestoreContents(p, t.id, snapshot))();
-  p.restoredTables.add(t.id);
 }
 
 /**
@@ -90,8 +89,9 @@ async function prepareRestoreContents(p: PendingCatalog, tableId: CatalogId, at:
   for await (const batch of dataFilesAt(p.view, at, tableId)) append(oldFiles, batch);
   const oldDeletes: DeleteFileVersion[] = [];
   for await (const batch of deleteFilesAt(p.view, at, tableId)) append(oldDeletes, batch);
-  // A file that comes back under a new id keeps what its statistics said: the file is the same object.
+  // A file that comes back under a new id keeps what its statistics and its mapping said: the file is the same object.
   const oldStats = await q.fileColumnStats(p.view, tableId, oldFiles.map((f) => ({ id: f.id, begin: f.begin })));
+  const oldMappings = await q.nameMappings(p.view, tableId, oldFiles.map((f) => ({ id: f.id, begin: f.begin, mappingId: f.row.mappingId ?? null })));
   const rowIdNext = await p.nextRowId(tableId);
   // Enough ids for every file that may come back; those that are there already need none.
   await p.reserve('file', oldFiles.length + oldDeletes.length);
@@ -125,6 +125,8 @@ async function prepareRestoreContents(p: PendingCatalog, tableId: CatalogId, at:
         p.dataFiles.set(id, { tableId, base: undefined, next: unchanged<DataFileRow>(f).next! });
         const stats = oldStats.get(f.id);
         if (stats !== undefined) p.fileStats.set(id, stats);
+        const mapping = oldMappings.get(f.id);
+        if (mapping !== undefined) p.fileMappings.set(id, mapping);
       }
     }
     for (const d of oldDeletes) {
@@ -140,5 +142,6 @@ async function prepareRestoreContents(p: PendingCatalog, tableId: CatalogId, at:
     for (const id of dataNow.values()) p.dataFiles.get(id)!.next = null;
     for (const id of deletesNow.values()) p.deleteFiles.get(id)!.next = null;
     p.nextRowIds.set(tableId, rowIdNext);
+    p.restoredTables.add(tableId);
   };
 }

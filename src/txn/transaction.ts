@@ -7,12 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import { type CatalogId, type ColumnId, columnId, type FileId, type SnapshotId } from '../../keys/ids.js';
 import { isWidening, nestedType, wideningsOf } from '../../keys/column-types.js';
-import type { ColumnStats } from '../../keys/file-column-stats.js';
 import { StrataError } from '../errors.js';
 import { listed, quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
+import type { NameMappingColumn } from '../../keys/name-mappings.js';
+import { columnTree as columnInfos } from '../read/reader.js';
 import { type ColumnSpec, columnTree, placed } from './column-specs.js';
-import { checkDeleteCount, checkedColumnStats, checkedDataFile, checkedDeleteFile, type ColumnStatsSpec, type DataFileSpec, type DeleteFileSpec } from './file-specs.js';
+import { checkDeleteCount, checkedColumnStats, checkedDataFile, checkedDeleteFile, type ColumnStatsSpec, type DataFileSpec, type DeleteFileSpec, type FileInspector } from './file-specs.js';
 import { copyArgs } from './copy-args.js';
 import { PendingReads } from './pending-reads.js';
 import { alreadyExists, descendants, invalid, notFound, type OpName, PendingCatalog, type PendingState, type RecordedOp, topLevel } from './pending.js';
@@ -22,10 +23,12 @@ import type { IdSource } from './ids.js';
 import { ObservedPromise } from './observed-promise.js';
 import { checkColumnType, checkName, checkOptionalText, flag, options } from '../arguments.js';
 
-export type { ColumnSpec, ColumnStatsSpec, DataFileSpec, DeleteFileSpec };
+export type { ColumnSpec, ColumnStatsSpec, DataFileSpec, DeleteFileSpec, FileInspector };
 
 /** What a transaction needs of the writer it runs in. */
 export interface TxnContext {
+  /** Reads what a registered file holds (see FileInspector). */
+  files: FileInspector;
   /** Where its new catalog and file ids come from. */
   ids: IdSource;
   /** The longest file path (UTF-8 bytes, under the data path) the store can address. */
@@ -270,20 +273,26 @@ export class Transaction {
     return this.op('addDataFile', [schema, table, file], async () => {
       const row = checkedDataFile(file, this.ctx.maxPathBytes);
       const t = await this.p.requireTable(schema, table);
-      const stats = file.columnStats === undefined ? undefined : await this.columnStats(schema, table, t.id, file.columnStats, row.recordCount);
+      const live = async () => [...(await this.p.loadColumns(t.id)).changes].filter(([, c]) => c.next !== null).map(([id, c]) => ({ id, row: c.next! }));
+      const stats = file.columnStats === undefined ? undefined : checkedColumnStats(quote(schema, table), new Set((await live()).map((c) => c.id as number)), file.columnStats, row.recordCount);
+      // A file without field ids is read by name: its mapping, recorded with it (files of this transaction laid out alike share one).
+      const columns = await this.ctx.files.dataFile(quote(schema, table), async () => columnInfos(await live()), row);
+      const mappingId = columns === undefined ? undefined : (this.sameMapping(t.id, columns) ?? (await this.p.allocateCatalogId()));
       const rowIdStart = await this.p.nextRowId(t.id);
       const id = await this.p.allocateFileId();
       if (stats !== undefined) this.p.fileStats.set(id, stats);
+      if (columns !== undefined) this.p.fileMappings.set(id, { mappingId: mappingId!, type: 'map_by_name', columns });
       this.p.nextRowIds.set(t.id, rowIdStart + row.recordCount);
-      this.p.dataFiles.set(id, { tableId: t.id, base: undefined, next: { ...row, rowIdStart } });
+      this.p.dataFiles.set(id, { tableId: t.id, base: undefined, next: { ...row, rowIdStart, ...(mappingId === undefined ? {} : { mappingId }) } });
       return id;
     });
   }
 
-  /** Column statistics as given, checked against the table's live columns and the file's record count. */
-  private async columnStats(schema: string, table: string, tableId: CatalogId, given: unknown, records: number): Promise<ColumnStats[]> {
-    const live = new Set([...(await this.p.loadColumns(tableId)).changes].filter(([, c]) => c.next !== null).map(([id]) => id as number));
-    return checkedColumnStats(quote(schema, table), live, given, records);
+  /** The id of a mapping of this transaction's files of the table with these columns, if it made one. */
+  private sameMapping(tableId: CatalogId, columns: NameMappingColumn[]): CatalogId | undefined {
+    const wanted = JSON.stringify(columns);
+    for (const [fid, m] of this.p.fileMappings) if (this.p.dataFiles.get(fid)?.tableId === tableId && JSON.stringify(m.columns) === wanted) return m.mappingId;
+    return undefined;
   }
 
   removeDataFile(schema: string, table: string, dataFileId: number): Promise<void> {
@@ -303,6 +312,9 @@ export class Transaction {
       const dataFileId = spec.dataFileId as FileId;
       checkDeleteCount(row.deleteCount, dataFileId, dataFile.next!.recordCount);
       const records = dataFile.next!.recordCount;
+      // Its positions, read when the store holds the file: then deleteCount is how many rows it deletes.
+      await this.ctx.files.deleteFile({ id: dataFileId, recordCount: records }, row);
+      const deletesAll = row.deleteCount === records;
       await this.p.loadDeleteFiles(t.id);
       // Delete files are cumulative (as in DuckLake): the new one holds every deleted row of its data file,
       // so it replaces the one before it.
@@ -310,7 +322,6 @@ export class Transaction {
         if (c.tableId === t.id && c.next?.dataFileId === dataFileId) c.next = null;
       }
       const id = await this.p.allocateFileId();
-      const deletesAll = row.deleteCount === records;
       // A delete of every row retires the data file itself. The delete file then never becomes visible, but
       // is still recorded (ending at this commit) so that reclamation knows the engine wrote it, unless
       // the data file is new in this transaction too and everything cancels out.

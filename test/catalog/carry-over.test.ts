@@ -121,7 +121,7 @@ describe('a rebase that carries its state over', () => {
   });
 
   it('a restore that only ends delete files, then a removal of their data file prepared before it: CONFLICT, and the restore stands', async () => {
-    // The restore names the table it brought rows back to (deleted_from_table), so the removal is checked
+    // The restore names the table it brought rows back to (inserted_into_table, restored_table), so the removal is checked
     // against it. Carried over on an empty list, the removal once ended the restored delete file a second
     // time, rewriting the restore's snapshot; carry-over now also re-reads every version it ends.
     const c = await openCatalog({ clock: steppingClock(), checkpointEvery: 0 });

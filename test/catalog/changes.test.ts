@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Catalog, isStrataError } from '../../src/index.js';
-import { openCatalog } from '../helpers.js';
+import { openCatalog, tempDir } from '../helpers.js';
+import { runCli } from '../support/run-cli.js';
 
 const paths = (files: { path: string; snapshot: number }[]) => files.map((f) => `${f.path}@${f.snapshot}`).sort();
 
@@ -62,6 +63,32 @@ describe('changes between snapshots', () => {
     const [s2, s4] = (await c.snapshots()).filter((s) => s.id === 2 || s.id === 4);
     const byTime = await c.changes('main', 'b', { from: s2!.time.toISOString(), to: s4!.time });
     expect(paths(byTime.addedFiles)).toEqual(['one.parquet@2', 'two.parquet@4']);
+  });
+
+  it('a delete file that stops applying is a change: replaced by a newer one, ended with its data file, ended by a restore; strata diff shows each', async () => {
+    const dir = await tempDir();
+    const c = await openCatalog({ dir });
+    await c.sql('CREATE TABLE t (id BIGINT)');
+    const inserted = (await c.sql('INSERT INTO t VALUES (1), (2), (3)')).snapshot!;
+    const first = (await c.sql('DELETE FROM t WHERE id = 2')).snapshot!;
+    const second = (await c.sql('DELETE FROM t WHERE id = 3')).snapshot!; // replaces the first delete file
+    const restored = (await c.restoreTable('main', 't', inserted)).snapshot!; // ends the second, with no successor
+    const ch = await c.changes('main', 't', { from: first, to: restored });
+    const [d1, d2] = ch.addedDeleteFiles.sort((a, b) => a.snapshot - b.snapshot);
+    expect(ch.addedDeleteFiles.map((d) => [d.snapshot, d.deleteCount])).toEqual([[first, 1], [second, 2]]);
+    expect(ch.removedDeleteFiles.map((d) => [d.path, d.snapshot]).sort()).toEqual([[d1!.path, second], [d2!.path, restored]].sort());
+    expect(ch.removedFiles).toEqual([]);
+    expect((await c.changes('main', 't', { from: restored, to: restored })).removedDeleteFiles).toMatchObject([{ path: d2!.path, deleteCount: 2, endSnapshot: restored }]);
+    // Dropping the table ends its data file and, with it, the delete file that applied to it.
+    await c.sql('DELETE FROM t WHERE id = 1');
+    const dropped = (await c.sql('DROP TABLE t')).snapshot!;
+    const atDrop = await c.changes('main', 't', { from: dropped - 1, to: dropped });
+    expect([atDrop.removedFiles, atDrop.removedDeleteFiles].map((files) => files.filter((f) => f.snapshot === dropped).length)).toEqual([1, 1]);
+    await c.close();
+
+    const diff = await runCli('diff', '--dir', dir, 'main.t', String(restored), String(restored));
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stdout).toMatch(new RegExp(`- deletes\\s+${d2!.path}\\s+2\\s+${restored}`));
   });
 
   it('refuses reversed ranges, unknown snapshots and unknown tables', async () => {

@@ -191,7 +191,7 @@ describe('concurrent writers: DuckLake conflicts', () => {
     expectConflict(out, /deletes from data file/);
     await first.refresh();
     const restored = (await first.snapshots()).at(-1)!;
-    expect(restored.changes).toEqual(['deleted_from_table:1']);
+    expect(restored.changes).toEqual(['inserted_into_table:1', 'restored_table:1']);
     const r = await first.reader();
     expect(await r.deleteFiles('main', 't')).toEqual([]);
     await r.close();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Catalog, isStrataError } from '../../src/index.js';
-import { openCatalog, readAll } from '../helpers.js';
+import { openCatalog, readAll, tempDir } from '../helpers.js';
+import { runCli } from '../support/run-cli.js';
 
 /** What a reader sees, without the ids and snapshots a restore legitimately renumbers. */
 async function contents(c: Catalog, snapshot: number) {
@@ -71,6 +72,29 @@ describe('restore', () => {
     });
     const { snapshot } = await c.restoreCatalog(s1!);
     expect(await contents(c, snapshot!)).toEqual(target);
+  });
+
+  it('changes_made says what a restore did: rows brought back are inserted, rows taken away deleted, and the table restored', async () => {
+    const dir = await tempDir();
+    const c = await openCatalog({ dir });
+    await c.sql('CREATE TABLE t (id BIGINT)');
+    const r = await c.reader();
+    const tableId = (await r.table('main', 't')).id;
+    await r.close();
+    const inserted = (await c.sql('INSERT INTO t VALUES (1), (2), (3)')).snapshot!;
+    await c.sql('DELETE FROM t WHERE id = 2');
+    // Only the delete file ends: row 2 comes back, nothing is deleted.
+    const back = await c.restoreTable('main', 't', inserted);
+    expect((await c.snapshots()).at(-1)!.changes).toEqual([`inserted_into_table:${tableId}`, `restored_table:${tableId}`]);
+    // Rows added since go: deleted, and nothing inserted.
+    await c.sql('INSERT INTO t VALUES (4)');
+    await c.restoreTable('main', 't', back.snapshot!);
+    expect((await c.snapshots()).at(-1)!.changes).toEqual([`deleted_from_table:${tableId}`, `restored_table:${tableId}`]);
+    await c.close();
+    const listed = await runCli('snapshots', '--dir', dir, '--from', String(back.snapshot));
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain('inserted into main.t; restored main.t');
+    expect(listed.stdout).toContain('deleted from main.t; restored main.t');
   });
 
   it('refuses snapshots that do not exist and tables that did not exist then', async () => {

@@ -15,6 +15,7 @@ import { exciseSnapshot, snapshotChangesKey } from '../../keys/snapshots.js';
 import { putTableStats } from '../../keys/stats.js';
 import { putHeadSnapshot } from '../../keys/system.js';
 import { seal } from '../../src/kv/index-seal.js';
+import { deleteFileBytes, putDeleteFile } from '../support/delete-file.js';
 import { flipInEntry, logHead, rewriteEntry, withStoreLog } from '../support/store-log.js';
 import { type Catalog, type VerifyReport } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
@@ -40,9 +41,9 @@ async function healthy(): Promise<{ dir: string; c: Catalog; store: DirectorySto
     const spec = await file(`orders/f${i}.parquet`, 10 + i);
     await c.transaction(async (tx) => void ids.push(await tx.addDataFile('sales', 'orders', spec)));
   }
-  const del = await file('orders/d1.parquet', 3);
+  const del = await putDeleteFile(store, 'data/orders/d1.parquet', 'orders/f1.parquet', [0, 1]);
   await c.transaction(async (tx) => {
-    await tx.addDeleteFile('sales', 'orders', { dataFileId: ids[1]!, path: del.path, deleteCount: 2, fileSizeBytes: 3 });
+    await tx.addDeleteFile('sales', 'orders', { dataFileId: ids[1]!, path: 'orders/d1.parquet', deleteCount: 2, fileSizeBytes: del.fileSizeBytes });
     await tx.removeDataFile('sales', 'orders', ids[0]!);
     await tx.addColumn('sales', 'orders', { name: 'status', type: 'varchar' });
   });
@@ -211,6 +212,24 @@ describe('verify', () => {
       const report = await c.verify({ files: true });
       expect(report.violations.filter((v) => v.invariant === 'named-files-exist').map((v) => v.object).sort()).toEqual([`data/${a!.path}`, `data/${b!.path}`].sort());
       expect((await c.verify()).ok).toBe(true);
+    });
+
+    it('a delete file whose positions do not fit its data file (registered before the store held it)', async () => {
+      const dir = await tempDir();
+      const c = await openCatalog({ dir });
+      await c.sql('CREATE TABLE t (id BIGINT)');
+      await c.sql('INSERT INTO t VALUES (1), (2), (3)');
+      const r = await c.reader();
+      const [f] = await r.dataFiles('main', 't');
+      await r.close();
+      const bytes = await deleteFileBytes(f!.path, [1, 1, 7]);
+      await c.transaction((tx) => tx.addDeleteFile('main', 't', { dataFileId: f!.id, path: 'bad-deletes.parquet', deleteCount: 2, fileSizeBytes: bytes.length }));
+      await new DirectoryStore(path.join(dir, 'store')).putIfAbsent(`${c.dataPath}bad-deletes.parquet`, bytes);
+      expect((await c.verify()).violations).toEqual([]); // the files are read only when asked for
+      const report = await c.verify({ files: true });
+      expect(invariantsOf(report)).toEqual(['delete-files-fit-their-data']);
+      expect(report.violations[0]).toMatchObject({ object: `${c.dataPath}bad-deletes.parquet` });
+      expect(report.violations[0]!.message).toMatch(/position 7, past the 3 rows/);
     });
 
     it('an index that differs from the log, below what its seal can see', async () => {

@@ -101,8 +101,13 @@ describe('DuckLake export and import', () => {
         }
         await r.close();
       }
+      // changes_made holds DuckLake's kinds only (DuckLake refuses others); a restore's own is in strata_snapshot.
+      const ours = (s: { changes: string[] }) => s.changes.filter((x) => x.startsWith('restored_table:')).map((x) => x.split(':')[1]);
       const changes = db.prepare('SELECT changes_made, author, commit_message FROM ducklake_snapshot_changes ORDER BY snapshot_id').all();
-      expect(changes).toEqual(snapshots.map((s) => ({ changes_made: s.changes.join(','), author: s.author, commit_message: s.message })));
+      expect(changes).toEqual(snapshots.map((s) => ({ changes_made: s.changes.filter((x) => !x.startsWith('restored_table:')).join(','), author: s.author, commit_message: s.message })));
+      const restored = db.prepare('SELECT restored_tables AS r FROM strata_snapshot ORDER BY snapshot_id').all() as { r: string | null }[];
+      expect(restored.map((x) => x.r)).toEqual(snapshots.map((s) => (ours(s).length === 0 ? null : ours(s).join(','))));
+      expect(snapshots.some((s) => ours(s).length > 0)).toBe(true);
     } finally {
       db.close();
     }

@@ -9,6 +9,7 @@ import { type Catalog, isStrataError } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { dumpCatalog, openCatalog, readAll, steppingClock, tempDir } from '../helpers.js';
 import { keysBySpace, rawDump } from './gc-helpers.js';
+import { putDeleteFile } from '../support/delete-file.js';
 import { withStoreLog } from '../support/store-log.js';
 
 const bytes = new TextEncoder().encode('parquet bytes');
@@ -27,13 +28,14 @@ async function expireScenario() {
   const store = new DirectoryStore(path.join(dir, 'store'));
   await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'i', type: 'int32' }]));
   await store.putIfAbsent('data/t/f2.parquet', bytes);
-  await store.putIfAbsent('data/t/f2-del.parquet', bytes);
+  // A delete file is read when it is registered: this one holds every position of the file's 1,000 rows.
+  const del = await putDeleteFile(store, 'data/t/f2-del.parquet', 't/f2.parquet', Array.from({ length: 1000 }, (_, i) => i));
   await c.transaction((tx) => tx.addDataFile('main', 't', { path: 't/f2.parquet', recordCount: 1000, fileSizeBytes: bytes.length }));
   const r2 = await c.reader();
   const [file] = await r2.dataFiles('main', 't');
   await r2.close();
   await c.transaction((tx) =>
-    tx.addDeleteFile('main', 't', { dataFileId: file!.id, path: 't/f2-del.parquet', deleteCount: 1000, fileSizeBytes: bytes.length }),
+    tx.addDeleteFile('main', 't', { dataFileId: file!.id, path: 't/f2-del.parquet', deleteCount: 1000, fileSizeBytes: del.fileSizeBytes }),
   );
   await c.transaction((tx) => tx.dropTable('main', 't'));
   return { dir, c, store };

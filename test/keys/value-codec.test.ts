@@ -26,7 +26,7 @@ describe('value codec', () => {
   });
 
   it('reports undecodable bytes as an error naming the key, never a crash', () => {
-    for (const bad of [new Uint8Array([]), new Uint8Array([9, 1, 2]), new Uint8Array([FRAME_V1, 0xc1]), encodeValue(5)]) {
+    for (const bad of [new Uint8Array([]), new Uint8Array([9, 1, 2]), new Uint8Array([FRAME_V1, 0xc1]), encodeValue(5), encodeValue(undefined)]) {
       let err: unknown;
       try {
         decodeValue(key, bad);

@@ -5,7 +5,9 @@ import * as path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { type Catalog, isStrataError } from '../../src/index.js';
+import { DirectoryStore } from '../../src/store/directory-store.js';
 import { openCatalog, tempDir } from '../helpers.js';
+import { deleteFileBytes, putDeleteFile } from '../support/delete-file.js';
 import { expectPointedAt } from '../support/pointed.js';
 
 const count = async (c: Catalog, sql: string) => Number((await c.sql(sql)).rows[0]!.n);
@@ -42,6 +44,51 @@ describe('DELETE through catalog.sql', () => {
     expect((await c.sql('DELETE FROM t WHERE id > 1000')).rows).toEqual([{ Count: 0n }]);
     expect(await head(c)).toBe(at);
     expect((await c.verify({ files: true })).violations).toEqual([]);
+  });
+
+  it('a delete file whose positions do not fit its data file is refused when registered, or, registered before the store held it, when first read: no DELETE builds on it or ends the file', async () => {
+    const dir = await tempDir();
+    const c = await openCatalog({ dir });
+    const store = new DirectoryStore(path.join(dir, 'store'));
+    await c.sql('CREATE TABLE t (id BIGINT)');
+    await c.sql('INSERT INTO t VALUES (1), (2), (3), (4)');
+    const r = await c.reader();
+    const [f] = await r.dataFiles('main', 't');
+    await r.close();
+    const at = await head(c);
+    const cases: [string, number[], number, RegExp][] = [
+      ['past.parquet', [999, 1000], 2, /position 1000, past the 4 rows of its data file/],
+      ['twice.parquet', [0, 0], 2, /1 positions more than once/],
+      ['miscounted.parquet', [0, 1], 1, /holds 2 positions, and its deleteCount says 1/],
+      // Four entries for a file of four rows would have ended the file: two of them are one row.
+      ['every.parquet', [0, 0, 1, 2], 4, /more than once/],
+    ];
+    for (const [name, positions, deleteCount, why] of cases) {
+      const { fileSizeBytes } = await putDeleteFile(store, `${c.dataPath}${name}`, f!.path, positions);
+      const e = await c.transaction((tx) => tx.addDeleteFile('main', 't', { dataFileId: f!.id, path: name, deleteCount, fileSizeBytes })).catch((x: unknown) => x);
+      expect(isStrataError(e, 'INVALID_ARGUMENT'), `${name}: ${String(e)}`).toBe(true);
+      expect((e as Error).message, name).toMatch(why);
+    }
+    expect(await head(c)).toBe(at);
+    expect(await count(c, 'SELECT count(*) AS n FROM t')).toBe(4);
+
+    // Registered before the engine put it in the store, it is checked when a statement first reads it.
+    const late = await deleteFileBytes(f!.path, [999, 1000]);
+    await c.transaction((tx) => tx.addDeleteFile('main', 't', { dataFileId: f!.id, path: 'late.parquet', deleteCount: 2, fileSizeBytes: late.length }));
+    await store.putIfAbsent(`${c.dataPath}late.parquet`, late);
+    const registered = await head(c);
+    const read = await c.sql('SELECT count(*) AS n FROM t').catch((x: unknown) => x);
+    expect(isStrataError(read, 'CORRUPT'), String(read)).toBe(true);
+    expect((read as Error).message).toMatch(/late\.parquet.*past the 4 rows/);
+    const changes = await c.tableChanges('main', 't', { from: registered, to: registered }).catch((x: unknown) => x);
+    expect(isStrataError(changes, 'CORRUPT'), String(changes)).toBe(true);
+    // Two DELETEs of one row each once left the table empty: each built on the bad file, counting its entries.
+    for (const k of [1, 2]) {
+      const e = await c.sql(`DELETE FROM t WHERE id = ${k}`).catch((x: unknown) => x);
+      expect(isStrataError(e, 'CORRUPT'), String(e)).toBe(true);
+    }
+    expect(await head(c)).toBe(registered);
+    expect(await count(c, `SELECT count(*) AS n FROM t AT (VERSION => ${at})`)).toBe(4);
   });
 
   it('a 1M-row table and 10 DELETEs: count(*) exact at every snapshot, each delete file holds every earlier position of its data file', { timeout: 120_000 }, async () => {

@@ -1,0 +1,156 @@
+// What makes a positional delete file one the catalog may apply and build on: each position it holds names a
+// row of its data file (0 ≤ pos < the file's record count), no position twice, and as many positions as the
+// catalog records (deleteCount). A file that breaks this is not a different set of deletes but a wrong one:
+// a position past the end deletes nothing while it counts, a repeated one counts twice, and "every row is
+// deleted" — which ends the data file — would be believed of a file that still has live rows.
+//
+// It is checked where a delete file is registered (addDeleteFile, where it lies on this machine), before a
+// statement applies or builds on one (once per process and record, like the first-read check of its bytes),
+// and by verify({ files }). Many files are read in one query: a first listing may name thousands.
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Violation } from '../../keys/violation.js';
+import { StrataError } from '../errors.js';
+import { type Connections, run } from './engine.js';
+import { identityOf, type LocalFiles, recordedFile } from './local-files.js';
+import { literal } from './sql-text.js';
+import { StatementFiles } from './statement-files.js';
+
+/** A delete file to check: where DuckDB reads it, and what it must hold. */
+export interface DeletePositions {
+  /** A local path. */
+  local: string;
+  /** Rows of the data file it deletes from. */
+  recordCount: number;
+  /** Positions the catalog records (or a caller registers) it holds. */
+  deleteCount: number;
+}
+
+interface Read {
+  rows: number;
+  distinct: number;
+  /** Rows whose position is NULL or missing. */
+  missing: number;
+  min: number | null;
+  max: number | null;
+}
+
+/** What is wrong with positions `p` for `want`, in words, or undefined. */
+function mismatch(p: Read, want: DeletePositions): string | undefined {
+  if (p.missing > 0) return `${p.missing} of its rows have no position (a delete file has file_path and pos)`;
+  if (p.min !== null && p.min < 0) return `it holds position ${p.min}, and positions start at 0`;
+  if (p.max !== null && p.max >= want.recordCount) return `it holds position ${p.max}, past the ${want.recordCount} rows of its data file (positions 0 to ${want.recordCount - 1})`;
+  if (p.distinct !== p.rows) return `it holds ${p.rows - p.distinct} positions more than once (${p.rows} rows, ${p.distinct} distinct positions)`;
+  if (p.rows !== want.deleteCount) return `it holds ${p.rows} positions, and its deleteCount says ${want.deleteCount}`;
+  return undefined;
+}
+
+export class DeletePositionChecks {
+  /** By file and what it must hold: the problem found (undefined: none), once per process. */
+  private readonly done = new Map<string, Promise<string | undefined>>();
+
+  constructor(private readonly engine: Connections) {}
+
+  /**
+   * The problem of each file, in order (undefined: it checks out). `identity` names what a file's bytes are
+   * (its key, size and CRC): a file read before under the same identity and needs is not read again.
+   */
+  async problems(files: readonly (DeletePositions & { identity: string })[]): Promise<(string | undefined)[]> {
+    const key = (f: DeletePositions & { identity: string }) => `${f.identity}/${f.recordCount}/${f.deleteCount}`;
+    const fresh = files.filter((f) => !this.done.has(key(f)));
+    if (fresh.length > 0) {
+      const reading = this.read(fresh);
+      reading.catch(() => undefined);
+      fresh.forEach((f, i) => {
+        const p = reading.then((found) => found[i]);
+        this.done.set(key(f), p);
+        p.catch(() => this.done.delete(key(f)));
+      });
+    }
+    return Promise.all(files.map((f) => this.done.get(key(f))!));
+  }
+
+  /**
+   * Throws CORRUPT naming the first file whose positions do not fit: a committed delete file the store did
+   * not hold when it was registered, or that changed since, is not applied or built on.
+   */
+  async trusted(files: readonly (DeletePositions & { identity: string; named: string; dataFileId: number })[]): Promise<void> {
+    const found = await this.problems(files);
+    const bad = found.findIndex((p) => p !== undefined);
+    if (bad < 0) return;
+    const f = files[bad]!;
+    throw new StrataError(
+      'CORRUPT',
+      `${f.named}, the delete file of data file ${f.dataFileId} (${f.recordCount} rows), is not one the catalog can apply: ${found[bad]}. ` +
+        'Nothing was read from it; restore the table to a snapshot before it was registered (restoreTable), or remove its data file',
+    );
+  }
+
+  /** Reads the files' positions, all in one query; one that fails (a file that is not a delete file) is read alone. */
+  private read(files: readonly DeletePositions[]): Promise<(string | undefined)[]> {
+    return this.engine.withConnection(async (c) => {
+      try {
+        const found = await positionsOf(c, files.map((f) => f.local));
+        return files.map((f) => mismatch(found.get(f.local) ?? EMPTY, f));
+      } catch (e) {
+        if (files.length === 1) return [`DuckDB cannot read its positions: ${(e as Error).message.split('\n')[0]}`];
+        return (await Promise.all(files.map((f) => this.read([f])))).flat();
+      }
+    });
+  }
+}
+
+const EMPTY: Read = { rows: 0, distinct: 0, missing: 0, min: null, max: null };
+
+/** Each file's counts of positions; a file with no rows has none. */
+async function positionsOf(c: DuckDBConnection, locals: readonly string[]): Promise<Map<string, Read>> {
+  const rows = (
+    await run(() =>
+      c.runAndReadAll(
+        `SELECT filename AS f, count(*) AS n, count(DISTINCT pos) AS d, count(*) - count(pos) AS m, min(pos)::HUGEINT::VARCHAR AS lo, max(pos)::HUGEINT::VARCHAR AS hi ` +
+          `FROM read_parquet([${locals.map(literal).join(', ')}], filename = true, union_by_name = true) GROUP BY filename`,
+      ),
+    )
+  ).getRowObjectsJS() as { f: string; n: bigint; d: bigint; m: bigint; lo: string | null; hi: string | null }[];
+  const num = (x: string | null) => (x === null ? null : Number(x));
+  return new Map(rows.map((r) => [r.f, { rows: Number(r.n), distinct: Number(r.d), missing: Number(r.m), min: num(r.lo), max: num(r.hi) }]));
+}
+
+/** A delete file a retained row names, with the record count of its data file. */
+export interface NamedDeleteFile {
+  path: string;
+  fileSizeBytes: number;
+  contentCrc32: number | null;
+  deleteCount: number;
+  dataFileId: number;
+  recordCount: number;
+}
+
+/** Delete files verify reads positions of in one query, held locally meanwhile. */
+const VERIFY_BATCH = 512;
+
+/**
+ * verify({ files }): every delete file whose positions do not fit its data file, as violations. A file the
+ * store lacks, or whose bytes are not the recorded ones, is left to the check of bytes, which reports it.
+ */
+export async function deletePositionViolations(ctx: { dataPath: string; files: LocalFiles; positions: DeletePositionChecks }, named: readonly NamedDeleteFile[]): Promise<Violation[]> {
+  const out: Violation[] = [];
+  for (let i = 0; i < named.length; i += VERIFY_BATCH) {
+    const held = new StatementFiles(ctx.files, 'before-read');
+    try {
+      const ready: (NamedDeleteFile & DeletePositions & { identity: string; key: string })[] = [];
+      for (const f of named.slice(i, i + VERIFY_BATCH)) {
+        const recorded = recordedFile(ctx.dataPath, f);
+        const local = await held.hold([recorded]).then(([l]) => l, () => undefined);
+        if (local !== undefined) ready.push({ ...f, local, identity: identityOf(recorded), key: recorded.key });
+      }
+      const found = await ctx.positions.problems(ready);
+      found.forEach((problem, j) => {
+        const f = ready[j]!;
+        if (problem !== undefined) out.push({ invariant: 'delete-files-fit-their-data', object: f.key, message: `the delete file of data file ${f.dataFileId} (${f.recordCount} rows): ${problem}` });
+      });
+    } finally {
+      held.release();
+    }
+  }
+  return out;
+}

@@ -1,0 +1,175 @@
+// Whose columns a Parquet data file holds, by field id or by name (DESIGN §8.1, decision 0041). The catalog
+// reads files by Parquet field id (= its column ids); DuckDB reads a column whose file lacks that id as its
+// default, so a file written without field ids would read as NULLs. Such a file is read by name instead,
+// through a mapping recorded when it is registered (DuckLake's map_by_name): each of its columns onto the
+// table column of that name, of the same type or one the column widens from, every column of the table in
+// the file and no other — else it is refused, saying how to write field ids. A file the store did not hold
+// when it was registered was not looked at then: the first statement of a process to read it checks that its
+// columns carry field ids, and refuses it (CORRUPT) if they do not.
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { isWidening, nestedType } from '../../keys/column-types.js';
+import type { NameMappingColumn } from '../../keys/name-mappings.js';
+import { StrataError } from '../errors.js';
+import type { ColumnInfo } from '../read/records.js';
+import { duckType, lakeType } from './duck-types.js';
+import { type Connections, run } from './engine.js';
+import { literal } from './sql-text.js';
+import { ROW_ID_FIELD_ID } from './table-scan.js';
+
+/** A top-level column of a Parquet file: its name, its field id if it has one, its DuckDB type. */
+export interface FileColumn {
+  name: string;
+  fieldId: number | null;
+  type: string;
+}
+
+const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);
+
+/** How to write a file the catalog reads by its column ids: said wherever a file without them is refused. */
+const HOW = "write it with DuckDB's COPY … (FORMAT parquet, FIELD_IDS {column: id, …}) giving each column its id in the catalog (reader.table() lists them), or name its columns as the table does";
+
+/** The top-level columns of each file (by local path), from their footers: one query for the field ids, one per file for the types. */
+export async function fileColumns(c: DuckDBConnection, locals: readonly string[]): Promise<Map<string, FileColumn[]>> {
+  const ids = await topLevelFieldIds(c, locals);
+  const out = new Map<string, FileColumn[]>();
+  for (const local of locals) {
+    const described = (await run(() => c.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${literal(local)})`))).getRowObjectsJS() as { column_name: string; column_type: string }[];
+    const fieldIds = ids.get(local) ?? [];
+    out.set(local, described.map((d, i) => ({ name: d.column_name, type: d.column_type, fieldId: fieldIds[i] ?? null })));
+  }
+  return out;
+}
+
+/**
+ * The field id of each top-level column of each file, in order (null where it has none). parquet_schema lists
+ * a file's schema depth first: its root, then each column and, after a group, the group's members.
+ */
+async function topLevelFieldIds(c: DuckDBConnection, locals: readonly string[]): Promise<Map<string, (number | null)[]>> {
+  const rows = (
+    await run(() => c.runAndReadAll(`SELECT file_name, field_id, num_children FROM parquet_schema([${locals.map(literal).join(', ')}])`))
+  ).getRowObjectsJS() as { file_name: string; field_id: number | bigint | null; num_children: number | bigint | null }[];
+  const out = new Map<string, (number | null)[]>();
+  // Per file: how many members each open group still has to list, the root first.
+  let open: number[] = [];
+  let file: string | undefined;
+  for (const r of rows) {
+    const children = Number(r.num_children ?? 0);
+    if (r.file_name !== file) {
+      file = r.file_name;
+      out.set(file, []);
+      open = [children];
+      continue;
+    }
+    if (open.length === 1) out.get(file)!.push(r.field_id === null ? null : Number(r.field_id));
+    open[open.length - 1]!--;
+    if (children > 0) open.push(children);
+    while (open.length > 1 && open.at(-1) === 0) open.pop();
+  }
+  return out;
+}
+
+/**
+ * How a file with `file` columns is read as table `table` with `columns` (its live ones): undefined when its
+ * columns carry field ids (each naming a column of the table), else the name mapping to record with it.
+ * Refuses (INVALID_ARGUMENT) a file it cannot read either way.
+ */
+export function nameMappingOf(table: string, columns: readonly ColumnInfo[], path: string, file: readonly FileColumn[]): NameMappingColumn[] | undefined {
+  const own = file.filter((f) => f.fieldId !== ROW_ID_FIELD_ID);
+  const withIds = own.filter((f) => f.fieldId !== null);
+  if (withIds.length === own.length && own.length > 0) {
+    const ids = new Set(columns.map((c) => c.id as number));
+    const stray = withIds.find((f) => !ids.has(f.fieldId!));
+    if (stray) throw invalid(`data file ${path}: its column ${stray.name} has field id ${stray.fieldId}, which is no column of ${table} (its column ids: ${[...ids].join(', ')}); ${HOW}`);
+    return undefined;
+  }
+  if (withIds.length > 0) throw invalid(`data file ${path}: some of its columns carry field ids (${withIds.map((f) => f.name).join(', ')}) and others do not, so it can be read neither by id nor by name; ${HOW}`);
+  const byName = new Map(own.map((f) => [f.name, f]));
+  const rows: NameMappingColumn[] = [];
+  const taken = new Set<FileColumn>();
+  for (const c of columns) {
+    const f = byName.get(c.name) ?? uniqueFolded(own, c.name);
+    if (f === undefined) throw invalid(`data file ${path} carries no field ids, and has no column named ${c.name}, which ${table} has: it cannot be read by name; ${HOW}`);
+    checkType(table, path, c, f);
+    taken.add(f);
+    rows.push(...entries(c, f.name, null, rows.length));
+  }
+  const extra = own.filter((f) => !taken.has(f));
+  if (extra.length > 0) throw invalid(`data file ${path} carries no field ids, and its columns ${extra.map((f) => f.name).join(', ')} are not columns of ${table}: it cannot be read by name; ${HOW}`);
+  return rows;
+}
+
+/** The one column whose name equals `name` but for case, as DuckDB's names compare. */
+function uniqueFolded(file: readonly FileColumn[], name: string): FileColumn | undefined {
+  const hits = file.filter((f) => f.name.toLowerCase() === name.toLowerCase());
+  return hits.length === 1 ? hits[0] : undefined;
+}
+
+/** A file column is read as the table's when it has its type, or one the column widens from (nested: the same type). */
+function checkType(table: string, path: string, c: ColumnInfo, f: FileColumn): void {
+  const want = duckType(c);
+  if (nestedType(c.type) !== undefined) {
+    if (sameType(f.type, want)) return;
+  } else {
+    const from = lakeType(f.type);
+    if (from !== undefined && (from === c.type || isWidening(from, c.type))) return;
+  }
+  throw invalid(`data file ${path}: its column ${f.name} is ${f.type}, and column ${c.name} of ${table} is ${want}, which it does not widen to; write it as ${want}`);
+}
+
+/** DuckDB's spelling of a type, quotes and spaces aside: nested types compare as DESCRIBE prints them. */
+const sameType = (a: string, b: string) => a.replaceAll('"', '').replaceAll(' ', '') === b.replaceAll('"', '').replaceAll(' ', '');
+
+/** The mapping rows of column `c` read from the file's `source`, and of its fields, depth first, ids from `next`. */
+function entries(c: ColumnInfo, source: string, parent: number | null, next: number): NameMappingColumn[] {
+  const own: NameMappingColumn = { columnId: next, sourceName: source, targetFieldId: c.id, parentColumn: parent, isPartition: false };
+  const out = [own];
+  for (const child of c.children ?? []) out.push(...entries(child, child.name, own.columnId, next + out.length));
+  return out;
+}
+
+/**
+ * Which files carry field ids on their columns, read once per process and file (and told of the files this
+ * process wrote, which do): what the first read of a file registered unseen is checked against.
+ */
+export class FieldIdChecks {
+  /** By file identity (key, size, CRC): whether its columns carry field ids. */
+  private readonly done = new Map<string, Promise<boolean>>();
+
+  constructor(private readonly engine: Connections) {}
+
+  /** A file this process wrote with field ids. */
+  wrote(identity: string): void {
+    this.done.set(identity, Promise.resolve(true));
+  }
+
+  /** Whether this process knows the file's columns carry field ids (it wrote it, or read it). */
+  async wroteWithFieldIds(identity: string): Promise<boolean> {
+    return (await this.done.get(identity)?.catch(() => false)) === true;
+  }
+
+  /**
+   * Throws CORRUPT naming the first of the files (read by field id: no mapping) whose columns carry no field
+   * ids: read by them, every column would be NULL.
+   */
+  async carried(files: readonly { local: string; identity: string; named: string }[]): Promise<void> {
+    const fresh = files.filter((f) => !this.done.has(f.identity));
+    if (fresh.length > 0) {
+      const reading = this.engine.withConnection((c) => topLevelFieldIds(c, fresh.map((f) => f.local)));
+      reading.catch(() => undefined);
+      for (const f of fresh) {
+        const p = reading.then((ids) => (ids.get(f.local) ?? []).every((id) => id !== null));
+        this.done.set(f.identity, p);
+        p.catch(() => this.done.delete(f.identity));
+      }
+    }
+    for (const f of files) {
+      if (!(await this.done.get(f.identity)!)) {
+        throw new StrataError(
+          'CORRUPT',
+          `${f.named} is registered to be read by Parquet field id, and its columns carry none (it was not in the store when it was registered, so no name mapping was recorded): ` +
+            `read by field id every column would be NULL. Nothing was read from it; register it again now that the store holds it (removeDataFile, then addDataFile reads it and maps its columns by name), or ${HOW}`,
+        );
+      }
+    }
+  }
+}
