@@ -25,6 +25,18 @@ export interface TableStatsRow {
 
 export const EMPTY_TABLE_STATS: TableStatsRow = { recordCount: 0, nextRowId: 0, fileSizeBytes: 0, dataFiles: 0, endedFiles: 0 };
 
+/**
+ * The stats a table starts from when it is created — or created again under its id, as a catalog restore brings
+ * a dropped table back: no live files yet, but the files its earlier life ended still counted as ended (a
+ * listing at an older snapshot reads their ends) and its row ids still taken (no new file may reuse one).
+ * `kept`: the stats its drop left, if any (undefined for an older row that kept no count of ended files).
+ */
+export function recreatedTableStats(kept: TableStatsRow | undefined): TableStatsRow {
+  if (kept === undefined) return EMPTY_TABLE_STATS;
+  const { endedFiles, ...rest } = { ...EMPTY_TABLE_STATS, nextRowId: kept.nextRowId, endedFiles: kept.endedFiles };
+  return endedFiles === undefined ? rest : { ...rest, endedFiles };
+}
+
 /** What one commit did to a table's data files: live files gained (negative: lost), and files it ended. */
 export interface TableStatsDelta {
   records: number;

@@ -12,7 +12,7 @@ import { putOption } from '../../keys/options.js';
 import { relationNameEntity, type RelationKind, tableEntity, type TableRow, viewEntity, type ViewRow } from '../../keys/relations.js';
 import { schemaEntity, schemaNameEntity, type SchemaRow } from '../../keys/schemas.js';
 import { createSnapshot, type SnapshotChangesRow, type SnapshotRow } from '../../keys/snapshots.js';
-import { changedTableStats, droppedTableStats, EMPTY_TABLE_STATS, putTableStats, type TableStatsDelta } from '../../keys/stats.js';
+import { changedTableStats, droppedTableStats, EMPTY_TABLE_STATS, putTableStats, recreatedTableStats, type TableStatsDelta } from '../../keys/stats.js';
 import type { Entity, Versioned } from '../../keys/versions.js';
 import { checkReadSources, type ReadSource } from '../read/history.js';
 import { checkCount, checkOptionalText, options } from '../arguments.js';
@@ -176,7 +176,8 @@ async function planRelations(g: Gathered, relKind: RelationKind, entityOf: (id: 
     if (kind === 'created') g.created.push(`created_${relKind}:${quote(await g.schemaName(c.next!.schemaId), c.next!.name)}`);
     if (kind === 'dropped') g.dropped.push(`dropped_${relKind}:${id}`);
     if (kind === 'altered') g.altered.add(id);
-    if (kind === 'created' && relKind === 'table') g.mutations.push(putTableStats(id, EMPTY_TABLE_STATS));
+    // A table created again under its id (a catalog restore of a dropped one) starts from what its drop kept.
+    if (kind === 'created' && relKind === 'table') g.mutations.push(putTableStats(id, recreatedTableStats(await q.tableStats(g.view, id))));
   }
 }
 
@@ -257,7 +258,9 @@ async function planFiles(g: Gathered): Promise<void> {
   }
 
   for (const [tableId, d] of statsDelta) {
-    const read = state.baseStats.has(tableId) ? state.baseStats.get(tableId) : await q.tableStats(g.view, tableId);
+    const stored = state.baseStats.has(tableId) ? state.baseStats.get(tableId) : await q.tableStats(g.view, tableId);
+    const table = state.tables.get(tableId);
+    const read = table !== undefined && classify(table) === 'created' ? recreatedTableStats(stored) : stored;
     if (tableGone(tableId)) {
       // It keeps the stats it had; only the count of files its drop ended moves.
       if (read === undefined) continue;
