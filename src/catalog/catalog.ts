@@ -71,7 +71,8 @@ export class Catalog {
     const reader = (at?: SnapshotSelector) => this.reader(at);
     const writable = () => this.assertWritable();
     const events = (tableId: CatalogId, range: { from: SnapshotId; to: SnapshotId }) => this.view((view) => rowEvents(view, tableId, range.from, range.to));
-    this.plane = new DataPlane({ reader, transaction: (fn, meta) => this.transaction(fn, meta), writable, rowEvents: events, store: parts.store, dataPath: parts.dataPath }, parts.dir, parts.sql);
+    const columnVersions = (tableId: CatalogId) => this.view((view) => q.columnsOf(view, tableId, undefined));
+    this.plane = new DataPlane({ reader, transaction: (fn, meta) => this.transaction(fn, meta), writable, rowEvents: events, columnVersions, store: parts.store, dataPath: parts.dataPath }, parts.dir, parts.sql);
     const ids = new IdBlocks(this.committer);
     this.txnContext = {
       ids,

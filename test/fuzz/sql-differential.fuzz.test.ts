@@ -163,8 +163,9 @@ async function stepOn(run: Run, s: Step): Promise<void> {
       if (target === undefined) return;
       const [identity, t] = target;
       if (s.kind === 'insertSelect') {
+        // Every id in use is below nextId, so the copies' ids (id + offset) are below twice it: fresh.
         const offset = run.nextId;
-        run.nextId += 1_000_000;
+        run.nextId = 2 * offset + 1;
         const cond = (n: (c: ModelColumn) => string) => where(t, r, n);
         const list = (n: (c: ModelColumn) => string) => t.columns.map((c, i) => (i === 0 ? `${n(c)} + ${offset}` : n(c))).join(', ');
         await run.both(`INSERT INTO ${t.name} SELECT ${list(lakeName)} FROM ${t.name} WHERE ${cond(lakeName)}`, `INSERT INTO live_${identity} SELECT ${list(col)} FROM live_${identity} WHERE ${cond(col)}`);
@@ -371,7 +372,7 @@ async function modelChanges(m: LakeModel, identity: number, from: number, to: nu
     const before = prev === undefined ? new Map<string, Map<string, string | null>>() : await read(prev);
     const after = await read(cur);
     const shown = async (t: ModelTable, id: string) => {
-      const select = end.columns.map((c) => (t.columns.some((x) => x.mid === c.mid) ? `CAST(CAST(${col(c)} AS ${c.type}) AS VARCHAR)` : `CAST(${c.default ?? 'NULL'}::${c.type} AS VARCHAR)`));
+      const select = end.columns.map((c) => (t.columns.some((x) => x.mid === c.mid) ? `CAST(CAST(${col(c)} AS ${c.type}) AS VARCHAR)` : `CAST(CAST((${c.default ?? 'NULL'}) AS ${c.type}) AS VARCHAR)`));
       return (await m.text(`SELECT ${select.join(', ')} FROM ${t.copy} WHERE ${col(t.columns[0]!)} = ${id}`))[0]!;
     };
     const common = cur.columns.filter((c) => prev?.columns.some((x) => x.mid === c.mid)).map(col);
