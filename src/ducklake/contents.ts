@@ -9,12 +9,13 @@ import * as path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { StrataError } from '../errors.js';
 import { run } from '../sql/engine.js';
+import { type FileColumn, fileColumns } from '../sql/file-columns.js';
 import { withImportDuckDB } from './import-sql.js';
 import { literal } from '../sql/sql-text.js';
 import type { ObjectStore } from '../store/object-store.js';
 
 /** What a file row says its object holds. */
-export type Contents = { rel: string; row: string } & ({ kind: 'data'; recordCount: number } | { kind: 'delete'; deleteCount: number; dataRecords: number | undefined });
+export type Contents = { rel: string; row: string } & ({ kind: 'data'; recordCount: number; mapped: boolean } | { kind: 'delete'; deleteCount: number; dataRecords: number | undefined });
 
 /** What DuckDB finds in one object: its rows, and for a delete file its positions' count, distinct count and range. */
 interface Found {
@@ -22,19 +23,26 @@ interface Found {
   distinct: number;
   lowest: number | null;
   highest: number | null;
+  /** A data file read through a name mapping: its columns (what the mapping must name). */
+  columns?: FileColumn[];
 }
 
 const wrong = (c: Contents, problem: string) => new StrataError('INVALID_ARGUMENT', `${c.row} (${c.rel}) ${problem}`);
 
-/** Checks every file's contents against what its row records; refuses the first that differs, naming it. */
-export async function checkContents(files: readonly Contents[], store: ObjectStore, dataKey: string): Promise<void> {
-  if (files.length === 0) return;
+/**
+ * Checks every file's contents against what its row records; refuses the first that differs, naming it. The
+ * columns of each data file a name mapping reads, by its path under the data path.
+ */
+export async function checkContents(files: readonly Contents[], store: ObjectStore, dataKey: string): Promise<Map<string, FileColumn[]>> {
+  const columns = new Map<string, FileColumn[]>();
+  if (files.length === 0) return columns;
   await withImportDuckDB(async (c) => {
     const found = new Map<string, Found>();
     for (const f of files) {
-      const key = `${f.kind}:${f.rel}`;
+      const key = `${f.kind}:${f.rel}:${f.kind === 'data' && f.mapped}`;
       let got = found.get(key);
       if (got === undefined) found.set(key, (got = await read(c, store, `${dataKey}${f.rel}`, f)));
+      if (got.columns !== undefined) columns.set(f.rel, got.columns);
       if (f.kind === 'data' && got.rows !== f.recordCount) throw wrong(f, `holds ${got.rows} rows by its Parquet footer; the lake records ${f.recordCount}`);
       if (f.kind !== 'delete') continue;
       if (got.rows !== f.deleteCount) throw wrong(f, `holds ${got.rows} positions; the lake records ${f.deleteCount} deletes`);
@@ -44,6 +52,7 @@ export async function checkContents(files: readonly Contents[], store: ObjectSto
       }
     }
   });
+  return columns;
 }
 
 /** Reads one object: in place on a directory store, else through a temporary copy. */
@@ -56,7 +65,9 @@ async function read(c: DuckDBConnection, store: ObjectStore, key: string, f: Con
         ? `SELECT num_rows AS rows, 0 AS distinct_, NULL AS lowest, NULL AS highest FROM parquet_file_metadata(${literal(local)})`
         : `SELECT count(*) AS rows, count(DISTINCT pos) AS distinct_, min(pos) AS lowest, max(pos) AS highest FROM read_parquet(${literal(local)})`;
     const [r] = (await run(() => c.runAndReadAll(query))).getRowObjectsJS() as { rows: bigint; distinct_: bigint | number; lowest: bigint | null; highest: bigint | null }[];
-    return { rows: Number(r!.rows), distinct: Number(r!.distinct_), lowest: r!.lowest === null ? null : Number(r!.lowest), highest: r!.highest === null ? null : Number(r!.highest) };
+    const found: Found = { rows: Number(r!.rows), distinct: Number(r!.distinct_), lowest: r!.lowest === null ? null : Number(r!.lowest), highest: r!.highest === null ? null : Number(r!.highest) };
+    if (f.kind === 'data' && f.mapped) found.columns = (await fileColumns(c, [local])).get(local)!;
+    return found;
   } catch (e) {
     if (e instanceof StrataError) throw wrong(f, `is not a Parquet file DuckDB reads as a ${f.kind} file: ${e.message}`);
     throw e;

@@ -6,6 +6,7 @@
 // back, only what Strata can read — Parquet, no name mapping, no partial file); what its rows mean is checked
 // where they are applied (src/txn/imported.ts).
 import type { ColumnStats } from '../../keys/file-column-stats.js';
+import type { NameMapping } from '../../keys/name-mappings.js';
 import { type CatalogId, type ColumnId, type FileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
 import { StrataError } from '../errors.js';
 import type { ImportedSnapshot } from '../txn/imported.js';
@@ -23,6 +24,8 @@ export interface FileFacts {
   rel: (row: LakeDataFile | LakeDeleteFile, what: string) => string;
   crc: (fileId: number) => number | null;
   stats: (dataFileId: number) => ColumnStats[];
+  /** The name mapping a data file without field ids is read through (mappings.ts), for a row that names one. */
+  mapping: (row: LakeDataFile) => NameMapping;
 }
 
 /** Files the import wrote itself (from inlined rows): rows like the lake's, at the snapshots they belong to. */
@@ -36,9 +39,6 @@ export function checkReadable(lake: Lake): void {
     const what = `data file ${f.id} (ducklake_data_file)`;
     if (f.encrypted) throw refuse(`${what} is encrypted; Strata reads no encrypted file`);
     if (f.format.toLowerCase() !== 'parquet') throw refuse(`${what} is ${JSON.stringify(f.format)}; Strata reads Parquet data files`);
-    if (f.mappingId !== null) {
-      throw refuse(`${what} is read through name mapping ${f.mappingId} (its columns carry no field ids); this import does not carry name mappings yet, and reading it by field id would read NULLs`);
-    }
     if (f.partialMax !== null && f.partialMax > f.begin) {
       throw refuse(`${what} holds rows of snapshots ${f.begin} to ${f.partialMax} (a partial file, as ducklake_flush_inlined_data writes); Strata shows a file's rows from one snapshot on`);
     }
@@ -156,6 +156,7 @@ function deltaOf(at: SnapshotId, begun: Entries, ended: Entries, facts: FileFact
       return {
         path: facts.rel(r, what), format: r.format.toLowerCase(), recordCount: r.recordCount, fileSizeBytes: r.fileSizeBytes, footerSize: r.footerSize,
         ...(crc === null ? {} : { contentCrc32: crc }), ...(stats.length === 0 ? {} : { columnStats: stats }), rowIdStart: r.rowIdStart,
+        ...(r.mappingId === null ? {} : { mapping: facts.mapping(r) }),
       };
     }).map((t) => ({ tableId: t.row.tableId as CatalogId, id: t.row.id as FileId, ends: t.ends, next: t.next })),
     deleteFiles: touched('delete file', begun.deleteFiles, ended.deleteFiles, (r) => r.id, (r) => {

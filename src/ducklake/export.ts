@@ -125,21 +125,32 @@ async function files(view: ReadView, tableId: CatalogId, life: Life, add: (t: st
   const stored = await q.tableStats(view, tableId);
   const stats = { record_count: 0, file_size_bytes: 0, next_row_id: stored?.nextRowId ?? 0 };
   let anyFile = false;
+  const written = new Set<number>();
   for await (const batch of q.versionBatches<DataFileRow>(view, dataFilesOfTable(tableId), undefined)) {
     const kept = batch.flatMap((v) => {
       const when = life(v.begin, v.row.end);
       return when ? [{ id: dataFileIdOf(v.fields), begin: v.begin, when, row: v.row }] : [];
     });
     const columnStats = await q.fileColumnStats(view, tableId, kept.map((f) => ({ id: f.id, begin: snapshotId(f.begin) })));
+    const mappings = await q.nameMappings(view, tableId, kept.map((f) => ({ id: f.id, begin: snapshotId(f.begin), mappingId: f.row.mappingId ?? null })));
     for (const { id, when, row } of kept) {
       anyFile = true;
-      // As DuckLake writes a file it wrote whole: no order, partition, key or name mapping, and not partial (every
-      // row visible from its begin snapshot on: its partial_max is NULL).
+      // As DuckLake writes a file it wrote whole: no order, partition or key, and not partial (every row visible
+      // from its begin snapshot on: its partial_max is NULL); a file without field ids names its name mapping,
+      // written once (files of one table laid out alike share one).
       add('ducklake_data_file', {
         data_file_id: id, table_id: tableId, ...when, file_order: null, path: row.path, path_is_relative: true, file_format: row.format,
         record_count: row.recordCount, file_size_bytes: row.fileSizeBytes, footer_size: row.footerSize, row_id_start: row.rowIdStart,
-        partition_id: null, encryption_key: null, mapping_id: null, partial_max: null,
+        partition_id: null, encryption_key: null, mapping_id: row.mappingId ?? null, partial_max: null,
       });
+      const mapping = mappings.get(id);
+      if (mapping !== undefined && !written.has(mapping.mappingId)) {
+        written.add(mapping.mappingId);
+        add('ducklake_column_mapping', { mapping_id: mapping.mappingId, table_id: tableId, type: mapping.type });
+        for (const c of mapping.columns) {
+          add('ducklake_name_mapping', { mapping_id: mapping.mappingId, column_id: c.columnId, source_name: c.sourceName, target_field_id: c.targetFieldId, parent_column: c.parentColumn, is_partition: c.isPartition });
+        }
+      }
       if (row.contentCrc32 != null) add('strata_file', { file_id: id, content_crc32: row.contentCrc32 });
       for (const c of columnStats.get(id) ?? []) {
         add('ducklake_file_column_stats', {

@@ -12,6 +12,8 @@ import { StrataError } from '../errors.js';
 import type { ObjectStore } from '../store/object-store.js';
 import type { CommitMeta } from '../txn/plan.js';
 import { type Contents, checkContents } from './contents.js';
+import { mappingOf } from './mappings.js';
+import type { FileColumn } from '../sql/file-columns.js';
 import { checkReadable, type FileFacts, type Planned, plannedSnapshots } from './deltas.js';
 import { type NamedFile, type Placement, placeFiles, type RelativePath, relativePaths } from './files.js';
 import { inlinedFiles } from './inlined.js';
@@ -92,11 +94,11 @@ export async function importDuckLake(file: string, opts: ImportOptions): Promise
     catalog = await Catalog.open({ ...stage.stagingOptions(open), clock: () => clock.now });
     const key = catalog.dataPath;
     const rel = relativePaths(lake, dataPath, stage.store.maxKeyBytes - Buffer.byteLength(key));
-    await doing(file, 'its files', () => placeLakeFiles(lake, rel, stage.store, key, copyFiles ? dataPath : undefined, placement));
+    const columns = await doing(file, 'its files', () => placeLakeFiles(lake, rel, stage.store, key, copyFiles ? dataPath : undefined, placement));
     // The import's own files (from inlined rows) take ids above every id the lake holds or will hand out.
     let nextFileId = [...lake.snapshots.map((s) => s.nextFileId), ...lake.dataFiles.map((f) => f.id + 1), ...lake.deleteFiles.map((d) => d.id + 1)].reduce((m, x) => Math.max(m, x), 0);
     const inlined = await doing(file, 'its inlined rows', () => inlinedFiles(lake, { store: stage.store, dataPath: key, nextFileId: () => nextFileId++, created: placement.created }, rel));
-    const planned = await doing(file, 'its snapshots', async () => plannedSnapshots(inlined.lake, factsOf(lake, rel), inlined.extra));
+    const planned = await doing(file, 'its snapshots', async () => plannedSnapshots(inlined.lake, factsOf(lake, rel, columns), inlined.extra));
     await stage.store.delete(unnamedCopies(lake, inlined.lake, rel, key, placement));
     const report = await replay(file, catalog, lake, planned, clock);
     report.inlinedFiles = inlined.extra.reduce((n, x) => n + x.dataFiles.filter((f) => f.next !== null).length, 0);
@@ -114,17 +116,20 @@ export async function importDuckLake(file: string, opts: ImportOptions): Promise
   }
 }
 
-/** Every file the lake names, placed in the store (or found there) and read against what its row records. */
-async function placeLakeFiles(lake: Lake, rel: RelativePath, store: ObjectStore, key: string, copyFrom: string | undefined, placement: Placement): Promise<void> {
+/**
+ * Every file the lake names, placed in the store (or found there) and read against what its row records; the
+ * columns of those a name mapping reads.
+ */
+async function placeLakeFiles(lake: Lake, rel: RelativePath, store: ObjectStore, key: string, copyFrom: string | undefined, placement: Placement): Promise<Map<string, FileColumn[]>> {
   const named: NamedFile[] = [
     ...lake.dataFiles.map((f) => ({ rel: rel(f, `data file ${f.id}`), fileSizeBytes: f.fileSizeBytes, contentCrc32: lake.crcs.get(f.id) ?? null, parquet: true, row: `data file ${f.id}` })),
     ...lake.deleteFiles.map((d) => ({ rel: rel(d, `delete file ${d.id}`), fileSizeBytes: d.fileSizeBytes, contentCrc32: lake.crcs.get(d.id) ?? null, parquet: true, row: `delete file ${d.id}` })),
   ];
   await placeFiles(named, store, key, copyFrom, placement);
   const records = new Map(lake.dataFiles.map((f) => [f.id, f.recordCount]));
-  await checkContents(
+  return checkContents(
     [
-      ...lake.dataFiles.map((f): Contents => ({ rel: rel(f, `data file ${f.id}`), row: `data file ${f.id}`, kind: 'data', recordCount: f.recordCount })),
+      ...lake.dataFiles.map((f): Contents => ({ rel: rel(f, `data file ${f.id}`), row: `data file ${f.id}`, kind: 'data', recordCount: f.recordCount, mapped: f.mappingId !== null })),
       ...lake.deleteFiles.map((d): Contents => ({ rel: rel(d, `delete file ${d.id}`), row: `delete file ${d.id}`, kind: 'delete', deleteCount: d.deleteCount, dataRecords: records.get(d.dataFileId) })),
     ],
     store,
@@ -145,10 +150,14 @@ function unnamedCopies(lake: Lake, folded: Lake, rel: RelativePath, key: string,
 }
 
 /** What a file row becomes: its path under the data path, its CRC-32, its column statistics. */
-function factsOf(lake: Lake, rel: RelativePath): FileFacts {
+function factsOf(lake: Lake, rel: RelativePath, columns: ReadonlyMap<string, FileColumn[]>): FileFacts {
   const stats = new Map<number, ReturnType<FileFacts['stats']>>();
   for (const { dataFileId, ...s } of lake.fileStats) (stats.get(dataFileId) ?? stats.set(dataFileId, []).get(dataFileId)!).push({ ...s, columnId: s.columnId as ColumnId });
-  return { rel, crc: (id) => lake.crcs.get(id) ?? null, stats: (id) => stats.get(id) ?? [] };
+  const mapping = (f: Lake['dataFiles'][number]) => {
+    const at = rel(f, `data file ${f.id}`);
+    return mappingOf(lake, f, at, columns.get(at));
+  };
+  return { rel, crc: (id) => lake.crcs.get(id) ?? null, stats: (id) => stats.get(id) ?? [], mapping };
 }
 
 /**

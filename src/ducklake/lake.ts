@@ -131,6 +131,13 @@ export interface LakeInlinedDelete {
   begin: number;
 }
 
+/** A name mapping of the lake: how a data file without field ids is read, by name, as columns of its table. */
+export interface LakeMapping {
+  tableId: number;
+  type: string;
+  columns: { columnId: number; sourceName: string; targetFieldId: number; parentColumn: number | null; isPartition: boolean }[];
+}
+
 export interface Lake {
   file: string;
   /** ducklake_metadata's global keys. */
@@ -145,6 +152,8 @@ export interface Lake {
   fileStats: LakeFileStats[];
   inlined: LakeInlinedTable[];
   inlinedDeletes: LakeInlinedDelete[];
+  /** Name mappings (ducklake_column_mapping with its ducklake_name_mapping rows), by mapping id. */
+  mappings: Map<number, LakeMapping>;
   /** CRC-32s Strata recorded of files (strata_file), by file id. */
   crcs: Map<number, number>;
   tags: { name: string; snapshot: number; createdAt: number }[];
@@ -339,10 +348,30 @@ function readOpen(file: string, db: Database.Database): Lake {
       const tableId = Number(m[1]);
       return rows(name, 'file_id', (f) => ({ tableId, dataFileId: f.count('file_id'), position: f.count('row_id'), begin: f.count('begin_snapshot') }));
     }),
+    mappings: mappingsOf(rows),
     crcs,
     tags: rows('strata_snapshot_tag', 'tag_name', (f) => ({ name: f.text('tag_name'), snapshot: f.count('snapshot_id'), createdAt: f.time('created_at') })),
     retainFrom: retention[0] ?? null,
   };
+}
+
+/** The lake's name mappings, each with its rows; a row of no mapping, or a mapping named twice, is refused. */
+function mappingsOf(rows: <T>(table: string, key: string, make: (f: Fields) => T) => T[]): Map<number, LakeMapping> {
+  const out = new Map<number, LakeMapping>();
+  for (const m of rows('ducklake_column_mapping', 'mapping_id', (f) => ({ id: f.count('mapping_id'), tableId: f.count('table_id'), type: f.text('type') }))) {
+    if (out.has(m.id)) throw new StrataError('INVALID_ARGUMENT', `ducklake_column_mapping holds mapping ${m.id} twice`);
+    out.set(m.id, { tableId: m.tableId, type: m.type, columns: [] });
+  }
+  for (const n of rows('ducklake_name_mapping', 'mapping_id', (f) => ({
+    mappingId: f.count('mapping_id'), columnId: f.count('column_id'), sourceName: f.text('source_name'), targetFieldId: f.count('target_field_id'),
+    parentColumn: f.optCount('parent_column'), isPartition: f.bool('is_partition') ?? false,
+  }))) {
+    const m = out.get(n.mappingId);
+    if (m === undefined) throw new StrataError('INVALID_ARGUMENT', `ducklake_name_mapping row ${n.columnId} names mapping ${n.mappingId}, which ducklake_column_mapping does not hold`);
+    const { mappingId: _id, ...column } = n;
+    m.columns.push(column);
+  }
+  return out;
 }
 
 /** strata_snapshot's restored_tables: table ids, comma-separated. */

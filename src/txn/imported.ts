@@ -9,6 +9,7 @@
 import type { ColumnRow } from '../../keys/columns.js';
 import { nestedType } from '../../keys/column-types.js';
 import type { CatalogId, ColumnId, FileId, SnapshotId } from '../../keys/ids.js';
+import type { NameMapping } from '../../keys/name-mappings.js';
 import type { RelationKind } from '../../keys/relations.js';
 import { checkColumnType, checkName } from '../arguments.js';
 import { StrataError } from '../errors.js';
@@ -39,7 +40,7 @@ export interface ImportedSnapshot {
    * `rowIdStart` null: the table's next row id, as addDataFile gives it. `rowIdEnd`: the row id after the
    * file's last, when the file carries its rows' ids and they are not `rowIdStart` on (default: start + count).
    */
-  dataFiles: (Imported<FileId, DataFileSpec & { rowIdStart: number | null; rowIdEnd?: number }> & { tableId: CatalogId })[];
+  dataFiles: (Imported<FileId, DataFileSpec & { rowIdStart: number | null; rowIdEnd?: number; mapping?: NameMapping }> & { tableId: CatalogId })[];
   /** `recordOnly`: written and retired at this snapshot with its data file, visible at none (as addDeleteFile records a delete of every row). */
   deleteFiles: (Imported<FileId, DeleteFileSpec> & { tableId: CatalogId; recordOnly: boolean })[];
   /** The lake's counters after the snapshot; the commit's stay above every id it holds too. */
@@ -208,12 +209,14 @@ async function applyDataFile(p: PendingCatalog, at: SnapshotId, f: ImportedSnaps
   }
   const spec = f.next!;
   await about(what, at, async () => {
-    const { rowIdStart, rowIdEnd, columnStats, ...given } = spec;
+    const { rowIdStart, rowIdEnd, columnStats, mapping, ...given } = spec;
     const row = checkedDataFile(given, maxPathBytes);
     if ((await p.loadTable(f.tableId)).next === null) throw invalid(`table ${f.tableId} does not exist at this snapshot`);
     const stats = columnStats === undefined ? undefined : checkedColumnStats(`table ${f.tableId}`, await liveColumnIds(p, f.tableId), columnStats, row.recordCount);
     const first = rowIdStart ?? (await p.nextRowId(f.tableId));
-    p.dataFiles.set(f.id, { tableId: f.tableId, base: undefined, next: { ...row, rowIdStart: first } });
+    // A file without field ids is read by name: its mapping (checked against the file by the import) goes with it.
+    if (mapping !== undefined) p.fileMappings.set(f.id, mapping);
+    p.dataFiles.set(f.id, { tableId: f.tableId, base: undefined, next: { ...row, rowIdStart: first, ...(mapping === undefined ? {} : { mappingId: mapping.mappingId }) } });
     if (stats !== undefined && stats.length > 0) p.fileStats.set(f.id, stats);
     p.nextRowIds.set(f.tableId, Math.max(await p.nextRowId(f.tableId), rowIdEnd ?? first + row.recordCount));
   });

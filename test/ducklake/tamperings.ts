@@ -85,7 +85,7 @@ export const TAMPERED: [string, string, ErrorCode, RegExp][] = [
   ['retain-from past the newest snapshot', 'DELETE FROM strata_retention; INSERT INTO strata_retention VALUES (99)', 'INVALID_ARGUMENT', /retain-from 99 .*past the newest snapshot/],
   ['a tag of a snapshot that does not exist', "INSERT INTO strata_snapshot_tag VALUES ('x', 99, '2026-01-01 00:00:00+00')", 'SNAPSHOT_NOT_FOUND', /tag "x" .*snapshot 99 does not exist/],
   ['a tag with an empty name', "INSERT INTO strata_snapshot_tag VALUES ('', 1, '2026-01-01 00:00:00+00')", 'INVALID_ARGUMENT', /tag name must be a non-empty string/],
-  ['a file read through a name mapping', `UPDATE ducklake_data_file SET mapping_id = 1 WHERE data_file_id = ${newestLive('ducklake_data_file', 'data_file_id')}`, 'INVALID_ARGUMENT', /name mapping 1 .*does not carry name mappings yet/],
+  ['a file read through a name mapping', `UPDATE ducklake_data_file SET mapping_id = 1 WHERE data_file_id = ${newestLive('ducklake_data_file', 'data_file_id')}`, 'INVALID_ARGUMENT', /names name mapping 1, which ducklake_column_mapping does not hold/],
   ['a partial file', `UPDATE ducklake_data_file SET partial_max = begin_snapshot + 1 WHERE data_file_id = ${newestLive('ducklake_data_file', 'data_file_id')}`, 'INVALID_ARGUMENT', /a partial file/],
   ['an encrypted file', "UPDATE ducklake_data_file SET encryption_key = 'k' WHERE data_file_id = (SELECT min(data_file_id) FROM ducklake_data_file)", 'INVALID_ARGUMENT', /is encrypted/],
   ['a delete file in Puffin', "UPDATE ducklake_delete_file SET format = 'puffin'", 'INVALID_ARGUMENT', /positional delete files in Parquet/],
