@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { SnapshotId } from '../../keys/ids.js';
+import { StrataError } from '../errors.js';
 import type { TableInfo, ColumnInfo } from '../read/records.js';
 import type { ColumnStatsSpec, DataFileSpec } from '../txn/transaction.js';
 import { duckType } from './duck-types.js';
@@ -90,6 +91,30 @@ export async function storeDeleteFile(ctx: WriteContext, c: DuckDBConnection, to
   }
 }
 
+/** Whether a column holds a 128-bit integer somewhere in it, which Parquet has no type for. */
+const wide = (c: ColumnInfo): boolean => c.type === 'int128' || c.type === 'uint128' || (c.children ?? []).some(wide);
+
+/** A column as it is stored: its 128-bit integers as DECIMAL(38,0), which Parquet holds exactly. */
+const stored = (c: ColumnInfo): ColumnInfo => ({ ...c, type: c.type === 'int128' || c.type === 'uint128' ? 'decimal(38,0)' : c.type, ...(c.children === undefined ? {} : { children: c.children.map(stored) }) });
+
+/**
+ * `select` with its 128-bit integer columns cast to DECIMAL(38,0). DuckDB writes HUGEINT and UHUGEINT to Parquet
+ * as DOUBLE, which rounds them (and fails to read back past ±2^127); read by field id, a DECIMAL(38,0) column
+ * casts back to the column's type exactly.
+ */
+function storable(columns: readonly ColumnInfo[], select: string, rowIds: boolean): string {
+  if (!columns.some(wide)) return select;
+  const list = columns.map((c) => (wide(c) ? `CAST(${ident(c.name)} AS ${duckType(stored(c))}) AS ${ident(c.name)}` : ident(c.name)));
+  return `SELECT ${[...list, ...(rowIds ? [ident(ROW_ID_COLUMN)] : [])].join(', ')} FROM (${select})`;
+}
+
+const tooWide = (e: StrataError) =>
+  new StrataError(
+    'INVALID_ARGUMENT',
+    `a HUGEINT or UHUGEINT value is beyond ±(10^38 − 1), which Parquet holds exactly (as DECIMAL(38,0); it has no 128-bit integer, and DuckDB's DOUBLE would round it); nothing was written — keep such values as VARCHAR (DuckDB: ${e.message})`,
+    { cause: e },
+  );
+
 const partNumber = (name: string) => Number(/(\d+)\.parquet$/.exec(name)?.[1] ?? 0);
 
 /** A data file written and put in the store, as addDataFile takes it. */
@@ -107,8 +132,11 @@ export async function writeDataFiles(ctx: WriteContext, c: DuckDBConnection, to:
   try {
     // DuckDB rolls to a new file past the target size (data_0.parquet, data_1.parquet, … in input order).
     await withProgress(c, to.onProgress, () =>
-      c.run(`COPY (${select}) TO ${literal(out)} (FORMAT parquet, FILE_SIZE_BYTES ${to.targetFileSize}, FIELD_IDS {${ids.join(', ')}})`),
-    );
+      c.run(`COPY (${storable(to.info.columns, select, rowIds)}) TO ${literal(out)} (FORMAT parquet, FILE_SIZE_BYTES ${to.targetFileSize}, FIELD_IDS {${ids.join(', ')}})`),
+    ).catch((e: unknown) => {
+      if (e instanceof StrataError && /DECIMAL\(38,\s*0\)/.test(e.message)) throw tooWide(e);
+      throw e;
+    });
     const written = existsSync(out) ? (await readdir(out)).sort((a, b) => partNumber(a) - partNumber(b)) : [];
     const specs: WrittenSpec[] = [];
     for (const name of written) {

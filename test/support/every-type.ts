@@ -1,7 +1,8 @@
 // A table with a column of every type the catalog stores, and rows of edge values (and one of NULLs): what
-// the printing and value tests read back through the catalog and compare with DuckDB's own answers. Not
-// HUGEINT and UHUGEINT (DuckDB writes them to Parquet as DOUBLE), and no TIMETZ off UTC or INTERVAL finer than
-// a millisecond (Parquet keeps neither): stored, those are not what was inserted.
+// the printing and value tests read back through the catalog and compare with DuckDB's own answers. HUGEINT
+// and UHUGEINT within ±(10^38 − 1), which the catalog stores as DECIMAL(38,0) (Parquet has no 128-bit
+// integer), and no TIMETZ off UTC or INTERVAL finer than a millisecond (Parquet keeps neither): stored, those
+// are not what was inserted.
 export const EVERY_TYPE_COLUMNS = [
   'n INTEGER',
   'b BOOLEAN',
@@ -13,6 +14,8 @@ export const EVERY_TYPE_COLUMNS = [
   'u16 USMALLINT',
   'u32 UINTEGER',
   'u64 UBIGINT',
+  'h HUGEINT',
+  'uh UHUGEINT',
   'f32 FLOAT',
   'f64 DOUBLE',
   'dec DECIMAL(38,10)',
@@ -36,17 +39,17 @@ export const EVERY_TYPE_COLUMNS = [
 ];
 
 export const EVERY_TYPE_ROWS = [
-  `(1, true, -128, -32768, -2147483648, -9223372036854775808, 0, 0, 0, 0,
+  `(1, true, -128, -32768, -2147483648, -9223372036854775808, 0, 0, 0, 0, -99999999999999999999999999999999999999, 0,
     'nan', '-0.0', '-9999999999999999999999999999.9999999999', -0.5, DATE '-infinity', TIME '00:00:00', TIMETZ '00:00:00+00',
     TIMESTAMP '-infinity', TIMESTAMPTZ '1960-01-01 00:00:00+05:30', TIMESTAMP_S '1901-12-13 20:45:52', TIMESTAMP_MS '1969-12-31 23:59:59.999',
     TIMESTAMP_NS '1677-09-22 00:00:00.000000001', INTERVAL '00:00:00.001', '', ''::BLOB,
     '00000000-0000-0000-0000-000000000000', '[]', [], {'a': '', 'b': []}, MAP {})`,
   `(2, false, 127, 32767, 2147483647, 9223372036854775807, 255, 65535, 4294967295,
-    18446744073709551615, 3.4028235e38, 1.7976931348623157e308,
+    18446744073709551615, 99999999999999999999999999999999999999, 99999999999999999999999999999999999999, 3.4028235e38, 1.7976931348623157e308,
     '9999999999999999999999999999.9999999999', 0.9999, DATE 'infinity', TIME '24:00:00', TIMETZ '23:59:59.999999+00',
     TIMESTAMP '2025-01-11 10:20:05.123456', TIMESTAMPTZ 'infinity', TIMESTAMP_S '2025-01-11 10:20:05', TIMESTAMP_MS '2025-01-11 10:20:05.123',
     TIMESTAMP_NS '2025-01-11 10:20:05.123456789', INTERVAL '1 year 2 months 3 days 04:05:06.789', 'a,b "c"\nd#', '\\xAA\\x00\\x5C,'::BLOB,
     'ffffffff-ffff-ffff-ffff-ffffffffffff', '{"a": [1, 2.5, null]}', [1, NULL, 3], {'a': 'x y', 'b': [1.5::DOUBLE, 'nan', '-inf']},
     MAP {'k=v': INTERVAL '36 hours', 'null': NULL})`,
-  `(3, ${Array.from({ length: 29 }, () => 'NULL').join(', ')})`,
+  `(3, ${Array.from({ length: 31 }, () => 'NULL').join(', ')})`,
 ];
