@@ -29,18 +29,34 @@ export async function timelineOf(c: Catalog): Promise<Timeline> {
 
 type Kind = 'excised' | 'retained' | 'tagged' | 'leased' | 'maintenance';
 
-/** Each id's state; a tag or a live lease is why a snapshot below retain-from is still here. */
-function kinds(t: Timeline): Kind[] {
-  const here = new Map(t.snapshots.map((s) => [s.id, s]));
+/** Ids `lo` to `hi` drawn as one mark, of the kind of the snapshot that matters most among them. */
+interface Mark {
+  lo: number;
+  hi: number;
+  kind: Kind;
+}
+
+/**
+ * The ids 0 to head as at most `most` marks: each id its own while they fit, else runs of ids of one width,
+ * each of the kind that ranks first among them (an id with no snapshot — excised, or never one, as in an
+ * imported lake whose ids have gaps — is 'excised'). A tag or a live lease is why a snapshot below retain-from
+ * is still here. Costs what the snapshots and marks are, not what the ids are (an import may reach id 10^12).
+ */
+function marks(t: Timeline, most: number): Mark[] {
   const tagged = new Set(t.tags.map((x) => x.snapshot));
   const leased = new Set(t.leases.filter((l) => !l.expired).map((l) => l.snapshot));
-  return Array.from({ length: t.head + 1 }, (_, id) => {
-    const s = here.get(id);
-    if (s === undefined) return 'excised';
-    if (tagged.has(id)) return 'tagged';
-    if (leased.has(id)) return 'leased';
-    return s.maintenance ? 'maintenance' : 'retained';
-  });
+  const kindOf = (s: Timeline['snapshots'][number]): Kind => (tagged.has(s.id) ? 'tagged' : leased.has(s.id) ? 'leased' : s.maintenance ? 'maintenance' : 'retained');
+  const ids = t.head + 1;
+  const per = Math.max(1, Math.ceil(ids / most));
+  const count = Math.ceil(ids / per);
+  const out: Mark[] = Array.from({ length: count }, (_, i) => ({ lo: i * per, hi: Math.min(ids, (i + 1) * per) - 1, kind: 'excised' as Kind }));
+  for (const s of t.snapshots) {
+    const m = out[Math.floor(s.id / per)];
+    if (m === undefined) continue;
+    const kind = kindOf(s);
+    if (RANK.indexOf(kind) < RANK.indexOf(m.kind)) m.kind = kind;
+  }
+  return out;
 }
 
 const MARK: Record<Kind, string> = { excised: '·', retained: '●', maintenance: '○', tagged: '◆', leased: '▲' };
@@ -48,18 +64,13 @@ const RANK: Kind[] = ['tagged', 'leased', 'retained', 'maintenance', 'excised'];
 
 /** The sketch: one character per snapshot (or per run of them, at most `width`), then what pins what. */
 export function sketch(t: Timeline, width = 80): string {
-  const k = kinds(t);
-  const per = Math.max(1, Math.ceil(k.length / width));
-  let strip = '';
-  let marker = '';
-  for (let i = 0; i < k.length; i += per) {
-    const run = k.slice(i, i + per);
-    strip += MARK[RANK.find((r) => run.includes(r))!];
-    marker += i <= t.retainFrom && t.retainFrom < i + per ? '^' : ' ';
-  }
-  const excised = k.filter((x) => x === 'excised').length;
+  const k = marks(t, width);
+  const per = k[0] === undefined ? 1 : k[0].hi - k[0].lo + 1;
+  const strip = k.map((m) => MARK[m.kind]).join('');
+  const marker = k.map((m) => (m.lo <= t.retainFrom && t.retainFrom <= m.hi ? '^' : ' ')).join('');
+  const excised = t.head + 1 - t.snapshots.length;
   const lines = [
-    `snapshots 0–${t.head}: ${k.length - excised} here, ${excised} excised; retain-from ${t.retainFrom}${per > 1 ? ` (one mark per ${per} snapshots)` : ''}`,
+    `snapshots 0–${t.head}: ${t.snapshots.length} here, ${excised} excised; retain-from ${t.retainFrom}${per > 1 ? ` (one mark per ${per} snapshots)` : ''}`,
     `  ${strip}`,
     `  ${marker.trimEnd()} retain-from ${t.retainFrom}`,
     `  ${MARK.retained} retained  ${MARK.maintenance} maintenance  ${MARK.tagged} tagged  ${MARK.leased} leased  ${MARK.excised} excised`,
@@ -76,13 +87,15 @@ const FILL: Record<Kind, string> = { excised: 'none', retained: '#2b6cb0', maint
 
 /** The SVG: ids left to right, retain-from as a line with what lies below it shaded, tags and leases labelled. */
 export function svg(t: Timeline): string {
-  const k = kinds(t);
   const W = 1000;
   const left = 60;
   const right = 40;
   const axis = 170;
+  // At most a mark per pixel of the axis: a run of ids shares one beyond that.
+  const k = marks(t, W - left - right);
+  const per = k[0] === undefined ? 1 : k[0].hi - k[0].lo + 1;
   const step = k.length > 1 ? (W - left - right) / (k.length - 1) : 0;
-  const x = (id: number) => left + id * step;
+  const x = (id: number) => left + Math.floor(id / per) * step;
   // Marks of what is still here stay visible however many ids share the width; excised ids too dense for a
   // mark each are drawn as runs.
   const r = Math.max(4, Math.min(7, step / 2.5));
@@ -101,24 +114,25 @@ export function svg(t: Timeline): string {
   parts.push(`<text x="${nearRight ? rf - 4 : rf + 4}" y="52" font-size="12" fill="#c53030"${nearRight ? ' text-anchor="end"' : ''}>retain-from ${t.retainFrom}</text>`);
   parts.push(`<line x1="${left}" y1="${axis}" x2="${x(t.head)}" y2="${axis}" stroke="#718096"/>`);
   if (dense) {
-    for (let id = 0; id <= t.head; id++) {
-      if (k[id] !== 'excised') continue;
-      let end = id;
-      while (end + 1 <= t.head && k[end + 1] === 'excised') end++;
-      parts.push(`<rect x="${x(id) - 1}" y="${axis - 4}" width="${x(end) - x(id) + 2}" height="8" fill="#cbd5e0"><title>snapshots ${id}–${end}: excised</title></rect>`);
-      id = end;
+    for (let i = 0; i < k.length; i++) {
+      if (k[i]!.kind !== 'excised') continue;
+      let end = i;
+      while (end + 1 < k.length && k[end + 1]!.kind === 'excised') end++;
+      parts.push(`<rect x="${x(k[i]!.lo) - 1}" y="${axis - 4}" width="${x(k[end]!.lo) - x(k[i]!.lo) + 2}" height="8" fill="#cbd5e0"><title>snapshots ${k[i]!.lo}–${k[end]!.hi}: excised</title></rect>`);
+      i = end;
     }
   }
-  k.forEach((kind, id) => {
-    const cx = x(id);
-    const title = `snapshot ${id}: ${kind}${times.get(id) ? ` at ${times.get(id)!.toISOString()}` : ''}`;
-    if (kind === 'excised') {
-      if (dense) return;
+  for (const m of k) {
+    const cx = x(m.lo);
+    const ids = m.lo === m.hi ? `snapshot ${m.lo}` : `snapshots ${m.lo}–${m.hi}`;
+    const title = `${ids}: ${m.kind}${m.lo === m.hi && times.get(m.lo) ? ` at ${times.get(m.lo)!.toISOString()}` : ''}`;
+    if (m.kind === 'excised') {
+      if (dense) continue;
       parts.push(`<g><title>${esc(title)}</title><line x1="${cx - r}" y1="${axis - r}" x2="${cx + r}" y2="${axis + r}" stroke="#a0aec0"/><line x1="${cx - r}" y1="${axis + r}" x2="${cx + r}" y2="${axis - r}" stroke="#a0aec0"/></g>`);
     } else {
-      parts.push(`<circle cx="${cx}" cy="${axis}" r="${r}" fill="${FILL[kind]}" stroke="#1a202c" stroke-width="0.5"><title>${esc(title)}</title></circle>`);
+      parts.push(`<circle cx="${cx}" cy="${axis}" r="${r}" fill="${FILL[m.kind]}" stroke="#1a202c" stroke-width="0.5"><title>${esc(title)}</title></circle>`);
     }
-  });
+  }
   t.tags.forEach((tag, i) => {
     const cx = x(tag.snapshot);
     const y = axis - 24 - (i % 3) * 16;

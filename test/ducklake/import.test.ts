@@ -112,6 +112,11 @@ describe('snapshot ids: the lake keeps them, and so does the import, gaps and al
       // New commits go on from the lake's newest id.
       const { snapshot } = await imported.transaction((tx) => tx.createSchema('after'));
       expect(snapshot).toBe(report!.head + 1);
+      // The timeline draws runs of ids, not a mark per id: an array of 10^12 marks was a RangeError.
+      await imported.close();
+      const timeline = await runCli('timeline', '--dir', dir, '--svg', path.join(lake.root, `timeline-${targets}.svg`));
+      expect(timeline.code, timeline.stderr).toBe(0);
+      expect(timeline.stdout).toContain(`snapshots 0–${report!.head + 1}: ${original.length + 1} here`);
     } finally {
       await source.close();
       await imported.close();
