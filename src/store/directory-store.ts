@@ -11,7 +11,7 @@ import { StrataError } from '../errors.js';
 import { makeDirs } from '../make-dirs.js';
 import { fileSystemProblem } from '../messages.js';
 import { StoreClock } from './store-clock.js';
-import { assertValidObjectKey, type ObjectInfo, type ObjectStore } from './object-store.js';
+import { assertValidObjectKey, MAX_OBJECT_KEY, type ObjectInfo, type ObjectStore } from './object-store.js';
 
 const TMP_PREFIX = '.tmp-';
 
@@ -104,8 +104,9 @@ export class DirectoryStore implements ObjectStore {
     }
     this.root = path.resolve(root);
     this.localRoot = this.root;
-    // PATH_MAX (4,096 with its NUL) less the root and its separator.
-    this.maxKeyBytes = 4095 - Buffer.byteLength(this.root) - 1;
+    // PATH_MAX (4,096 with its NUL) less the root and its separator, and never past what a key may be: a longer
+    // data file path was accepted by the catalog and then refused by every read and every delete of it.
+    this.maxKeyBytes = Math.min(MAX_OBJECT_KEY, 4095 - Buffer.byteLength(this.root) - 1);
     this.sync = options.sync ?? true;
     this.description = `directory ${this.root}${this.sync ? '' : ' (relaxed durability)'}`;
   }

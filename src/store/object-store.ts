@@ -64,9 +64,12 @@ export interface ObjectStore {
   close?(): void;
 }
 
+/** The longest key any store takes, in UTF-16 units (S3's limit is 1,024 bytes; so is every store's maxKeyBytes at most). */
+export const MAX_OBJECT_KEY = 1024;
+
 /** One pass, no allocation: every store call checks its key, and readers probe the log on each open. */
 function isValidObjectKey(key: string): boolean {
-  if (key.length === 0 || key.length > 1024) return false;
+  if (key.length === 0 || key.length > MAX_OBJECT_KEY) return false;
   let segmentStart = true;
   for (let i = 0; i < key.length; i++) {
     const c = key.charCodeAt(i);

@@ -52,6 +52,19 @@ export function objectStoreConformance(name: string, make: () => Promise<ObjectS
       expect(await collect(s.list('log/'))).toEqual(['log/1', 'log/2']);
     });
 
+    it('holds every key up to its maxKeyBytes: the catalog accepts file paths up to it', async () => {
+      const s = await make();
+      // Segments a file system holds (NAME_MAX 255), the whole exactly maxKeyBytes long.
+      let key = '';
+      while (key.length < s.maxKeyBytes) key += `${key === '' ? '' : '/'}${'k'.repeat(200)}`;
+      key = key.slice(0, s.maxKeyBytes).replace(/\/+$/, 'x');
+      expect(Buffer.byteLength(key)).toBe(s.maxKeyBytes);
+      expect(await s.putIfAbsent(key, bytes('long'))).toBe(true);
+      expect(text(await s.get(key))).toBe('long');
+      await s.delete([key]);
+      expect(await s.get(key)).toBeUndefined();
+    });
+
     it('stores empty and binary bodies exactly', async () => {
       const s = await make();
       const binary = Uint8Array.from({ length: 256 }, (_, i) => i);
