@@ -94,6 +94,8 @@ export function checkColumnType(what: string, type: unknown): string {
 export function checkOptionalText(what: string, s: unknown): string | null {
   if (s === undefined || s === null) return null;
   if (typeof s !== 'string') throw invalid(`${what} must be a string, got ${typeof s}`);
+  // Stored as UTF-8, a lone surrogate would come back as U+FFFD: another text than the one given.
+  if (!s.isWellFormed()) throw invalid(`${what} is not valid unicode (it holds a lone surrogate); it would not read back as given`);
   return s;
 }
 

@@ -252,6 +252,7 @@ export class Transaction {
   private async viewDefinition(schema: string, name: string, sql: unknown, dialect: unknown): Promise<{ sql: string; dialect: string; definition: string | null }> {
     checkName('view name', name);
     if (typeof sql !== 'string' || sql.trim() === '') throw invalid(`view ${quote(schema, name)} needs its SQL text`);
+    checkOptionalText(`the SQL of view ${quote(schema, name)}`, sql);
     const checked = checkOptionalText('view dialect', dialect) ?? 'duckdb';
     return { sql, dialect: checked, definition: checked === 'duckdb' ? await this.ctx.viewDefinition(sql, quote(schema, name)) : null };
   }
@@ -370,7 +371,7 @@ export class Transaction {
     return this.op('setOption', [key, value], async () => {
       checkName('option key', key);
       if (typeof value !== 'string') throw invalid(`option ${quote(key)} takes a string value, got ${typeof value}`);
-      this.p.options.set(key, value);
+      this.p.options.set(key, checkOptionalText(`option ${quote(key)}`, value)!);
     });
   }
 

@@ -66,6 +66,9 @@ const cases: [string, ErrorCode, (tx: Transaction) => Promise<unknown>][] = [
   ['dropping the only column', 'INVALID_ARGUMENT', (tx) => tx.dropColumn('sales', 'customers', 'id')],
   ['a view without SQL', 'INVALID_ARGUMENT', (tx) => tx.createView('sales', 'v', '  ')],
   ['a non-string option', 'INVALID_ARGUMENT', (tx) => tx.setOption('k', 5 as unknown as string)],
+  // Stored as UTF-8, a lone surrogate would read back as U+FFFD: text that is not what was given.
+  ['an option value with a lone surrogate', 'INVALID_ARGUMENT', (tx) => tx.setOption('k', 'a\uD800b')],
+  ['a view in another dialect whose text has a lone surrogate', 'INVALID_ARGUMENT', (tx) => tx.createView('sales', 'v', 'SELECT \uDC00', { dialect: 'spark' })],
   ['dropping a non-empty schema without cascade', 'DEPENDENT_OBJECTS', (tx) => tx.dropSchema('sales')],
 ];
 
@@ -111,6 +114,8 @@ describe('bad input', () => {
       await expect(c.reader(opts as never)).rejects.toSatisfy((e) => isStrataError(e, 'INVALID_ARGUMENT'));
     }
     await expect(c.transaction(async () => undefined, { author: 5 } as never)).rejects.toSatisfy((e) => isStrataError(e, 'INVALID_ARGUMENT'));
+    // A lone surrogate would read back as U+FFFD: a message that is not the one given.
+    await expect(c.transaction((tx) => tx.createSchema('m'), { message: 'fix \uD800' })).rejects.toSatisfy((e) => isStrataError(e, 'INVALID_ARGUMENT'));
     await expect(c.transaction(async () => undefined, { maintenance: 'yes' } as never)).rejects.toSatisfy((e) =>
       isStrataError(e, 'INVALID_ARGUMENT'),
     );
