@@ -2,6 +2,7 @@
 // found through the end index, so the cost follows what is removed; what each takes with it is its family's
 // business (keys/excision.ts). Each batch is one logged entry (atomic, replayed by every index) that also
 // carries the job's running record, so a crashed job is resumed by the next run and never counted twice.
+import { excisedColumnIdFloor, raisedColumnIdFloor } from '../keys/columns.js';
 import { decodeManifest, manifestParts, pathIndexEntry, trimmedManifest } from '../keys/data-files.js';
 import { endedThrough } from '../keys/end-index.js';
 import { excise, readEnded } from '../keys/excision.js';
@@ -74,6 +75,7 @@ export async function* excisionBatches(
   let counts = { ...ZERO };
   let paths = new Set<string>();
   let tables = new Set<CatalogId>();
+  let columnIds = new Map<CatalogId, number>(); // table → the highest column id whose version this batch took
 
   const finish = async (): Promise<Batch> => {
     // A path goes to reclamation when no row names it any more (and it is not scheduled already).
@@ -97,15 +99,24 @@ export async function* excisionBatches(
       if (decodeManifest(m.key, values[i]!).more) for await (const batch of view.scanBatches(manifestParts(m.key))) append(parts, batch);
       append(mutations, trimmedManifest([m.key, values[i]!], parts, m.ids));
     }
-    // A table whose last version is gone leaves nothing behind, its stats included.
-    const ids = [...tables];
+    // A table whose last version is gone leaves nothing behind, its stats and column id floor included; one
+    // that lives on keeps its floor past the column ids taken.
+    const ids = [...new Set([...tables, ...columnIds.keys()])];
     const alive = await view.anyUnder(ids.map(tableVersionsPrefix), (k) => !removedTables.has(hex(k)));
-    ids.forEach((t, i) => alive[i] || mutations.push(excisedTableStats(t)));
+    const floors = await q.columnIdFloors(view, ids);
+    ids.forEach((t, i) => {
+      if (!alive[i]) mutations.push(excisedTableStats(t), excisedColumnIdFloor(t));
+      else if (columnIds.has(t)) {
+        const raised = raisedColumnIdFloor(t, floors[i], columnIds.get(t)!);
+        if (raised !== undefined) mutations.push(raised);
+      }
+    });
     const batch = { mutations, counts };
     mutations = [];
     counts = { ...ZERO };
     paths = new Set();
     tables = new Set();
+    columnIds = new Map();
     manifestsTouched = new Set();
     return batch;
   };
@@ -136,6 +147,7 @@ export async function* excisionBatches(
       removedTables.add(hex(ended.key));
       tables.add(gone.table);
     }
+    if (gone.column !== undefined) columnIds.set(gone.column.table, Math.max(columnIds.get(gone.column.table) ?? 0, gone.column.id));
     if (full()) yield await finish();
   }
 

@@ -15,6 +15,7 @@ import type { SchemaNameIndexRow, SchemaRow } from './schemas.js';
 import { counterProblems, decodeTimeKey, referencedSnapshotProblems, type SnapshotRow, snapshotProblems } from './snapshots.js';
 import { Space, spaceSpec } from './spaces.js';
 import { type TableStatsRow, tableStatsProblems } from './stats.js';
+import { type ColumnIdFloorRow, columnIdFloorProblems } from './columns.js';
 import { HEAD_SNAPSHOT_KEY, type HeadSnapshotRow, isIndexBookkeeping } from './system.js';
 import { append } from './mutation.js';
 import { decodeValue } from './value-codec.js';
@@ -41,6 +42,8 @@ export class Census {
   private readonly relations: NamedVersion[] = [];
   private readonly relationNames: NameEntry[] = [];
   private readonly liveTables = new Set<number>();
+  private readonly tablesWithVersions = new Set<number>();
+  private readonly columnIdFloors: { tableId: number; row: ColumnIdFloorRow; key: string }[] = [];
   private readonly dataFiles: DataFileFact[] = [];
   private readonly deleteFiles: { id: number; tableId: number; row: DeleteFileRow; path: string; size: number; crc: number | null; key: string }[] = [];
   private readonly manifests: ManifestValue[] = [];
@@ -119,6 +122,9 @@ export class Census {
       case Space.TableStats:
         this.stats.push({ tableId: fields[0] as number, row: decodeValue<TableStatsRow>(key, value), key: name });
         break;
+      case Space.ColumnIdFloor:
+        this.columnIdFloors.push({ tableId: fields[0] as number, row: decodeValue<ColumnIdFloorRow>(key, value), key: name });
+        break;
       case Space.SnapshotTag:
         this.tags.push({ ...decodeTag(key, value), key: name });
         break;
@@ -152,6 +158,7 @@ export class Census {
       case Space.View: {
         const r = row as unknown as TableRow | ViewRow;
         this.relations.push({ ...v, id: fields[0] as number, parent: r.schemaId, name: r.name });
+        if (space === Space.Table) this.tablesWithVersions.add(fields[0] as number);
         if (space === Space.Table && row.end === null) this.liveTables.add(fields[0] as number);
         this.maxCatalogId = Math.max(this.maxCatalogId, fields[0] as number);
         break;
@@ -220,6 +227,7 @@ export class Census {
         this.liveTables,
       ),
     );
+    rule('column id floor', () => columnIdFloorProblems(this.columnIdFloors, this.tablesWithVersions));
     return out;
   }
 

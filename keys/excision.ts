@@ -6,7 +6,8 @@ import { excisedDataFile } from './data-files.js';
 import { excisedFileColumnStats } from './file-column-stats.js';
 import { excisedNameMapping } from './name-mappings.js';
 import { decodeEndIndexKey, decodeFilePathNote } from './end-index.js';
-import type { CatalogId, FileId } from './ids.js';
+import { columnIdOf } from './columns.js';
+import type { CatalogId, ColumnId, FileId } from './ids.js';
 import { decodeKey, type Field, type Key } from './key-codec.js';
 import { del, type Mutation } from './mutation.js';
 import { Space } from './spaces.js';
@@ -36,6 +37,8 @@ export interface ExcisedVersion {
   manifest?: Key;
   /** A table version: the table (whose stats go with its last version). */
   table?: CatalogId;
+  /** A column version: its table and id (which the table's column id floor must stay past). */
+  column?: { table: CatalogId; id: ColumnId };
 }
 
 export function excise(v: EndedVersion): ExcisedVersion {
@@ -49,6 +52,8 @@ export function excise(v: EndedVersion): ExcisedVersion {
     out.manifest = more.manifest;
   } else if (v.space === Space.Table) {
     out.table = v.fields[0] as CatalogId;
+  } else if (v.space === Space.Column) {
+    out.column = { table: v.fields[0] as CatalogId, id: columnIdOf(v.fields) };
   }
   return out;
 }

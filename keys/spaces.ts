@@ -51,6 +51,7 @@ export enum Space {
   Metadata = 0x30,
   TableStats = 0x31,
   TableColumnStats = 0x32,
+  ColumnIdFloor = 0x33,
   SchemaNameIndex = 0x40,
   RelationNameIndex = 0x41,
   FileTableIndex = 0x42,
@@ -110,6 +111,8 @@ export const SPACE_SPECS: ReadonlyMap<Space, SpaceSpec> = new Map(
     spec(Space.Metadata, 'singleton', ['name']), // key (global scope)
     spec(Space.TableStats, 'singleton', ['u64']), // table_id
     spec(Space.TableColumnStats, 'singleton', ['u64', 'u64']), // table_id, column_id
+    // Past every column id excision took from a live table: its columns' versions held those ids until then.
+    spec(Space.ColumnIdFloor, 'singleton', ['u64']), // table_id
     // Name indexes make `table(schema, name)` at S one seek whatever the history depth: the newest version
     // of a name at or below S is the only candidate, because versions of one name never overlap.
     spec(Space.SchemaNameIndex, 'versioned', ['name'], { indexes: [Space.Schema] }),

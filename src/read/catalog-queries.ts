@@ -1,7 +1,7 @@
 // The catalog read at a snapshot, one family at a time: what readers, transactions, history and GC ask of a
 // read view. How each catalog table is laid out is its family module's (keys/); this module only reads
 // through those and applies the one visibility rule.
-import { columnIdOf, type ColumnRow, columnsOfTable } from '../../keys/columns.js';
+import { columnIdFloorKey, type ColumnIdFloorRow, columnIdOf, type ColumnRow, columnsOfTable } from '../../keys/columns.js';
 import { type ColumnStats, decodeFileColumnStats, fileColumnStatsKey } from '../../keys/file-column-stats.js';
 import { decodeFileTable, decodePathIndex, fileTableRange, pathIndexKey } from '../../keys/data-files.js';
 import { cachedKind, type Group, groupPrefix } from '../../keys/groups.js';
@@ -287,6 +287,13 @@ export async function tableStats(view: ReadView, tableId: CatalogId): Promise<Ta
   const key = tableStatsKey(tableId);
   const bytes = await view.get(key);
   return bytes === undefined ? undefined : decodeValue<TableStatsRow>(key, bytes);
+}
+
+/** Each table's column id floor, if excision left one (keys/columns.ts). */
+export async function columnIdFloors(view: ReadView, tableIds: readonly CatalogId[]): Promise<(ColumnIdFloorRow | undefined)[]> {
+  const keys = tableIds.map(columnIdFloorKey);
+  const values = await view.getMany(keys);
+  return values.map((bytes, i) => (bytes === undefined ? undefined : decodeValue<ColumnIdFloorRow>(keys[i]!, bytes)));
 }
 
 export async function option(view: ReadView, name: string): Promise<string | undefined> {

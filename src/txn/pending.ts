@@ -344,13 +344,15 @@ export class PendingCatalog {
   async loadColumns(tableId: CatalogId): Promise<TableColumns> {
     let cols = this.columns.get(tableId);
     if (!cols) {
-      // Column ids are never reused, so the next one comes after every id the table ever had.
+      // Column ids are never reused, so the next one comes after every id the table ever had: those of its
+      // versions, and those excision took (keys/columns.ts).
       const all = await q.columnsOf(this.view, tableId, undefined);
+      const [floor] = await q.columnIdFloors(this.view, [tableId]);
       cols = {
         changes: new Map(
           (await q.columnsOf(this.view, tableId, this.base)).map((v) => [v.id, unchanged<ColumnRow>(v)]),
         ),
-        nextId: Math.max(0, ...all.map((v) => v.id)) + 1,
+        nextId: Math.max(floor?.next ?? 1, ...all.map((v) => v.id + 1)),
       };
       this.columns.set(tableId, cols);
     }

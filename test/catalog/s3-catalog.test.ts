@@ -39,18 +39,23 @@ if (opts === undefined) {
     it('a path longer than S3 can address (1,024 bytes with the prefix) is refused when registered, not when reclaimed', async () => {
       const c = await openCatalog({ dir: await tempDir(), store: await freshS3Store(opts) });
       await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'i', type: 'int32' }]));
-      const long = Array.from({ length: 11 }, () => 'd'.repeat(100)).join('/');
+      // 1,019 bytes: all a directory store takes under `data/`; S3's prefix leaves less.
+      const long = `${Array.from({ length: 10 }, () => 'd'.repeat(100)).join('/')}/${'e'.repeat(9)}`;
+      expect(Buffer.byteLength(long)).toBe(1019);
       let err: unknown;
       await c.transaction(async (tx) => {
         err = await tx.addDataFile('main', 't', { path: long, recordCount: 1, fileSizeBytes: 1 }).catch((e: unknown) => e);
       });
       expect((err as { code?: string }).code).toBe('INVALID_ARGUMENT');
       expect(String(err)).toMatch(/bytes/);
-      // The same path fits a directory store's limit.
+      // The same path fits a directory store's limit, and one byte more does not.
       const d = await openCatalog();
       await d.transaction(async (tx) => {
         await tx.createTable('main', 't', [{ name: 'i', type: 'int32' }]);
         await tx.addDataFile('main', 't', { path: long, recordCount: 1, fileSizeBytes: 1 });
+        await expect(tx.addDataFile('main', 't', { path: `${long}e`, recordCount: 1, fileSizeBytes: 1 })).rejects.toMatchObject({
+          code: 'INVALID_ARGUMENT',
+        });
       });
     });
 

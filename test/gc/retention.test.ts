@@ -188,6 +188,41 @@ describe('excision and reclamation', () => {
     }
   });
 
+  it('a column added after excision took a dropped column never takes its id: files written with that id still hold its values', async () => {
+    const dir = await tempDir();
+    const c = await openCatalog({ dir, clock: steppingClock() });
+    await c.sql('CREATE TABLE t (id BIGINT, v0 VARCHAR, v1 DOUBLE)');
+    await c.sql("INSERT INTO t VALUES (1, 'a', 2.5)");
+    await c.sql('ALTER TABLE t DROP COLUMN v1');
+    const dropped = (await c.reader()).snapshot.id;
+    await c.advanceRetainFrom({ snapshot: dropped });
+    expect((await c.excise()).versions).toBeGreaterThan(0);
+    const addColumn = async (name: string) => {
+      let id: number | undefined;
+      await c.transaction(async (tx) => {
+        id = await tx.addColumn('main', 't', { name, type: 'int32' });
+      });
+      return id;
+    };
+    expect(await addColumn('a2')).toBe(4);
+    await c.sql('ALTER TABLE t ADD COLUMN a3 DOUBLE');
+    const r = await c.sql('SELECT id, v0, a2, a3 FROM t');
+    expect(r.rows).toEqual([{ id: 1n, v0: 'a', a2: null, a3: null }]);
+    // A second excision (nothing of the column left to take) keeps the floor it wrote.
+    await c.sql('ALTER TABLE t DROP COLUMN a3');
+    await c.advanceRetainFrom({ snapshot: (await c.reader()).snapshot.id });
+    await c.excise();
+    expect(await addColumn('a4')).toBe(6);
+    expect((await c.verify()).violations).toEqual([]);
+    // The table's excision takes its floor with it.
+    await c.sql('DROP TABLE t');
+    await c.advanceRetainFrom({ snapshot: (await c.reader()).snapshot.id });
+    await c.excise();
+    expect((await c.verify()).violations).toEqual([]);
+    await c.close();
+    expect(await keysBySpace(dir)).not.toHaveProperty('ColumnIdFloor');
+  });
+
   it('a lease clamps retain-from until it expires; close() releases it; expired leases protect nothing', async () => {
     let now = Date.UTC(2026, 0, 1);
     const clock = () => (now += 1000);
