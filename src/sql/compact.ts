@@ -39,7 +39,7 @@ export async function compact(ctx: PlaneContext, schema: string, table: string, 
   const { targetFileSize: size } = options('compact()', given, ['targetFileSize', 'timeoutMs', 'signal']);
   const targetFileSize = positiveCount('targetFileSize', size, DEFAULT_TARGET_FILE_SIZE);
   const r = await ctx.reader();
-  const held = new StatementFiles(ctx.files, 'before-read');
+  const held = new StatementFiles(ctx.files);
   try {
     const info = await r.table(schema, table);
     const files = await r.dataFiles(schema, table);

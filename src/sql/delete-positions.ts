@@ -135,7 +135,7 @@ const VERIFY_BATCH = 512;
 export async function deletePositionViolations(ctx: { dataPath: string; files: LocalFiles; positions: DeletePositionChecks }, named: readonly NamedDeleteFile[]): Promise<Violation[]> {
   const out: Violation[] = [];
   for (let i = 0; i < named.length; i += VERIFY_BATCH) {
-    const held = new StatementFiles(ctx.files, 'before-read');
+    const held = new StatementFiles(ctx.files);
     try {
       const ready: (NamedDeleteFile & DeletePositions & { identity: string; key: string })[] = [];
       for (const f of named.slice(i, i + VERIFY_BATCH)) {

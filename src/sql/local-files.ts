@@ -37,11 +37,6 @@ export const identityOf = (f: RecordedFile) => `${f.key}/${f.fileSizeBytes}/${f.
 /** The files one query reads, held until it is done (a held copy is never evicted). */
 export interface Held {
   readonly paths: string[];
-  /**
-   * Settles once every file's bytes checked out, rejecting with the first that did not. A fetched copy is
-   * checked before its path is given; a store's own file while DuckDB may already be reading it.
-   */
-  readonly checked: Promise<void>;
   release(): void;
 }
 
@@ -57,7 +52,11 @@ export class LocalFiles {
     private readonly opts: LocalFilesOptions,
   ) {}
 
-  /** Local paths for the files, their bytes checked once per process (see `checked`), held until `release()`. */
+  /**
+   * Local paths for the files, held until `release()`, given only once their bytes checked out (once per
+   * process and record): DuckDB never reads a damaged file first, since it can crash the process on one
+   * (decision 0024). A fetched copy is checked as it arrives; a directory store's own file where it lies.
+   */
   async hold(files: readonly RecordedFile[]): Promise<Held> {
     const held: string[] = [];
     const release = () => {
@@ -85,18 +84,13 @@ export class LocalFiles {
         this.touch(file.key);
         paths.push(this.cached(file.key));
       }
+      await this.evict();
+      for (const { file, local } of inPlace) await this.once(file, () => this.check(file, local, local));
     } catch (e) {
       release();
       throw e;
     }
-    await this.evict();
-    const checked = this.checkInPlace(inPlace);
-    checked.catch(() => undefined); // its statement awaits it; one that failed first leaves no unhandled rejection
-    return { paths, checked, release };
-  }
-
-  private async checkInPlace(files: readonly { file: RecordedFile; local: string }[]): Promise<void> {
-    for (const { file, local } of files) await this.once(file, () => this.check(file, local, local));
+    return { paths, release };
   }
 
   /**

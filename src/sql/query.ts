@@ -83,10 +83,10 @@ export interface PlaneContext {
 
 export async function select(ctx: PlaneContext, text: string, given: SqlOptions | undefined): Promise<SqlResult> {
   return ctx.engine.withConnection(async (c) => {
-    const held = new StatementFiles(ctx.files, 'beside-read');
+    const held = new StatementFiles(ctx.files);
     try {
       const { sql, meta } = await bind(ctx, text, given, held);
-      const result = await held.answer(withProgress(c, given?.onProgress, () => c.runAndReadAll(sql))).catch((e: unknown) => pointed(ctx, e, text));
+      const result = await withProgress(c, given?.onProgress, () => c.runAndReadAll(sql)).catch((e: unknown) => pointed(ctx, e, text));
       return { ...(await rowsOf(result)), ...meta };
     } finally {
       held.release();
@@ -106,10 +106,10 @@ async function pointed(ctx: PlaneContext, e: unknown, text: string): Promise<nev
  */
 export async function* selectBatches(ctx: PlaneContext, text: string, given: SqlOptions | undefined): AsyncGenerator<SqlResult> {
   const c = await ctx.engine.connect();
-  const held = new StatementFiles(ctx.files, 'beside-read');
+  const held = new StatementFiles(ctx.files);
   try {
     const { sql, meta } = await bind(ctx, text, given, held);
-    const { columns, batches } = await held.streamed(streamRows(c, sql)).catch((e: unknown) => pointed(ctx, e, text));
+    const { columns, batches } = await streamRows(c, sql).catch((e: unknown) => pointed(ctx, e, text));
     for await (const rows of batches) yield { rows, columns, ...meta };
   } finally {
     held.release();
@@ -259,7 +259,7 @@ export async function isSelect(ctx: PlaneContext, text: string): Promise<boolean
 
 /**
  * The name mapping rows of the held files that have one, by file id; the others are read by field id, and a
- * statement reads none that carries no field ids (FieldIdChecks: beside a SELECT's read, before a write's).
+ * statement reads none that carries no field ids (FieldIdChecks, before DuckDB reads them).
  */
 export async function mappingsOf(
   ctx: PlaneContext,
@@ -267,14 +267,13 @@ export async function mappingsOf(
   ref: { schema: string; table: string },
   files: readonly DataFileInfo[],
   local: ReadonlyMap<FileId, string>,
-  held: StatementFiles,
 ): Promise<Map<FileId, readonly NameMappingColumn[]>> {
   const byId = files.filter((f) => f.mappingId === null);
-  await held.check(
-    ctx.fieldIds.carried(byId.map((f) => {
+  await ctx.fieldIds.carried(
+    byId.map((f) => {
       const recorded = recordedFile(ctx.dataPath, f);
       return { local: local.get(f.id)!, identity: identityOf(recorded), named: ctx.store.url(recorded.key) };
-    })),
+    }),
   );
   if (byId.length === files.length) return new Map();
   return new Map([...(await r.nameMappings(ref.schema, ref.table, files))].map(([id, m]) => [id, m.columns]));
@@ -282,16 +281,14 @@ export async function mappingsOf(
 
 /**
  * Before a statement applies delete files or builds on them: their positions fit their data files (decision
- * 0040; once per process and file, beside a SELECT's read, before a write's).
+ * 0040; once per process and file, before DuckDB applies them).
  */
-export function checkDeletes(ctx: PlaneContext, held: StatementFiles, deletes: readonly { file: DeleteFileInfo; local: string; recordCount: number }[]): Promise<void> {
-  return held.check(
-    ctx.positions.trusted(
-      deletes.map(({ file, local, recordCount }) => {
-        const recorded = recordedFile(ctx.dataPath, file);
-        return { local, identity: identityOf(recorded), named: ctx.store.url(recorded.key), dataFileId: file.dataFileId, recordCount, deleteCount: file.deleteCount };
-      }),
-    ),
+export function checkDeletes(ctx: PlaneContext, deletes: readonly { file: DeleteFileInfo; local: string; recordCount: number }[]): Promise<void> {
+  return ctx.positions.trusted(
+    deletes.map(({ file, local, recordCount }) => {
+      const recorded = recordedFile(ctx.dataPath, file);
+      return { local, identity: identityOf(recorded), named: ctx.store.url(recorded.key), dataFileId: file.dataFileId, recordCount, deleteCount: file.deleteCount };
+    }),
   );
 }
 
@@ -330,12 +327,12 @@ export async function scanAt(
   count.skipped += listed.length - files.length;
   const data = await held.hold(files.map((f) => recordedFile(ctx.dataPath, f)));
   const local = new Map(files.map((f, i) => [f.id, data[i]!]));
-  const mappings = await mappingsOf(ctx, r, ref, files, local, held);
+  const mappings = await mappingsOf(ctx, r, ref, files, local);
   // Only the delete files of the data files read: a skipped file's deletes are neither fetched nor joined.
   const deletes = (await r.deleteFiles(ref.schema, ref.table)).filter((d) => local.has(d.dataFileId));
   const del = await held.hold(deletes.map((d) => recordedFile(ctx.dataPath, d)));
   const records = new Map(files.map((f) => [f.id, f.recordCount]));
-  await checkDeletes(ctx, held, deletes.map((d, i) => ({ file: d, local: del[i]!, recordCount: records.get(d.dataFileId)! })));
+  await checkDeletes(ctx, deletes.map((d, i) => ({ file: d, local: del[i]!, recordCount: records.get(d.dataFileId)! })));
   const sql = tableScan(
     {
       columns: table.columns,

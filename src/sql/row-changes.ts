@@ -60,10 +60,10 @@ async function changesQuery(ctx: RowChangesContext, schema: string, table: strin
   const local = await held.hold([...byPath.values()].map((f) => recordedFile(ctx.dataPath, f)));
   const localOf = new Map(paths.map((p, i) => [p, local[i]!]));
   const files = [...new Map(events.map((e) => [e.file.id, e.file])).values()];
-  const mappings = await mappingsOf(ctx, rTo, { schema, table }, files, new Map(files.map((f) => [f.id, localOf.get(f.path)!])), held);
+  const mappings = await mappingsOf(ctx, rTo, { schema, table }, files, new Map(files.map((f) => [f.id, localOf.get(f.path)!])));
   // A delete file is trusted only once its positions fit its data file (decision 0040), as a scan's are.
   const deletes = new Map(events.flatMap((e) => [e.within, e.without].filter((d) => d !== null).map((d) => [d.id, { d, recordCount: e.file.recordCount }] as const)));
-  await checkDeletes(ctx, held, [...deletes.values()].map(({ d, recordCount }) => ({ file: d, local: localOf.get(d.path)!, recordCount })));
+  await checkDeletes(ctx, [...deletes.values()].map(({ d, recordCount }) => ({ file: d, local: localOf.get(d.path)!, recordCount })));
   const names = [...columns].sort((a, b) => a.order - b.order).map((c) => ident(c.name));
   const [file, pos, rowid] = POSITION.map(ident);
   // Each change's row is as it was — a row taken away as it was before its snapshot, a row given as it was at
@@ -148,11 +148,11 @@ export async function rowChanges(ctx: RowChangesContext, schema: string, table: 
 /** The changes in DuckDB's batches: memory bounded by a batch, however many rows changed. */
 export async function* rowChangeBatches(ctx: RowChangesContext, schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }): AsyncGenerator<SqlResult> {
   const readers: Reader[] = [];
-  const held = new StatementFiles(ctx.files, 'beside-read');
+  const held = new StatementFiles(ctx.files);
   const c: DuckDBConnection = await ctx.engine.connect();
   try {
     const { sql, to } = await changesQuery(ctx, schema, table, range, readers, held);
-    const { columns, batches } = await held.streamed(streamRows(c, sql));
+    const { columns, batches } = await streamRows(c, sql);
     let any = false;
     for await (const rows of batches) {
       any = true;

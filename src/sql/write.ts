@@ -28,7 +28,7 @@ export async function write(plane: PlaneContext, text: string, given: SqlOptions
   }
   const ctx = committing(plane, authorship({ author, message }));
   const r = await ctx.reader();
-  const held = new StatementFiles(ctx.files, 'before-read');
+  const held = new StatementFiles(ctx.files);
   try {
     const outcome = await planLoading(ctx, r, text);
     if (outcome === 'split') return await runDdl(ctx, text, await addedColumnsByExample(ctx.mirror, r, text, (q, arg) => ctx.engine.textFunction(q, arg)), r.snapshot.id);

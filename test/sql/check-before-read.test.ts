@@ -1,7 +1,6 @@
-// A SELECT checks a file's bytes the first time a process reads it while DuckDB reads it (decision 0024), and
-// holds its answer back until the check has passed; a write checks before DuckDB reads. So a flip DuckDB
-// decodes into a different answer, and one it fails on, are both the check's CORRUPT on every read path,
-// and no write commits anything made from the file.
+// Every statement checks a file's bytes the first time a process reads it, before DuckDB reads it (decision
+// 0024): a flip DuckDB would decode into a different answer, and one it fails on, are both the check's
+// CORRUPT on every read path, and no write commits anything made from the file.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -111,7 +110,7 @@ async function onFreshCatalog<T>(work: (c: Catalog) => Promise<T>): Promise<{ go
   }
 }
 
-describe('the first-read check beside DuckDB', () => {
+describe('the first-read check before DuckDB', () => {
   afterEach(() => writeFile(file, good));
 
   it('a flip DuckDB reads as other rows is the check\'s CORRUPT on every read path, and no write commits', { timeout: 120_000 }, async () => {
