@@ -7,7 +7,7 @@
 // catalog's logic: argument checks, a transaction's pending state and recorded operations, the general plan,
 // conflict rules, the planning of a group's later members on the earlier ones, and the indexes Strata keeps
 // beside DuckLake's tables (a commit's manifest, file → table, paths). What lies between this and the peer's
-// whole commit is what the design itself costs (DESIGN §1–§3: a log entry per commit, an index beside it, a
+// whole commit is what the design itself costs (docs/DESIGN.md §1–§3: a log entry per commit, an index beside it, a
 // look at the log and a frozen view per transaction); between this and Strata's commit, the catalog's logic.
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';

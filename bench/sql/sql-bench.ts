@@ -1,6 +1,6 @@
 // catalog.sql against DuckDB reading the same Parquet files directly, in one process: a full scan of a
 // table with positional deletes, a selective predicate on a sorted column (what file skipping changes),
-// and the cost of binding a query on a catalog of many tables. DESIGN §7's target for the scan is within
+// and the cost of binding a query on a catalog of many tables. docs/DESIGN.md §7's target for the scan is within
 // 1.2x of DuckDB direct. Both catalogs are built once per section, untimed; each run then opens them afresh.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

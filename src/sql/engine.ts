@@ -1,4 +1,4 @@
-// DuckDB, the data plane, confined to the lake (DESIGN §8.1, decision 0030). Three kinds of in-memory
+// DuckDB, the data plane, confined to the lake (docs/DESIGN.md §8.1, decision 0030). Three kinds of in-memory
 // instance, each with its configuration locked, no extension installed or loaded and no persistent secret:
 // - the executor runs statements: it reads the lake's files (the directory store's data path, or the local
 //   cache of S3's) and the catalog's scratch directory (the Parquet a write makes before it is stored, and
