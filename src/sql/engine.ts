@@ -178,7 +178,7 @@ export class Engine {
    * The one value of `sql` (a query of one text parameter that needs no connection state, such as
    * json_serialize_sql) on `arg`, on the planner. The statement is prepared once per catalog: DuckDB parsing,
    * binding and planning the query again on every call, and the round trips of a query with parameters, cost
-   * more than running it (decision 0025).
+   * more than running it (decision 0010).
    */
   textFunction(sql: string, arg: string): Promise<string> {
     const call = this.turn.then(async () => {

@@ -1,6 +1,6 @@
 // The files one statement reads, held until it is done, and when their first-read checks (decision 0013)
 // must have passed. A SELECT's answer only leaves once they have: its checks run while DuckDB reads
-// (decision 0024), and a check that fails is the statement's error whatever DuckDB made of the file. A
+// (decision 0013), and a check that fails is the statement's error whatever DuckDB made of the file. A
 // write checks each file before DuckDB reads it, so nothing it commits was made from a damaged file.
 import type { Held, LocalFiles } from './local-files.js';
 import type { RecordedFile } from '../store/recorded-bytes.js';

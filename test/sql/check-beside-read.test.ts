@@ -1,4 +1,4 @@
-// A SELECT checks a file's bytes the first time a process reads it while DuckDB reads it (decision 0024), and
+// A SELECT checks a file's bytes the first time a process reads it while DuckDB reads it (decision 0013), and
 // holds its answer back until the check has passed; a write checks before DuckDB reads. So a flip DuckDB
 // decodes into a different answer, and one it fails on, are both the check's CORRUPT on every read path,
 // and no write commits anything made from the file.
