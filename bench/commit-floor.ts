@@ -7,7 +7,7 @@
 // catalog's logic: argument checks, a transaction's pending state and recorded operations, the general plan,
 // conflict rules, the planning of a group's later members on the earlier ones, and the indexes Strata keeps
 // beside DuckLake's tables (a commit's manifest, file → table, paths). What lies between this and the peer's
-// whole commit is what the design itself costs (DESIGN §1–§3: a log entry per commit, an index beside it, a
+// whole commit is what the design itself costs (docs/DESIGN.md §1–§3: a log entry per commit, an index beside it, a
 // look at the log and a frozen view per transaction); between this and Strata's commit, the catalog's logic.
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -105,7 +105,10 @@ async function timeFloor(dir: string, n: number, shape: FloorShape) {
   }
 }
 
-/** One sentence for the report: the median run of `runs`, `n` entries each (of `shape.group` commits). */
+/**
+ * One sentence for the report: the median run of `runs`, `n` entries each (of `shape.group` commits). What the
+ * floor holds and leaves out is said once, in BENCHMARKS.md, not under every table.
+ */
 export async function commitFloor(n: number, runs: number, shape: FloorShape, unit: 'commits/s' | 'files/s'): Promise<string> {
   const timed = [];
   for (let run = 0; run < runs; run++) {
@@ -121,8 +124,6 @@ export async function commitFloor(n: number, runs: number, shape: FloorShape, un
   const perCommit = 1e6 / (s.perSec / shape.files);
   return (
     `The design's own work for the same commits, in this run (bench/commit-floor.ts: ${n} log entries of ${shape.group} commit${shape.group > 1 ? 's' : ''} ` +
-    `after as many untimed, median of ${runs} runs): ${fmt(rate)} ${unit}, ${fmt(perCommit)} µs per commit — per transaction a look at the log, a frozen view, the table by name and its stats, ` +
-    `the rows the peer writes for it (${shape.files > 1 ? 'each data file' : 'the data file'}, the snapshot, its changes, its time, the newest snapshot, the table's stats) framed; one log entry appended${shape.durable ? ' (synced)' : ''} and applied per ${shape.group > 1 ? 'group' : 'commit'}; ` +
-    'none of the catalog\'s logic (argument checks, pending state, the general plan, conflict rules, planning a group\'s members on each other) and none of its own indexes (manifests, file → table, paths).'
+    `after as many untimed, one entry ${shape.durable ? 'synced ' : ''}per ${shape.group > 1 ? 'group' : 'commit'}, median of ${runs} runs): ${fmt(rate)} ${unit}, ${fmt(perCommit)} µs per commit.`
   );
 }

@@ -54,8 +54,7 @@ export async function logFloor(n: number, runs: number, durable: boolean): Promi
   return (
     `The segmented log alone, in this run (${n} appends of a ${recordBytes}-byte record, no catalog, median of ${runs} runs): ` +
     `SegmentLog.append${durable ? ' (durable)' : ' (relaxed)'} ${fmt(a.p50us)} µs p50, ${fmt(1e6 / a.perSec)} µs mean; ` +
-    `the bare pwrite${durable ? ' + fdatasync' : ''} of the same record ${fmt(w.p50us)} µs p50. The difference is the record's encoding and, most of it, ` +
-    'the lock and tail check that let processes on one host share the store (flock, reads of the lock file and the tail, the head written back).'
+    `the bare pwrite${durable ? ' + fdatasync' : ''} of the same record ${fmt(w.p50us)} µs p50.`
   );
 }
 

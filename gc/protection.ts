@@ -1,4 +1,4 @@
-// What GC may delete, in one place (DESIGN §5). Every job decides through these rules and nothing else:
+// What GC may delete, in one place (docs/DESIGN.md §5). Every job decides through these rules and nothing else:
 //   - a version may be excised when it ended at or before retain-from and no protected snapshot falls in
 //     [begin, end); a snapshot record below retain-from when it is not protected itself;
 //   - protected snapshots are the tagged ones and those of unexpired leases, read whole before anything is

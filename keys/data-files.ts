@@ -112,10 +112,10 @@ const PARQUET = 'parquet';
 /**
  * A data file as a listing reads it from its commit's manifest: its row and its version in one object, since
  * a first listing of a table keeps every file it reads (the table's cached group) and each object a file
- * kept made the garbage collector's young-generation copies longer (docs/decisions/0027). The row's fields
+ * kept made the garbage collector's young-generation copies longer (docs/decisions/0005). The row's fields
  * are its own enumerable properties, so a spread of `row` (ending the file) or a JSON of it is the row and
  * nothing else; the version's fields are private, and `key` and `fields` are built only when asked for (an
- * apply patching the group, a merge: docs/decisions/0022).
+ * apply patching the group, a merge: docs/decisions/0005).
  */
 export class ManifestedFile implements DataFileRow, StoredVersion {
   readonly path: string;

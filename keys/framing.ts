@@ -6,7 +6,7 @@
 //                                                   written before checksums existed
 //   format 2: [2][CRC-32 of the payload, u32 BE][payload]
 //                                                   what the store holds: log entries, checkpoint chunks and
-//                                                   manifests (DESIGN §3, integrity). CRC-32 finds every
+//                                                   manifests (docs/DESIGN.md §3, integrity). CRC-32 finds every
 //                                                   single-bit flip and every burst up to 32 bits, at native
 //                                                   speed (zlib.crc32).
 import { crc32 } from 'node:zlib';

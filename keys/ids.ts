@@ -1,6 +1,6 @@
 // Branded integer types. A SnapshotId (the catalog version users time-travel to) and a KvSeq (which log
 // entries the local index has applied) are both plain numbers at run time; the brands make the compiler
-// refuse to pass one where the other is expected, which is the mix-up DESIGN §1 forbids.
+// refuse to pass one where the other is expected, which is the mix-up docs/DESIGN.md §1 forbids.
 declare const brand: unique symbol;
 type Brand<T, B extends string> = T & { readonly [brand]: B };
 

@@ -1,4 +1,4 @@
-// What decides how long history stays, and the bookkeeping of what GC removed (DESIGN §5). All singletons,
+// What decides how long history stays, and the bookkeeping of what GC removed (docs/DESIGN.md §5). All singletons,
 // written by system entries (they advance the kv sequence, not the snapshot id):
 //   [SnapshotTag][name]          a user's named, immutable pin on a snapshot
 //   [Lease][lease id]            a snapshot-pinned reader's durable pin, honoured by GC in every process

@@ -1,9 +1,9 @@
 // The first byte of every key names its space: one per DuckLake catalog table, plus secondary indexes and
-// system values, so every catalog table is one contiguous key range. (DESIGN §2 calls this byte the key's
-// "tag"; here it is its space, so that "tag" only ever means a user's named pin on a snapshot.) Space bytes
-// are part of the on-disk format: never renumber one; add new spaces in the gaps. Which module owns each
-// space — writes its keys, decodes its rows — is in the table at the end of ARCHITECTURE.md's keyspace
-// section; nothing outside keys/ names a space.
+// system values, so every catalog table is one contiguous key range. (The first brief called this byte the
+// key's "tag", docs/DESIGN.md §2; here it is its space, so that "tag" only ever means a user's named pin on a
+// snapshot.) Space bytes are part of the on-disk format: never renumber one; add new spaces in the gaps.
+// Which module owns each space — writes its keys, decodes its rows — is in the table at the end of
+// ARCHITECTURE.md's keyspace section; nothing outside keys/ names a space.
 
 /**
  * - versioned: key ends in begin_snapshot, value carries end_snapshot (null while current); a new version is a

@@ -1,4 +1,4 @@
-// The lifecycle every versioned and append-only row shares (DESIGN §2): a version is created under a new key
+// The lifecycle every versioned and append-only row shares (docs/DESIGN.md §2): a version is created under a new key
 // ending in its begin snapshot, with `end: null`; it is ended by rewriting its value with the end, and the
 // end index learns of it in the same batch (excision scans that index). Versions never overwrite each other.
 import type { SnapshotId } from './ids.js';

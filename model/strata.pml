@@ -124,7 +124,7 @@ proctype Writer(byte w) {
   bool done, conflict;
   myEpoch = epochNow;
   for (c : 0 .. COMMITS - 1) {
-    /* the caller is handed its file id before the commit (DESIGN §6: ids are stable) */
+    /* the caller is handed its file id before the commit (docs/DESIGN.md §6: ids are stable) */
     /* the function runs on one view: what it sees and the sequence it builds on are one state */
     atomic {
       id = w + c * WRITERS;

@@ -1,4 +1,4 @@
-// Excision cost against catalog size (DESIGN §7): the same excisable versions removed from a small and a
+// Excision cost against catalog size (docs/DESIGN.md §7): the same excisable versions removed from a small and a
 // large catalog; the time should follow what is removed, not what is kept. Strata against the raw limit
 // (the same number of LevelDB deletes); the peer's expire is not modelled (its SQL deletes ride on indexes
 // the benchmark would have to invent).

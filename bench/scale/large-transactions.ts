@@ -102,16 +102,12 @@ export async function largeTransactionsBench(z: LargeSizes, out: (s?: string) =>
 
   out('\n### large transactions: one commit of many files, its table\'s drop, a cascade drop of many tables (durable)\n');
   out(
-    `One transaction each: ${n(z.files)} data files added to one table; that table dropped; a schema of ${n(z.tables)} tables ` +
-      '(one int32 column each, created in one earlier transaction) dropped with cascade. Each timed operation runs in a fresh process ' +
-      'that opens the catalog an earlier process built and does only that operation; peak RSS is that process\'s (maxRSS, the open ' +
-      'included), RSS after open is taken just before the operation starts (the file list already in memory). ' +
-      'Strata with checkpointEvery: 0; the peer does what DuckLake does in one SQLite transaction (rows plus snapshot rows; a drop ends ' +
-      'the table rows, their columns and data files by id list, a cascade the schema too); raw = the mutations of Strata\'s own log entry ' +
-      'for the operation, as one chained classic-level batch into a copy of Strata\'s index from before it: the writes alone, none of the ' +
-      `reads a drop makes. Median of ${z.runs} run(s) by time; strata / side = the side's time over Strata's (above 1x: Strata faster). ` +
-      'Durability: strata: log object: fdatasync + link + directory fsync; peer: SQLite WAL, synchronous=FULL: WAL fsync per commit; ' +
-      'raw: LevelDB batch, sync: true (WAL fsync).\n',
+    `One transaction each: ${n(z.files)} data files added to one table; that table dropped; a schema of ${n(z.tables)} one-column ` +
+      'tables (made in one earlier transaction) dropped with cascade. Each operation runs in a fresh process that opens the built ' +
+      'catalog and does only that; peak RSS is that process\'s, RSS after open is taken just before the operation. Strata with ' +
+      'checkpointEvery: 0; the peer does what DuckLake does in one SQLite transaction; raw = the mutations of Strata\'s log entry as one ' +
+      `classic-level batch into a copy of its index: the writes alone. Median of ${z.runs} run(s) by time; strata / side above 1x: ` +
+      'Strata faster. Durability: strata: segmented log, pwrite + fdatasync; peer: synchronous=FULL; raw: sync: true.\n',
   );
   out('| case | side | time s | peak RSS MiB | RSS after open MiB | strata / side |');
   out('| --- | --- | ---: | ---: | ---: | ---: |');

@@ -67,7 +67,7 @@ async function oneWriter(place: Place, z: SharedSizes, callers: number, exclusiv
   const { dir, spec } = await place.spec();
   try {
     const store = new CountingStore(openStore(spec));
-    // A directory shared between machines keeps its log as objects (DESIGN §3), and the raw create below is of one.
+    // A directory shared between machines keeps its log as objects (docs/DESIGN.md §3), and the raw create below is of one.
     const c = await Catalog.open({ dir: path.join(dir, 'index'), store, checkpointEvery: 0, exclusiveWriter, logLayout: 'objects' });
     await c.transaction((tx) => tx.createTable('main', 'events', [{ name: 'x', type: 'int64' }]));
     const before = store.total();

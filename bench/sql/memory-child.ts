@@ -1,4 +1,4 @@
-// The peak memory of compaction and of a large UPDATE on a table of millions of rows (DESIGN §7: memory bounded
+// The peak memory of compaction and of a large UPDATE on a table of millions of rows (docs/DESIGN.md §7: memory bounded
 // by the batch; issue 42: under 512 MiB for 4M rows). One operation per process, so that its peak RSS is that
 // operation's (and the open's) alone:
 //   memory-child.ts build <dir> <rows> <files>      main.orders of <rows> rows in <files> INSERTs, 1% deleted

@@ -1,6 +1,6 @@
 // catalog.sql against DuckDB reading the same Parquet files directly, in one process: a full scan of a
 // table with positional deletes, a selective predicate on a sorted column (what file skipping changes),
-// and the cost of binding a query on a catalog of many tables. DESIGN §7's target for the scan is within
+// and the cost of binding a query on a catalog of many tables. docs/DESIGN.md §7's target for the scan is within
 // 1.2x of DuckDB direct. Both catalogs are built once per section, untimed; each run then opens them afresh.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -50,21 +50,16 @@ export async function sqlBench(z: SqlSizes, out: (s?: string) => void): Promise<
 
     out('\n### sql: catalog.sql against DuckDB reading the same Parquet files directly\n');
     out(
-      `Scans: table main.t (id BIGINT, k INTEGER, v DOUBLE, s VARCHAR) of ${n(z.rows)} rows in ${z.files} data files of ` +
-        `${n(scan.perFile)} rows (ids sorted across files), each loaded with catalog.load from a Parquet file DuckDB wrote, and each with a ` +
-        `positional delete file (DuckLake's file_path, pos) of 1% of its rows (${DELETED}), registered with addDeleteFile; ` +
-        `${n(z.rows - scan.deleted)} rows live. DuckDB direct = the same files in one read_parquet(filename, file_row_number) anti-joined ` +
-        'with one read_parquet of the delete files, on one connection to its own in-memory instance. "First" = the first query after ' +
-        'opening: catalog.sql right after Catalog.open (that query creates the catalog\'s DuckDB instance), DuckDB direct on a new ' +
-        `instance; "warm" = the median of the ${z.warm} queries after it on the same catalog or instance (the predicate's range drawn ` +
-        `anew for each). Binding: a catalog of ${n(z.tables)} tables in schema s (id BIGINT, v DOUBLE), each given ${FILES_PER_TABLE} ` +
-        `files of ${ROWS_PER_SMALL_FILE} rows, a load (a commit) each; ${n(z.calls)} calls per query and side after the first, a random ` +
-        'table each call (the same sequence on both sides); the self-join reads the table at the snapshots of its first and its last ' +
-        'file (two references, two scans), DuckDB direct the same files in two read_parquet calls. Both catalogs built once, untimed ' +
-        '(durability: relaxed, checkpointEvery: 0), on a directory store, so DuckDB reads the catalog\'s own files in place; each of ' +
-        `${z.runs} run(s) opens them afresh, the sides alternating which goes first; every answer checked equal across sides. First: ` +
-        'the median of the runs; warm, p50, p99, calls/s: from the run with the median warm p50. catalog / side = catalog.sql\'s time ' +
-        'over the side\'s (above 1x: catalog.sql slower).\n',
+      `Scans: main.t (id BIGINT, k INTEGER, v DOUBLE, s VARCHAR), ${n(z.rows)} rows in ${z.files} files of ${n(scan.perFile)} ` +
+        `(ids sorted across files) loaded with catalog.load, each with a positional delete file of 1% of its rows (${DELETED}); ` +
+        `${n(z.rows - scan.deleted)} rows live. DuckDB direct: the same files in one read_parquet anti-joined with the delete files, on ` +
+        'its own in-memory instance. "First": the first query after opening (catalog.sql\'s creates its DuckDB instance; DuckDB direct ' +
+        `on a new instance); "warm": the median of the ${z.warm} after it (a new range each). Binding: ${n(z.tables)} tables of ` +
+        `${FILES_PER_TABLE} files of ${ROWS_PER_SMALL_FILE} rows, a commit each; ${n(z.calls)} calls per query and side, a random table ` +
+        'each (the same sequence on both sides); the self-join reads a table at the snapshots of its first and last file. Catalogs built ' +
+        `once, untimed (relaxed, checkpointEvery: 0), on a directory store; each of ${z.runs} run(s) opens them afresh, the sides ` +
+        'alternating; every answer checked equal. First: the median of the runs; the rest from the run with the median warm p50. ' +
+        'catalog / side above 1x: catalog.sql slower.\n',
     );
     out('| case | side | first query ms | warm ms | first: catalog / side | warm: catalog / side |');
     out('| --- | --- | ---: | ---: | ---: | ---: |');

@@ -176,7 +176,7 @@ export class Catalog {
     }
   }
 
-  /** One SELECT (DESIGN §8; each table at its AT, else `opts.at`, else the newest), or one INSERT (a commit). */
+  /** One SELECT (docs/DESIGN.md §8; each table at its AT, else `opts.at`, else the newest), or one INSERT (a commit). */
   sql(text: string, opts?: SqlOptions): Promise<SqlResult> {
     this.assertOpen();
     return this.plane.sql(text, opts);

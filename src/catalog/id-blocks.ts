@@ -1,6 +1,6 @@
 // This writer's blocks of catalog and file ids. A block is claimed by a system entry that moves the id
 // horizon past it, so no other writer — in this process or any other — ever hands out an id in it, and an
-// id a transaction handed to its caller can be committed as it is, however the commit is rebased (DESIGN §6,
+// id a transaction handed to its caller can be committed as it is, however the commit is rebased (docs/DESIGN.md §6,
 // "Ids are stable"; docs/decisions/0009). Ids left in a block when the process ends are never used.
 import { decodeIdHorizon, ID_HORIZON_KEY, type IdHorizonRow, putIdHorizon } from '../../keys/system.js';
 import { StrataError } from '../errors.js';

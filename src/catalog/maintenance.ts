@@ -1,4 +1,4 @@
-// The GC entry points (DESIGN §5): retain-from, leases, excision, file reclamation, checkpoint pruning and
+// The GC entry points (docs/DESIGN.md §5): retain-from, leases, excision, file reclamation, checkpoint pruning and
 // log compaction. What may go is decided in gc/; this module runs those plans — writes them as system
 // entries through the committer, deletes the objects they name — and reports.
 import { type AdvanceResult, type AdvanceTarget, planAdvance } from '../../gc/retain-from.js';

@@ -1,4 +1,4 @@
-// catalog.verify(): every invariant the catalog keeps (DESIGN §6), checked against what is stored. The rules
+// catalog.verify(): every invariant the catalog keeps (docs/DESIGN.md §6), checked against what is stored. The rules
 // themselves are the family modules' (keys/census.ts runs them over one scan of the index); this module adds
 // what needs the store: the log read whole (checksums, numbering, gaps, the chain of predecessors), the
 // newest checkpoint read whole, the index compared key for key with one rebuilt from the store, and, on

@@ -104,7 +104,7 @@ export async function snapshotOf(c: Catalog, what: string, arg: string): Promise
   const sel = parseSnapshotName(what, arg);
   if ('snapshot' in sel) return sel.snapshot;
   const r = await c.reader(sel).catch((e: unknown) => {
-    // The tags are not listed: their names may mean something to people who cannot read them (DESIGN §4).
+    // The tags are not listed: their names may mean something to people who cannot read them (docs/DESIGN.md §4).
     if (!(e instanceof StrataError && e.code === 'TAG_NOT_FOUND')) throw e;
     throw new StrataError(
       'TAG_NOT_FOUND',

@@ -16,7 +16,7 @@ import { MAX_CACHED_GROUP, type VersionCache } from './version-cache.js';
 export type Db = Level<Uint8Array, Uint8Array>;
 /**
  * What LevelDB calls a snapshot (`db.snapshot()`): the index's bytes frozen at one applied entry. Called a
- * frozen state here, so that "snapshot" only ever means a catalog snapshot (DESIGN §1).
+ * frozen state here, so that "snapshot" only ever means a catalog snapshot (docs/DESIGN.md §1).
  */
 export type FrozenState = ReturnType<Db['snapshot']>;
 

@@ -1,5 +1,5 @@
 // Which layout a store's commit log has: chosen when the catalog is created, recorded in the store as the
-// object `log-layout` (a checksummed frame), and read — never guessed — by every later open (DESIGN §3).
+// object `log-layout` (a checksummed frame), and read — never guessed — by every later open (docs/DESIGN.md §3).
 // A store from before layouts were recorded has its entries as objects. At creation, a directory store on
 // a local file system gets segments, and one on a network or cluster file system (NFS, SMB, FUSE, Ceph, …)
 // gets objects, where create-if-absent of a name is the one step every host agrees on; S3 always objects.

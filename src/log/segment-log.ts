@@ -1,4 +1,4 @@
-// The segmented layout of the commit log (DESIGN §3, docs/decisions/0014), for a directory on a local disk:
+// The segmented layout of the commit log (docs/DESIGN.md §3, docs/decisions/0014), for a directory on a local disk:
 // entries are records appended to segment files, and processes on one host take turns through an advisory
 // lock (flock(2) on `segments/LOCK`) held while appending. The lock plus "the tail is still where I read it"
 // is this layout's create-if-absent: a writer appends entry N only if the log ends at N-1 under the lock. A

@@ -68,7 +68,7 @@ export async function* dataFilesAt(view: ReadView, at: SnapshotId, tableId: Cata
   // trips to LevelDB's thread pool overlap instead of following each other.
   const ends = (await tableStats(view, tableId))?.endedFiles === 0 ? NO_ENDS : new EndCursor(view, tableId);
   // Handed on a batch of LevelDB's at a time, not a manifest at a time: a step through these generators
-  // costs more than the ten files a commit of a few files adds (docs/decisions/0027).
+  // costs more than the ten files a commit of a few files adds (docs/decisions/0005).
   let out: DataFileVersion[] = [];
   const take = async (begin: SnapshotId, files: readonly ManifestFile[]) => {
     await ends.readTo(files[0]![0], files.at(-1)![0]);

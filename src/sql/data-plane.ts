@@ -1,4 +1,4 @@
-// The catalog's SQL surface (DESIGN §8): SELECTs over any snapshot, writes, loads and compaction, on one
+// The catalog's SQL surface (docs/DESIGN.md §8): SELECTs over any snapshot, writes, loads and compaction, on one
 // confined DuckDB engine and one cache of fetched files per catalog. Each call runs in a session of its own
 // (engine.ts): stopped by its timeoutMs, its signal or close(), its local files removed when it ends.
 import * as path from 'node:path';

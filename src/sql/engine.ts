@@ -1,4 +1,4 @@
-// DuckDB, the data plane, confined to the lake (DESIGN §8.1, decision 0030). Three kinds of in-memory
+// DuckDB, the data plane, confined to the lake (docs/DESIGN.md §8.1, decision 0030). Three kinds of in-memory
 // instance, each with its configuration locked, no extension installed or loaded and no persistent secret:
 // - the executor runs statements: it reads the lake's files (the directory store's data path, or the local
 //   cache of S3's) and the catalog's scratch directory (the Parquet a write makes before it is stored, and
@@ -178,7 +178,7 @@ export class Engine {
    * The one value of `sql` (a query of one text parameter that needs no connection state, such as
    * json_serialize_sql) on `arg`, on the planner. The statement is prepared once per catalog: DuckDB parsing,
    * binding and planning the query again on every call, and the round trips of a query with parameters, cost
-   * more than running it (decision 0025).
+   * more than running it (decision 0010).
    */
   textFunction(sql: string, arg: string): Promise<string> {
     const call = this.turn.then(async () => {

@@ -1,4 +1,4 @@
-// Whose columns a Parquet data file holds, by field id or by name (DESIGN §8.1, decision 0041). The catalog
+// Whose columns a Parquet data file holds, by field id or by name (docs/DESIGN.md §8.1, decision 0041). The catalog
 // reads files by Parquet field id (= its column ids); DuckDB reads a column whose file lacks that id as its
 // default, so a file written without field ids would read as NULLs. Such a file is read by name instead,
 // through a mapping recorded when it is registered (DuckLake's map_by_name): each of its columns onto the

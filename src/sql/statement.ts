@@ -252,7 +252,7 @@ const INTEGER_LITERAL = new Set(['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'UT
 const TIME_CASTS = new Set(['TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', 'TIMESTAMP_TZ', 'DATE']);
 
 /**
- * An AT clause as a reader's selector, exactly or not at all (DESIGN §8.1): VERSION takes an integer literal
+ * An AT clause as a reader's selector, exactly or not at all (docs/DESIGN.md §8.1): VERSION takes an integer literal
  * (an id) or a string (a tag); TIMESTAMP a string, or TIMESTAMP/DATE '…', that is a real instant. A decimal
  * (3.0), a boolean, a negative number or any other expression is INVALID_ARGUMENT.
  */

@@ -1,4 +1,4 @@
-// A view is one SELECT (DESIGN §8.1). DuckDB's parser checks its text when it is created (or imported), and
+// A view is one SELECT (docs/DESIGN.md §8.1). DuckDB's parser checks its text when it is created (or imported), and
 // the catalog keeps what the parser made of it. What DuckDB later binds — the mirror's CREATE VIEW, a read
 // that expands the view — is text DuckDB prints again from that checked tree, never the text that was stored:
 // stored text is data, and `SELECT 1; COPY … TO '/any'` cannot become two statements.

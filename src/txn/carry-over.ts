@@ -2,7 +2,7 @@
 // tables (their rows, columns, stats, files), so when the commits it lost to only changed the files of
 // other tables, its sealed state is what a replay on the newer state would build, but for the snapshot it
 // follows and the id counters, which only grow. Group commit meets this case on most members (commits into
-// different tables), and the replay was about half of each later member's rebase (docs/decisions/0021).
+// different tables), and the replay was about half of each later member's rebase (docs/decisions/0004).
 import { type CatalogId, catalogId, fileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
 import type { SnapshotRow } from '../../keys/snapshots.js';
 import type { ReadView } from '../kv/read-view.js';

@@ -1,4 +1,4 @@
-// Where a transaction's new ids come from. An id handed to the caller is the id committed (DESIGN §6, "Ids
+// Where a transaction's new ids come from. An id handed to the caller is the id committed (docs/DESIGN.md §6, "Ids
 // are stable"; docs/decisions/0009): the first run takes ids from this writer's claimed blocks, which no
 // other writer can commit, and a rebase replays each operation with the ids it took the first time.
 export type IdKind = 'catalog' | 'file';

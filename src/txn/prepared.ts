@@ -35,7 +35,7 @@ export interface Prepared {
 /**
  * Runs `fn` on `view` (the function's only run) and plans its commit there — unless it adds or removes
  * files and does nothing else (one that only read returns at once), and names no `basedOn`: then it is planned
- * once, where it lands (decision 0028). Every member of a group commit but the first lands on a state its
+ * once, where it lands (decision 0004). Every member of a group commit but the first lands on a state its
  * function did not run on, and was planned twice, the first plan thrown away.
  */
 export async function prepare(view: ReadView, fn: TransactionFn, meta: CommitMeta, time: number, ctx: TxnContext): Promise<Prepared> {
@@ -63,7 +63,7 @@ export async function rebase(view: ReadView, p: Prepared, isOwnState: boolean, t
   if (isOwnState) return planOn(view, head, p.state, p.meta, time);
   // A state is carried over only when the snapshots since its base changed nothing but other tables'
   // files, and no rule of findConflict's can fire on those: checking them too was a third of a group
-  // member's rebase (docs/decisions/0021).
+  // member's rebase (docs/decisions/0004).
   const carried = await carriedOver(view, p.state, head);
   if (carried) return planOn(view, head, carried, p.meta, time);
   // A state planned later only adds and removes files (prepare): its data changes are all its changes.
@@ -79,7 +79,7 @@ export async function rebase(view: ReadView, p: Prepared, isOwnState: boolean, t
  * Transactions planned one after another on one view, each as if the ones before it had landed: the last
  * one's snapshot, every table their states touched and every path they registered a file under. Group
  * commit plans its members so while it can (see plan), without laying their puts over the view
- * (docs/decisions/0029).
+ * (docs/decisions/0004).
  */
 export class PlannedPast {
   private head: q.Version<SnapshotRow>;

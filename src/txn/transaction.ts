@@ -67,7 +67,7 @@ export class Transaction {
   }
 
   /**
-   * Runs one SQL statement in this transaction (DESIGN §8): it reads what the transaction sees so far — its
+   * Runs one SQL statement in this transaction (docs/DESIGN.md §8): it reads what the transaction sees so far — its
    * base snapshot and the changes made before it, by SQL or by the calls below — and what it writes becomes
    * this transaction's operations, committed with the rest or not at all. Await each statement before the
    * next; a SELECT's table without AT reads the transaction's state too.

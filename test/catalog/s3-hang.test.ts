@@ -1,4 +1,4 @@
-// DESIGN §3, "Requests to S3 are bounded", at the catalog level: an S3 endpoint that accepts connections and
+// docs/DESIGN.md §3, "Requests to S3 are bounded", at the catalog level: an S3 endpoint that accepts connections and
 // never answers fails Catalog.open and a commit with STORE_UNAVAILABLE within a stated time, leaves nothing
 // half-open behind (the local index, an acknowledgement), and no error it produces carries a secret. The
 // bounds asserted below are derived from the code paths they exercise (src/catalog/open.ts, catalog.ts,

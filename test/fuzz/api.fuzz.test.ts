@@ -1,7 +1,7 @@
 // Random sequences of public calls — hostile names, wrong types, NaN, negative and huge numbers, unknown ids
 // and snapshots, option typos, failures left unobserved inside transactions, concurrent transactions, a close
 // in the middle of reads — against a model of the catalog. Every call either does what the model says, or
-// throws a StrataError with one of the codes the model allows (always one of DESIGN §6's); after every
+// throws a StrataError with one of the codes the model allows (always one of docs/DESIGN.md §6's); after every
 // sequence, each snapshot reads as the model recorded it and verify finds nothing.
 //
 // A failure prints fast-check's seed and path: FUZZ_SEED=<seed> FUZZ_PATH=<path> npx vitest run test/fuzz

@@ -1,4 +1,4 @@
-// Every statement can be stopped (DESIGN §8.1): by its time limit (TIMEOUT), its caller's signal or the
+// Every statement can be stopped (docs/DESIGN.md §8.1): by its time limit (TIMEOUT), its caller's signal or the
 // catalog's close() (CANCELLED); DuckDB is interrupted, nothing of the statement commits, and the catalog
 // answers the next one. A process that closes its catalog while a statement runs exits by itself.
 import { writeFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// A statement reaches the lake and nothing else (DESIGN §8.1, decision 0030): DuckDB is confined to the
+// A statement reaches the lake and nothing else (docs/DESIGN.md §8.1, decision 0030): DuckDB is confined to the
 // lake's files and the catalog's scratch directory, a statement names no file unless its caller opted in to
 // host files, a refused statement leaves nothing behind, and host files, once opted in, are read (loaded
 // first) without the lake's engine ever reaching them. Everything on the real directory store, with real

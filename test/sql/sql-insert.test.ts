@@ -1,4 +1,4 @@
-// INSERT through catalog.sql (DESIGN §8): DuckDB plans the statement over a mirror of the head and runs it,
+// INSERT through catalog.sql (docs/DESIGN.md §8): DuckDB plans the statement over a mirror of the head and runs it,
 // the rows it inserted become real Parquet files of the target with field ids and statistics, one commit per
 // statement; what DuckDB refuses (a NOT NULL, a value of the wrong type, an unknown table) commits nothing.
 import { readdir } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// The lakehouse story in SQL (DESIGN §8): load real Parquet through DuckDB, change a customer's city with a
+// The lakehouse story in SQL (docs/DESIGN.md §8): load real Parquet through DuckDB, change a customer's city with a
 // positional delete file and an INSERT, tag the decision, and ask for the table as it was and the delta to
 // now; then a column added, a column renamed, the table dropped, history retired. On the directory store,
 // and on S3 through the local cache.

@@ -1,5 +1,5 @@
 // The parser's functions run as statements prepared once, on one connection shared by every statement of a
-// catalog (decision 0025): calls made at once must each get their own answer, and one that fails must not
+// catalog (decision 0010): calls made at once must each get their own answer, and one that fails must not
 // stop the ones after it.
 import { describe, expect, it } from 'vitest';
 import * as path from 'node:path';

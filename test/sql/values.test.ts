@@ -1,4 +1,4 @@
-// Values cross into JavaScript exactly (DESIGN §8.1, decision 0036), the same way from sql(), sqlBatches,
+// Values cross into JavaScript exactly (docs/DESIGN.md §8.1, decision 0036), the same way from sql(), sqlBatches,
 // tableChanges and a write's RETURNING: numbers, bigints, bytes, lists and structs as such (NaN, -0 and 2^64-1
 // included), and what JavaScript has no exact type for (DECIMAL, DATE, TIME, TIMETZ, every TIMESTAMP, INTERVAL)
 // as DuckDB's own text of it — compared with a plain DuckDB holding the same rows.

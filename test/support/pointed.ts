@@ -1,5 +1,5 @@
-// What an error about a statement must look like (DESIGN §8.1, "errors point into what the user wrote"):
-// the statement as the caller wrote it, a caret under the name it is about, and nothing of the catalog's
+// What an error about a statement must look like (docs/DESIGN.md §8.1, "Never a different answer"): the
+// statement as the caller wrote it, a caret under the name it is about, and nothing of the catalog's
 // rewrite — no scan of local files, no placeholder, no path of the catalog's directory.
 import { expect } from 'vitest';
 import { isStrataError } from '../../src/index.js';
