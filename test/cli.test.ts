@@ -129,7 +129,7 @@ describe('strata CLI', () => {
     }
     expect((await run('frobnicate')).code).toBe(2);
     expect((await run('show', '--bogus')).code).toBe(2);
-  });
+  }, 120_000); // eighteen CLI processes through tsx: ~30 s on this VM under load
 
   it('no failure reaches a person as a stack trace: a code and a message, as JSON with --json', async () => {
     const dir = path.join(await tempDir(), 'lake');
