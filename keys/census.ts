@@ -1,6 +1,6 @@
 // What verify learns of an index from one scan of its whole keyspace, in key order: each key goes to the
 // family that owns its space, which keeps what its invariants need; `finish` runs them. Pure: the caller
-// does the reading (src/catalog/verify.ts). Memory holds one fact per entity version and per file row — a
+// does the reading (src/commit/verify.ts). Memory holds one fact per entity version and per file row — a
 // maintenance job's budget, not a reader's.
 import { type DataFileFact, type DataFileRow, dataFileEndProblems, decodeDataFileEnd, decodeFileTable, decodeManifest, decodeManifestPart, decodePathIndex, fileTableProblems, type ManifestValue, manifestProblems, pathIndexProblems } from './data-files.js';
 import type { DeleteFileRow } from './delete-files.js';

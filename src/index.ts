@@ -27,7 +27,7 @@ export type { ExciseCounts, ExciseOptions, ExciseReport, ExcisionJobRow } from '
 export type { ReclaimOptions, ReclaimReport } from '../gc/reclaim.js';
 export type { PruneCheckpointsOptions, PruneCheckpointsReport } from '../gc/checkpoints.js';
 export type { CompactLogOptions, CompactLogReport } from '../gc/compact-log.js';
-export type { VerifyOptions, VerifyReport, Violation } from './catalog/verify.js';
+export type { VerifyOptions, VerifyReport, Violation } from './commit/verify.js';
 export type { SqlOptions, SqlResult } from './sql/query.js';
 export type { ChangeBound } from './sql/row-changes.js';
 export type { LoadResult } from './sql/load.js';

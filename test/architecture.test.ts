@@ -44,6 +44,7 @@ const LAYERS: [string, number][] = [
   ['gc/', 5],
   ['src/sql/', 5.5],
   ['src/ducklake/export.ts', 5.5],
+  ['src/commit/', 5.8],
   ['src/catalog/', 6],
   ['src/ducklake/', 6.5], // the import: its staging, its files, its snapshots, its inlined rows
   ['src/cli/', 7],

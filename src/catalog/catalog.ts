@@ -1,4 +1,4 @@
-// The public entry point: a facade over the modules that do the work. Opening is open.ts; keeping the index
+// The public entry point: a facade over the modules that do the work. Opening is src/commit/open.ts; keeping the index
 // an exact prefix of the log is index-sync.ts; the commit loop and the commit point are committer.ts, which
 // group-commit.ts feeds; background checkpoints and following are background.ts; the GC entry points are
 // maintenance.ts. A Catalog owns one local index and one store, and nothing else in the process touches
@@ -23,16 +23,16 @@ import { resolveSnapshot, type SnapshotSelector } from '../read/resolve-snapshot
 import { checkCommitMeta, type CommitMeta } from '../txn/plan.js';
 import { prepare, type TransactionFn } from '../txn/prepared.js';
 import type { TxnContext } from '../txn/transaction.js';
-import { Background, type CheckpointResult } from './background.js';
-import { Committer } from './committer.js';
-import { GroupCommit } from './group-commit.js';
-import { IdBlocks } from './id-blocks.js';
-import { Maintenance } from './maintenance.js';
-import { type Opened, openCatalog, type OpenOptions } from './open.js';
-import { SnapshotTags } from './snapshot-tags.js';
-import { FollowStatus } from './status.js';
+import { Background, type CheckpointResult } from '../commit/background.js';
+import { Committer } from '../commit/committer.js';
+import { GroupCommit } from '../commit/group-commit.js';
+import { IdBlocks } from '../commit/id-blocks.js';
+import { Maintenance } from '../commit/maintenance.js';
+import { type Opened, openCatalog, type OpenOptions } from '../commit/open.js';
+import { SnapshotTags } from '../commit/snapshot-tags.js';
+import { FollowStatus } from '../commit/status.js';
 import { type ChangeBound, type CompactOptions, type CompactResult, DataPlane, type LoadOptions, type LoadResult, type SqlOptions, type SqlResult } from '../sql/data-plane.js';
-import { verifyCatalog, type VerifyOptions, type VerifyReport } from './verify.js';
+import { verifyCatalog, type VerifyOptions, type VerifyReport } from '../commit/verify.js';
 import { type ExportOptions, type ExportReport, exportLake } from '../ducklake/export.js';
 import { dataLocation } from '../ducklake/values.js';
 
@@ -362,7 +362,7 @@ export class Catalog {
   }
 
   /**
-   * Checks every invariant the catalog keeps against what is stored (src/catalog/verify.ts): log and newest
+   * Checks every invariant the catalog keeps against what is stored (src/commit/verify.ts): log and newest
    * checkpoint read whole, the index against one rebuilt from the store, with `files` every file. Changes nothing.
    */
   async verify(opts?: VerifyOptions): Promise<VerifyReport> {

@@ -7,7 +7,7 @@
 import type { ColumnId } from '../../keys/ids.js';
 import { options } from '../arguments.js';
 import { type Catalog as CatalogType, Catalog, type OpenOptions } from '../catalog/catalog.js';
-import { OPEN_OPTIONS } from '../catalog/open.js';
+import { OPEN_OPTIONS } from '../commit/open.js';
 import { StrataError } from '../errors.js';
 import type { ObjectStore } from '../store/object-store.js';
 import type { CommitMeta } from '../txn/plan.js';

@@ -17,7 +17,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { kvSeq } from '../../keys/ids.js';
 import type { OpenOptions } from '../catalog/catalog.js';
-import { openStore } from '../catalog/open.js';
+import { openStore } from '../commit/open.js';
 import { StrataError } from '../errors.js';
 import { logObjectKey } from '../log/object-log.js';
 import { DirectoryStore } from '../store/directory-store.js';
