@@ -1,5 +1,5 @@
 // The public API of strata.
-export { Catalog, type HistoryOptions, type OpenOptions, type ReaderOptions } from './catalog/catalog.js';
+export { Catalog, type HistoryOptions, importDuckLake, type ImportOptions, type ImportReport, type OpenOptions, type ReaderOptions } from './catalog/catalog.js';
 export type { TransactionFn } from './txn/prepared.js';
 export type { HistoryBound, ReadSource, TableChanges } from './read/history.js';
 export type { SnapshotSelector } from './read/resolve-snapshot.js';
@@ -32,6 +32,5 @@ export type { SqlOptions, SqlResult } from './sql/query.js';
 export type { ChangeBound } from './sql/row-changes.js';
 export type { LoadResult } from './sql/load.js';
 export type { ColumnStats } from '../keys/file-column-stats.js';
-export { importDuckLake, type ImportOptions, type ImportReport } from './ducklake/import.js';
 export type { ExportOptions, ExportReport } from './ducklake/export.js';
 export type { ColumnStatsSpec } from './txn/transaction.js';
