@@ -18,7 +18,7 @@ import { type FileId, fileId, kvSeq, type SnapshotId, snapshotId } from '../keys
 import type { Mutation } from '../keys/mutation.js';
 import { createSnapshot, type SnapshotRow } from '../keys/snapshots.js';
 import { changedTableStats, EMPTY_TABLE_STATS, putTableStats } from '../keys/stats.js';
-import { openCatalog, type Opened } from '../src/catalog/open.js';
+import { openCatalog, type Opened } from '../src/commit/open.js';
 import { Catalog } from '../src/index.js';
 import * as q from '../src/read/catalog-queries.js';
 import { COLUMNS } from './drivers/driver.js';

@@ -1,6 +1,6 @@
 // File reclamation: which objects to delete from the store — the data and delete files that excision left
 // unnamed, once their grace period is over, and (on request) orphans under the data path — by the rules of
-// protection.ts. The catalog deletes what this plans (src/catalog/reclaim-objects.ts).
+// protection.ts. The catalog deletes what this plans (src/commit/reclaim-objects.ts).
 import type { Mutation } from '../keys/mutation.js';
 import { ALL_SCHEDULED, decodeScheduled, type Scheduled, unschedule as unscheduled } from '../keys/retention.js';
 import type { ReadView } from '../src/kv/read-view.js';

@@ -1,6 +1,6 @@
 // What verify learns of an index from one scan of its whole keyspace, in key order: each key goes to the
 // family that owns its space, which keeps what its invariants need; `finish` runs them. Pure: the caller
-// does the reading (src/catalog/verify.ts). Memory holds one fact per entity version and per file row — a
+// does the reading (src/commit/verify.ts). Memory holds one fact per entity version and per file row — a
 // maintenance job's budget, not a reader's.
 import { type DataFileFact, type DataFileRow, dataFileEndProblems, decodeDataFileEnd, decodeFileTable, decodeManifest, decodeManifestPart, decodePathIndex, fileTableProblems, type ManifestValue, manifestProblems, pathIndexProblems } from './data-files.js';
 import type { DeleteFileRow } from './delete-files.js';
@@ -24,6 +24,16 @@ import type { Violation } from './violation.js';
 
 const hex = (k: Key) => Buffer.from(k).toString('hex');
 const same = (a: Key, b: Key) => Buffer.compare(a, b) === 0;
+
+/** A delete file a retained row names, with the record count of its data file. */
+export interface NamedDeleteFile {
+  path: string;
+  fileSizeBytes: number;
+  contentCrc32: number | null;
+  deleteCount: number;
+  dataFileId: number;
+  recordCount: number;
+}
 
 /** Spaces whose rows carry an end: their versions of one entity must not overlap. */
 const hasEnd = (space: Space) => spaceSpec(space).category === 'versioned' || space === Space.DataFile || space === Space.DeleteFile;
@@ -248,7 +258,7 @@ export class Census {
   }
 
   /** Every delete file row with the record count of the data file it deletes from: what its positions must fit. */
-  deleteFilesOfData(): { path: string; fileSizeBytes: number; contentCrc32: number | null; deleteCount: number; dataFileId: number; recordCount: number }[] {
+  deleteFilesOfData(): NamedDeleteFile[] {
     const records = new Map(this.dataFiles.map((f) => [`${f.tableId}/${f.id}`, f.row.recordCount]));
     return this.deleteFiles.flatMap((d) => {
       const recordCount = records.get(`${d.tableId}/${d.row.dataFileId}`);

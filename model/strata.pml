@@ -22,7 +22,7 @@
  *   MUTANT_NO_CONFLICT     a rebase skips DuckLake's conflict check (src/txn/conflicts.ts)
  *   MUTANT_NO_GRACE        reclamation deletes as soon as excision schedules (gc/reclaim.ts)
  *   MUTANT_NEW_IDS         a rebase hands out new file ids (src/txn/ids.ts ReplayedIds keeps them)
- *   MUTANT_NO_FENCE        a writer of an older epoch is not fenced (src/catalog/committer.ts checks the
+ *   MUTANT_NO_FENCE        a writer of an older epoch is not fenced (src/commit/committer.ts checks the
  *                          epoch at its commit point; the index skips an older epoch's entries)
  */
 
@@ -32,7 +32,7 @@
 #define READERS 2
 #define COMMITS 1          /* commits per writer */
 #define MAXLOG 8           /* log entries: snapshot 0 plus every commit and the epoch claim */
-#define FILES 6            /* file ids: writer w hands out w (its claimed id block, src/catalog/id-blocks.ts); a mutant w + 3 */
+#define FILES 6            /* file ids: writer w hands out w (its claimed id block, src/commit/id-blocks.ts); a mutant w + 3 */
 #define GRACE 2            /* ticks a scheduled file waits (gc/reclaim.ts graceMs) */
 #define LEASE_TTL 3        /* ticks a lease lasts (gc/leases.ts) */
 #define MAXTIME 4
@@ -49,12 +49,12 @@ typedef Entry {
   bool torn;        /* segments: a record cut short by a crash, not yet cut off */
 };
 Entry log[MAXLOG];
-byte logLen = 1;                 /* entry 0: snapshot 0 (src/catalog/init-entry.ts) */
+byte logLen = 1;                 /* entry 0: snapshot 0 (src/commit/init-entry.ts) */
 bool fileExists[FILES];          /* the object is in the store */
 byte epochNow = 0;               /* the newest writer epoch in the log */
 bool segLock = false;            /* segments: the advisory append lock (src/log/segment-lock.ts) */
 
-/* ---- what the catalog derives from the log (applied in order, src/catalog/index-sync.ts) ---- */
+/* ---- what the catalog derives from the log (applied in order, src/commit/index-sync.ts) ---- */
 byte fileBegin[FILES];           /* snapshot that added it, NONE if never */
 byte fileEnd[FILES];             /* snapshot that ended it, NONE if live */
 byte retainFrom = 0;
@@ -116,7 +116,7 @@ inline checkAcked() {
 /*
  * A writer: prepares a commit on the state it has (src/txn/prepared.ts prepare), appends it at the next
  * sequence, and on a lost race catches up, runs DuckLake's conflict check and replays with the ids it took
- * (src/catalog/committer.ts, src/txn/prepared.ts rebase). Writers 0 and 2 remove the file writer 1 adds when
+ * (src/commit/committer.ts, src/txn/prepared.ts rebase). Writers 0 and 2 remove the file writer 1 adds when
  * they see it, so two deletes of one file race; a writer epoch claimed meanwhile fences older writers.
  */
 proctype Writer(byte w) {
@@ -206,7 +206,7 @@ proctype Writer(byte w) {
 #endif
 }
 
-/* The last writer also claims the writer epoch once (src/catalog/committer.ts claimWriterEpoch). */
+/* The last writer also claims the writer epoch once (src/commit/committer.ts claimWriterEpoch). */
 proctype EpochClaim() {
   atomic {
     logLen < MAXLOG && !segLock;

@@ -1,5 +1,5 @@
 // The public API of strata.
-export { Catalog, type HistoryOptions, type OpenOptions, type ReaderOptions } from './catalog/catalog.js';
+export { Catalog, type HistoryOptions, importDuckLake, type ImportOptions, type ImportReport, type OpenOptions, type ReaderOptions } from './catalog/catalog.js';
 export type { TransactionFn } from './txn/prepared.js';
 export type { HistoryBound, ReadSource, TableChanges } from './read/history.js';
 export type { SnapshotSelector } from './read/resolve-snapshot.js';
@@ -27,11 +27,10 @@ export type { ExciseCounts, ExciseOptions, ExciseReport, ExcisionJobRow } from '
 export type { ReclaimOptions, ReclaimReport } from '../gc/reclaim.js';
 export type { PruneCheckpointsOptions, PruneCheckpointsReport } from '../gc/checkpoints.js';
 export type { CompactLogOptions, CompactLogReport } from '../gc/compact-log.js';
-export type { VerifyOptions, VerifyReport, Violation } from './catalog/verify.js';
+export type { VerifyOptions, VerifyReport, Violation } from './commit/verify.js';
 export type { SqlOptions, SqlResult } from './sql/query.js';
 export type { ChangeBound } from './sql/row-changes.js';
 export type { LoadResult } from './sql/load.js';
 export type { ColumnStats } from '../keys/file-column-stats.js';
-export { importDuckLake, type ImportOptions, type ImportReport } from './ducklake/import.js';
 export type { ExportOptions, ExportReport } from './ducklake/export.js';
 export type { ColumnStatsSpec } from './txn/transaction.js';

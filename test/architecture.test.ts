@@ -24,30 +24,27 @@ function importsOf(file: string): string[] {
   return [...text.matchAll(/from '(\.[^']+)'/g)].map((m) => path.join(path.dirname(file), m[1]!).replace(/\.js$/, '.ts'));
 }
 
-// Lower layers first. A file may import from its own layer or any lower one, never from a higher one or a
-// sibling of the same rank.
+// Lower layers first, one whole rank each. A file may import from its own layer or any lower one, never from
+// a higher one or a sibling of the same rank.
 const LAYERS: [string, number][] = [
   ['src/errors.ts', 0],
   ['src/messages.ts', 0],
-  ['src/make-dirs.ts', 0.5],
+  ['src/make-dirs.ts', 1],
+  ['src/snapshot-names.ts', 1],
   ['keys/', 1],
-  ['src/arguments.ts', 1.5],
-  ['src/snapshot-names.ts', 1.55],
-  ['src/ducklake/tables.ts', 1.6],
-  ['src/ducklake/values.ts', 1.6],
-  ['src/ducklake/lake.ts', 1.7],
-  ['src/store/', 2],
-  ['src/kv/', 3],
-  ['src/log/', 3],
-  ['src/read/', 4],
-  ['src/txn/', 5],
-  ['gc/', 5],
-  ['src/sql/', 5.5],
-  ['src/ducklake/export.ts', 5.5],
-  ['src/catalog/', 6],
-  ['src/ducklake/', 6.5], // the import: its staging, its files, its snapshots, its inlined rows
-  ['src/cli/', 7],
-  ['src/index.ts', 7],
+  ['src/arguments.ts', 2],
+  ['src/store/', 3],
+  ['src/kv/', 4],
+  ['src/log/', 4],
+  ['src/read/', 5],
+  ['src/txn/', 6],
+  ['gc/', 6],
+  ['src/commit/', 7],
+  ['src/sql/', 8],
+  ['src/ducklake/', 9],
+  ['src/catalog/', 10],
+  ['src/cli/', 11],
+  ['src/index.ts', 11],
 ];
 
 function layerOf(file: string): [string, number] {

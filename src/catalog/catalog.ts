@@ -1,42 +1,46 @@
-// The public entry point: a facade over the modules that do the work. Opening is open.ts; keeping the index
-// an exact prefix of the log is index-sync.ts; the commit loop and the commit point are committer.ts, which
-// group-commit.ts feeds; background checkpoints and following are background.ts; the GC entry points are
-// maintenance.ts. A Catalog owns one local index and one store, and nothing else in the process touches
-// either.
+// The public entry point, and nothing else: a facade that checks a caller's arguments, checks the catalog is
+// open (and writable), and delegates — to the commit engine below it (src/commit/commit-engine.ts: opening,
+// transactions, readers, tags, GC, checkpoints, verify), to the SQL plane (src/sql/data-plane.ts), and to the
+// DuckLake exchange (src/ducklake/: export over a read view, import on an engine of its own).
 import type { AdvanceResult, AdvanceTarget } from '../../gc/retain-from.js';
 import { checkLeaseOptions, type LeaseInfo, type LeaseOptions } from '../../gc/leases.js';
 import type { ExciseOptions, ExciseReport, ExcisionJobRow } from '../../gc/excise.js';
 import type { ReclaimOptions, ReclaimReport } from '../../gc/reclaim.js';
 import type { PruneCheckpointsOptions, PruneCheckpointsReport } from '../../gc/checkpoints.js';
 import type { CompactLogOptions, CompactLogReport } from '../../gc/compact-log.js';
-import type { CatalogId, SnapshotId } from '../../keys/ids.js';
+import type { SnapshotId } from '../../keys/ids.js';
 import { flag, options } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import { quote } from '../messages.js';
-import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
 import { type HistoryBound, historyOf, type HistoryOptions, type ReadSource, resolveBound, type TableChanges, tableChangesByName } from '../read/history.js';
-import { Reader } from '../read/reader.js';
-import { rowEvents } from '../read/row-events.js';
+import type { Reader } from '../read/reader.js';
 import type { SnapshotInfo } from '../read/records.js';
-import { resolveSnapshot, type SnapshotSelector } from '../read/resolve-snapshot.js';
-import { checkCommitMeta, type CommitMeta } from '../txn/plan.js';
-import { prepare, type TransactionFn } from '../txn/prepared.js';
-import type { TxnContext } from '../txn/transaction.js';
-import { Background, type CheckpointResult } from './background.js';
-import { Committer } from './committer.js';
-import { GroupCommit } from './group-commit.js';
-import { IdBlocks } from './id-blocks.js';
-import { Maintenance } from './maintenance.js';
-import { type Opened, openCatalog, type OpenOptions } from './open.js';
-import { SnapshotTags } from './snapshot-tags.js';
-import { FollowStatus } from './status.js';
-import { type ChangeBound, type CompactOptions, type CompactResult, DataPlane, type LoadOptions, type LoadResult, type SqlOptions, type SqlResult } from '../sql/data-plane.js';
-import { verifyCatalog, type VerifyOptions, type VerifyReport } from './verify.js';
+import type { SnapshotSelector } from '../read/resolve-snapshot.js';
+import type { CommitMeta } from '../txn/plan.js';
+import type { TransactionFn } from '../txn/prepared.js';
+import type { CheckpointResult } from '../commit/background.js';
+import { CommitEngine } from '../commit/commit-engine.js';
+import { ENGINE_OPTIONS, type EngineOptions } from '../commit/open.js';
+import type { VerifyOptions, VerifyReport } from '../commit/verify.js';
+import { type ChangeBound, type CompactOptions, type CompactResult, DataPlane, type LoadOptions, type LoadResult, type SqlEngineOptions, type SqlOptions, type SqlResult, sqlSettings } from '../sql/data-plane.js';
 import { type ExportOptions, type ExportReport, exportLake } from '../ducklake/export.js';
+import { type ImportReport, importLake } from '../ducklake/import.js';
 import { dataLocation } from '../ducklake/values.js';
 
-export type { HistoryOptions, OpenOptions };
+export interface OpenOptions extends EngineOptions {
+  /** How sql() and the other SQL calls run DuckDB: its memory limit, and whether statements read host files. */
+  sql?: SqlEngineOptions;
+}
+
+const OPEN_OPTIONS: readonly (keyof OpenOptions)[] = [...ENGINE_OPTIONS, 'sql'];
+
+export interface ImportOptions extends OpenOptions {
+  /** Copy every file the lake names from its (local) data path into the new catalog's store. */
+  copyFiles?: boolean;
+}
+
+export type { HistoryOptions, ImportReport };
 
 /**
  * Which snapshot a reader reads: at most one of snapshot, timestamp, tag, previous; none = the newest. With
@@ -46,68 +50,21 @@ export type { HistoryOptions, OpenOptions };
 export type ReaderOptions = SnapshotSelector & { lease?: LeaseOptions };
 
 export class Catalog {
-  private readonly status = new FollowStatus();
-  private readonly background: Background;
-  private readonly committer: Committer;
-  private readonly commits: GroupCommit;
-  private readonly txnContext: TxnContext;
-  private readonly gc: Maintenance;
-  private readonly snapshotTags: SnapshotTags;
-  private readonly plane: DataPlane;
-  private readonly readers = new Set<Reader>();
-  /** Transactions under way, from their function to their commit: close() lets them finish. */
-  private readonly transactions = new Set<Promise<unknown>>();
-  /** The background load of the snapshot timeline started by open(); close() waits for it. */
-  private warming: Promise<void> = Promise.resolve();
-  private closed = false;
   /** Key prefix of data files in the store, e.g. `data/`. */
   readonly dataPath: string;
 
-  private constructor(private readonly parts: Opened) {
-    const { sync, log, clock, limits } = parts;
-    this.dataPath = parts.dataPath;
-    this.background = new Background(sync, log, this.status, clock, limits.checkpointEvery);
-    this.committer = new Committer(sync, log, this.status, this.background, { maxCommitAttempts: limits.maxCommitAttempts, random: parts.random });
-    const reader = (at?: SnapshotSelector) => this.reader(at);
-    const writable = () => this.assertWritable();
-    const events = (tableId: CatalogId, range: { from: SnapshotId; to: SnapshotId }) => this.view((view) => rowEvents(view, tableId, range.from, range.to));
-    const columnVersions = (tableId: CatalogId) => this.view((view) => q.columnsOf(view, tableId, undefined));
-    this.plane = new DataPlane({ reader, transaction: (fn, meta) => this.transaction(fn, meta), writable, rowEvents: events, columnVersions, store: parts.store, dataPath: parts.dataPath }, parts.dir, parts.sql);
-    const ids = new IdBlocks(this.committer);
-    this.txnContext = {
-      ids,
-      files: this.plane.inspector,
-      maxPathBytes: parts.store.maxKeyBytes - Buffer.byteLength(parts.dataPath),
-      sql: (tx, text, opts) => this.plane.inTransaction(tx, text, opts),
-      viewDefinition: (sql, view) => this.plane.viewDefinition(sql, view),
-    };
-    this.commits = new GroupCommit(this.committer, clock, { ...this.txnContext, ids: ids.inHand }, () => this.transactions.size);
-    this.gc = new Maintenance({
-      ...parts,
-      committer: this.committer,
-      background: this.background,
-      status: this.status,
-      assert: (write) => (write ? this.assertWritable() : this.assertOpen()),
-    });
-    this.snapshotTags = new SnapshotTags(this.committer, limits, clock, () => this.assertWritable());
+  private constructor(
+    private readonly engine: CommitEngine,
+    private readonly plane: DataPlane,
+  ) {
+    this.dataPath = engine.dataPath;
   }
 
-  static async open(opts: OpenOptions): Promise<Catalog> {
-    const catalog = new Catalog(await openCatalog(opts));
-    // In the background: the first timestamp lookup would otherwise scan the time index itself. A failure
-    // only leaves that to the first lookup.
-    catalog.warming = catalog.parts.sync.kv.warmTimeline().catch(() => undefined);
-    try {
-      if (opts.exclusiveWriter === true) {
-        if (catalog.parts.readOnly) throw new StrataError('INVALID_ARGUMENT', 'exclusiveWriter and readOnly exclude each other');
-        await catalog.committer.claimWriterEpoch(catalog.parts.writerName, catalog.parts.clock);
-      }
-      if (opts.followIntervalMs !== undefined) catalog.background.follow(opts.followIntervalMs);
-    } catch (e) {
-      await catalog.close();
-      throw e;
-    }
-    return catalog;
+  static async open(given: OpenOptions): Promise<Catalog> {
+    const { sql, ...opts } = options('Catalog.open()', given, OPEN_OPTIONS);
+    const settings = sqlSettings(sql);
+    const engine = await CommitEngine.open(opts);
+    return new Catalog(engine, new DataPlane(engine, settings));
   }
 
   /**
@@ -121,24 +78,8 @@ export class Catalog {
    * that are ready at once share one log entry (group commit), each with its own snapshot. An operation
    * that fails where `fn` never looks (not awaited, not caught) fails the whole transaction.
    */
-  async transaction(fn: TransactionFn, meta?: CommitMeta): Promise<{ snapshot: SnapshotId | null }> {
-    this.assertWritable();
-    if (typeof fn !== 'function') throw new StrataError('INVALID_ARGUMENT', 'transaction() takes a function (tx) => …');
-    const checked = checkCommitMeta(meta);
-    const running = (async () => {
-      // Asked first, so the function reads every commit made before it began; not while a group is being
-      // written (its write learns what is new), nor by the epoch's holder (decision 0016).
-      if (!this.commits.busy && !this.committer.exclusive) await this.parts.sync.refresh();
-      const prepared = await this.parts.sync.view((view) => prepare(view, fn, checked, this.parts.clock(), this.txnContext));
-      if (prepared.plan?.mutations.length === 0) return { snapshot: null };
-      return this.commits.commit(prepared);
-    })();
-    this.transactions.add(running);
-    try {
-      return await running;
-    } finally {
-      this.transactions.delete(running);
-    }
+  transaction(fn: TransactionFn, meta?: CommitMeta): Promise<{ snapshot: SnapshotId | null }> {
+    return this.engine.transaction(fn, meta, this.plane);
   }
 
   /**
@@ -157,58 +98,43 @@ export class Catalog {
 
   /** A reader pinned to one snapshot (the newest, or the one `selector` names); close it when done. */
   async reader(given?: ReaderOptions): Promise<Reader> {
-    this.assertOpen();
+    this.engine.assertOpen();
     const { lease, ...selector } = options('reader()', given, ['snapshot', 'timestamp', 'tag', 'previous', 'lease']);
-    const leaseOptions = lease === undefined ? undefined : checkLeaseOptions(lease);
-    if (leaseOptions) this.assertWritable();
-    // Retain-from, tags and the newest snapshot as the store has them now, not as this index last saw them.
-    await this.parts.sync.refresh((e) => this.status.failed(e));
-    const view = await this.parts.sync.kv.readView();
-    try {
-      const { id, row } = await resolveSnapshot(view, selector, { previousWalkLimit: this.parts.limits.previousWalkLimit });
-      const pin = leaseOptions && (await this.gc.takeLease(id, leaseOptions.holder ?? this.parts.writerName, leaseOptions.ttlMs));
-      const reader = new Reader(view, await q.snapshotInfo(view, id, row), (r) => this.readers.delete(r), pin);
-      this.readers.add(reader);
-      return reader;
-    } catch (e) {
-      await view.close();
-      throw e;
-    }
+    return this.engine.reader(selector, lease === undefined ? undefined : checkLeaseOptions(lease));
   }
 
   /** One SELECT (docs/DESIGN.md §8; each table at its AT, else `opts.at`, else the newest), or one INSERT (a commit). */
   sql(text: string, opts?: SqlOptions): Promise<SqlResult> {
-    this.assertOpen();
+    this.engine.assertOpen();
     return this.plane.sql(text, opts);
   }
 
   /** The same, streamed in DuckDB's batches of rows (each with the columns): memory bounded by a batch. */
   sqlBatches(text: string, opts?: SqlOptions): AsyncGenerator<SqlResult> {
-    this.assertOpen();
+    this.engine.assertOpen();
     return this.plane.sqlBatches(text, opts);
   }
 
   /** Loads a CSV or Parquet file into a table as one new data file, in one commit. */
   load(schema: string, table: string, source: string, opts?: LoadOptions): Promise<LoadResult> {
-    this.assertWritable();
+    this.engine.writable();
     return this.plane.load(schema, table, source, opts);
   }
 
   /** Rewrites small files and those with deleted rows: a maintenance commit that keeps row ids. */
   compact(schema: string, table: string, opts?: CompactOptions): Promise<CompactResult> {
-    this.assertWritable();
+    this.engine.writable();
     return this.plane.compact(schema, table, opts);
   }
 
   /** Applies entries that other writers committed to the shared store since this process last looked. */
-  async refresh(): Promise<void> {
-    this.assertOpen();
-    await this.parts.sync.refresh();
+  refresh(): Promise<void> {
+    return this.engine.refresh();
   }
 
   /** With followIntervalMs: when the background refresh last succeeded; the last background failure, if any. */
   followStatus(): { lastRefreshAt: Date | null; lastError: StrataError | null } {
-    return this.status.current();
+    return this.engine.status.current();
   }
 
   // ---------------------------------------------------------------- history
@@ -218,8 +144,7 @@ export class Catalog {
    * or only those that created, changed or dropped one table (named as it is now, or as it was at `to`).
    */
   async *iterateSnapshots(given?: HistoryOptions): AsyncGenerator<SnapshotInfo> {
-    this.assertOpen();
-    const view = await this.parts.sync.kv.readView();
+    const view = await this.engine.readView();
     try {
       yield* historyOf(view, given);
     } finally {
@@ -238,7 +163,7 @@ export class Catalog {
    * times, inclusive); the table named as at `to` (or `from`) and followed by id through renames.
    */
   changes(schema: string, table: string, range: { from: HistoryBound; to: HistoryBound }): Promise<TableChanges> {
-    return this.view((view) => tableChangesByName(view, schema, table, range));
+    return this.engine.view((view) => tableChangesByName(view, schema, table, range));
   }
 
   /**
@@ -246,19 +171,19 @@ export class Catalog {
    * table_changes: snapshot_id, rowid, change_type (insert, delete, update_preimage, update_postimage), then the
    * columns as of `to`; a row a commit only moved (a compaction, a restore) is no change. */
   tableChanges(schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }): Promise<SqlResult> {
-    this.assertOpen();
+    this.engine.assertOpen();
     return this.plane.tableChanges(schema, table, range);
   }
 
   /** tableChanges streamed in DuckDB's batches of rows. */
   tableChangesBatches(schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }): AsyncGenerator<SqlResult> {
-    this.assertOpen();
+    this.engine.assertOpen();
     return this.plane.tableChangesBatches(schema, table, range);
   }
 
   /** The table snapshots a commit said it was computed from (`meta.readSources`), the receipt for a replay. */
   async lineage(snapshot: number): Promise<ReadSource[]> {
-    return this.view(async (view) => (await q.snapshotChanges(view, await resolveBound(view, 'snapshot', snapshot)))?.readSources ?? []);
+    return this.engine.view(async (view) => (await q.snapshotChanges(view, await resolveBound(view, 'snapshot', snapshot)))?.readSources ?? []);
   }
 
   /**
@@ -266,38 +191,39 @@ export class Catalog {
    * setOption). Options are not versioned: this is their current value.
    */
   async options(): Promise<Record<string, string>> {
-    return this.view(async (view) => Object.fromEntries(await q.options(view)));
+    return this.engine.view(async (view) => Object.fromEntries(await q.options(view)));
   }
 
   /** Where the engine should write (and read) a data file registered under `relativePath`. */
   dataFileLocation(relativePath: string): string {
-    return this.parts.store.url(`${this.dataPath}${relativePath}`);
+    return this.engine.store.url(`${this.dataPath}${relativePath}`);
   }
 
   /** Where the catalog keeps things: its store, the layout of its log, and where data files go. */
   storage(): { store: string; logLayout: 'objects' | 'segments'; dataLocation: string } {
-    return { store: this.parts.store.description, logLayout: this.parts.log.layout, dataLocation: dataLocation((rel) => this.dataFileLocation(rel)) };
+    const { store, log } = this.engine.parts;
+    return { store: store.description, logLayout: log.layout, dataLocation: dataLocation(store, this.dataPath) };
   }
 
   /** The retained history (or its part up to `at`) as DuckLake 1.0's catalog tables in a new SQLite file. */
   exportDuckLake(file: string, opts?: ExportOptions): Promise<ExportReport> {
     const checked = options('exportDuckLake()', opts, ['at']);
-    return this.view((view) => exportLake(view, file, checked, (rel) => this.dataFileLocation(rel), 'Strata'));
+    return this.engine.view((view) => exportLake(view, file, checked, dataLocation(this.engine.store, this.dataPath), 'Strata'));
   }
 
   // ---------------------------------------------------------------- tags
 
   /** Pins `snapshot` under `name`. Tags are immutable: moving one is dropTag + createTag. */
   createTag(name: string, snapshot: number): Promise<void> {
-    return this.snapshotTags.create(name, snapshot);
+    return this.engine.tags.create(name, snapshot);
   }
 
   dropTag(name: string): Promise<void> {
-    return this.snapshotTags.drop(name);
+    return this.engine.tags.drop(name);
   }
 
   async tags(): Promise<{ name: string; snapshot: SnapshotId; createdAt: Date }[]> {
-    return this.view((view) => this.snapshotTags.list(view));
+    return this.engine.view((view) => this.engine.tags.list(view));
   }
 
   // ---------------------------------------------------------------- checkpoints, retention and GC
@@ -306,18 +232,13 @@ export class Catalog {
    * Writes a checkpoint of the newest state to the store, so that new machines bootstrap from it instead of
    * replaying the whole log. Returns where it stands.
    */
-  async checkpoint(): Promise<CheckpointResult> {
-    this.assertWritable();
-    const { sync } = this.parts;
-    return sync.exclusive(async () => {
-      await sync.catchUp();
-      return sync.view((view) => this.background.checkpointAt(view, sync.kv.latestAppliedTxn));
-    });
+  checkpoint(): Promise<CheckpointResult> {
+    return this.engine.checkpoint();
   }
 
   /** Retain-from: untagged snapshots below it are OUT_OF_RETENTION. 0 until first advanced. */
   retainFrom(): Promise<SnapshotId> {
-    return this.gc.retainFrom();
+    return this.engine.gc.retainFrom();
   }
 
   /**
@@ -325,22 +246,22 @@ export class Catalog {
    * Never backwards, never past the newest snapshot, never past an unexpired lease (the result says which).
    */
   advanceRetainFrom(target: AdvanceTarget, opts?: { dryRun?: boolean }): Promise<AdvanceResult> {
-    return this.gc.advanceRetainFrom(target, opts);
+    return this.engine.gc.advanceRetainFrom(target, opts);
   }
 
   /** The leases readers hold (expired ones included until their reader closes; they protect nothing). */
   leases(): Promise<LeaseInfo[]> {
-    return this.gc.leases();
+    return this.engine.gc.leases();
   }
 
   /** Physically deletes what retain-from made unreadable (gc/excise.ts), in logged batches; resumes a crashed job. */
   excise(opts?: ExciseOptions): Promise<ExciseReport> {
-    return this.gc.excise(opts);
+    return this.engine.gc.excise(opts);
   }
 
   /** The records of excision jobs, oldest first: when, who, retain-from, what each removed. */
   excisionJobs(): Promise<({ id: number } & ExcisionJobRow)[]> {
-    return this.gc.excisionJobs();
+    return this.engine.gc.excisionJobs();
   }
 
   /**
@@ -348,59 +269,40 @@ export class Catalog {
    * under the data path and what crashed writes left, older than minAgeMs. Catalog objects are never touched.
    */
   reclaimFiles(opts?: ReclaimOptions): Promise<ReclaimReport> {
-    return this.gc.reclaimFiles(opts);
+    return this.engine.gc.reclaimFiles(opts);
   }
 
   /** Deletes superseded checkpoints (keeping the newest `keep` complete ones) and incomplete ones: each is a full copy. */
   pruneCheckpoints(opts?: PruneCheckpointsOptions): Promise<PruneCheckpointsReport> {
-    return this.gc.pruneCheckpoints(opts);
+    return this.engine.gc.pruneCheckpoints(opts);
   }
 
   /** Replaces the log entries the newest old-enough checkpoint covers with stubs (docs/decisions/0006). */
   compactLog(opts?: CompactLogOptions): Promise<CompactLogReport> {
-    return this.gc.compactLog(opts);
+    return this.engine.gc.compactLog(opts);
   }
 
   /**
-   * Checks every invariant the catalog keeps against what is stored (src/catalog/verify.ts): log and newest
+   * Checks every invariant the catalog keeps against what is stored (src/commit/verify.ts): log and newest
    * checkpoint read whole, the index against one rebuilt from the store, with `files` every file. Changes nothing.
    */
   async verify(opts?: VerifyOptions): Promise<VerifyReport> {
-    this.assertOpen();
-    const files = flag('files', options('verify()', opts, ['files']).files);
-    const { sync, log, store, dataPath } = this.parts;
-    return verifyCatalog(sync, log, store, dataPath, { files }, (named) => this.plane.deletePositionViolations(named));
+    this.engine.assertOpen();
+    return this.engine.verify(flag('files', options('verify()', opts, ['files']).files), this.plane);
   }
 
   /** Closes open readers, stops running statements (CANCELLED) and closes the index. Acknowledged commits are durable. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.background.stopFollowing();
-    // Readers release their leases through the log, so they close while the catalog is still open; a
-    // release that fails leaves the lease to expire.
-    await Promise.all([...this.readers].map((r) => r.close().catch(() => undefined)));
-    this.closed = true;
-    await this.plane.close(); // first: a statement running in DuckDB, in a transaction or not, is stopped
-    await Promise.allSettled([...this.transactions, this.warming]);
-    await this.parts.sync.exclusive(async () => undefined);
-    // Last: any write that was still under way (a tag, a lease) may have started one.
-    await this.background.settled();
-    await this.parts.sync.kv.close();
-    this.parts.closeStore();
+  close(): Promise<void> {
+    return this.engine.close(this.plane);
   }
+}
 
-  /** Runs `fn` over a view of the newest local state. */
-  private view<T>(fn: (view: ReadView) => Promise<T>): Promise<T> {
-    this.assertOpen();
-    return this.parts.sync.view(fn);
-  }
-
-  private assertWritable(): void {
-    this.assertOpen();
-    if (this.parts.readOnly) throw new StrataError('READ_ONLY', 'this catalog was opened with readOnly: true; open it without readOnly to write');
-  }
-
-  private assertOpen(): void {
-    if (this.closed) throw new StrataError('INVALID_ARGUMENT', 'this catalog is closed; open it again with Catalog.open');
-  }
+/**
+ * Creates a catalog at `opts` (which must hold none) from the DuckLake catalog in `file` (src/ducklake/import.ts):
+ * all of it, checked and verified, or nothing at all.
+ */
+export async function importDuckLake(file: string, opts: ImportOptions): Promise<ImportReport> {
+  const { copyFiles = false, sql, ...open } = options('importDuckLake()', opts, [...OPEN_OPTIONS, 'copyFiles']);
+  if (typeof copyFiles !== 'boolean') throw new StrataError('INVALID_ARGUMENT', 'copyFiles must be a boolean');
+  return importLake(file, open, { copyFiles, sql: sqlSettings(sql) });
 }

@@ -1,6 +1,6 @@
 // Plain-text rendering for the CLI: aligned columns, no colour, so output pipes cleanly.
 import type { TableChanges } from '../read/history.js';
-import type { VerifyReport } from '../catalog/verify.js';
+import type { VerifyReport } from '../commit/verify.js';
 
 // Control characters (all but the newline, C1 too), and the marks that reorder text that follows them.
 const UNPRINTABLE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;

@@ -3,7 +3,6 @@
 import { rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Command } from 'commander';
-import { importDuckLake } from '../ducklake/import.js';
 import { type GlobalOptions, json, page, type Paging, print, qualified, say, snapshotOf, storeOption, TEXT_LIMIT, UsageError, wholeNumber, withCatalog } from './context.js';
 import { removeDemo, runDemo } from './demo.js';
 import { describeVerify, renderChanges, size, table } from './format.js';
@@ -13,7 +12,7 @@ import { describeInfo, renderInfo } from './info.js';
 import { describeCatalog, describeTable, renderCatalog, renderTable } from './show.js';
 import { type Authorship, load as loadCommand, printResult, type SqlFormat, sql as sqlCommand } from './sql.js';
 import { sketch, svg, timelineOf } from './timeline.js';
-import type { Catalog } from '../catalog/catalog.js';
+import { type Catalog, importDuckLake } from '../catalog/catalog.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 
 const SNAPSHOT_ARGS = `A SNAPSHOT (and FROM, TO, --at) is a snapshot id (7), an ISO-8601 time (2026-03-01T12:00Z; no zone is UTC) or a tag name (tag:NAME names a tag whatever it looks like).`;

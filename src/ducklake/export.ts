@@ -19,7 +19,7 @@ import { StrataError } from '../errors.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
 import { createStatements, DUCKLAKE_TABLES, DUCKLAKE_VERSION, STRATA_TABLES } from './tables.js';
-import { dataLocation, sqlTime } from './values.js';
+import { sqlTime } from './values.js';
 
 export interface ExportOptions {
   /** The snapshot to cut the history at (default: the newest). */
@@ -183,8 +183,11 @@ async function files(view: ReadView, tableId: CatalogId, life: Life, add: (t: st
 /** SQLite takes numbers, strings, bigints, buffers and null; DuckLake's SQLite catalog keeps booleans as 0 and 1. */
 const sqliteValue = (v: unknown) => (typeof v === 'boolean' ? (v ? 1 : 0) : v ?? null);
 
-/** Writes the catalog as `view` has it into a new SQLite file at `file` (never over an existing one). */
-export async function exportLake(view: ReadView, file: string, opts: ExportOptions, locate: (relativePath: string) => string, createdBy: string): Promise<ExportReport> {
+/**
+ * Writes the catalog as `view` has it into a new SQLite file at `file` (never over an existing one), its
+ * data_path `dataLocation` (values.ts).
+ */
+export async function exportLake(view: ReadView, file: string, opts: ExportOptions, dataLocation: string, createdBy: string): Promise<ExportReport> {
   if (await stat(file).then(() => true, () => false)) {
     throw new StrataError('ALREADY_EXISTS', `${file} already exists; export writes a new file: remove it or name another`);
   }
@@ -192,7 +195,7 @@ export async function exportLake(view: ReadView, file: string, opts: ExportOptio
   const cut = opts.at === undefined ? head : snapshotId(checkCount('at', opts.at));
   if (cut > head) throw new StrataError('NOT_FOUND', `snapshot ${cut} does not exist; the newest is ${head}`);
   await q.assertRetained(view, cut);
-  const rows = await collect(view, cut, dataLocation(locate), createdBy);
+  const rows = await collect(view, cut, dataLocation, createdBy);
   // Written under a temporary name and renamed, so a failed export leaves no lake that looks whole.
   const partial = `${file}.partial-${process.pid}`;
   try {

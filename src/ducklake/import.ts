@@ -3,14 +3,17 @@
 // snapshot answers as DuckLake's tables say. Every row goes through the checks the API makes (lake.ts reads
 // each value strictly, src/txn/imported.ts applies each snapshot through the transaction's own checks), and
 // the whole catalog is built aside and moved into place only when it is complete and verified (staging.ts):
-// a lake that fails anywhere leaves nothing — no catalog, no directory, no object in the store.
+// a lake that fails anywhere leaves nothing — no catalog, no directory, no object in the store. The catalog is
+// built on the commit layer (a CommitEngine, with a DataPlane for the views and files its transactions read),
+// never through the facade, which calls this.
 import type { ColumnId } from '../../keys/ids.js';
-import { options } from '../arguments.js';
-import { type Catalog as CatalogType, Catalog, type OpenOptions } from '../catalog/catalog.js';
-import { OPEN_OPTIONS } from '../catalog/open.js';
+import { CommitEngine } from '../commit/commit-engine.js';
+import type { EngineOptions } from '../commit/open.js';
 import { StrataError } from '../errors.js';
+import { DataPlane, type SqlSettings } from '../sql/data-plane.js';
 import type { ObjectStore } from '../store/object-store.js';
 import type { CommitMeta } from '../txn/plan.js';
+import type { TransactionFn } from '../txn/prepared.js';
 import { type Contents, checkContents } from './contents.js';
 import { mappingOf } from './mappings.js';
 import type { FileColumn } from '../sql/file-columns.js';
@@ -20,11 +23,6 @@ import { inlinedFiles } from './inlined.js';
 import { badLake, type Lake, readLake } from './lake.js';
 import { Stage } from './staging.js';
 import { DUCKLAKE_VERSION } from './tables.js';
-
-export interface ImportOptions extends OpenOptions {
-  /** Copy every file the lake names from its (local) data path into the new catalog's store. */
-  copyFiles?: boolean;
-}
 
 export interface ImportReport {
   snapshots: number;
@@ -75,42 +73,43 @@ async function doing<T>(file: string, what: string, fn: () => Promise<T>): Promi
 }
 
 /**
- * Creates a catalog at `opts` (which must hold none) from the DuckLake catalog in `file`: all of it, checked
- * and verified, or nothing at all.
+ * Creates a catalog at `open` (which must hold none) from the DuckLake catalog in `file`: all of it, checked
+ * and verified, or nothing at all. With `copyFiles`, every file the lake names is copied from its (local)
+ * data path into the new catalog's store.
  */
-export async function importDuckLake(file: string, opts: ImportOptions): Promise<ImportReport> {
-  const { copyFiles = false, ...open } = options('importDuckLake()', opts, [...OPEN_OPTIONS, 'copyFiles']);
-  if (typeof copyFiles !== 'boolean') throw new StrataError('INVALID_ARGUMENT', 'copyFiles must be a boolean');
+export async function importLake(file: string, open: EngineOptions, how: { copyFiles: boolean; sql: SqlSettings }): Promise<ImportReport> {
   if (open.readOnly === true || open.create === false) throw new StrataError('INVALID_ARGUMENT', 'an import creates a catalog: it cannot be readOnly or create: false');
   if (typeof open.dir !== 'string' || open.dir === '') throw new StrataError('INVALID_ARGUMENT', "importDuckLake needs { dir }: the local directory for the new catalog's index");
   const lake = readLake(file);
   const dataPath = checkLake(lake);
   const stage = await Stage.create(open);
   const placement: Placement = { created: [], copiedFiles: 0, copiedBytes: 0 };
-  let catalog: CatalogType | undefined;
+  let engine: CommitEngine | undefined;
+  let plane: DataPlane | undefined;
   try {
     const first = [...lake.snapshots].sort((a, b) => a.id - b.id)[0]!;
     const clock = { now: first.time };
-    catalog = await Catalog.open({ ...stage.stagingOptions(open), clock: () => clock.now });
-    const key = catalog.dataPath;
+    engine = await CommitEngine.open({ ...stage.stagingOptions(open), clock: () => clock.now });
+    plane = new DataPlane(engine, how.sql);
+    const key = engine.dataPath;
     const rel = relativePaths(lake, dataPath, stage.store.maxKeyBytes - Buffer.byteLength(key));
-    const columns = await doing(file, 'its files', () => placeLakeFiles(lake, rel, stage.store, key, copyFiles ? dataPath : undefined, placement));
+    const columns = await doing(file, 'its files', () => placeLakeFiles(lake, rel, stage.store, key, how.copyFiles ? dataPath : undefined, placement));
     // The import's own files (from inlined rows) take ids above every id the lake holds or will hand out.
     let nextFileId = [...lake.snapshots.map((s) => s.nextFileId), ...lake.dataFiles.map((f) => f.id + 1), ...lake.deleteFiles.map((d) => d.id + 1)].reduce((m, x) => Math.max(m, x), 0);
     const inlined = await doing(file, 'its inlined rows', () => inlinedFiles(lake, { store: stage.store, dataPath: key, nextFileId: () => nextFileId++, created: placement.created }, rel));
     const planned = await doing(file, 'its snapshots', async () => plannedSnapshots(inlined.lake, factsOf(lake, rel, columns), inlined.extra));
     await stage.store.delete(unnamedCopies(lake, inlined.lake, rel, key, placement));
-    const report = await replay(file, catalog, lake, planned, clock);
+    const report = await replay(file, engine, plane, lake, planned, clock);
     report.inlinedFiles = inlined.extra.reduce((n, x) => n + x.dataFiles.filter((f) => f.next !== null).length, 0);
-    const verified = await catalog.verify();
+    const verified = await engine.verify(false, plane);
     if (!verified.ok) throw badLake(file, `the catalog built from it does not verify: ${verified.violations[0]!.message} (${verified.violations.length} violation(s))`);
-    await catalog.checkpoint();
-    await catalog.close();
-    catalog = undefined;
+    await engine.checkpoint();
+    await engine.close(plane);
+    engine = undefined;
     await stage.publish();
     return { ...report, copiedFiles: placement.copiedFiles, copiedBytes: placement.copiedBytes };
   } catch (e) {
-    await catalog?.close().catch(() => undefined);
+    await engine?.close(plane).catch(() => undefined);
     await stage.discard(placement.created);
     throw e;
   }
@@ -164,27 +163,28 @@ function factsOf(lake: Lake, rel: RelativePath, columns: ReadonlyMap<string, Fil
  * The lake's options, its snapshots one commit each (the clock saying each one's time), its tags and its
  * retain-from (excising the rebuilt snapshots below it), committed on the catalog being built.
  */
-async function replay(file: string, c: CatalogType, lake: Lake, planned: readonly Planned[], clock: { now: number }): Promise<ImportReport> {
+async function replay(file: string, engine: CommitEngine, plane: DataPlane, lake: Lake, planned: readonly Planned[], clock: { now: number }): Promise<ImportReport> {
+  const commit = (fn: TransactionFn, meta?: CommitMeta) => engine.transaction(fn, meta, plane);
   const settings = [...lake.metadata].filter(([k]) => !RESERVED_KEYS.has(k));
-  if (settings.length > 0) await doing(file, 'ducklake_metadata', () => c.transaction(async (tx) => { for (const [k, v] of settings) await tx.setOption(k, v); }));
+  if (settings.length > 0) await doing(file, 'ducklake_metadata', () => commit(async (tx) => { for (const [k, v] of settings) await tx.setOption(k, v); }));
   const report: ImportReport = { snapshots: lake.snapshots.length, head: planned.at(-1)?.id ?? 0, dataFiles: 0, deleteFiles: 0, tags: 0, copiedFiles: 0, copiedBytes: 0, inlinedFiles: 0, excised: 0 };
   for (const p of planned) {
     if (p.lake !== undefined) clock.now = p.lake.time;
     report.dataFiles += p.delta.dataFiles.filter((f) => f.next !== null).length;
     report.deleteFiles += p.delta.deleteFiles.filter((f) => f.next !== null).length;
-    const { snapshot } = await doing(file, `snapshot ${p.id}`, () => c.transaction((tx) => tx.importSnapshot(p.delta), metaOf(p.lake)));
+    const { snapshot } = await doing(file, `snapshot ${p.id}`, () => commit((tx) => tx.importSnapshot(p.delta), metaOf(p.lake)));
     if (snapshot !== p.id) throw new StrataError('CONFLICT', `snapshot ${p.id} of the lake was committed as ${snapshot}: another writer wrote to the catalog during the import`);
   }
   for (const t of lake.tags) {
     clock.now = t.createdAt;
-    await doing(file, `tag ${JSON.stringify(t.name)} (strata_snapshot_tag)`, () => c.createTag(t.name, t.snapshot));
+    await doing(file, `tag ${JSON.stringify(t.name)} (strata_snapshot_tag)`, () => engine.tags.create(t.name, t.snapshot));
     report.tags++;
   }
   // Strata's own retain-from when the lake has one; else the lake's first snapshot: nothing it kept.
   const retainFrom = lake.retainFrom ?? lake.snapshots.reduce((m, s) => Math.min(m, s.id), Number.MAX_SAFE_INTEGER);
   if (retainFrom > 0) {
-    await doing(file, `retain-from ${retainFrom} (strata_retention)`, () => c.advanceRetainFrom({ snapshot: retainFrom }));
-    report.excised = (await c.excise()).snapshots;
+    await doing(file, `retain-from ${retainFrom} (strata_retention)`, () => engine.gc.advanceRetainFrom({ snapshot: retainFrom }, undefined));
+    report.excised = (await engine.gc.excise(undefined)).snapshots;
   }
   return report;
 }

@@ -16,8 +16,7 @@ import { link, mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { kvSeq } from '../../keys/ids.js';
-import type { OpenOptions } from '../catalog/catalog.js';
-import { openStore } from '../catalog/open.js';
+import { type EngineOptions, openStore } from '../commit/open.js';
 import { StrataError } from '../errors.js';
 import { logObjectKey } from '../log/object-log.js';
 import { DirectoryStore } from '../store/directory-store.js';
@@ -87,7 +86,7 @@ export class Stage {
    * Opens the store `opts` name and refuses one that holds a catalog, or what a catalog leaves (an index
    * where the index goes): import makes a new catalog. Makes the staging directories.
    */
-  static async create(opts: OpenOptions): Promise<Stage> {
+  static async create(opts: EngineOptions): Promise<Stage> {
     const { store, owned } = openStore(opts, Math.random);
     const close = () => (owned ? store.close?.() : undefined);
     try {
@@ -122,7 +121,7 @@ export class Stage {
    * How to open the catalog the import builds: the caller's options (its limits, its data path, its clock's
    * bound) but in the staging directories, with the target's layout, no syncs and no automatic checkpoints.
    */
-  stagingOptions(opts: OpenOptions): OpenOptions {
+  stagingOptions(opts: EngineOptions): EngineOptions {
     const { exclusiveWriter: _exclusive, followIntervalMs: _follow, durability: _durability, clock: _clock, ...kept } = opts;
     return {
       ...kept,

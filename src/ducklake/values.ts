@@ -1,6 +1,7 @@
 // How DuckLake's SQLite catalog writes what SQLite has no type for: a TIMESTAMPTZ is text, as DuckDB prints
 // one (`2026-03-01 12:00:00.123+00`), and a BOOLEAN is 0 or 1.
 import { StrataError } from '../errors.js';
+import type { ObjectStore } from '../store/object-store.js';
 
 /** `ms` since epoch as DuckDB prints a TIMESTAMPTZ in UTC. */
 export function sqlTime(ms: number): string {
@@ -39,9 +40,9 @@ export function sqlBool(v: unknown): boolean | null {
 }
 
 /**
- * The data path as DuckLake's data_path (ending in '/'), from where the catalog locates a file: a store has
- * no name for the prefix itself, only for objects under it.
+ * The data path as DuckLake's data_path (ending in '/'), from where the store locates a file under it: a
+ * store has no name for the prefix itself, only for objects under it.
  */
-export function dataLocation(locate: (relativePath: string) => string): string {
-  return locate('x').slice(0, -1);
+export function dataLocation(store: ObjectStore, dataPath: string): string {
+  return store.url(`${dataPath}x`).slice(0, -1);
 }

@@ -38,7 +38,7 @@ export async function compact(ctx: PlaneContext, schema: string, table: string, 
   ctx.writable();
   const { targetFileSize: size } = options('compact()', given, ['targetFileSize', 'timeoutMs', 'signal']);
   const targetFileSize = positiveCount('targetFileSize', size, DEFAULT_TARGET_FILE_SIZE);
-  const r = await ctx.reader();
+  const r = await ctx.reads.reader();
   const held = new StatementFiles(ctx.files);
   try {
     const info = await r.table(schema, table);
@@ -92,7 +92,7 @@ export async function compact(ctx: PlaneContext, schema: string, table: string, 
             // Deletes from the files it rewrote committed meanwhile: carry them into the new files and commit on
             // the newer head, unless what happened cannot be carried (then the CONFLICT stands).
             if (!isStrataError(e, 'CONFLICT') || attempt >= MAX_CARRIES) throw e;
-            const head = await ctx.reader();
+            const head = await ctx.reads.reader();
             readers.push(head);
             if (!((await carried.since(base, head, rewritten)) ?? 0)) throw e;
             base = head;

@@ -3,10 +3,14 @@
 // (engine.ts): stopped by its timeoutMs, its signal or close(), its local files removed when it ends.
 import * as path from 'node:path';
 import { options, positiveCount } from '../arguments.js';
-import type { Transaction, TxSqlResult } from '../txn/transaction.js';
+import type { NamedDeleteFile } from '../../keys/census.js';
+import type { CommitLayer } from '../commit/commit-engine.js';
+import type { ReadState, StateReads } from '../read/read-state.js';
+import type { SnapshotSelector } from '../read/resolve-snapshot.js';
+import type { Transaction, TxnSql, TxSqlResult } from '../txn/transaction.js';
 import { compact, type CompactOptions, type CompactResult } from './compact.js';
 import type { Violation } from '../../keys/violation.js';
-import { DeletePositionChecks, deletePositionViolations, type NamedDeleteFile } from './delete-positions.js';
+import { DeletePositionChecks, deletePositionViolations } from './delete-positions.js';
 import { Engine, type Session } from './engine.js';
 import { FieldIdChecks } from './file-columns.js';
 import { checkHostFiles, type HostFiles } from './host-files.js';
@@ -66,28 +70,42 @@ const stopOptions = (given: unknown): StopOptions => {
   return { ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(signal === undefined ? {} : { signal }) };
 };
 
-export class DataPlane {
+/** Inside a transaction (tx.sql): a reference without AT reads the transaction's own state, one with AT a committed snapshot. */
+class TransactionReads implements StateReads {
+  constructor(
+    private readonly tx: Transaction,
+    private readonly committed: StateReads,
+  ) {}
+
+  reader(selector?: SnapshotSelector): Promise<ReadState> {
+    return selector === undefined ? Promise.resolve(this.tx.reads()) : this.committed.reader(selector);
+  }
+}
+
+export class DataPlane implements TxnSql {
   private readonly engine: Engine;
-  private readonly ctx: Omit<RowChangesContext, 'engine' | 'hostFiles'>;
-  /** What transactions read of the files they register (TxnContext.files). */
-  readonly inspector: RegistrationChecks;
+  private readonly ctx: Omit<RowChangesContext, 'engine' | 'hostFiles' | 'transaction'>;
+  /** What transactions read of the files they register (TxnSql.files). */
+  readonly files: RegistrationChecks;
 
   constructor(
-    catalog: Omit<RowChangesContext, 'engine' | 'files' | 'mirror' | 'hostFiles' | 'positions' | 'fieldIds'>,
-    dir: string,
+    /** Below it: where it reads at a snapshot and commits. */
+    private readonly base: CommitLayer,
     private readonly settings: SqlSettings,
   ) {
+    const { store, dataPath, dir } = base;
     const cacheDir = path.join(dir, 'cache');
-    const files = new LocalFiles(catalog.store, { cacheDir, maxCacheBytes: GiB });
+    const files = new LocalFiles(store, { cacheDir, maxCacheBytes: GiB });
     // DuckDB reads a store's files where they are when the store names them by a local path (a directory
     // store: local-files.ts asks the same url()), else from the cache (S3).
-    const direct = catalog.store.url(`${catalog.dataPath}any`);
+    const direct = store.url(`${dataPath}any`);
     const lakeDirs = path.isAbsolute(direct) ? [cacheDir, path.dirname(direct)] : [cacheDir];
     this.engine = new Engine({ lakeDirs, scratchDir: path.join(dir, 'sql-scratch'), memoryLimit: settings.memoryLimit });
     const positions = new DeletePositionChecks(this.engine.connections);
     const fieldIds = new FieldIdChecks(this.engine.connections);
-    this.ctx = { ...catalog, files, mirror: new Mirror(this.engine.planner, (q, arg) => this.engine.textFunction(q, arg)), positions, fieldIds };
-    this.inspector = new RegistrationChecks({ store: catalog.store, dataPath: catalog.dataPath, engine: this.engine.connections, positions, fieldIds });
+    const mirror = new Mirror(this.engine.planner, (q, arg) => this.engine.textFunction(q, arg));
+    this.ctx = { reads: base, writable: () => base.writable(), store, dataPath, files, mirror, positions, fieldIds };
+    this.files = new RegistrationChecks({ store, dataPath, engine: this.engine.connections, positions, fieldIds });
   }
 
   sql(text: string, opts: SqlOptions | undefined): Promise<SqlResult> {
@@ -104,7 +122,7 @@ export class DataPlane {
         {
           ...(ctx as PlaneContext),
           pending: true,
-          reader: (selector) => (selector === undefined ? Promise.resolve(tx.reads()) : ctx.reader(selector)),
+          reads: new TransactionReads(tx, ctx.reads),
           transaction: async (fn) => {
             ctx.engine.stop.check();
             await fn(tx);
@@ -193,7 +211,7 @@ export class DataPlane {
       hostFiles,
       transaction: (fn, meta) => {
         session.stop.check();
-        return this.ctx.transaction(fn, meta);
+        return this.base.transaction(fn, meta, this);
       },
     };
   }

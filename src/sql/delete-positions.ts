@@ -8,6 +8,7 @@
 // statement applies or builds on one (once per process and record, like the first-read check of its bytes),
 // and by verify({ files }). Many files are read in one query: a first listing may name thousands.
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { NamedDeleteFile } from '../../keys/census.js';
 import type { Violation } from '../../keys/violation.js';
 import { StrataError } from '../errors.js';
 import { type Connections, run } from './engine.js';
@@ -113,16 +114,6 @@ async function positionsOf(c: DuckDBConnection, locals: readonly string[]): Prom
   ).getRowObjectsJS() as { f: string; n: bigint; d: bigint; m: bigint; lo: string | null; hi: string | null }[];
   const num = (x: string | null) => (x === null ? null : Number(x));
   return new Map(rows.map((r) => [r.f, { rows: Number(r.n), distinct: Number(r.d), missing: Number(r.m), min: num(r.lo), max: num(r.hi) }]));
-}
-
-/** A delete file a retained row names, with the record count of its data file. */
-export interface NamedDeleteFile {
-  path: string;
-  fileSizeBytes: number;
-  contentCrc32: number | null;
-  deleteCount: number;
-  dataFileId: number;
-  recordCount: number;
 }
 
 /** Delete files verify reads positions of in one query, held locally meanwhile. */

@@ -103,7 +103,7 @@ export async function load(ctx: PlaneContext, schema: string, table: string, sou
   if (typeof source !== 'string' || source === '') throw invalid('load() takes the path of a CSV or Parquet file');
   const file = path.resolve(source);
   if (!existsSync(file)) throw invalid(`load(): there is no file ${file}`);
-  const head = await ctx.reader();
+  const head = await ctx.reads.reader();
   const info = await head.table(schema, table).finally(() => head.close());
   // The caller named the file: DuckDB reads it, and nothing else outside the statement's own directory.
   return ctx.engine.withFile(file, async (c) => {

@@ -6,7 +6,7 @@ import type { FileId, SnapshotId } from '../../keys/ids.js';
 import type { NameMappingColumn } from '../../keys/name-mappings.js';
 import { options } from '../arguments.js';
 import { isStrataError, StrataError } from '../errors.js';
-import type { ReadState } from '../read/read-state.js';
+import type { ReadState, StateReads } from '../read/read-state.js';
 import type { DataFileInfo, DeleteFileInfo, ViewInfo } from '../read/records.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import { checkCommitMeta } from '../txn/plan.js';
@@ -56,12 +56,13 @@ export interface SqlResult {
 
 /** What the SQL layer needs of a catalog: readers, transactions, its store and data path, DuckDB, the local files. */
 export interface PlaneContext {
-  reader(selector?: SnapshotSelector): Promise<ReadState>;
+  /** Where the states a statement reads are opened: the commit layer's, or inside a transaction its own (see pending). */
+  reads: StateReads;
   transaction(fn: TransactionFn, meta?: { author?: string; message?: string; basedOn?: number; maintenance?: boolean }): Promise<{ snapshot: SnapshotId | null }>;
   /** Throws READ_ONLY unless this catalog may write: checked before a write puts anything in the store. */
   writable(): void;
   /**
-   * Set when statements run inside a transaction (tx.sql): reader() without a selector is then the
+   * Set when statements run inside a transaction (tx.sql): reads.reader() without a selector is then the
    * transaction's pending state, which a reference without AT reads, and transaction() adds to it.
    */
   pending?: boolean;
@@ -210,7 +211,7 @@ class Binder {
    * references, should `ref` be one.
    */
   async bind(ref: TableRef, selector: SnapshotSelector | undefined, depth: number, prefix: string): Promise<string> {
-    const r = await this.ctx.reader(selector);
+    const r = await this.ctx.reads.reader(selector);
     try {
       const at = r.snapshot.id;
       this.newest = this.newest === null ? at : (Math.max(this.newest, at) as SnapshotId);
@@ -246,7 +247,7 @@ class Binder {
 }
 
 async function snapshotOf(ctx: PlaneContext, at: SnapshotSelector | undefined): Promise<SnapshotId> {
-  const r = await ctx.reader(at);
+  const r = await ctx.reads.reader(at);
   await r.close();
   return r.snapshot.id;
 }

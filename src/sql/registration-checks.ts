@@ -1,10 +1,10 @@
 // The checks of a file a transaction registers that read its bytes, which the transaction layer cannot (it
-// knows no Parquet): the catalog hands it these (TxnContext.files). They read a file where it lies, on a
-// store whose objects are this machine's files (a directory); they make no request of the store, which the
-// commit path must not (one conditional write per commit, docs/DESIGN.md §7). A file they cannot look at — not in the
-// store yet (an engine may register one before it uploads it), or on S3 — is registered as given and checked
-// when a statement first reads it (scanAt): a delete file's positions, a data file's field ids (decisions
-// 0040, 0041). Files this process wrote itself are known, and not read again.
+// knows no Parquet): whoever runs a transaction hands it these (TxnSql.files). They read a file where it
+// lies, on a store whose objects are this machine's files (a directory); they make no request of the store,
+// which the commit path must not (one conditional write per commit, docs/DESIGN.md §7). A file they cannot look at
+// — not in the store yet (an engine may register one before it uploads it), or on S3 — is registered as
+// given and checked when a statement first reads it (scanAt): a delete file's positions, a data file's
+// field ids (decisions 0040, 0041). Files this process wrote itself are known, and not read again.
 import { existsSync } from 'node:fs';
 import type { NameMappingColumn } from '../../keys/name-mappings.js';
 import { StrataError } from '../errors.js';

@@ -8,14 +8,15 @@
 // as it was at its snapshot (a column the table did not have then reads as its default).
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { append } from '../../keys/mutation.js';
-import type { CatalogId, SnapshotId } from '../../keys/ids.js';
+import type { SnapshotId } from '../../keys/ids.js';
 import { StrataError } from '../errors.js';
-import type { ColumnVersion } from '../read/catalog-queries.js';
+import { columnsOf } from '../read/catalog-queries.js';
+import type { SnapshotReads } from '../read/read-state.js';
 import { columnTree, type Reader } from '../read/reader.js';
 import { isVisible } from '../../keys/visibility.js';
 import type { ColumnInfo, DeleteFileInfo } from '../read/records.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
-import type { RowEvent } from '../read/row-events.js';
+import { type RowEvent, rowEvents } from '../read/row-events.js';
 import { recordedFile } from './local-files.js';
 import { StatementFiles } from './statement-files.js';
 import { checkDeletes, mappingsOf, type PlaneContext, type SqlResult } from './query.js';
@@ -27,12 +28,8 @@ import { streamRows } from './values.js';
 export type ChangeBound = number | Date | string | { tag: string };
 
 export interface RowChangesContext extends PlaneContext {
-  /** Readers at committed snapshots. */
-  reader(selector?: SnapshotSelector): Promise<Reader>;
-  /** The row events of a table in snapshots [from, to] (src/read/row-events.ts). */
-  rowEvents(tableId: CatalogId, range: { from: SnapshotId; to: SnapshotId }): Promise<RowEvent[]>;
-  /** Every version of a table's columns, by its id (its name in the past may not be its name at `to`). */
-  columnVersions(tableId: CatalogId): Promise<ColumnVersion[]>;
+  /** Committed snapshots: readers at them, and a view of the newest state (a table's row events, its columns' versions). */
+  reads: SnapshotReads;
 }
 
 const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);
@@ -47,14 +44,14 @@ function selectorOf(what: string, b: ChangeBound): SnapshotSelector {
 /** The query of every change of [from, to], its bounds resolved by the readers it opens (closed by the caller). */
 async function changesQuery(ctx: RowChangesContext, schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }, readers: Reader[], held: StatementFiles) {
   if (range === null || typeof range !== 'object') throw invalid('tableChanges() needs { from, to }: snapshot ids, times or { tag }, both inclusive');
-  const rFrom = await ctx.reader(selectorOf('from', range.from));
+  const rFrom = await ctx.reads.reader(selectorOf('from', range.from));
   readers.push(rFrom);
-  const rTo = await ctx.reader(selectorOf('to', range.to));
+  const rTo = await ctx.reads.reader(selectorOf('to', range.to));
   readers.push(rTo);
   const [from, to] = [rFrom.snapshot.id, rTo.snapshot.id];
   if (from > to) throw invalid(`from (snapshot ${from}) is after to (snapshot ${to}); swap them`);
   const { id, columns } = await rTo.table(schema, table);
-  const events = await ctx.rowEvents(id, { from, to });
+  const events = await ctx.reads.view((view) => rowEvents(view, id, from, to));
   const byPath = new Map(events.flatMap((e) => [e.file, ...[e.within, e.without].filter((d) => d !== null)]).map((f) => [f.path, f]));
   const paths = [...byPath.keys()];
   const local = await held.hold([...byPath.values()].map((f) => recordedFile(ctx.dataPath, f)));
@@ -71,7 +68,7 @@ async function changesQuery(ctx: RowChangesContext, schema: string, table: strin
   // back by a restore) reads as its default. Whether a row taken and given back under one id in one snapshot
   // changed is asked in the columns the table had just before and at it: an UPDATE of a column dropped since
   // is still an update. Those columns are read too, hidden.
-  const versions = await ctx.columnVersions(id);
+  const versions = await ctx.reads.view((view) => columnsOf(view, id, undefined));
   const has = (c: number, s: number) => versions.some((v) => v.id === c && isVisible(v.begin, v.row.end, s));
   const at = (side: RowEvent['side'], s: number) => (side === 'removed' ? s - 1 : s);
   const sides = [...new Map(events.map((e) => [`${e.side}:${e.snapshot}`, { side: e.side, s: e.snapshot }])).values()];

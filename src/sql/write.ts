@@ -27,7 +27,7 @@ export async function write(plane: PlaneContext, text: string, given: SqlOptions
     throw invalid('tx.sql() commits with its transaction: give author and message to catalog.transaction(fn, { author, message })');
   }
   const ctx = committing(plane, authorship({ author, message }));
-  const r = await ctx.reader();
+  const r = await ctx.reads.reader();
   const held = new StatementFiles(ctx.files);
   try {
     const outcome = await planLoading(ctx, r, text);

@@ -11,13 +11,24 @@ import { verifyReadSources } from '../read/history.js';
 import { findConflict, ownFootprint } from './conflicts.js';
 import { type CommitMeta, dataChanges, type Plan, planCommit, registeredFiles } from './plan.js';
 import { carriedOver, carriedPast, filesOnly } from './carry-over.js';
-import { ReplayedIds } from './ids.js';
+import { type IdSource, ReplayedIds } from './ids.js';
 import { replayOrConflict } from './replay.js';
 import type { PendingState } from './pending.js';
-import { Transaction, type TxnContext } from './transaction.js';
+import { Transaction, type TxnContext, type TxnSql } from './transaction.js';
 
 // The return value is ignored, so a one-liner like `(tx) => tx.createSchema('s')` needs no wrapping.
 export type TransactionFn = (tx: Transaction) => unknown;
+
+/** What runs and commits transactions (the commit layer's CommitEngine), as the layers above it see it. */
+export interface Commits {
+  /**
+   * Runs `fn` on the newest state and commits what it did as one snapshot (null: nothing changed). `sql`
+   * is what the transaction's tx.sql, its views and its registered files are read with.
+   */
+  transaction(fn: TransactionFn, meta: CommitMeta | undefined, sql: TxnSql): Promise<{ snapshot: SnapshotId | null }>;
+  /** Throws unless the catalog is open and may write: checked before anything is put in the store. */
+  writable(): void;
+}
 
 export interface Prepared {
   /** The state the function ran on: the log entry and the snapshot it ends with. */
@@ -30,6 +41,8 @@ export interface Prepared {
    */
   plan: Plan | undefined;
   meta: CommitMeta;
+  /** What its function ran with: a replay runs with it again. */
+  ctx: TxnContext;
 }
 
 /**
@@ -41,23 +54,23 @@ export interface Prepared {
 export async function prepare(view: ReadView, fn: TransactionFn, meta: CommitMeta, time: number, ctx: TxnContext): Promise<Prepared> {
   const head = await q.headSnapshot(view);
   const state = await sealedRun(view, head, meta.basedOn === undefined ? ctx : { ...ctx, basedOn: snapshotId(meta.basedOn) }, fn);
-  if (meta.basedOn === undefined && state.ops.length > 0 && filesOnly(state) !== undefined) return { seq: view.seq, base: head.begin, state, plan: undefined, meta };
+  if (meta.basedOn === undefined && state.ops.length > 0 && filesOnly(state) !== undefined) return { seq: view.seq, base: head.begin, state, plan: undefined, meta, ctx };
   const plan = await planOn(view, head, state, meta, time);
   if (meta.basedOn !== undefined) {
     if (meta.basedOn > head.begin) throw new StrataError('INVALID_ARGUMENT', `basedOn ${meta.basedOn} is past the newest snapshot, ${head.begin}`);
     const found = await findConflict(view, snapshotId(meta.basedOn), head.begin, ownFootprint(state, plan.snapshot?.changes ?? []));
     if (found) throw found;
   }
-  return { seq: view.seq, base: head.begin, state, plan, meta };
+  return { seq: view.seq, base: head.begin, state, plan, meta, ctx };
 }
 
 /**
  * The plan of a prepared transaction on `view`: its own plan if `view` is the state it ran on (made now if
  * it was left for later), else its state carried over when the snapshots in between left what it read
  * alone, or (after DuckLake's conflict checks against those snapshots) the replay of its operations there.
- * A conflict throws CONFLICT naming them.
+ * A conflict throws CONFLICT naming them. A replay takes new ids from `ids`.
  */
-export async function rebase(view: ReadView, p: Prepared, isOwnState: boolean, time: number, ctx: TxnContext): Promise<Plan> {
+export async function rebase(view: ReadView, p: Prepared, isOwnState: boolean, time: number, ids: IdSource): Promise<Plan> {
   if (isOwnState && p.plan !== undefined) return p.plan;
   const head = await q.headSnapshot(view);
   if (isOwnState) return planOn(view, head, p.state, p.meta, time);
@@ -70,8 +83,8 @@ export async function rebase(view: ReadView, p: Prepared, isOwnState: boolean, t
   const changes = p.plan === undefined ? dataChanges(p.state, p.meta) : (p.plan.snapshot?.changes ?? []);
   const found = await findConflict(view, p.base, head.begin, ownFootprint(p.state, changes));
   if (found) throw found;
-  const ids = new ReplayedIds(ctx.ids);
-  const state = await sealedRun(view, head, { ...ctx, ids }, (tx) => replayOrConflict(tx, p.state.ops, ids, p.base, head.begin));
+  const replayed = new ReplayedIds(ids);
+  const state = await sealedRun(view, head, { ...p.ctx, ids: replayed }, (tx) => replayOrConflict(tx, p.state.ops, replayed, p.base, head.begin));
   return planOn(view, head, state, p.meta, time);
 }
 

@@ -25,23 +25,31 @@ import { checkColumnType, checkName, checkOptionalText, flag, options } from '..
 
 export type { ColumnSpec, ColumnStatsSpec, DataFileSpec, DeleteFileSpec, FileInspector };
 
+/**
+ * What a transaction needs of the SQL layer (this layer knows no SQL): given by whoever runs the transaction
+ * (the facade and the SQL layer give theirs, an import its own), and kept with it for a rebase.
+ */
+export interface TxnSql {
+  /** Reads what a registered file holds (see FileInspector). */
+  readonly files: FileInspector;
+  /** Runs tx.sql: one statement inside `tx`, its reads the transaction's state, its writes its operations. */
+  inTransaction(tx: Transaction, text: string, opts: unknown): Promise<TxSqlResult>;
+  /**
+   * A DuckDB view's text checked to be one SELECT and serialised by DuckDB's parser, or INVALID_ARGUMENT
+   * saying why not: a view is stored as what the parser made of it, never as text to run.
+   */
+  viewDefinition(sql: string, view: string): Promise<string>;
+}
+
 /** What a transaction needs of the writer it runs in. */
 export interface TxnContext {
-  /** Reads what a registered file holds (see FileInspector). */
-  files: FileInspector;
+  sql: TxnSql;
   /** Where its new catalog and file ids come from. */
   ids: IdSource;
   /** The longest file path (UTF-8 bytes, under the data path) the store can address. */
   maxPathBytes: number;
   /** The snapshot the transaction's writes were worked out at (CommitMeta.basedOn), when older than its base. */
   basedOn?: SnapshotId;
-  /** What runs tx.sql: the SQL layer, given by the catalog (this layer knows no SQL). */
-  sql?: (tx: Transaction, text: string, opts: unknown) => Promise<TxSqlResult>;
-  /**
-   * A DuckDB view's text checked to be one SELECT and serialised by DuckDB's parser (the SQL layer's), or
-   * INVALID_ARGUMENT saying why not: a view is stored as what the parser made of it, never as text to run.
-   */
-  viewDefinition: (sql: string, view: string) => Promise<string>;
 }
 
 /** A statement's result inside a transaction: its rows and columns (nothing is committed until the transaction is). */
@@ -73,8 +81,7 @@ export class Transaction {
    * next; a SELECT's table without AT reads the transaction's state too.
    */
   sql(text: string, opts?: unknown): Promise<TxSqlResult> {
-    if (this.ctx.sql === undefined) return Promise.reject(invalid('this transaction has no SQL engine: run it through catalog.transaction'));
-    return this.ctx.sql(this, text, opts);
+    return this.ctx.sql.inTransaction(this, text, opts);
   }
 
   /** What this transaction sees so far, read as a reader reads a snapshot (each read after the operations issued). */
@@ -254,7 +261,7 @@ export class Transaction {
     if (typeof sql !== 'string' || sql.trim() === '') throw invalid(`view ${quote(schema, name)} needs its SQL text`);
     checkOptionalText(`the SQL of view ${quote(schema, name)}`, sql);
     const checked = checkOptionalText('view dialect', dialect) ?? 'duckdb';
-    return { sql, dialect: checked, definition: checked === 'duckdb' ? await this.ctx.viewDefinition(sql, quote(schema, name)) : null };
+    return { sql, dialect: checked, definition: checked === 'duckdb' ? await this.ctx.sql.viewDefinition(sql, quote(schema, name)) : null };
   }
 
   dropView(schema: string, name: string): Promise<void> {
@@ -277,7 +284,7 @@ export class Transaction {
       const live = async () => [...(await this.p.loadColumns(t.id)).changes].filter(([, c]) => c.next !== null).map(([id, c]) => ({ id, row: c.next! }));
       const stats = file.columnStats === undefined ? undefined : checkedColumnStats(quote(schema, table), new Set((await live()).map((c) => c.id as number)), file.columnStats, row.recordCount);
       // A file without field ids is read by name: its mapping, recorded with it (files of this transaction laid out alike share one).
-      const columns = await this.ctx.files.dataFile(quote(schema, table), async () => columnInfos(await live()), row);
+      const columns = await this.ctx.sql.files.dataFile(quote(schema, table), async () => columnInfos(await live()), row);
       const mappingId = columns === undefined ? undefined : (this.sameMapping(t.id, columns) ?? (await this.p.allocateCatalogId()));
       const rowIdStart = await this.p.nextRowId(t.id);
       const id = await this.p.allocateFileId();
@@ -314,7 +321,7 @@ export class Transaction {
       checkDeleteCount(row.deleteCount, dataFileId, dataFile.next!.recordCount);
       const records = dataFile.next!.recordCount;
       // Its positions, read when the store holds the file: then deleteCount is how many rows it deletes.
-      await this.ctx.files.deleteFile({ id: dataFileId, recordCount: records }, row);
+      await this.ctx.sql.files.deleteFile({ id: dataFileId, recordCount: records }, row);
       const deletesAll = row.deleteCount === records;
       await this.p.loadDeleteFiles(t.id);
       // Delete files are cumulative (as in DuckLake): the new one holds every deleted row of its data file,

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { Catalog, isStrataError, type OpenOptions } from '../../src/index.js';
-import { initEntry } from '../../src/catalog/init-entry.js';
+import { initEntry } from '../../src/commit/init-entry.js';
 import { ObjectLog } from '../../src/log/object-log.js';
 import { LOG_LAYOUTS, type LogLayout } from '../../src/log/open-log.js';
 import { logHead } from '../support/store-log.js';

@@ -1,8 +1,8 @@
 // docs/DESIGN.md §3, "Requests to S3 are bounded", at the catalog level: an S3 endpoint that accepts connections and
 // never answers fails Catalog.open and a commit with STORE_UNAVAILABLE within a stated time, leaves nothing
 // half-open behind (the local index, an acknowledgement), and no error it produces carries a secret. The
-// bounds asserted below are derived from the code paths they exercise (src/catalog/open.ts, catalog.ts,
-// index-sync.ts, src/log/object-log.ts, src/store/s3-store.ts), each with the path spelled out beside it.
+// bounds asserted below are derived from the code paths they exercise (src/commit/open.ts, src/catalog/catalog.ts,
+// src/commit/index-sync.ts, src/log/object-log.ts, src/store/s3-store.ts), each with the path spelled out beside it.
 import { randomUUID } from 'node:crypto';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { inspect } from 'node:util';

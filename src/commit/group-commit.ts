@@ -9,7 +9,7 @@ import type { SnapshotId } from '../../keys/ids.js';
 import { append, type Mutation } from '../../keys/mutation.js';
 import { OverlayView } from '../kv/overlay-view.js';
 import type { ReadView } from '../kv/read-view.js';
-import type { TxnContext } from '../txn/transaction.js';
+import type { IdSource } from '../txn/ids.js';
 import { PlannedPast, type Prepared, rebase } from '../txn/prepared.js';
 import type { Committer, LostRace } from './committer.js';
 
@@ -36,8 +36,8 @@ export class GroupCommit {
   constructor(
     private readonly committer: Committer,
     private readonly clock: () => number,
-    /** A rebase's context: it runs under the writer lock, so its new ids come from the blocks in hand. */
-    private readonly ctx: TxnContext,
+    /** Where a rebase takes new ids: it runs under the writer lock, so from the blocks in hand. */
+    private readonly inHand: IdSource,
     /** How many transactions of this process are under way (from their function to their commit). */
     private readonly underWay: () => number,
   ) {}
@@ -112,7 +112,7 @@ export class GroupCommit {
         if (view === undefined && onRoot) plan = await past.plan(root, member.prepared, this.clock());
         if (plan === undefined) {
           view ??= mutations.length === 0 ? root : OverlayView.over(root, mutations);
-          plan = await rebase(view, member.prepared, view === root && onRoot, this.clock(), this.ctx);
+          plan = await rebase(view, member.prepared, view === root && onRoot, this.clock(), this.inHand);
         }
       } catch (error) {
         outcomes.push({ member, error });

@@ -19,9 +19,9 @@ import { S3Store, type S3StoreOptions } from '../store/s3-store.js';
 import { DATA_PATH_OPTION, initEntry, KEYSPACE_LAYOUT } from './init-entry.js';
 import { IndexSync } from './index-sync.js';
 import { checkedClock, DEFAULT_MAX_CLOCK_SKEW_MS } from './catalog-clock.js';
-import { type SqlEngineOptions, type SqlSettings, sqlSettings } from '../sql/data-plane.js';
 
-export interface OpenOptions {
+/** Catalog.open's options but `sql` (the facade's, for the SQL layer): what opening the catalog itself takes. */
+export interface EngineOptions {
   /** Local directory: the index lives in `<dir>/index`, and the default store in `<dir>/store`. */
   dir: string;
   /** Where the shared store is: another directory (several processes may share it), S3, or a store instance. */
@@ -96,8 +96,6 @@ export interface OpenOptions {
   maxCommitAttempts?: number;
   /** How many snapshots `previous` may walk past (maintenance commits) before giving up (default 10,000). */
   previousWalkLimit?: number;
-  /** How sql() and the other SQL calls run DuckDB: its memory limit, and whether statements read host files. */
-  sql?: SqlEngineOptions;
 }
 
 export interface Limits {
@@ -123,13 +121,11 @@ export interface Opened {
   writerName: string;
   /** The local directory (index, file cache). */
   dir: string;
-  /** How the SQL engine runs. */
-  sql: SqlSettings;
 }
 
 const FIRST_SEQ = kvSeq(1);
 
-function limitsOf(opts: OpenOptions): Limits {
+function limitsOf(opts: EngineOptions): Limits {
   const positive = (what: string, v: number | undefined, d: number) => {
     if (v === undefined) return d;
     if (!Number.isSafeInteger(v) || v < 1) throw new StrataError('INVALID_ARGUMENT', `${what} must be a positive integer, got ${JSON.stringify(v)}`);
@@ -144,7 +140,7 @@ function limitsOf(opts: OpenOptions): Limits {
 }
 
 /** The store the options name, and whether the catalog made it (and so closes it) or was handed it. */
-export function openStore(opts: OpenOptions, random: () => number): { store: ObjectStore; owned: boolean; sync: boolean } {
+export function openStore(opts: EngineOptions, random: () => number): { store: ObjectStore; owned: boolean; sync: boolean } {
   if (opts.durability !== undefined && opts.durability !== 'durable' && opts.durability !== 'relaxed') {
     throw new StrataError('INVALID_ARGUMENT', `durability is 'durable' or 'relaxed', got ${JSON.stringify(opts.durability)}`);
   }
@@ -165,7 +161,7 @@ function normaliseDataPath(p: string | undefined): string {
   return `${trimmed}/`;
 }
 
-export const OPEN_OPTIONS: readonly (keyof OpenOptions)[] = [
+export const ENGINE_OPTIONS: readonly (keyof EngineOptions)[] = [
   'dir',
   'store',
   'clock',
@@ -183,16 +179,14 @@ export const OPEN_OPTIONS: readonly (keyof OpenOptions)[] = [
   'checkpointEvery',
   'maxCommitAttempts',
   'previousWalkLimit',
-  'sql',
 ];
 
-export async function openCatalog(given: OpenOptions): Promise<Opened> {
-  const opts = options('Catalog.open()', given, OPEN_OPTIONS);
+export async function openCatalog(given: EngineOptions): Promise<Opened> {
+  const opts = options('Catalog.open()', given, ENGINE_OPTIONS);
   if (typeof opts.dir !== 'string' || opts.dir === '') {
     throw new StrataError('INVALID_ARGUMENT', 'Catalog.open needs { dir }: the local directory for the index');
   }
   const limits = limitsOf(opts);
-  const sql = sqlSettings(opts.sql);
   const random = opts.random ?? Math.random;
   const requestedDataPath = opts.dataPath === undefined ? undefined : normaliseDataPath(opts.dataPath);
   const { store, owned, sync: durable } = openStore(opts, random);
@@ -233,7 +227,7 @@ export async function openCatalog(given: OpenOptions): Promise<Opened> {
           `${JSON.stringify(dataPath)} (fixed at creation); open it without dataPath`,
       );
     }
-    return { sync, store, log, clock, random, readOnly, closeStore, limits, dataPath, writerName: opts.writerName ?? `${hostname()}:${process.pid}`, dir: opts.dir, sql };
+    return { sync, store, log, clock, random, readOnly, closeStore, limits, dataPath, writerName: opts.writerName ?? `${hostname()}:${process.pid}`, dir: opts.dir };
   } catch (e) {
     await kv?.close();
     closeStore();

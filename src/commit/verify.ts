@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { Census } from '../../keys/census.js';
+import { Census, type NamedDeleteFile } from '../../keys/census.js';
 import { append } from '../../keys/mutation.js';
 import { type KvSeq, kvSeq } from '../../keys/ids.js';
 import { keyToString } from '../../keys/key-codec.js';
@@ -16,7 +16,6 @@ import { isStrataError } from '../errors.js';
 import { KvStore } from '../kv/kv-store.js';
 import type { ReadView } from '../kv/read-view.js';
 import type { CommitLog } from '../log/commit-log.js';
-import type { NamedDeleteFile } from '../sql/delete-positions.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { bodyMismatch, bytesMismatch, type RecordedFile } from '../store/recorded-bytes.js';
 import { IndexSync } from './index-sync.js';
@@ -29,6 +28,12 @@ export interface VerifyOptions {
    * every delete file's positions fit its data file (default false).
    */
   files?: boolean;
+}
+
+/** What reads the files the catalog names (the SQL layer's DataPlane): verify({ files }) asks it. */
+export interface FileChecks {
+  /** The delete files whose positions do not fit their data files, as violations. */
+  deletePositionViolations(named: NamedDeleteFile[]): Promise<Violation[]>;
 }
 
 export interface VerifyReport {
@@ -47,8 +52,7 @@ export async function verifyCatalog(
   store: ObjectStore,
   dataPath: string,
   opts: Required<VerifyOptions>,
-  /** What delete files hold that does not fit their data files (the SQL layer reads them). */
-  deletePositions: (named: NamedDeleteFile[]) => Promise<Violation[]>,
+  checks: FileChecks,
 ): Promise<VerifyReport> {
   await sync.refresh();
   const violations: Violation[] = [];
@@ -68,7 +72,7 @@ export async function verifyCatalog(
   });
   if (opts.files) {
     files = await checkFiles(store, dataPath, census.namedFiles(), violations);
-    append(violations, await deletePositions(census.deleteFilesOfData()));
+    append(violations, await checks.deletePositionViolations(census.deleteFilesOfData()));
   }
   return { ok: violations.length === 0, violations, checked: { logEntries: entries, checkpoint, keys, files } };
 }
