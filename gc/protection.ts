@@ -3,9 +3,12 @@
 //     [begin, end); a snapshot record below retain-from when it is not protected itself;
 //   - protected snapshots are the tagged ones and those of unexpired leases, read whole before anything is
 //     planned (a value that cannot be read aborts the job, so nothing is deleted on a partial picture);
-//   - a file excision left unnamed may be deleted once its grace period is over, unless a row names it again;
+//   - a file excision left unnamed may be deleted once its grace period is over, unless a row names it again,
+//     and only while its object is the one the catalog let go: one the store modified after the log entry that
+//     scheduled it was written was written again by an engine, and is never deleted;
 //   - an orphan (under the data path, named by no row, never scheduled) only once it is older than a minimum
-//     age: an engine may be writing a file it has not registered yet.
+//     age: an engine may be writing a file it has not registered yet; the store's own leftovers of writes a
+//     crash cut short, by the same age.
 // Which checkpoints and log entries may go is decided in checkpoints.ts and compact-log.ts: they hold no
 // catalog state the log or the newest checkpoint does not.
 import type { ReadView } from '../src/kv/read-view.js';
@@ -42,4 +45,14 @@ export function scheduledFate(named: boolean, scheduledAt: number, graceMs: numb
 /** Whether an unscheduled object no row names is old enough to be an orphan rather than a file being written. */
 export function isOrphanAge(lastModified: number, minAgeMs: number, now: number): boolean {
   return now - lastModified >= minAgeMs;
+}
+
+/**
+ * Whether a due object is still the one the catalog let go: not when the store last modified it after the log
+ * entry that scheduled it was written (`scheduledAt`; both by the store's clock), for then an engine wrote a
+ * new file at the old path. Either time unknown (a schedule older than the seq it records, an entry the log
+ * no longer has; an object the store does not hold): nothing says it was written again, and it is.
+ */
+export function isObjectLetGo(scheduledAt: number | undefined, lastModified: number | undefined): boolean {
+  return scheduledAt === undefined || lastModified === undefined || lastModified <= scheduledAt;
 }

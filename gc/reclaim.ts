@@ -1,6 +1,7 @@
 // File reclamation: which objects to delete from the store — the data and delete files that excision left
 // unnamed, once their grace period is over, and (on request) orphans under the data path — by the rules of
-// protection.ts. The catalog deletes what this plans (src/commit/reclaim-objects.ts).
+// protection.ts. The catalog reads what these decide by and deletes what they decide (src/commit/
+// reclaim-objects.ts).
 import type { Mutation } from '../keys/mutation.js';
 import { ALL_SCHEDULED, decodeScheduled, type Scheduled, unschedule as unscheduled } from '../keys/retention.js';
 import type { ReadView } from '../src/kv/read-view.js';
@@ -8,7 +9,7 @@ import * as q from '../src/read/catalog-queries.js';
 import type { ObjectStore } from '../src/store/object-store.js';
 import { durationMs, flag, options } from '../src/arguments.js';
 import { StrataError } from '../src/errors.js';
-import { isOrphanAge, protectedSnapshots, scheduledFate } from './protection.js';
+import { isObjectLetGo, isOrphanAge, protectedSnapshots, scheduledFate } from './protection.js';
 
 const DAY = 24 * 3600 * 1000;
 
@@ -56,6 +57,11 @@ export interface ReclaimPlan {
   /** Scheduled paths a row names again: unscheduled, never deleted. */
   named: string[];
   orphans: string[];
+  /**
+   * With orphans: the store's leftovers of writes a crash cut short (`ObjectStore.sweep`) go when last
+   * modified before this, as old as an orphan must be; undefined without orphans.
+   */
+  sweepBefore: number | undefined;
 }
 
 export function checkReclaimOptions(opts: ReclaimOptions | undefined): Required<Omit<ReclaimOptions, 'onProgress'>> & Pick<ReclaimOptions, 'onProgress'> {
@@ -91,7 +97,7 @@ export async function planReclaim(
   opts: Required<Omit<ReclaimOptions, 'onProgress'>>,
 ): Promise<ReclaimPlan> {
   await protectedSnapshots(view, now);
-  const plan: ReclaimPlan = { due: [], waiting: [], named: [], orphans: [] };
+  const plan: ReclaimPlan = { due: [], waiting: [], named: [], orphans: [], sweepBefore: opts.orphans ? now - opts.minAgeMs : undefined };
   const scheduled = new Set<string>();
   for await (const batch of view.scanBatches(ALL_SCHEDULED)) {
     const entries = batch.map(([key, bytes]) => decodeScheduled(key, bytes));
@@ -121,7 +127,34 @@ export async function planReclaim(
   return plan;
 }
 
-/** The mutations that unschedule paths once their objects are gone (or a row names them again). */
-export function unschedule(paths: readonly string[]): Mutation[] {
-  return paths.map(unscheduled);
+/** A due object as the log and the store have it when a run comes to delete it. */
+export interface DueObject {
+  path: string;
+  /** When the log entry that scheduled it was written, by the store's clock; undefined when unknown. */
+  scheduledAt: number | undefined;
+  /** When the store last modified it; undefined when the store does not hold it. */
+  lastModified: number | undefined;
+}
+
+export interface Deletions {
+  /** Objects to delete: the due ones still the catalog's, then the orphans. */
+  go: string[];
+  /** Due paths whose object an engine wrote again after it was scheduled: left in place. */
+  skipped: string[];
+}
+
+/** What a run deletes of its plan, given how the log and the store have each due object (isObjectLetGo). */
+export function deletions(due: readonly DueObject[], orphans: readonly string[]): Deletions {
+  const out: Deletions = { go: [], skipped: [] };
+  for (const d of due) (isObjectLetGo(d.scheduledAt, d.lastModified) ? out.go : out.skipped).push(d.path);
+  out.go.push(...orphans);
+  return out;
+}
+
+/**
+ * The mutations that settle a run: a path whose object is gone, one whose object is an engine's now, and one
+ * a row names again leave the schedule; one the store would not delete stays on it, for the next run.
+ */
+export function unschedule(plan: Pick<ReclaimPlan, 'named'>, report: Pick<ReclaimReport, 'deleted' | 'skipped'>): Mutation[] {
+  return [...report.deleted, ...report.skipped, ...plan.named].map(unscheduled);
 }

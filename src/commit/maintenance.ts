@@ -99,7 +99,7 @@ export class Maintenance {
     await this.c.sync.refresh();
     const { store, dataPath } = this.c;
     const plan = await this.c.sync.view((view) => planReclaim(view, store, dataPath, now, opts));
-    const abandoned = opts.orphans ? await store.sweep(now - opts.minAgeMs, opts.dryRun) : [];
+    const abandoned = plan.sweepBefore === undefined ? [] : await store.sweep(plan.sweepBefore, opts.dryRun);
     const done = await deleteObjects(store, dataPath, (seq) => this.c.log.writtenAt(seq), plan, opts.dryRun, opts.onProgress);
     const orphans = new Set(plan.orphans);
     const report: ReclaimReport = {
@@ -112,8 +112,8 @@ export class Maintenance {
       abandoned,
     };
     if (opts.dryRun) return report;
-    const gone = [...report.deleted, ...report.skipped, ...plan.named];
-    if (gone.length > 0) await this.c.committer.writeSystem(async () => ({ mutations: unschedule(gone), value: undefined }));
+    const settled = unschedule(plan, report);
+    if (settled.length > 0) await this.c.committer.writeSystem(async () => ({ mutations: settled, value: undefined }));
     return report;
   }
 

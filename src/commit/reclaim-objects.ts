@@ -1,7 +1,7 @@
-// Carrying out a reclamation plan: deletes the objects it names so that one the store will not delete (a
-// symbolic link on the way, a permission) never stops the rest, and one an engine wrote again at its path
-// after it was scheduled is left alone.
-import type { ReclaimPlan } from '../../gc/reclaim.js';
+// Carrying out a reclamation plan: reads what gc/reclaim.ts decides by (when the log entry that scheduled each
+// due object was written, and the object's own time) and deletes what it decides, so that one object the
+// store will not delete (a symbolic link on the way, a permission) never stops the rest.
+import { deletions, type DueObject, type ReclaimPlan } from '../../gc/reclaim.js';
 import type { KvSeq } from '../../keys/ids.js';
 import type { ObjectStore } from '../store/object-store.js';
 
@@ -15,9 +15,8 @@ export interface Deletion {
 }
 
 /**
- * Deletes the due objects and the orphans (or, in a dry run, finds which would go). A due object last
- * modified after the log entry that scheduled it was written — both by the store's clock — is skipped.
- * `writtenAt` gives that time (undefined when the log no longer has it: then the object is deleted).
+ * Deletes what gc/ decides of the due objects and the orphans (or, in a dry run, finds which would go).
+ * `writtenAt` gives the time of a log entry (undefined when the log no longer has it).
  */
 export async function deleteObjects(
   store: ObjectStore,
@@ -27,21 +26,8 @@ export async function deleteObjects(
   dryRun: boolean,
   onProgress?: (done: number, total: number) => void,
 ): Promise<Deletion> {
-  const out: Deletion = { deleted: [], skipped: [], failed: [] };
-  const times = new Map<KvSeq, Promise<number | undefined>>();
-  const go: string[] = [];
-  for (const { path, seq } of plan.due) {
-    if (seq !== undefined) {
-      if (!times.has(seq)) times.set(seq, writtenAt(seq));
-      const [scheduledAt, object] = await Promise.all([times.get(seq)!, store.info(`${dataPath}${path}`)]);
-      if (scheduledAt !== undefined && object !== undefined && object.lastModified > scheduledAt) {
-        out.skipped.push(path);
-        continue;
-      }
-    }
-    go.push(path);
-  }
-  go.push(...plan.orphans);
+  const { go, skipped } = deletions(await dueObjects(store, dataPath, writtenAt, plan.due), plan.orphans);
+  const out: Deletion = { deleted: [], skipped, failed: [] };
   if (dryRun) return { ...out, deleted: go };
   for (let i = 0; i < go.length; i += DELETE_BATCH) {
     const batch = go.slice(i, i + DELETE_BATCH);
@@ -59,6 +45,18 @@ export async function deleteObjects(
       }
     }
     onProgress?.(Math.min(go.length, i + DELETE_BATCH), go.length);
+  }
+  return out;
+}
+
+/** The due objects as the log and the store have them; an entry's time is read once for all it scheduled. */
+async function dueObjects(store: ObjectStore, dataPath: string, writtenAt: (seq: KvSeq) => Promise<number | undefined>, due: ReclaimPlan['due']): Promise<DueObject[]> {
+  const times = new Map<KvSeq, Promise<number | undefined>>();
+  const out: DueObject[] = [];
+  for (const { path, seq } of due) {
+    if (seq !== undefined && !times.has(seq)) times.set(seq, writtenAt(seq));
+    const [scheduledAt, object] = await Promise.all([seq === undefined ? undefined : times.get(seq)!, store.info(`${dataPath}${path}`)]);
+    out.push({ path, scheduledAt, lastModified: object?.lastModified });
   }
   return out;
 }

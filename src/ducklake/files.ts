@@ -7,6 +7,7 @@
 import { lstat, open, realpath } from 'node:fs/promises';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
+import { isVisible } from '../../keys/visibility.js';
 import { checkFilePath } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import { bodyMismatch, bytesMismatch, type RecordedFile } from '../store/recorded-bytes.js';
@@ -44,7 +45,7 @@ export function relativePaths(lake: Lake, dataPath: string, maxPathBytes: number
   const tables = byId(lake.tables);
   const schemas = byId(lake.schemas);
   const versionAt = <T extends { begin: number; end: number | null }>(versions: ReadonlyMap<number, T[]>, id: number, at: number) =>
-    versions.get(id)?.find((r) => r.begin <= at && (r.end === null || r.end > at));
+    versions.get(id)?.find((r) => isVisible(r.begin, r.end, at));
   const under = (p: LakePath | null, base: string) => (p === null ? base : p.relative ? base + p.path : p.path);
   return (row, what) => {
     const table = versionAt(tables, row.tableId, row.begin);

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { type CatalogId, type ColumnId, snapshotId } from '../../keys/ids.js';
+import { isVisible } from '../../keys/visibility.js';
 import { StrataError } from '../errors.js';
 import type { ColumnInfo, TableInfo } from '../read/records.js';
 import { run } from '../sql/engine.js';
@@ -25,7 +26,8 @@ export interface InlinedTarget {
   created: string[];
 }
 
-export const live = <T extends { begin: number; end: number | null }>(v: T, at: number) => v.begin <= at && (v.end === null || v.end > at);
+/** Whether a row of the lake is live at snapshot `at`: the one visibility rule, over the lake's rows. */
+export const live = <T extends { begin: number; end: number | null }>(v: T, at: number) => isVisible(v.begin, v.end, at);
 
 export const refuse = (t: Pick<LakeInlinedTable, 'name' | 'tableId'>, problem: string) => new StrataError('INVALID_ARGUMENT', `${t.name} (the inlined rows of table ${t.tableId}): ${problem}`);
 

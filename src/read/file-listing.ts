@@ -76,7 +76,7 @@ export async function* dataFilesAt(view: ReadView, at: SnapshotId, tableId: Cata
       const end = ends.endOf(file[0]);
       const version = new ManifestedFile(tableId, begin, file, end);
       whole?.push(version);
-      if (begin <= at && (end === null || end > at)) out.push(version);
+      if (isVisible(begin, end, at)) out.push(version);
     }
     if (whole !== undefined && whole.length > MAX_CACHED_GROUP) whole = undefined;
   };

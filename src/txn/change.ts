@@ -6,8 +6,8 @@ import type { Row, Version } from '../../keys/versions.js';
 export type { Row };
 
 export interface Change<T> {
-  base: Version<T> | undefined;
-  next: Row<T> | null;
+  readonly base: Version<T> | undefined;
+  readonly next: Row<T> | null;
 }
 
 export type ChangeKind = 'none' | 'created' | 'dropped' | 'altered';

@@ -6,7 +6,7 @@ import type { ColumnId } from '../../keys/ids.js';
 import { checkColumnType, checkName, checkOptionalText, options, required, shown } from '../arguments.js';
 import { quote } from '../messages.js';
 import type { Row } from './change.js';
-import { invalid } from './pending.js';
+import { invalid } from './refusals.js';
 
 export interface ColumnSpec {
   name: string;

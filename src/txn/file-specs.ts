@@ -9,7 +9,7 @@ import type { ColumnId, FileId } from '../../keys/ids.js';
 import type { NameMappingColumn } from '../../keys/name-mappings.js';
 import type { ColumnInfo } from '../read/records.js';
 import { checkCount, checkFilePath, checkOptionalCount, checkOptionalCrc32, checkOptionalText, options, required, shown } from '../arguments.js';
-import { invalid, notFound } from './pending.js';
+import { invalid, notFound } from './refusals.js';
 
 export interface DataFileSpec {
   /** Relative to the catalog's data path. */

@@ -14,12 +14,12 @@ import type { RelationKind } from '../../keys/relations.js';
 import { checkColumnType, checkName } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import { quote } from '../messages.js';
-import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
 import { dataFile, deleteFile } from '../read/file-listing.js';
 import type { Change, Row } from './change.js';
 import { columnTrees } from './column-specs.js';
-import { type FileChange, invalid, type PendingCatalog } from './pending.js';
+import type { EntityRows, FileChange, PendingCatalog } from './pending.js';
+import { invalid } from './refusals.js';
 import { checkDeleteCount, checkedColumnStats, checkedDataFile, checkedDeleteFile, type DataFileSpec, type DeleteFileSpec } from './file-specs.js';
 
 /** One entity a snapshot touches: whether it ends the version live before it, and the version it begins. */
@@ -76,18 +76,17 @@ const refuse = (what: string, at: SnapshotId, problem: string) => invalid(`the l
  */
 export async function applyImported(p: PendingCatalog, s: ImportedSnapshot, checks: ImportChecks): Promise<void> {
   if (s.id <= p.base) throw invalid(`the lake's snapshot ${s.id} comes after snapshot ${p.base} of the import, which is its newest; snapshots are imported in order`);
-  p.importedAs = s.id;
-  await versions(p, s.id, 'schema', p.schemas, q.schemaAt, s.schemas, (r) => {
+  await versions(p, s.id, 'schema', s.schemas, (r) => {
     checkName('schema name', r.name);
     checkUuid(r.uuid);
     return r;
   });
-  await versions(p, s.id, 'table', p.tables, q.tableAt, s.tables, (r) => {
+  await versions(p, s.id, 'table', s.tables, (r) => {
     checkName('table name', r.name);
     checkUuid(r.uuid);
     return r;
   });
-  await versions(p, s.id, 'view', p.views, q.viewAt, s.views, async (r) => {
+  await versions(p, s.id, 'view', s.views, async (r) => {
     checkUuid(r.uuid);
     const schema = (await p.loadSchema(r.schemaId)).next?.name ?? `(schema ${r.schemaId})`;
     return { schemaId: r.schemaId, name: r.name, uuid: r.uuid, ...(await checks.view(schema, r.name, r.sql, r.dialect)) };
@@ -107,8 +106,8 @@ export async function applyImported(p: PendingCatalog, s: ImportedSnapshot, chec
     Math.max(s.nextCatalogId, maxId(s.schemas), maxId(s.tables), maxId(s.views)),
     Math.max(s.nextFileId, maxId(s.dataFiles), maxId(s.deleteFiles)),
   );
-  for (const t of s.restoredTables) p.restoredTables.add(t);
-  p.keepEmptySnapshot = true;
+  for (const t of s.restoredTables) p.restored(t);
+  p.importAs(s.id);
 }
 
 function checkUuid(uuid: string): void {
@@ -116,24 +115,21 @@ function checkUuid(uuid: string): void {
 }
 
 /** Ends and begins versions of schemas, tables or views: an end of what is live, a begin of what is not. */
-async function versions<T extends { end: SnapshotId | null }, R>(
+async function versions<K extends q.EntityKind, R>(
   p: PendingCatalog,
   at: SnapshotId,
-  what: 'schema' | RelationKind,
-  map: Map<CatalogId, Change<T>>,
-  fetch: (view: ReadView, at: SnapshotId, id: CatalogId) => Promise<q.Version<T> | undefined>,
+  what: K,
   list: readonly Imported<CatalogId, R>[],
-  check: (row: R) => Row<T> | Promise<Row<T>>,
+  check: (row: R) => Row<EntityRows[K]> | Promise<Row<EntityRows[K]>>,
 ): Promise<void> {
   const seen = new Set<CatalogId>();
   for (const { id, ends, next } of list) {
     if (seen.has(id)) throw refuse(`${what} ${id}`, at, 'two versions of it begin or end at this snapshot');
     seen.add(id);
-    const c = await p.load(map, id, fetch);
+    const c = await p.load(what, id);
     if (ends && c.base === undefined) throw refuse(`${what} ${id}`, at, `it ends here, but is not live at snapshot ${p.base}`);
     if (!ends && c.base !== undefined) throw refuse(`${what} ${id}`, at, `a version begins here while its version from snapshot ${c.base.begin} is live (two versions of one ${what} overlap)`);
-    c.next = next === null ? null : await about(`${what} ${id}`, at, () => check(next));
-    if (what !== 'schema') p.renamed(what, id);
+    p.replaceEntity(what, id, next === null ? null : await about(`${what} ${id}`, at, () => check(next)));
   }
 }
 
@@ -175,9 +171,7 @@ async function applyColumn(p: PendingCatalog, at: SnapshotId, c: ImportedSnapsho
   if (c.ends && !live) throw refuse(what, at, `it ends here, but is not live at snapshot ${p.base}`);
   if (!c.ends && live) throw refuse(what, at, `a version begins here while its version from snapshot ${change.base!.begin} is live (two versions of one column overlap)`);
   const next = c.next === null ? null : await about(what, at, () => ({ ...c.next!, name: checkName('column name', c.next!.name), type: nestedType(c.next!.type) ?? checkColumnType(`type of column ${quote(c.next!.name)}`, c.next!.type) }));
-  if (change !== undefined) change.next = next;
-  else cols.changes.set(c.id, { base: undefined, next });
-  cols.nextId = Math.max(cols.nextId, c.id + 1);
+  p.replaceColumn(c.tableId, c.id, next);
 }
 
 /** A table's columns after the snapshot: a live table's are what createTable takes (columnTrees); a dropped table keeps none live. */
@@ -204,7 +198,7 @@ async function applyDataFile(p: PendingCatalog, at: SnapshotId, f: ImportedSnaps
   if (f.ends) {
     const base = await dataFile(p.view, f.tableId, f.id);
     if (base === undefined || base.row.end !== null) throw refuse(what, at, `it ends here, but is not a live data file of table ${f.tableId} at snapshot ${p.base}`);
-    p.dataFiles.set(f.id, { tableId: f.tableId, base, next: null });
+    p.endImportedFile('data', f.tableId, f.id, base);
     return;
   }
   const spec = f.next!;
@@ -213,12 +207,14 @@ async function applyDataFile(p: PendingCatalog, at: SnapshotId, f: ImportedSnaps
     const row = checkedDataFile(given, maxPathBytes);
     if ((await p.loadTable(f.tableId)).next === null) throw invalid(`table ${f.tableId} does not exist at this snapshot`);
     const stats = columnStats === undefined ? undefined : checkedColumnStats(`table ${f.tableId}`, await liveColumnIds(p, f.tableId), columnStats, row.recordCount);
-    const first = rowIdStart ?? (await p.nextRowId(f.tableId));
+    const next = await p.nextRowId(f.tableId);
+    const first = rowIdStart ?? next;
     // A file without field ids is read by name: its mapping (checked against the file by the import) goes with it.
-    if (mapping !== undefined) p.fileMappings.set(f.id, mapping);
-    p.dataFiles.set(f.id, { tableId: f.tableId, base: undefined, next: { ...row, rowIdStart: first, ...(mapping === undefined ? {} : { mappingId: mapping.mappingId }) } });
-    if (stats !== undefined && stats.length > 0) p.fileStats.set(f.id, stats);
-    p.nextRowIds.set(f.tableId, Math.max(await p.nextRowId(f.tableId), rowIdEnd ?? first + row.recordCount));
+    p.addDataFile(f.id, f.tableId, { ...row, rowIdStart: first, ...(mapping === undefined ? {} : { mappingId: mapping.mappingId }) }, {
+      ...(mapping === undefined ? {} : { mapping }),
+      ...(stats !== undefined && stats.length > 0 ? { stats } : {}),
+      ...(rowIdEnd === undefined ? {} : { rowIdEnd }),
+    });
   });
 }
 
@@ -229,7 +225,7 @@ async function applyDeleteFile(p: PendingCatalog, at: SnapshotId, d: ImportedSna
   if (d.ends) {
     const base = await deleteFile(p.view, d.tableId, d.id);
     if (base === undefined || base.row.end !== null) throw refuse(what, at, `it ends here, but is not a live delete file of table ${d.tableId} at snapshot ${p.base}`);
-    p.deleteFiles.set(d.id, { tableId: d.tableId, base, next: null });
+    p.endImportedFile('delete', d.tableId, d.id, base);
     return;
   }
   const spec = d.next!;
@@ -245,7 +241,7 @@ async function applyDeleteFile(p: PendingCatalog, at: SnapshotId, d: ImportedSna
     if (d.recordOnly ? !(data.base !== undefined && data.next === null) : data.next === null) {
       throw invalid(d.recordOnly ? `it begins and ends here, which only a delete file retiring its data file does, and data file ${dataFileId} does not end here` : `its data file ${dataFileId} is not live at this snapshot`);
     }
-    p.deleteFiles.set(d.id, { tableId: d.tableId, base: undefined, next: { ...row, dataFileId }, ...(d.recordOnly ? { endsAtCommit: true } : {}) });
+    p.addDeleteFile(d.id, d.tableId, { ...row, dataFileId }, d.recordOnly);
   });
 }
 

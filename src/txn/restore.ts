@@ -14,7 +14,8 @@ import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
 import { type DataFileVersion, dataFilesAt, deleteFilesAt, type DeleteFileVersion } from '../read/file-listing.js';
 import { type Change, type Row, unchanged } from './change.js';
-import { type FileChange, notFound, type PendingCatalog } from './pending.js';
+import type { EntityRows, FileChange, PendingCatalog } from './pending.js';
+import { notFound } from './refusals.js';
 
 /**
  * Makes the table's columns and files what they were at snapshot `at`: the table keeps its current name.
@@ -36,24 +37,17 @@ export async function restoreTable(p: PendingCatalog, schema: string, table: str
 export async function restoreCatalog(p: PendingCatalog, at: unknown): Promise<void> {
   const snapshot = await requireOlderSnapshot(p, at);
   const steps: (() => void)[] = [];
-  const restoreAll = async <T extends { end: SnapshotId | null }>(
-    map: Map<CatalogId, Change<T>>,
-    kind: q.EntityKind,
-    fetch: (view: ReadView, s: SnapshotId, id: CatalogId) => Promise<q.Version<T> | undefined>,
-  ) => {
+  const restoreAll = async <K extends q.EntityKind>(kind: K, fetch: (view: ReadView, s: SnapshotId, id: CatalogId) => Promise<q.Version<EntityRows[K]> | undefined>) => {
     for (const id of await idsAtEither(p, kind, snapshot)) {
-      const c = await p.load(map, id, fetch);
+      await p.load(kind, id);
       const old = unchanged(await fetch(p.view, snapshot, id));
       if (kind === 'table') steps.push(old.next === null ? await p.prepareDropTable(id) : await prepareRestoreContents(p, id, snapshot));
-      steps.push(() => {
-        c.next = old.next;
-        if (kind !== 'schema') p.renamed(kind, id);
-      });
+      steps.push(() => p.replaceEntity(kind, id, old.next));
     }
   };
-  await restoreAll(p.schemas, 'schema', q.schemaAt);
-  await restoreAll(p.tables, 'table', q.tableAt);
-  await restoreAll(p.views, 'view', q.viewAt);
+  await restoreAll('schema', q.schemaAt);
+  await restoreAll('table', q.tableAt);
+  await restoreAll('view', q.viewAt);
   for (const apply of steps) apply();
 }
 
@@ -75,7 +69,7 @@ async function idsAtEither(p: PendingCatalog, kind: q.EntityKind, at: SnapshotId
     for (const v of batch) if (isVisible(v.begin, v.row.end, at) || isVisible(v.begin, v.row.end, p.base)) ids.add(v.id);
   }
   const pending = kind === 'schema' ? p.schemas : kind === 'table' ? p.tables : p.views;
-  for (const [id, c] of pending as Map<CatalogId, Change<unknown>>) if (c.base === undefined) ids.add(id);
+  for (const [id, c] of pending as ReadonlyMap<CatalogId, Change<unknown>>) if (c.base === undefined) ids.add(id);
   return ids;
 }
 
@@ -92,23 +86,20 @@ async function prepareRestoreContents(p: PendingCatalog, tableId: CatalogId, at:
   // A file that comes back under a new id keeps what its statistics and its mapping said: the file is the same object.
   const oldStats = await q.fileColumnStats(p.view, tableId, oldFiles.map((f) => ({ id: f.id, begin: f.begin })));
   const oldMappings = await q.nameMappings(p.view, tableId, oldFiles.map((f) => ({ id: f.id, begin: f.begin, mappingId: f.row.mappingId ?? null })));
-  const rowIdNext = await p.nextRowId(tableId);
+  // Read for the files that come back (addDataFile): their rows are below it, and keep their ids.
+  await p.nextRowId(tableId);
   // Enough ids for every file that may come back; those that are there already need none.
   await p.reserve('file', oldFiles.length + oldDeletes.length);
   return () => {
     const wanted = new Map(oldCols.map((v) => [v.id, unchanged<ColumnRow>(v).next!]));
-    for (const [id, c] of cols.changes) if (!wanted.has(id)) c.next = null;
-    for (const [id, row] of wanted) {
-      const c = cols.changes.get(id);
-      if (c) c.next = row;
-      else cols.changes.set(id, { base: undefined, next: row });
-    }
+    for (const id of cols.changes.keys()) if (!wanted.has(id)) p.replaceColumn(tableId, id, null);
+    for (const [id, row] of wanted) p.replaceColumn(tableId, id, row);
     // Files: retire what was not there at `at`; bring back what was, under new file ids (a file row is
     // written once) pointing at the same objects and keeping their row ids. A file counts as "there" by
     // what it is (path and rows), so restoring twice changes nothing the second time.
     const dataKey = (r: DataFileRow | Row<DataFileRow>) => `${r.path}\0${r.rowIdStart}\0${r.recordCount}`;
     const deleteKey = (r: DeleteFileRow | Row<DeleteFileRow>, dataPath: string) => `${r.path}\0${r.deleteCount}\0${dataPath}`;
-    const liveNow = <T>(m: Map<FileId, FileChange<T>>) => [...m].filter(([, c]) => c.tableId === tableId && c.next !== null);
+    const liveNow = <T>(m: ReadonlyMap<FileId, FileChange<T>>) => [...m].filter(([, c]) => c.tableId === tableId && c.next !== null);
     const dataNow = new Map(liveNow(p.dataFiles).map(([id, c]) => [dataKey(c.next!), id]));
     const pathOfNow = new Map(liveNow(p.dataFiles).map(([id, c]) => [id, c.next!.path]));
     const pathOfOld = new Map(oldFiles.map((f) => [f.id, f.row.path]));
@@ -122,26 +113,19 @@ async function prepareRestoreContents(p: PendingCatalog, tableId: CatalogId, at:
       } else {
         const id = p.takeFileId();
         fileIds.set(f.id, id);
-        p.dataFiles.set(id, { tableId, base: undefined, next: unchanged<DataFileRow>(f).next! });
         const stats = oldStats.get(f.id);
-        if (stats !== undefined) p.fileStats.set(id, stats);
         const mapping = oldMappings.get(f.id);
-        if (mapping !== undefined) p.fileMappings.set(id, mapping);
+        p.addDataFile(id, tableId, unchanged<DataFileRow>(f).next!, { ...(stats === undefined ? {} : { stats }), ...(mapping === undefined ? {} : { mapping }) });
       }
     }
     for (const d of oldDeletes) {
       const k = deleteKey(d.row, pathOfOld.get(d.row.dataFileId) ?? '');
       if (deletesNow.delete(k)) continue;
       const row = unchanged<DeleteFileRow>(d).next!;
-      p.deleteFiles.set(p.takeFileId(), {
-        tableId,
-        base: undefined,
-        next: { ...row, dataFileId: fileIds.get(row.dataFileId) ?? row.dataFileId },
-      });
+      p.addDeleteFile(p.takeFileId(), tableId, { ...row, dataFileId: fileIds.get(row.dataFileId) ?? row.dataFileId });
     }
-    for (const id of dataNow.values()) p.dataFiles.get(id)!.next = null;
-    for (const id of deletesNow.values()) p.deleteFiles.get(id)!.next = null;
-    p.nextRowIds.set(tableId, rowIdNext);
-    p.restoredTables.add(tableId);
+    p.endFiles('data', dataNow.values());
+    p.endFiles('delete', deletesNow.values());
+    p.restored(tableId);
   };
 }

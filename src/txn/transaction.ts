@@ -5,18 +5,19 @@
 // Every operation validates and reads first and mutates pending state last, so an operation that throws
 // leaves the transaction exactly as it was and the caller may catch the error and go on.
 import { randomUUID } from 'node:crypto';
-import { type CatalogId, type ColumnId, columnId, type FileId, type SnapshotId } from '../../keys/ids.js';
+import type { CatalogId, ColumnId, FileId, SnapshotId } from '../../keys/ids.js';
 import { isWidening, nestedType, wideningsOf } from '../../keys/column-types.js';
 import { StrataError } from '../errors.js';
 import { listed, quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
 import type { NameMappingColumn } from '../../keys/name-mappings.js';
 import { columnTree as columnInfos } from '../read/reader.js';
-import { type ColumnSpec, columnTree, placed } from './column-specs.js';
+import { type ColumnSpec, columnTree } from './column-specs.js';
 import { checkDeleteCount, checkedColumnStats, checkedDataFile, checkedDeleteFile, type ColumnStatsSpec, type DataFileSpec, type DeleteFileSpec, type FileInspector } from './file-specs.js';
 import { copyArgs } from './copy-args.js';
 import { PendingReads } from './pending-reads.js';
-import { alreadyExists, descendants, invalid, notFound, type OpName, PendingCatalog, type PendingState, type RecordedOp, topLevel } from './pending.js';
+import { type OpName, PendingCatalog, type PendingState, type RecordedOp, topLevel } from './pending.js';
+import { alreadyExists, invalid, notFound } from './refusals.js';
 import { restoreCatalog, restoreTable } from './restore.js';
 import { applyImported, type ImportedSnapshot } from './imported.js';
 import type { IdSource } from './ids.js';
@@ -101,7 +102,7 @@ export class Transaction {
       checkName('schema name', name);
       if ((await this.p.schemaId(name)) !== undefined) throw alreadyExists(`schema ${quote(name)} already exists`);
       const id = await this.p.allocateCatalogId();
-      this.p.schemas.set(id, { base: undefined, next: { name, uuid: randomUUID() } });
+      this.p.createSchema(id, { name, uuid: randomUUID() });
       return id;
     });
   }
@@ -124,7 +125,7 @@ export class Transaction {
         dropped.push(rel.kind === 'table' ? await this.p.prepareDropTable(rel.id) : this.p.prepareDropView(rel.id));
       }
       for (const apply of dropped) apply();
-      this.p.schemas.get(schemaId)!.next = null;
+      this.p.dropSchema(schemaId);
     });
   }
 
@@ -145,14 +146,7 @@ export class Transaction {
       const schemaId = await this.p.requireSchema(schema);
       await this.p.requireFreeRelationName(schemaId, schema, name);
       const id = await this.p.allocateCatalogId();
-      this.p.tables.set(id, { base: undefined, next: { schemaId, name, uuid: randomUUID() } });
-      this.p.renamed('table', id);
-      let next = 1;
-      const rows = trees.flatMap((t) => placed(t, () => columnId(next++), null));
-      this.p.columns.set(id, { changes: new Map(rows.map(([colId, row]) => [colId, { base: undefined, next: row }])), nextId: next });
-      this.p.dataFilesLoaded.add(id);
-      this.p.deleteFilesLoaded.add(id);
-      this.p.nextRowIds.set(id, 0);
+      this.p.createTable(id, { schemaId, name, uuid: randomUUID() }, trees);
       return id;
     });
   }
@@ -163,8 +157,7 @@ export class Transaction {
       const t = await this.p.requireTable(schema, from);
       if (from === to) return;
       await this.p.requireFreeRelationName(t.schemaId, schema, to);
-      t.change.next = { ...t.change.next!, name: to };
-      this.p.renamed('table', t.id);
+      this.p.renameTable(t.id, to);
     });
   }
 
@@ -186,38 +179,35 @@ export class Transaction {
       if (live.some(([, c]) => c.next!.name === tree.row.name)) {
         throw alreadyExists(`column ${quote(tree.row.name)} already exists in table ${quote(schema, table)}`);
       }
-      const rows = placed(tree, () => columnId(cols.nextId++), null);
-      for (const [id, row] of rows) cols.changes.set(id, { base: undefined, next: row });
-      return rows[0]![0];
+      return this.p.addColumn(t.id, tree);
     });
   }
 
   dropColumn(schema: string, table: string, column: string): Promise<void> {
     return this.op('dropColumn', [schema, table, column], async () => {
-      const { id, change, cols, live } = await this.p.requireColumn(schema, table, column);
+      const { tableId, id, live } = await this.p.requireColumn(schema, table, column);
       if (live === 1) {
         throw invalid(`column ${quote(column)} is the only column of ${quote(schema, table)}; drop the table instead`);
       }
-      for (const field of descendants(cols, id)) cols.changes.get(field)!.next = null;
-      change.next = null;
+      this.p.dropColumn(tableId, id);
     });
   }
 
   renameColumn(schema: string, table: string, from: string, to: string): Promise<void> {
     return this.op('renameColumn', [schema, table, from, to], async () => {
       checkName('new column name', to);
-      const { change, cols } = await this.p.requireColumn(schema, table, from);
+      const { tableId, id, cols } = await this.p.requireColumn(schema, table, from);
       if (from === to) return;
       if (topLevel(cols).some(([, c]) => c.next!.name === to)) {
         throw alreadyExists(`column ${quote(to)} already exists in table ${quote(schema, table)}`);
       }
-      change.next = { ...change.next!, name: to };
+      this.p.renameColumn(tableId, id, to);
     });
   }
 
   alterColumnType(schema: string, table: string, column: string, type: string): Promise<void> {
     return this.op('alterColumnType', [schema, table, column, type], async () => {
-      const { change } = await this.p.requireColumn(schema, table, column);
+      const { tableId, id, change } = await this.p.requireColumn(schema, table, column);
       const from = change.next!.type;
       if (nestedType(from) !== undefined) {
         throw invalid(`column ${quote(column)} of ${quote(schema, table)} is a ${from}, whose type does not change; add a new column, copy the values over, and drop this one`);
@@ -232,7 +222,7 @@ export class Transaction {
             'to change it otherwise, add a new column, copy the values over, and drop this one',
         );
       }
-      change.next = { ...change.next!, type: checked };
+      this.p.retypeColumn(tableId, id, checked);
     });
   }
 
@@ -245,8 +235,7 @@ export class Transaction {
       const schemaId = await this.p.requireSchema(schema);
       await this.p.requireFreeRelationName(schemaId, schema, name);
       const id = await this.p.allocateCatalogId();
-      this.p.views.set(id, { base: undefined, next: { schemaId, name, uuid: randomUUID(), ...definition } });
-      this.p.renamed('view', id);
+      this.p.createView(id, { schemaId, name, uuid: randomUUID(), ...definition });
       return id;
     });
   }
@@ -288,10 +277,10 @@ export class Transaction {
       const mappingId = columns === undefined ? undefined : (this.sameMapping(t.id, columns) ?? (await this.p.allocateCatalogId()));
       const rowIdStart = await this.p.nextRowId(t.id);
       const id = await this.p.allocateFileId();
-      if (stats !== undefined) this.p.fileStats.set(id, stats);
-      if (columns !== undefined) this.p.fileMappings.set(id, { mappingId: mappingId!, type: 'map_by_name', columns });
-      this.p.nextRowIds.set(t.id, rowIdStart + row.recordCount);
-      this.p.dataFiles.set(id, { tableId: t.id, base: undefined, next: { ...row, rowIdStart, ...(mappingId === undefined ? {} : { mappingId }) } });
+      this.p.addDataFile(id, t.id, { ...row, rowIdStart, ...(mappingId === undefined ? {} : { mappingId }) }, {
+        ...(stats === undefined ? {} : { stats }),
+        ...(columns === undefined ? {} : { mapping: { mappingId: mappingId!, type: 'map_by_name', columns } }),
+      });
       return id;
     });
   }
@@ -306,9 +295,9 @@ export class Transaction {
   removeDataFile(schema: string, table: string, dataFileId: number): Promise<void> {
     return this.op('removeDataFile', [schema, table, dataFileId], async () => {
       const t = await this.p.requireTable(schema, table);
-      const file = await this.p.requireLiveDataFile(schema, table, t.id, dataFileId);
+      await this.p.requireLiveDataFile(schema, table, t.id, dataFileId);
       await this.p.loadDeleteFiles(t.id);
-      this.p.retireDataFile(dataFileId as FileId, file);
+      this.p.retireDataFile(dataFileId as FileId);
     });
   }
 
@@ -324,19 +313,8 @@ export class Transaction {
       await this.ctx.sql.files.deleteFile({ id: dataFileId, recordCount: records }, row);
       const deletesAll = row.deleteCount === records;
       await this.p.loadDeleteFiles(t.id);
-      // Delete files are cumulative (as in DuckLake): the new one holds every deleted row of its data file,
-      // so it replaces the one before it.
-      for (const c of this.p.deleteFiles.values()) {
-        if (c.tableId === t.id && c.next?.dataFileId === dataFileId) c.next = null;
-      }
       const id = await this.p.allocateFileId();
-      // A delete of every row retires the data file itself. The delete file then never becomes visible, but
-      // is still recorded (ending at this commit) so that reclamation knows the engine wrote it, unless
-      // the data file is new in this transaction too and everything cancels out.
-      if (!deletesAll || dataFile.base !== undefined) {
-        this.p.deleteFiles.set(id, { tableId: t.id, base: undefined, next: { ...row, dataFileId }, endsAtCommit: deletesAll });
-      }
-      if (deletesAll) this.p.retireDataFile(dataFileId, dataFile);
+      this.p.deleteRows(id, { ...row, dataFileId }, deletesAll);
       return id;
     });
   }
@@ -378,7 +356,7 @@ export class Transaction {
     return this.op('setOption', [key, value], async () => {
       checkName('option key', key);
       if (typeof value !== 'string') throw invalid(`option ${quote(key)} takes a string value, got ${typeof value}`);
-      this.p.options.set(key, checkOptionalText(`option ${quote(key)}`, value)!);
+      this.p.setOption(key, checkOptionalText(`option ${quote(key)}`, value)!);
     });
   }
 

@@ -2,6 +2,8 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Catalog, type ErrorCode, isStrataError, type Transaction } from '../../src/index.js';
 import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
+import { DirectoryStore } from '../../src/store/directory-store.js';
+import { FaultyStore } from '../support/faulty-store.js';
 import { logHead } from '../support/store-log.js';
 
 async function seeded(): Promise<{ c: Catalog; dir: string }> {
@@ -83,6 +85,40 @@ describe('bad input', () => {
     expect(isStrataError(caught, code), String(caught)).toBe(true);
     expect((caught as Error).message.length).toBeGreaterThan(20);
     expect({ dump: await dumpCatalog(c), log: await logObjects(dir), options: await c.options() }).toEqual(before);
+  });
+
+  it('a delete file whose id cannot be claimed replaces nothing: the one before it stays, in the transaction and in what it commits', async () => {
+    const dir = await tempDir();
+    let refuse = false;
+    const open = () =>
+      openCatalog({
+        dir,
+        logLayout: 'objects',
+        store: new FaultyStore(new DirectoryStore(path.join(dir, 'store')), {
+          beforeCreate: () => {
+            if (refuse) throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+          },
+        }),
+      });
+    let c = await open();
+    let dataFileId = 0;
+    await c.transaction(async (tx) => {
+      await tx.createTable('main', 't', [{ name: 'id', type: 'int64' }]);
+      dataFileId = await tx.addDataFile('main', 't', { path: 'f.parquet', recordCount: 10, fileSizeBytes: 1 });
+      await tx.addDeleteFile('main', 't', { dataFileId, path: 'd1.parquet', deleteCount: 1, fileSizeBytes: 1 });
+    });
+    await c.close();
+    // A new process holds no block of file ids: the next delete file's id is claimed through the log.
+    c = await open();
+    const before = await dumpCatalog(c);
+    await c.transaction(async (tx) => {
+      refuse = true;
+      const failed = await tx.addDeleteFile('main', 't', { dataFileId, path: 'd2.parquet', deleteCount: 2, fileSizeBytes: 1 }).catch((e: unknown) => e);
+      refuse = false;
+      expect(String(failed)).toContain('permission denied');
+      expect((await tx.reads().deleteFiles('main', 't')).map((d) => d.path)).toEqual(['d1.parquet']);
+    });
+    expect(await dumpCatalog(c)).toEqual(before);
   });
 
   it('messages say what was asked, what exists and what to do', async () => {

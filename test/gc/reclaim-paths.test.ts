@@ -119,6 +119,7 @@ describe('reclamation', () => {
     const later = new Date(Date.now() + 60_000);
     await writeObject(root, 'rewritten.parquet', 'new contents');
     await utimes(path.join(root, 'data', 'rewritten.parquet'), later, later);
+    expect(await c.reclaimFiles({ graceMs: 0, dryRun: true })).toMatchObject({ deleted: ['old.parquet'], skipped: ['rewritten.parquet'] });
     const report = await c.reclaimFiles({ graceMs: 0 });
     expect(report.deleted).toEqual(['old.parquet']);
     expect(report.skipped).toEqual(['rewritten.parquet']);

@@ -1,0 +1,81 @@
+// Which objects a reclamation run deletes is decided in gc/ (reclaim.ts `deletions`, by protection.ts
+// `isObjectLetGo`), and the deleting code (src/commit/reclaim-objects.ts) deletes exactly that: a due object the
+// store modified after the log entry that scheduled it was written is an engine's new file, never deleted.
+import { existsSync } from 'node:fs';
+import { mkdir, utimes, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { deletions, type DueObject } from '../../gc/reclaim.js';
+import { kvSeq } from '../../keys/ids.js';
+import { deleteObjects } from '../../src/commit/reclaim-objects.js';
+import { DirectoryStore } from '../../src/store/directory-store.js';
+import { tempDir } from '../helpers.js';
+
+const time = fc.option(fc.integer({ min: 0, max: 10 }), { nil: undefined });
+
+describe('deletions: what gc/ lets a run delete', () => {
+  it('skips exactly the due objects modified after their scheduling entry was written; the rest go, orphans after them', () => {
+    const due = fc.uniqueArray(fc.record({ path: fc.string({ minLength: 1 }), scheduledAt: time, lastModified: time }), { selector: (d) => d.path, maxLength: 20 });
+    fc.assert(
+      fc.property(due, fc.array(fc.constantFrom('o1', 'o2'), { maxLength: 3 }), (objects: DueObject[], orphans) => {
+        const rewritten = (d: DueObject) => d.scheduledAt !== undefined && d.lastModified !== undefined && d.lastModified > d.scheduledAt;
+        expect(deletions(objects, orphans)).toEqual({
+          go: [...objects.filter((d) => !rewritten(d)).map((d) => d.path), ...orphans],
+          skipped: objects.filter(rewritten).map((d) => d.path),
+        });
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('at the boundary: modified in the millisecond its entry was written is still the catalog\'s; unknown times never protect', () => {
+    expect(deletions([
+      { path: 'later', scheduledAt: 1000, lastModified: 1001 },
+      { path: 'same', scheduledAt: 1000, lastModified: 1000 },
+      { path: 'earlier', scheduledAt: 1000, lastModified: 999 },
+      { path: 'no-entry', scheduledAt: undefined, lastModified: 5000 },
+      { path: 'gone', scheduledAt: 1000, lastModified: undefined },
+    ], [])).toEqual({ go: ['same', 'earlier', 'no-entry', 'gone'], skipped: ['later'] });
+  });
+});
+
+describe('the deleting code does what gc/ decided', () => {
+  async function storeWith(files: Record<string, number>): Promise<{ root: string; store: DirectoryStore }> {
+    const root = path.join(await tempDir(), 'store');
+    for (const [p, mtime] of Object.entries(files)) {
+      const file = path.join(root, 'data', p);
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, p);
+      await utimes(file, new Date(mtime), new Date(mtime));
+    }
+    return { root, store: new DirectoryStore(root) };
+  }
+
+  it('leaves an object written after its entry, deletes one written before, and one whose schedule names no entry', async () => {
+    const entryAt = Date.UTC(2026, 0, 1);
+    const { root, store } = await storeWith({ 'old.parquet': entryAt - 60_000, 'rewritten.parquet': entryAt + 60_000, 'legacy.parquet': entryAt + 60_000 });
+    const plan = {
+      due: [
+        { path: 'old.parquet', scheduledAt: 0, seq: kvSeq(7) },
+        { path: 'rewritten.parquet', scheduledAt: 0, seq: kvSeq(7) },
+        { path: 'legacy.parquet', scheduledAt: 0, seq: undefined },
+      ],
+      orphans: [],
+    };
+    const asked: number[] = [];
+    const writtenAt = async (seq: number) => (asked.push(seq), seq === 7 ? entryAt : undefined);
+
+    const dry = await deleteObjects(store, 'data/', writtenAt, plan, true);
+    expect(dry).toEqual({ deleted: ['old.parquet', 'legacy.parquet'], skipped: ['rewritten.parquet'], failed: [] });
+    expect(existsSync(path.join(root, 'data', 'old.parquet'))).toBe(true);
+
+    const done = await deleteObjects(store, 'data/', writtenAt, plan, false);
+    expect(done).toEqual({ deleted: ['old.parquet', 'legacy.parquet'], skipped: ['rewritten.parquet'], failed: [] });
+    expect(existsSync(path.join(root, 'data', 'rewritten.parquet'))).toBe(true);
+    expect(existsSync(path.join(root, 'data', 'old.parquet'))).toBe(false);
+    expect(existsSync(path.join(root, 'data', 'legacy.parquet'))).toBe(false);
+    // One entry's time is read once per run, however many objects it scheduled.
+    expect(asked).toEqual([7, 7]);
+  });
+});
