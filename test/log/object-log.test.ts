@@ -48,11 +48,16 @@ function objectLayout(open: () => ObjectStore): LogHarness {
       let release!: () => void;
       const lookedAt = new Promise<void>((resolve) => (looked = resolve));
       const released = new Promise<void>((resolve) => (release = resolve));
-      let held = false;
+      let begun = false;
+      const isHeld = (op: string, key: string) => op === 'get' && key === logObjectKey(seq);
       const holding = new FaultyStore(open(), {
+        // Looks begun after the held one (head probes two entries at once) wait before they look.
+        async beforeOperation(_n, op, key) {
+          if (isHeld(op, key) && !begun) begun = true;
+          else if (begun) await released;
+        },
         async afterOperation(_n, op, key) {
-          if (held || op !== 'get' || key !== logObjectKey(seq)) return;
-          held = true;
+          if (!isHeld(op, key)) return;
           looked();
           await released;
         },

@@ -36,8 +36,9 @@ export interface LogHarness {
   interruptCheckpoint(seq: KvSeq): Promise<void>;
   /**
    * Where entries are found by name: another handle on the log whose first look at entry `seq` finds what
-   * it finds and then waits, its answer held, until `release()`; `looked` resolves once it has looked. A
-   * test lets a writer take its step in between, forcing the race a reader must survive.
+   * it finds and then waits, its answer held, until `release()`; any look it begins after that one waits
+   * until then before it looks. `looked` resolves once it has looked at `seq`. A test lets a writer take its
+   * step in between, forcing the race a reader must survive.
    */
   holdLook?(seq: KvSeq): Promise<{ log: CommitLog; looked: Promise<void>; release(): void }>;
 }
