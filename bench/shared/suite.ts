@@ -10,7 +10,7 @@ import { Catalog } from '../../src/index.js';
 import { logObjectKey } from '../../src/log/object-log.js';
 import { kvSeq } from '../../keys/ids.js';
 import { fmt, measure, measureConcurrent, type Sample, stats } from '../harness.js';
-import { CountingStore } from './counting-store.js';
+import { CountingStore } from '../../test/store/doubles/counting-store.js';
 import { openStore } from './open-store.js';
 import { freshS3, s3Available, type StoreSpec } from './stores.js';
 
@@ -53,8 +53,8 @@ function places(): Place[] {
 const child = (script: string, args: string[], nodeFlags: string[] = []) => runScript(new URL(script, import.meta.url), args, nodeFlags);
 
 async function setupEvents(dir: string, spec: StoreSpec): Promise<void> {
-  // Writers count their requests through a wrapper store, which reads a log kept as objects (as a directory
-  // shared between machines keeps it), not segments.
+  // The writers share the store as machines would, so the log is kept as objects (as a directory shared
+  // between machines keeps it): a segmented log's appends are file writes, no store requests to count.
   const c = await Catalog.open({ dir, store: spec, logLayout: 'objects' });
   await c.transaction((tx) => tx.createTable('main', 'events', [{ name: 'x', type: 'int64' }]));
   await c.close();

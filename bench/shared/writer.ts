@@ -2,7 +2,7 @@
 // Commits one data file per transaction into main.events (shared by every writer) and prints one JSON line:
 // each commit's latency in ns and the store requests it made in all.
 import { Catalog } from '../../src/index.js';
-import { CountingStore } from './counting-store.js';
+import { CountingStore } from '../../test/store/doubles/counting-store.js';
 import { openStore } from './open-store.js';
 
 const [dir, spec, n, name] = process.argv.slice(2) as [string, string, string, string];

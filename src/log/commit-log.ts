@@ -3,7 +3,7 @@
 // Where and how entries are stored is a layout's business (object-log.ts: one object per entry;
 // segment-log.ts: records appended to segment files under a lock; open-log.ts picks one); everything
 // above sees only this interface, which every layout passes the same conformance suite for
-// (test/log/conformance.ts).
+// (test/log/conformance/).
 import type { KvSeq } from '../../keys/ids.js';
 import type { Checkpoints } from './checkpoint.js';
 import type { LogEntry } from './log-entry.js';

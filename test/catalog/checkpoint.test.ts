@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LogLayout } from '../../src/log/open-log.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
-import { FaultyStore } from '../support/faulty-store.js';
+import { FaultyStore } from '../store/doubles/faulty-store.js';
 import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
 
 async function build(dir: string, commits: number, checkpointEvery = 0, logLayout?: LogLayout) {

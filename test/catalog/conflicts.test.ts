@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Catalog, type CommitMeta, isStrataError, type TransactionFn } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
-import { FaultyStore } from '../support/faulty-store.js';
+import { FaultyStore } from '../store/doubles/faulty-store.js';
 import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
 
 const int = [{ name: 'i', type: 'int32' }];
@@ -25,7 +25,7 @@ async function twoWriters(setup: TransactionFn = () => undefined): Promise<Race>
   const root = await tempDir();
   const storePath = path.join(root, 'store');
   // The race is staged at the create of the second writer's log object: the object layout (rebase and the
-  // conflict rules are the committer's, the same on both layouts; test/log/conformance.ts races the logs).
+  // conflict rules are the committer's, the same on both layouts; test/log/conformance/ races the logs).
   const first = await openCatalog({ dir: path.join(root, 'first'), store: { path: storePath }, logLayout: 'objects' });
   await first.transaction(setup);
   let pending: { fn: TransactionFn; meta: CommitMeta | undefined } | undefined;

@@ -6,7 +6,7 @@ import { encodeValue } from '../../keys/value-codec.js';
 import { isStrataError } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
-import { FaultyStore } from '../support/faulty-store.js';
+import { FaultyStore } from '../store/doubles/faulty-store.js';
 import { logHead, withStoreLog } from '../support/store-log.js';
 
 const logCount = logHead;

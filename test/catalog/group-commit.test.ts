@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { type Catalog, isStrataError, type TransactionFn } from '../../src/index.js';
 import { ObjectLog } from '../../src/log/object-log.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
-import { FaultyStore } from '../support/faulty-store.js';
+import { FaultyStore } from '../store/doubles/faulty-store.js';
 import { kvSeq } from '../../keys/ids.js';
 import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
 import { logHead } from '../support/store-log.js';

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
-import { FaultyStore } from '../support/faulty-store.js';
+import { FaultyStore } from '../store/doubles/faulty-store.js';
 import { dumpCatalog, tempDir } from '../helpers.js';
 import { SEGMENTS_DIR } from '../../src/log/segment-file.js';
 import { layoutOf } from '../support/store-log.js';

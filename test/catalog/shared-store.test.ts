@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Catalog, isStrataError } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
-import { FaultyStore } from '../support/faulty-store.js';
+import { FaultyStore } from '../store/doubles/faulty-store.js';
 import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
 
 describe('several processes on one store', () => {

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isStrataError } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
-import { FaultyStore } from '../support/faulty-store.js';
+import { FaultyStore } from '../store/doubles/faulty-store.js';
 import { seeded } from '../support/random.js';
 import { openCatalog, tempDir } from '../helpers.js';
 

@@ -5,7 +5,7 @@
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import type { ObjectStore } from '../../src/index.js';
 import { injectFsFaults } from '../support/faulty-fs.js';
-import { FaultyStore } from '../support/faulty-store.js';
+import { FaultyStore } from '../store/doubles/faulty-store.js';
 import { INJECTED, storeDir } from './workload.js';
 
 export const MODES = ['fail-before', 'fail-after', 'kill-after'] as const;

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { checkFilePath } from '../../src/arguments.js';
 import { type Catalog, isStrataError } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
-import { FaultyStore } from '../support/faulty-store.js';
+import { FaultyStore } from '../store/doubles/faulty-store.js';
 import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
 
 const spec = (p: string) => ({ path: p, recordCount: 1, fileSizeBytes: 1 });

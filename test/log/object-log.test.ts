@@ -1,4 +1,5 @@
-// The object layout of the commit log against the conformance suite, on a directory and on S3.
+// The object layout of the commit log against the conformance suite: on a directory, on S3, and through each
+// test double of a store over a directory.
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
 import type { KvSeq } from '../../keys/ids.js';
@@ -7,8 +8,10 @@ import { DirectoryStore } from '../../src/store/directory-store.js';
 import type { ObjectStore } from '../../src/store/object-store.js';
 import { S3Store } from '../../src/store/s3-store.js';
 import { tempDir } from '../helpers.js';
+import { FaultyStore } from '../store/doubles/faulty-store.js';
+import { passThroughDoubles } from '../store/doubles/pass-through.js';
 import { freshS3Store, s3Options } from '../store/s3-env.js';
-import { commitLogConformance, type LogHarness } from './conformance.js';
+import { commitLogConformance, type LogHarness } from './conformance/index.js';
 
 /** `open` returns a new store instance on the same objects each call: one per process that would hold one. */
 function objectLayout(open: () => ObjectStore): LogHarness {
@@ -21,7 +24,6 @@ function objectLayout(open: () => ObjectStore): LogHarness {
   };
   return {
     log,
-    gapsSeenAtOnce: false,
     reopen: async () => new ObjectLog(open()),
     async damage(seq, how) {
       const bytes = Uint8Array.from(await stored(seq));
@@ -41,13 +43,43 @@ function objectLayout(open: () => ObjectStore): LogHarness {
       if (c === undefined) throw new Error(`the store has no checkpoint ${seq}`);
       await store.delete(c.keys.filter((k) => k.endsWith('/manifest')));
     },
+    async holdLook(seq) {
+      let looked!: () => void;
+      let release!: () => void;
+      const lookedAt = new Promise<void>((resolve) => (looked = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let begun = false;
+      const isHeld = (op: string, key: string) => op === 'get' && key === logObjectKey(seq);
+      const holding = new FaultyStore(open(), {
+        // Looks begun after the held one (head probes two entries at once) wait before they look.
+        async beforeOperation(_n, op, key) {
+          if (isHeld(op, key) && !begun) begun = true;
+          else if (begun) await released;
+        },
+        async afterOperation(_n, op, key) {
+          if (!isHeld(op, key)) return;
+          looked();
+          await released;
+        },
+      });
+      return { log: new ObjectLog(holding), looked: lookedAt, release };
+    },
   };
 }
+
+const objects = { entriesByName: true };
 
 commitLogConformance('object layout on a directory', async () => {
   const dir = await tempDir();
   return objectLayout(() => new DirectoryStore(dir));
-});
+}, objects);
+
+for (const [name, wrap] of Object.entries(passThroughDoubles)) {
+  commitLogConformance(`object layout through the ${name} over a directory`, async () => {
+    const dir = await tempDir();
+    return objectLayout(() => wrap(new DirectoryStore(dir)));
+  }, objects);
+}
 
 const opts = s3Options();
 
@@ -60,5 +92,5 @@ if (opts === undefined) {
     await freshS3Store(opts); // makes sure the bucket exists
     const prefix = `t-${randomUUID()}`;
     return objectLayout(() => new S3Store({ ...opts, prefix }));
-  });
+  }, objects);
 }

@@ -1,7 +1,7 @@
-// The segmented layout of the commit log: the conformance suite (with segments of one entry and of many),
-// then what only this layout has — torn tails cut off by the next lock holder and never read as entries,
-// zeros where a file grew, damage at the tail that is not a torn tail, rolling, and compaction that
-// replaces covered segments while other handles read and write.
+// The segmented layout of the commit log: the conformance suite (with segments of one entry and of many, and
+// through each test double of a store), then what only this layout has — torn tails cut off by the next lock
+// holder and never read as entries, zeros where a file grew, damage at the tail that is not a torn tail,
+// rolling, and compaction that replaces covered segments while other handles read and write.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,15 +11,22 @@ import { HEADER_BYTES, SEGMENTS_DIR } from '../../src/log/segment-file.js';
 import { entry, span, splice } from '../support/segments.js';
 import { SegmentLog } from '../../src/log/segment-log.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
+import type { ObjectStore } from '../../src/store/object-store.js';
 import { tempDir } from '../helpers.js';
-import { commitLogConformance, type LogHarness } from './conformance.js';
+import { passThroughDoubles } from '../store/doubles/pass-through.js';
+import { commitLogConformance, type LogHarness } from './conformance/index.js';
 
-function segmentLayout(root: string, rollBytes: number): LogHarness {
-  const open = () => new SegmentLog(new DirectoryStore(root), root, { rollBytes });
+/** A segmented log in `root`, each handle on a store `wrap` makes of a directory store there (the store itself by default). */
+function segmentLayout(root: string, rollBytes: number, wrap = (store: ObjectStore) => store): LogHarness {
+  const open = () => {
+    const store = wrap(new DirectoryStore(root));
+    // Where the segments go is what the store says, as openLog takes it: a wrapper must pass it on.
+    if (store.localRoot !== root) throw new Error(`${store.description} has localRoot ${store.localRoot}, not ${root}`);
+    return new SegmentLog(store, store.localRoot, { rollBytes });
+  };
   const log = open();
   return {
     log,
-    gapsSeenAtOnce: true,
     reopen: async () => open(),
     async damage(seq, how) {
       const s = span(root, seq);
@@ -43,8 +50,12 @@ function segmentLayout(root: string, rollBytes: number): LogHarness {
   };
 }
 
-commitLogConformance('segment layout, one entry per segment', async () => segmentLayout(await tempDir(), 1));
-commitLogConformance('segment layout, segments of many entries', async () => segmentLayout(await tempDir(), 1 << 20));
+const segments = { entriesByName: false };
+commitLogConformance('segment layout, one entry per segment', async () => segmentLayout(await tempDir(), 1), segments);
+commitLogConformance('segment layout, segments of many entries', async () => segmentLayout(await tempDir(), 1 << 20), segments);
+for (const [name, wrap] of Object.entries(passThroughDoubles)) {
+  commitLogConformance(`segment layout through the ${name} over a directory`, async () => segmentLayout(await tempDir(), 1 << 20, wrap), segments);
+}
 
 
 async function appendAll(log: SegmentLog, from: number, to: number): Promise<void> {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { type Catalog, isStrataError } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { expectCode, openCatalog, runTsx, tempDir } from '../helpers.js';
-import { FaultyStore } from '../support/faulty-store.js';
+import { FaultyStore } from '../store/doubles/faulty-store.js';
 import { rowIds } from '../support/row-ids.js';
 import { runCli } from '../support/run-cli.js';
 

@@ -5,9 +5,9 @@ import { isStrataError } from '../../src/errors.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { tempDir } from '../helpers.js';
 import { canMountReadOnly, whileReadOnly } from '../support/read-only-mount.js';
-import { objectStoreConformance } from './conformance.js';
+import { objectStoreConformance } from './conformance/index.js';
 
-objectStoreConformance('directory', async () => new DirectoryStore(await tempDir()));
+objectStoreConformance('directory', async () => new DirectoryStore(await tempDir()), { localRoot: true });
 
 describe('DirectoryStore', () => {
   it('leaves no temporary file behind, whether the create won or lost', async () => {

@@ -1,6 +1,6 @@
 // A store wrapper that injects faults on demand: tests use it to fail or kill a process at an exact point of
 // a commit (after the log write, before the index write, …) with the real store underneath.
-import type { ObjectInfo, ObjectStore } from '../../src/store/object-store.js';
+import type { ObjectInfo, ObjectStore } from '../../../src/store/object-store.js';
 
 /** Every call an ObjectStore takes; a delete of many keys, or a listing read to its end, is one. */
 export type StoreOperation = 'get' | 'putIfAbsent' | 'replace' | 'list' | 'info' | 'delete' | 'sweep' | 'readClock';
