@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { type Catalog, type ErrorCode, isStrataError, type Transaction } from '../../src/index.js';
 import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
-import { FaultyStore } from '../support/faulty-store.js';
+import { FaultyStore } from '../store/doubles/faulty-store.js';
 import { logHead } from '../support/store-log.js';
 
 async function seeded(): Promise<{ c: Catalog; dir: string }> {
