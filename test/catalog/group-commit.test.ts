@@ -9,6 +9,7 @@ import { DirectoryStore } from '../../src/store/directory-store.js';
 import { FaultyStore } from '../support/faulty-store.js';
 import { kvSeq } from '../../keys/ids.js';
 import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
+import { Occurrences } from '../support/occurrences.js';
 import { logHead } from '../support/store-log.js';
 
 const file = (p: string) => ({ path: p, recordCount: 10, fileSizeBytes: 100 });
@@ -55,18 +56,17 @@ async function heldCatalog(setup: TransactionFn) {
 type Outcome = { snapshot: number | null } | { error: unknown };
 
 /**
- * Settles once `want` transactions have been handed to the group committer (their functions ran and they
- * were planned): the event a test waits for before it lets the held log write go, instead of a sleep.
+ * Transactions handed to the group committer (their functions ran and they were planned): the event a test
+ * waits for before it lets the held log write go, instead of a sleep.
  */
-function queued(want: number): Promise<void> {
-  let n = 0;
-  return new Promise((resolve) => {
-    const commit = GroupCommit.prototype.commit;
-    vi.spyOn(GroupCommit.prototype, 'commit').mockImplementation(function (this: GroupCommit, ...args) {
-      if (++n === want) resolve();
-      return commit.apply(this, args);
-    });
+function handedToGroupCommit(): Occurrences {
+  const handed = new Occurrences();
+  const commit = GroupCommit.prototype.commit;
+  vi.spyOn(GroupCommit.prototype, 'commit').mockImplementation(function (this: GroupCommit, ...args) {
+    handed.happened();
+    return commit.apply(this, args);
   });
+  return handed;
 }
 
 afterEach(() => {
@@ -84,11 +84,11 @@ describe('group commit', () => {
     h.hold();
     const first = h.c.transaction((tx) => tx.addDataFile('main', 't', file('f0.parquet')), { author: 'w0' });
     await h.blocked; // the first is waiting on its log write
-    const rest39 = queued(39);
+    const handed = handedToGroupCommit();
     const rest = Array.from({ length: 39 }, (_, i) =>
       h.c.transaction((tx) => tx.addDataFile('main', 't', file(`f${i + 1}.parquet`)), { author: `w${i + 1}`, message: `commit ${i + 1}` }),
     );
-    await rest39;
+    await handed.reached(39);
     h.release();
     const results = await Promise.all([first, ...rest]);
 
@@ -132,7 +132,7 @@ describe('group commit', () => {
     await h.blocked;
     // All five run on the same snapshot (nothing lands until release), so none saw another: drop vs insert
     // into t, and two creations of u.
-    const all = queued(5);
+    const handed = handedToGroupCommit();
     const outcomes = settle([
       h.c.transaction((tx) => tx.dropTable('main', 't')),
       h.c.transaction((tx) => tx.addDataFile('main', 't', file('t1.parquet'))),
@@ -140,7 +140,7 @@ describe('group commit', () => {
       h.c.transaction((tx) => tx.createTable('main', 'u', [{ name: 'b', type: 'varchar' }])),
       h.c.transaction((tx) => tx.addDataFile('main', 'keep', file('k1.parquet'))),
     ]);
-    await all;
+    await handed.reached(5);
     h.release();
     await warmup;
     const [drop, insert, u1, u2, keep] = (await outcomes) as [Outcome, Outcome, Outcome, Outcome, Outcome];
@@ -177,7 +177,7 @@ describe('group commit', () => {
     const first = h.c.transaction((tx) => tx.addDataFile('main', 't', file('a.parquet')));
     await h.blocked;
     // All of these are prepared while the first's entry is held, and only add and remove files.
-    const all = queued(4);
+    const handed = handedToGroupCommit();
     const outcomes = settle([
       h.c.transaction((tx) => tx.removeDataFile('main', 't', old!.id)),
       h.c.transaction((tx) => tx.removeDataFile('main', 't', old!.id)),
@@ -187,7 +187,7 @@ describe('group commit', () => {
         await tx.removeDataFile('main', 't', id);
       }),
     ]);
-    await all;
+    await handed.reached(4);
     const snapshotsBefore = (await h.c.snapshots()).length;
     h.release();
     await first;

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Catalog, isStrataError } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { FaultyStore } from '../support/faulty-store.js';
+import { Occurrences } from '../support/occurrences.js';
 import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
 
 describe('several processes on one store', () => {
@@ -96,12 +97,11 @@ describe('followers', () => {
     // The follower stamps each background refresh it completes with a reading of its clock: each reading is
     // the event this test waits on, so nothing here sleeps or keeps a time window (the test's timeout bounds it).
     let t = Date.UTC(2026, 0, 1);
-    let read: () => void = () => undefined;
+    const readings = new Occurrences();
     const clock = () => {
-      read();
+      readings.happened();
       return (t += 1000);
     };
-    const nextReading = () => new Promise<void>((resolve) => (read = resolve));
     const follower = await openCatalog({ dir: await tempDir(), store, readOnly: true, followIntervalMs: 10, clock });
     // snapshots() reads the index as it stands; reader() and refresh() would bring it up to date themselves.
     const newest = async () => (await follower.snapshots()).at(-1)!.id;
@@ -109,9 +109,9 @@ describe('followers', () => {
     for (const name of ['first', 'second', 'third']) {
       const { snapshot } = await writer.transaction((tx) => tx.createSchema(name));
       for (;;) {
-        const reading = nextReading();
+        const seen = readings.times;
         if ((await newest()) === snapshot) break;
-        await reading;
+        await readings.reached(seen + 1);
       }
     }
     expect(follower.followStatus().lastRefreshAt?.getTime()).toBeGreaterThan(Date.UTC(2026, 0, 1));
