@@ -27,7 +27,7 @@ type Op =
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('add' as const), table: fc.nat(1), records: fc.integer({ min: 1, max: 1000 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('rename' as const), table: fc.nat(1) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('tag' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('untag' as const), pick: fc.nat() }) },
@@ -36,7 +36,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('tick' as const) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('advance' as const), pick: fc.nat() }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('excise' as const), batch: fc.integer({ min: 1, max: 7 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('reclaim' as const), grace: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('reclaim' as const), grace: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }) }) },
 );
 
 const LEASE_MS = 10_000;
@@ -241,8 +241,10 @@ async function run(ops: Op[]): Promise<void> {
 }
 
 describe('GC against a model', () => {
-  const runs = propertyRuns(25);
+  // A reclaimer that deleted nothing failed 1 history in 8 (1 in 20 before removals and zero-grace
+  // reclamations were drawn more often and histories made longer).
+  const runs = propertyRuns(40);
   it(`${runs} random histories of commits, tags, leases, retain-from moves, excisions and reclamations`, { timeout: 240_000 }, async () => {
-    await fc.assert(fc.asyncProperty(fc.array(op, { minLength: 10, maxLength: 35 }), run), { numRuns: runs });
+    await fc.assert(fc.asyncProperty(fc.array(op, { minLength: 20, maxLength: 40 }), run), { numRuns: runs });
   });
 });

@@ -11,6 +11,7 @@ import { isStrataError } from '../../src/errors.js';
 import type { CheckpointManifest, Checkpoints } from '../../src/log/checkpoint.js';
 import type { CommitLog } from '../../src/log/commit-log.js';
 import type { EntryKind, LogEntry } from '../../src/log/log-entry.js';
+import { propertyRuns } from '../support/property-runs.js';
 
 /**
  * How stored bytes go bad. Positions are taken modulo the length of what stores the entry, so any number
@@ -170,7 +171,7 @@ export function commitLogConformance(name: string, make: () => Promise<LogHarnes
             expect(plain(await read(h.log, seq))).toEqual(plain(e));
             expect(plain(await read(other, seq))).toEqual(plain(e));
           }),
-          { numRuns: 30 },
+          { numRuns: propertyRuns(100) },
         );
       });
 
@@ -309,7 +310,7 @@ export function commitLogConformance(name: string, make: () => Promise<LogHarnes
             if ('error' in got) expectCorrupt(got.error, 2);
             else expect(plain(got.entry!)).toEqual(plain(e));
           }),
-          { numRuns: 30 },
+          { numRuns: propertyRuns(100) },
         );
       });
 
@@ -331,7 +332,7 @@ export function commitLogConformance(name: string, make: () => Promise<LogHarnes
             if ('error' in got) expectCorrupt(got.error, 2);
             else expect(plain(got.entry!)).toEqual(plain(e));
           }),
-          { numRuns: 100 },
+          { numRuns: propertyRuns(100) },
         );
       });
 
