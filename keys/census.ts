@@ -95,9 +95,11 @@ export class Census {
         this.snapshotRows.push({ id: begin!, row: decodeValue<SnapshotRow>(key, value), key: name });
         break;
       case Space.SnapshotChanges:
+        decodeValue(key, value);
         this.changes.add(begin!);
         break;
       case Space.SnapshotTimeIndex:
+        decodeValue(key, value);
         this.times.push({ ...decodeTimeKey(key), key: name });
         break;
       case Space.DataFileManifest:
@@ -140,9 +142,12 @@ export class Census {
         break;
       case Space.System:
         if (same(key, HEAD_SNAPSHOT_KEY)) this.head = decodeValue<HeadSnapshotRow>(key, value).id;
-        if (same(key, RETAIN_FROM_KEY)) this.retainFrom = decodeValue<RetainFromRow>(key, value).snapshot;
+        else if (same(key, RETAIN_FROM_KEY)) this.retainFrom = decodeValue<RetainFromRow>(key, value).snapshot;
+        else decodeValue(key, value);
         break;
       default:
+        // Values no rule here reads are still read by someone (a reader, GC): one that does not decode is damage.
+        if (!hasEnd(space)) decodeValue(key, value);
     }
   }
 

@@ -49,8 +49,12 @@ describe('strata CLI', () => {
     const tableHistory = JSON.parse((await run('snapshots', '--dir', dir, '--table', 'sales.order_history', '--from', '4', '--json')).stdout);
     expect(tableHistory.map((s: { author: string | null }) => s.author)).toEqual([null, 'finance', 'gdpr-job', 'dba', 'dba']);
     expect(JSON.parse((await run('show', '--dir', dir, '--previous', '--json')).stdout).snapshot.id).toBe(8);
+    // The newest snapshot at or before snapshot 2's time: 2, or a later one stamped in the same millisecond.
+    const at2 = Date.parse(snapshots[2].time);
+    const byTime = Math.max(...snapshots.filter((s: { time: string }) => Date.parse(s.time) <= at2).map((s: { id: number }) => s.id));
+    expect(byTime).toBeLessThan(9);
     const atTime = JSON.parse((await run('show', '--dir', dir, '--timestamp', snapshots[2].time, '--json')).stdout);
-    expect(atTime.snapshot.id).toBeGreaterThanOrEqual(2);
+    expect(atTime.snapshot.id).toBe(byTime);
     expect((await run('restore', '--dir', dir, 'sales.order_history', '3')).stdout).toContain('as snapshot 10');
     const restored = JSON.parse((await run('show', '--dir', dir, 'sales.order_history', '--json')).stdout);
     expect(restored.dataFiles.map((f: { path: string }) => f.path)).toContain('sales/orders/2026-03.parquet');

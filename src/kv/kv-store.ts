@@ -1,7 +1,7 @@
 // The local index: a LevelDB directory that holds the applied prefix of the commit log. Every write is one
 // atomic batch that also records the kv sequence it brings the index to (and that entry's txn), so "which
 // entries are applied" and "what they changed" can never disagree, whatever point a crash hits.
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { setImmediate as yieldTurn } from 'node:timers/promises';
 import { Level } from 'level';
@@ -118,7 +118,16 @@ export class KvStore {
    */
   static async open(path: string): Promise<KvStore> {
     let damage: string | undefined;
-    if (existsSync(path)) {
+    const found = statSync(path, { throwIfNoEntry: false });
+    // Damage is removed and rebuilt; a file in the index's place is nothing Strata wrote, so it is not.
+    if (found !== undefined && !found.isDirectory()) {
+      throw new StrataError(
+        'INVALID_ARGUMENT',
+        `${path} is a file, not a directory: Strata keeps its local index there. Move it away (the index is rebuilt from ` +
+          'the store), or give Catalog.open({ dir }) (strata --dir) a directory where nothing is in the way',
+      );
+    }
+    if (found !== undefined) {
       const sealed = await unseal(path);
       if (sealed === 'broken') damage = 'its files changed while it was closed';
       if (sealed === 'none') {

@@ -222,21 +222,25 @@ export class S3Store implements ObjectStore {
 
   /**
    * The abort signal of an attempt of `op`: it fires when the operation's budget is up. Unlike the SDK's
-   * request timer it also covers reading the response body (a GET whose body stops coming). Throws if
-   * nothing is left of the budget, with `last` (the failure before) as what the message reports.
+   * request timer it also covers reading the response body (a GET whose body stops coming). Armed with
+   * setTimeout, as the pauses between attempts are, so that the whole budget runs on one clock (which a
+   * test's fake timers drive exactly), and disarmed once the attempt is over. Throws if nothing is left of
+   * the budget, with `last` (the failure before) as what the message reports.
    */
-  private signal(op: Operation, last: unknown): AbortSignal {
+  private signal(op: Operation, last: unknown): { abortSignal: AbortSignal; disarm: () => void } {
     const left = Math.ceil(op.deadline - performance.now());
     if (left <= 0) throw this.timedOut(op, last);
-    return AbortSignal.timeout(left);
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${left} ms`, 'TimeoutError')), left);
+    return { abortSignal: controller.signal, disarm: () => clearTimeout(timer) };
   }
 
   /** Runs `request`, retrying transient failures with jittered exponential backoff, within `op`'s budget. */
   private async retrying<T>(op: Operation, request: (attempt: Attempt) => Promise<T>, last?: unknown): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const abortSignal = this.signal(op, last);
+      const { abortSignal, disarm } = this.signal(op, last);
       try {
-        return await request({ abortSignal });
+        return await request({ abortSignal }).finally(disarm);
       } catch (e) {
         if (abortSignal.aborted) throw this.timedOut(op, last);
         if (!transient(e)) throw this.failed(op, e, last);
@@ -341,9 +345,9 @@ export class S3Store implements ObjectStore {
     const op = this.operation('create', key);
     let last: unknown;
     for (let attempt = 1; ; attempt++) {
-      const abortSignal = this.signal(op, last);
+      const { abortSignal, disarm } = this.signal(op, last);
       try {
-        await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: body, IfNoneMatch: '*' }), { abortSignal });
+        await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: body, IfNoneMatch: '*' }), { abortSignal }).finally(disarm);
         return true;
       } catch (e) {
         if (abortSignal.aborted) throw this.timedOut(op, last);

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Catalog } from '../../src/index.js';
 import { openCatalog, steppingClock, tempDir } from '../helpers.js';
+import { propertyRuns } from '../support/property-runs.js';
 
 interface Listed {
   id: number;
@@ -74,7 +75,8 @@ describe('a cached file group', () => {
         expect((await a.verify()).violations).toEqual([]);
         await Promise.all([a.close(), b.close(), fresh.close()]);
       }),
-      { numRuns: 15 },
+      // A patch that appended a new file to the group instead of inserting it in key order failed 1 run in 4.
+      { numRuns: propertyRuns(30) },
     );
   });
 

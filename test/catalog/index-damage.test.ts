@@ -1,10 +1,10 @@
 // The local index is a cache of the store: damage of any kind ends in a rebuild from the store, never in a
 // wrong answer and never in the caller's process dying. Every reopen after damage runs in a child process, so
 // that LevelDB aborting on damaged bytes would show as a signal instead of taking the test runner down.
-import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Catalog } from '../../src/index.js';
+import { Catalog, isStrataError } from '../../src/index.js';
 import { seeded } from '../support/random.js';
 import { runTsx, tempDir } from '../helpers.js';
 
@@ -97,17 +97,42 @@ describe('a damaged local index is rebuilt from the store', () => {
     expect(await dumped(dir)).toEqual(expected);
   });
 
-  it('a missing MANIFEST, a missing CURRENT, and an index directory that is not an index', async () => {
+  it('a missing MANIFEST, a missing CURRENT, an index directory that is not an index, and no index at all', async () => {
     const { dir, expected } = await built();
     for (const name of await filesOfKind(dir, (n) => n.startsWith('MANIFEST-'))) await rm(path.join(indexDir(dir), name));
     expect(await dumped(dir)).toEqual(expected);
     await rm(path.join(indexDir(dir), 'CURRENT'));
     await unsealed(dir);
     expect(await dumped(dir)).toEqual(expected);
+    // A directory of files LevelDB never wrote, as a careless copy or a mistyped --dir leaves.
     await rm(indexDir(dir), { recursive: true });
-    await writeFile(path.join(dir, 'index'), 'not a directory at all').catch(() => undefined);
-    await rm(path.join(dir, 'index'), { force: true });
+    await mkdir(path.join(indexDir(dir), 'notes'), { recursive: true });
+    await writeFile(path.join(indexDir(dir), 'README.txt'), 'not an index');
     expect(await dumped(dir)).toEqual(expected);
+    await rm(indexDir(dir), { recursive: true });
+    expect(await dumped(dir)).toEqual(expected);
+  });
+
+  it('a file where the index directory goes is refused with a code and a way out, and left as it was', async () => {
+    const dir = await tempDir();
+    const c = await Catalog.open({ dir });
+    await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'a', type: 'int64' }]));
+    await c.close();
+    await rm(indexDir(dir), { recursive: true });
+    await writeFile(indexDir(dir), 'not a directory at all');
+    const refused = await Catalog.open({ dir }).then(
+      (opened) => opened.close(),
+      (e: unknown) => e,
+    );
+    expect(isStrataError(refused, 'INVALID_ARGUMENT')).toBe(true);
+    expect((refused as Error).message).toContain(indexDir(dir));
+    expect((refused as Error).message).toMatch(/is a file, not a directory.*Move it away/);
+    // Strata did not make that file, so it does not remove it: the caller moves it and the index is rebuilt.
+    expect(await readFile(indexDir(dir), 'utf8')).toBe('not a directory at all');
+    await rm(indexDir(dir));
+    const reopened = await Catalog.open({ dir });
+    expect((await reopened.snapshots()).length).toBe(2);
+    await reopened.close();
   });
 
   it('a sound index closed cleanly is opened as it is, without a rebuild', async () => {

@@ -2,21 +2,19 @@
 // never answers fails Catalog.open and a commit with STORE_UNAVAILABLE within a stated time, leaves nothing
 // half-open behind (the local index, an acknowledgement), and no error it produces carries a secret. The
 // bounds asserted below are derived from the code paths they exercise (src/commit/open.ts, src/catalog/catalog.ts,
-// src/commit/index-sync.ts, src/log/object-log.ts, src/store/s3-store.ts), each with the path spelled out beside it.
+// src/commit/index-sync.ts, src/log/object-log.ts, src/store/s3-store.ts), each with the path spelled out beside it,
+// and checked to the millisecond on fake time (test/support/fake-time.ts): time moves only once the
+// requests a path waits on are at the server (or swallowed by the frozen proxy), never to be answered.
 import { randomUUID } from 'node:crypto';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Catalog, isStrataError, type S3StoreOptions } from '../../src/index.js';
+import { Catalog, isStrataError, type Reader, type S3StoreOptions } from '../../src/index.js';
 import { openCatalog, tempDir } from '../helpers.js';
 import { tcpServer } from '../store/fake-s3.js';
+import { fakeTimeInEachTest, type Running, start, waitsFor } from '../support/fake-time.js';
+import { Occurrences } from '../support/occurrences.js';
 import { freshS3Store, S3_BUCKET, s3Options } from '../store/s3-env.js';
-
-/**
- * What a loaded test machine may add to a bound: timers firing late, the SDK's first-request set-up, a
- * LevelDB open of a fresh or sealed index. test/store/s3-bounds.test.ts allows the same per store operation.
- */
-const MARGIN_MS = 300;
 
 /**
  * The forms of a thrown value a secret could leak through: what a caller logs (message, stack, String),
@@ -51,14 +49,9 @@ function scrub(text: string, secrets: readonly string[]): string {
   return out;
 }
 
-/** Runs `op`, which must fail with STORE_UNAVAILABLE and no secret in any rendering: its error and duration. */
-async function unavailable(op: () => Promise<unknown>, secrets: readonly string[]): Promise<{ err: Error; ms: number }> {
-  const start = performance.now();
-  const err = await op().then(
-    () => new Error('it succeeded'),
-    (e: unknown) => e as Error,
-  );
-  const ms = performance.now() - start;
+/** How `run` failed, which must be STORE_UNAVAILABLE with no secret in any rendering, and when (fake ms). */
+async function unavailable(run: Running, secrets: readonly string[]): Promise<{ err: Error; ms: number }> {
+  const { err, ms } = await run.failure;
   expect(isStrataError(err, 'STORE_UNAVAILABLE'), scrub(String(err), secrets)).toBe(true);
   expect(leaks(err, secrets), 'renderings of the error that hold a secret').toEqual([]);
   return { err, ms };
@@ -76,16 +69,18 @@ describe('a catalog on an S3 endpoint that accepts connections and never answers
   const KEY_ID = 'AKIAHANGTEST0000';
   const PASSWORD = 'inv3nted/s3cr3t+Pa55%word';
   const TIMEOUT_MS = 500;
+  fakeTimeInEachTest();
 
-  async function hangingS3(): Promise<{ s3: S3StoreOptions }> {
+  async function hangingS3(): Promise<{ store: { s3: S3StoreOptions }; requests: Occurrences }> {
     // fake-s3's tcpServer: accepts, reads, never writes a byte; closed (with its connections) after the test.
-    const endpoint = withUserinfo(await tcpServer('hang'), KEY_ID, PASSWORD);
-    return { s3: { bucket: 'b', prefix: 'p', endpoint, region: 'us-east-1', forcePathStyle: true, timeoutMs: TIMEOUT_MS } };
+    const server = await tcpServer('hang');
+    const endpoint = withUserinfo(server.endpoint, KEY_ID, PASSWORD);
+    return { store: { s3: { bucket: 'b', prefix: 'p', endpoint, region: 'us-east-1', forcePathStyle: true, timeoutMs: TIMEOUT_MS } }, requests: server.requests };
   }
 
   it('a writable open fails with STORE_UNAVAILABLE within timeoutMs, twice alike, and leaves the index directory free', async () => {
     const dir = await tempDir();
-    const store = await hangingS3();
+    const { store, requests } = await hangingS3();
     // The bound: a writable open on S3 makes, before anything else (the local index included), the
     // conditional-write probe: assertConditionalWrites → putIfAbsent. Its first PUT is never answered, so
     // the attempt's abort signal fires at the operation's deadline (timeoutMs after it started) and
@@ -94,9 +89,12 @@ describe('a catalog on an S3 endpoint that accepts connections and never answers
     // one might guess from the probe's three operations: the first one ends the open. (The local index is
     // not even opened on this path; the read-only test below fails after opening it.)
     for (const attempt of [1, 2]) {
-      const { err, ms } = await unavailable(() => Catalog.open({ dir, store }), [PASSWORD]);
-      expect(ms, `open ${attempt} took ${Math.round(ms)} ms`).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
-      expect(ms, `open ${attempt} took ${Math.round(ms)} ms`).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
+      const run = start(() => Catalog.open({ dir, store }));
+      await requests.reached(attempt);
+      await waitsFor(run, TIMEOUT_MS);
+      const { err, ms } = await unavailable(run, [PASSWORD]);
+      expect(ms, `open ${attempt}`).toBe(TIMEOUT_MS);
+      expect(requests.times, 'one request per open').toBe(attempt);
       // The same failure both times, the store's, never the local index's (which is STORE_UNAVAILABLE too,
       // "cannot open the local index … Another process holds it open").
       expect(err.message).toMatch(/^s3:\/\/b\/p at http:\/\/127\.0\.0\.1:\d+: create "_strata\/probe\/[^"]+" did not answer within 500 ms \(timeoutMs\)/);
@@ -111,15 +109,18 @@ describe('a catalog on an S3 endpoint that accepts connections and never answers
 
   it('a read-only open, which opens the local index before asking the store, closes it again when the store hangs', async () => {
     const dir = await tempDir();
-    const store = await hangingS3();
+    const { store, requests } = await hangingS3();
     // The bound: readOnly skips the probe, so open goes KvStore.open (local: a fresh LevelDB the first
     // time, a sealed one the second, milliseconds) → firstEntry → log.read(1) → one GET, aborted at
     // timeoutMs; the catch around everything after KvStore.open closes the index and rethrows. Worst case:
-    // timeoutMs plus the local open, which MARGIN_MS covers.
+    // timeoutMs plus the local open (which takes no time here: fake time moves only once the GET is out).
     for (const attempt of [1, 2]) {
-      const { err, ms } = await unavailable(() => Catalog.open({ dir, store, readOnly: true }), [PASSWORD]);
-      expect(ms, `open ${attempt} took ${Math.round(ms)} ms`).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
-      expect(ms, `open ${attempt} took ${Math.round(ms)} ms`).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
+      const run = start(() => Catalog.open({ dir, store, readOnly: true }));
+      await requests.reached(attempt);
+      await waitsFor(run, TIMEOUT_MS);
+      const { err, ms } = await unavailable(run, [PASSWORD]);
+      expect(ms, `open ${attempt}`).toBe(TIMEOUT_MS);
+      expect(requests.times, 'one request per open').toBe(attempt);
       // A second attempt that found the index still locked would fail before asking the store, with
       // "cannot open the local index": it fails on the store, as the first did.
       // Its first question: how the log is kept.
@@ -140,6 +141,8 @@ describe('a catalog on an S3 endpoint that accepts connections and never answers
  */
 interface FreezableProxy {
   endpoint: string;
+  /** Requests a client sent while frozen, which went nowhere (counted by their request line). */
+  swallowed: Occurrences;
   freeze(): void;
   thaw(): void;
   close(): Promise<void>;
@@ -148,6 +151,10 @@ interface FreezableProxy {
 async function freezableProxy(target: string): Promise<FreezableProxy> {
   const { hostname, port } = new URL(target);
   let frozen = false;
+  const swallowed = new Occurrences();
+  const swallow = (chunk: Buffer) => {
+    if (/^[A-Z]+ \//.test(chunk.toString('latin1', 0, 16))) swallowed.happened();
+  };
   /** Every client socket, with its upstream (none for one accepted while frozen) and whether it lost bytes. */
   const conns = new Map<Socket, { upstream?: Socket; torn: boolean }>();
   const drop = (client: Socket) => {
@@ -162,7 +169,7 @@ async function freezableProxy(target: string): Promise<FreezableProxy> {
     client.on('error', () => drop(client));
     client.on('close', () => drop(client));
     if (frozen) {
-      client.on('data', () => undefined); // read and swallowed; it never gets an upstream
+      client.on('data', swallow); // read and swallowed; it never gets an upstream
       return;
     }
     const upstream = connect(Number(port), hostname);
@@ -170,8 +177,10 @@ async function freezableProxy(target: string): Promise<FreezableProxy> {
     upstream.on('error', () => drop(client));
     upstream.on('close', () => drop(client));
     const forward = (to: Socket) => (chunk: Buffer) => {
-      if (frozen || c.torn) c.torn = true;
-      else to.write(chunk);
+      if (frozen || c.torn) {
+        c.torn = true;
+        if (to === upstream) swallow(chunk);
+      } else to.write(chunk);
     };
     client.on('data', forward(upstream));
     upstream.on('data', forward(client));
@@ -180,6 +189,7 @@ async function freezableProxy(target: string): Promise<FreezableProxy> {
   const { port: listening } = server.address() as { port: number };
   return {
     endpoint: `http://127.0.0.1:${listening}`,
+    swallowed,
     freeze: () => {
       frozen = true;
     },
@@ -203,6 +213,7 @@ if (opts === undefined) {
 } else {
   describe('a catalog whose S3 service hangs mid-way (a freezable proxy in front of the real server)', () => {
     const TIMEOUT_MS = 700;
+    fakeTimeInEachTest();
     const { accessKeyId, secretAccessKey } = opts.credentials!;
     const proxies: FreezableProxy[] = [];
 
@@ -233,11 +244,15 @@ if (opts === undefined) {
       // and going on with the local index. The refresh is head(): one round of two GETs in parallel, each
       // aborted at timeoutMs — so timeoutMs.
       {
-        const start = performance.now();
-        const r = await c.reader();
-        const ms = performance.now() - start;
+        let reader: Reader | undefined;
+        const run = start(async () => void (reader = await c.reader()));
+        await proxy.swallowed.reached(2);
+        await waitsFor(run, TIMEOUT_MS);
+        const { err, ms } = await run.failure;
+        expect(err.message, 'reader() answers from the local index').toBe('it succeeded');
+        expect(ms).toBe(TIMEOUT_MS);
+        const r = reader!;
         try {
-          expect(ms, `reader() took ${Math.round(ms)} ms`).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
           expect((await r.schemas()).map((s) => s.name)).toEqual(schemas);
           expect(r.snapshot.id).toBe(acked[0]);
         } finally {
@@ -255,16 +270,16 @@ if (opts === undefined) {
       // timeoutMs.
       {
         let ran = false;
-        const { err, ms } = await unavailable(
-          () =>
-            c.transaction((tx) => {
-              ran = true;
-              return tx.createSchema('b');
-            }),
-          secrets,
+        const run = start(() =>
+          c.transaction((tx) => {
+            ran = true;
+            return tx.createSchema('b');
+          }),
         );
-        expect(ms, `transaction took ${Math.round(ms)} ms`).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
-        expect(ms, `transaction took ${Math.round(ms)} ms`).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
+        await proxy.swallowed.reached(4);
+        await waitsFor(run, TIMEOUT_MS);
+        const { err, ms } = await unavailable(run, secrets);
+        expect(ms).toBe(TIMEOUT_MS);
         expect(err.message).toMatch(/: get "log\/\d{20}" did not answer within 700 ms \(timeoutMs\)/);
         expect(ran).toBe(false);
       }
@@ -278,16 +293,19 @@ if (opts === undefined) {
       // hangs at any point is over within the probe (< timeoutMs) + 2 × timeoutMs = 3 × timeoutMs.
       {
         proxy.thaw();
-        const { err, ms } = await unavailable(
-          () =>
-            c.transaction((tx) => {
-              proxy.freeze();
-              return tx.createSchema('c');
-            }),
-          secrets,
+        const run = start(() =>
+          c.transaction((tx) => {
+            proxy.freeze();
+            return tx.createSchema('c');
+          }),
         );
-        expect(ms, `transaction took ${Math.round(ms)} ms`).toBeGreaterThanOrEqual(2 * TIMEOUT_MS - 10);
-        expect(ms, `transaction took ${Math.round(ms)} ms`).toBeLessThan(2 * TIMEOUT_MS + MARGIN_MS);
+        await proxy.swallowed.reached(5); // the create
+        await waitsFor(run, TIMEOUT_MS);
+        await proxy.swallowed.reached(6); // its read-back
+        await waitsFor(run, TIMEOUT_MS);
+        const { err, ms } = await unavailable(run, secrets);
+        expect(ms).toBe(2 * TIMEOUT_MS);
+        expect(proxy.swallowed.times).toBe(6);
         expect(err.message).toMatch(/^writing log entry 4 failed 1 time and reading it back failed too, so the commit may or may not have been written/);
         expect(err.message).toContain('create "log/00000000000000000004" did not answer within 700 ms (timeoutMs)');
       }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Catalog, isStrataError } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { FaultyStore } from '../store/doubles/faulty-store.js';
+import { Occurrences } from '../support/occurrences.js';
 import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
 
 describe('several processes on one store', () => {
@@ -90,25 +91,30 @@ describe('several processes on one store', () => {
 });
 
 describe('followers', () => {
-  it('followIntervalMs keeps a read-only follower current in the background', async () => {
+  it('followIntervalMs keeps a read-only follower current in the background, commit after commit', async () => {
     const store = { path: path.join(await tempDir(), 'store') };
     const writer = await openCatalog({ dir: await tempDir(), store });
-    const follower = await openCatalog({ dir: await tempDir(), store, readOnly: true, followIntervalMs: 10 });
-    const { snapshot } = await writer.transaction((tx) => tx.createSchema('fresh'));
-    const deadline = Date.now() + 5000;
-    let seen = -1;
-    while (seen !== snapshot && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      const r = await follower.reader();
-      seen = r.snapshot.id;
-      await r.close();
+    // The follower stamps each background refresh it completes with a reading of its clock: each reading is
+    // the event this test waits on, so nothing here sleeps or keeps a time window (the test's timeout bounds it).
+    let t = Date.UTC(2026, 0, 1);
+    const readings = new Occurrences();
+    const clock = () => {
+      readings.happened();
+      return (t += 1000);
+    };
+    const follower = await openCatalog({ dir: await tempDir(), store, readOnly: true, followIntervalMs: 10, clock });
+    // snapshots() reads the index as it stands; reader() and refresh() would bring it up to date themselves.
+    const newest = async () => (await follower.snapshots()).at(-1)!.id;
+    // Several commits, each awaited on its own: a follower that refreshed once would miss the later ones.
+    for (const name of ['first', 'second', 'third']) {
+      const { snapshot } = await writer.transaction((tx) => tx.createSchema(name));
+      for (;;) {
+        const seen = readings.times;
+        if ((await newest()) === snapshot) break;
+        await readings.reached(seen + 1);
+      }
     }
-    expect(seen).toBe(snapshot);
-    // The status is set when the refresh's promise settles, a moment after its entries are readable.
-    while (follower.followStatus().lastRefreshAt === null && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    expect(follower.followStatus().lastRefreshAt).not.toBeNull();
+    expect(follower.followStatus().lastRefreshAt?.getTime()).toBeGreaterThan(Date.UTC(2026, 0, 1));
     expect(follower.followStatus().lastError).toBeNull();
   });
 });

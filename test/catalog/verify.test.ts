@@ -232,6 +232,18 @@ describe('verify', () => {
       expect(report.violations[0]!.message).toMatch(/position 7, past the 3 rows/);
     });
 
+    it("a damaged value in the index that no invariant reads (a snapshot's changes: history reads them)", async () => {
+      const { dir, c } = await healthy();
+      const head = await headOf(c);
+      await c.close();
+      const db = new Level<Uint8Array, Uint8Array>(path.join(dir, 'index'), { keyEncoding: 'view', valueEncoding: 'view' });
+      await db.put(snapshotChangesKey(head), Uint8Array.of(1, 0xc1));
+      await db.close();
+      await seal(path.join(dir, 'index'));
+      const report = await (await openCatalog({ dir, checkpointEvery: 0 })).verify();
+      expect(report.violations).toContainEqual(expect.objectContaining({ invariant: 'values-decode', key: `SnapshotChanges[@${head}]` }));
+    });
+
     it('an index that differs from the log, below what its seal can see', async () => {
       const { dir, c } = await healthy();
       await c.close();

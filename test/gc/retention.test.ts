@@ -169,6 +169,22 @@ describe('excision and reclamation', () => {
     expect((await c.reclaimFiles({ graceMs: 0 })).deleted).toContain('t/f2.parquet');
   });
 
+  it('a lease taken through a tag below retain-from keeps its snapshot from excision after the tag goes, until released', async () => {
+    const { c, store } = await expireScenario();
+    await c.createTag('audit', 2);
+    await c.advanceRetainFrom({ snapshot: 4 });
+    const leased = await c.reader({ tag: 'audit', lease: { ttlMs: 3_600_000 } });
+    await c.dropTag('audit');
+    // Only the lease protects snapshot 2 now: its record and the data file it lists stay. The delete file,
+    // which ended with its data file in the commit that made it, is visible at no snapshot and goes.
+    expect(await c.excise()).toMatchObject({ versions: 1, snapshots: 3, files: 1 });
+    expect((await c.reclaimFiles({ graceMs: 0 })).deleted).toEqual(['t/f2-del.parquet']);
+    expect(await store.get('data/t/f2.parquet')).toBeDefined();
+    await leased.close();
+    expect(await c.excise()).toMatchObject({ snapshots: 1, files: 1 });
+    expect((await c.reclaimFiles({ graceMs: 0 })).deleted).toEqual(['t/f2.parquet']);
+  });
+
   it('rename churn: every remaining snapshot reads exactly as before each excision', async () => {
     const c = await openCatalog({ clock: steppingClock() });
     await c.transaction((tx) => tx.createTable('main', 'a', [{ name: 'i', type: 'int32' }]));

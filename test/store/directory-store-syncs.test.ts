@@ -7,10 +7,11 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.js';
+import { machineHas } from '../support/machine.js';
 
 const child = fileURLToPath(new URL('../fixtures/store-writes-child.ts', import.meta.url));
 const nestedChild = fileURLToPath(new URL('./nested-dirs-child.ts', import.meta.url));
-const canTrace = spawnSync('strace', ['-f', '-o', '/dev/null', 'true']).status === 0;
+const canTrace = machineHas('strace', spawnSync('strace', ['-f', '-o', '/dev/null', 'true']).status === 0, 'install it (.ci/run does: apt-get install strace) and let this process trace its children');
 
 /** How one object got its name: whether the temporary file was fdatasync'd first, and the directory after. */
 interface Naming {

@@ -5,6 +5,7 @@ import { createServer as createHttpServer, type IncomingMessage, type ServerResp
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach } from 'vitest';
 import { S3Store, type S3StoreOptions } from '../../src/store/s3-store.js';
+import { Occurrences } from '../support/occurrences.js';
 
 const closers: (() => Promise<void>)[] = [];
 const stores: S3Store[] = [];
@@ -29,10 +30,26 @@ async function listen(server: Server): Promise<number> {
   return (server.address() as { port: number }).port;
 }
 
+export interface TcpServer {
+  endpoint: string;
+  /**
+   * Requests that reached the server: for `hang`, the first bytes of each connection (a request the store
+   * will wait on, as it never gets an answer); for `close`, each connection.
+   */
+  requests: Occurrences;
+}
+
 /** A TCP server that accepts connections and then either never answers (`hang`) or closes them at once. */
-export async function tcpServer(behaviour: 'hang' | 'close'): Promise<string> {
-  const port = await listen(createServer((socket) => (behaviour === 'close' ? socket.destroy() : undefined)));
-  return `http://127.0.0.1:${port}`;
+export async function tcpServer(behaviour: 'hang' | 'close'): Promise<TcpServer> {
+  const requests = new Occurrences();
+  const port = await listen(
+    createServer((socket) => {
+      if (behaviour === 'hang') return void socket.once('data', () => requests.happened());
+      requests.happened();
+      socket.destroy();
+    }),
+  );
+  return { endpoint: `http://127.0.0.1:${port}`, requests };
 }
 
 /** One request as the fake sees it, its body read. */

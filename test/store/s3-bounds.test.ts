@@ -1,15 +1,16 @@
 // An S3 operation is bounded in time, retries included: a service that hangs, or hangs up, is
-// STORE_UNAVAILABLE within timeoutMs. Against local servers that misbehave on purpose; no S3 needed.
+// STORE_UNAVAILABLE within timeoutMs. Against local servers that misbehave on purpose; no S3 needed. The
+// bounds are checked on fake time (test/support/fake-time.ts), to the millisecond.
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { isStrataError } from '../../src/errors.js';
 import type { S3Store } from '../../src/store/s3-store.js';
+import { fakeTimeInEachTest, type Running, start, throughPauses, waitsFor } from '../support/fake-time.js';
+import { Occurrences } from '../support/occurrences.js';
 import { seeded } from '../support/random.js';
 import { type FakeRequest, httpServer, s3Error, storeAt, tcpServer } from './fake-s3.js';
 
 const TIMEOUT_MS = 500;
-/** What a loaded test machine may add to a bound: timers firing late, the SDK's first-request set-up. */
-const MARGIN_MS = 300;
 
 const operations: [string, (s: S3Store) => Promise<unknown>][] = [
   ['get', (s) => s.get('log/1')],
@@ -26,58 +27,108 @@ const operations: [string, (s: S3Store) => Promise<unknown>][] = [
   ['replace', (s) => s.replace('log/1', new Uint8Array(100))],
 ];
 
-/** Runs `op`, which must fail with STORE_UNAVAILABLE: its error, and how long it took. */
-async function timed(op: () => Promise<unknown>): Promise<{ err: Error; ms: number }> {
-  const start = performance.now();
-  const err = await op().then(
-    () => new Error('the operation succeeded'),
-    (e: unknown) => e as Error,
-  );
-  const ms = performance.now() - start;
+/** Its failure, which must be STORE_UNAVAILABLE, and when (fake ms after it started). */
+async function unavailable(run: Running): Promise<{ err: Error; ms: number }> {
+  const { err, ms } = await run.failure;
   expect(isStrataError(err, 'STORE_UNAVAILABLE'), String(err)).toBe(true);
   return { err, ms };
 }
 
-describe('S3Store request bounds (local servers, no S3 needed)', () => {
-  it('a service that accepts connections and never answers is STORE_UNAVAILABLE after timeoutMs, for every operation', { timeout: 20_000 }, async () => {
-    const s = storeAt(await tcpServer('hang'), { timeoutMs: TIMEOUT_MS });
-    for (const [what, op] of operations) {
-      const { err, ms } = await timed(() => op(s));
-      expect(ms, what).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
-      expect(ms, what).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
+/** A jitter source that counts its draws: the store draws once per pause, just before it would sleep. */
+function counted(random: () => number): { random: () => number; draws: Occurrences } {
+  const draws = new Occurrences();
+  return {
+    draws,
+    random: () => {
+      draws.happened();
+      return random();
+    },
+  };
+}
+
+describe('S3Store request bounds (local servers on fake time, no S3 needed)', () => {
+  fakeTimeInEachTest();
+
+  it('a service that accepts connections and never answers is STORE_UNAVAILABLE at timeoutMs, for every operation', async () => {
+    const server = await tcpServer('hang');
+    const s = storeAt(server.endpoint, { timeoutMs: TIMEOUT_MS });
+    for (const [i, [what, op]] of operations.entries()) {
+      const run = start(() => op(s));
+      // Its request is at the server, which will never answer: only its budget can end it now.
+      await server.requests.reached(i + 1);
+      await waitsFor(run, TIMEOUT_MS);
+      const { err, ms } = await unavailable(run);
+      expect(ms, what).toBe(TIMEOUT_MS);
+      expect(server.requests.times, `${what}: one request, not retried`).toBe(i + 1);
       expect(err.message).toContain(`${s.description}: ${what} "`);
       expect(err.message).toContain('did not answer within 500 ms (timeoutMs)');
       expect(err.message).toContain('raise timeoutMs');
     }
   });
 
-  it('a service that closes every connection is STORE_UNAVAILABLE within timeoutMs, retries and their pauses included', { timeout: 20_000 }, async () => {
+  it('a service that closes every connection is STORE_UNAVAILABLE within timeoutMs, retries and their pauses included', async () => {
     // Long pauses (jitter near its top), many attempts: the budget, not maxAttempts, is what stops them.
-    const s = storeAt(await tcpServer('close'), { timeoutMs: TIMEOUT_MS, maxAttempts: 50, random: () => 0.99 });
+    const server = await tcpServer('close');
+    const { random, draws } = counted(() => 0.99);
+    const s = storeAt(server.endpoint, { timeoutMs: TIMEOUT_MS, maxAttempts: 50, random });
+    let attempts = 0;
     for (const [what, op] of operations) {
-      const { err, ms } = await timed(() => op(s));
-      expect(ms, what).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
-      expect(err.message).toMatch(/failed \d+ times, and one more attempt would not fit within 500 ms \(timeoutMs; the last failure: .*no HTTP answer/);
+      const { err, ms } = await throughPauses(start(() => op(s)), draws);
+      expect(isStrataError(err, 'STORE_UNAVAILABLE'), String(err)).toBe(true);
+      // The attempts fail at once (no time passes on them): only the pauses take time, and they stop
+      // where the next one would not fit.
+      expect(ms, what).toBeLessThanOrEqual(TIMEOUT_MS);
+      const failed = /failed (\d+) times, and one more attempt would not fit within 500 ms \(timeoutMs; the last failure: .*no HTTP answer/.exec(err.message);
+      expect(failed, err.message).not.toBeNull();
+      attempts += Number(failed![1]);
     }
+    // A create's attempt is a PUT and the read-back that finds nothing: two requests.
+    expect(server.requests.times).toBeGreaterThanOrEqual(attempts);
   });
 
   it('maxAttempts still bounds the attempts of a service that hangs up fast', async () => {
-    const s = storeAt(await tcpServer('close'), { timeoutMs: 60_000, maxAttempts: 3, random: seeded(7) });
-    const { err, ms } = await timed(() => s.get('log/1'));
+    const server = await tcpServer('close');
+    const { random, draws } = counted(seeded(7));
+    const s = storeAt(server.endpoint, { timeoutMs: 60_000, maxAttempts: 3, random });
+    const { err, ms } = await throughPauses(start(() => s.get('log/1')), draws);
     expect(err.message).toContain('get "log/1" failed 3 times (maxAttempts; the last failure:');
-    expect(ms).toBeLessThan(2000);
+    expect(server.requests.times).toBe(3);
+    // Two pauses, each under its cap (100 and 200 ms): nowhere near the 60 s budget.
+    expect(ms).toBeLessThan(300);
   });
 
   it('a GET whose body stops coming is bounded too (the timer covers the body, not only the answer)', async () => {
+    const answered = new Occurrences();
     const { endpoint } = await httpServer((_req, res) => {
       res.writeHead(200, { 'content-length': '1000' });
       res.write(Buffer.alloc(10)); // and the other 990 bytes never come
+      answered.happened();
     });
     const s = storeAt(endpoint, { timeoutMs: TIMEOUT_MS });
-    const { err, ms } = await timed(() => s.get('log/1'));
-    expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
-    expect(ms).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
+    const run = start(() => s.get('log/1'));
+    await answered.reached(1);
+    await waitsFor(run, TIMEOUT_MS);
+    const { err, ms } = await unavailable(run);
+    expect(ms).toBe(TIMEOUT_MS);
     expect(err.message).toContain('get "log/1" did not answer within 500 ms (timeoutMs)');
+  });
+
+  it('the read-back is part of the create and within its budget: a read that hangs ends it at timeoutMs', async () => {
+    const reading = new Occurrences();
+    const { endpoint, seen } = await httpServer((req, res) => {
+      if (req.method === 'PUT') s3Error(res, 503, 'SlowDown');
+      else reading.happened(); // GETs are never answered
+    });
+    const s = storeAt(endpoint, { timeoutMs: TIMEOUT_MS, random: seeded(4) });
+    const run = start(() => s.putIfAbsent('log/1', Buffer.from('mine')));
+    // The PUT's 503 took no time; the read-back is at the server and will never be answered.
+    await reading.reached(1);
+    await waitsFor(run, TIMEOUT_MS);
+    const { err, ms } = await unavailable(run);
+    expect(ms).toBe(TIMEOUT_MS);
+    expect(seen).toEqual(['PUT log/1', 'GET log/1']);
+    expect(err.message).toMatch(/create "log\/1" did not answer within 500 ms \(timeoutMs; the last failure: SlowDown, HTTP 503/);
+    expect(err.message).toContain('it may have been created all the same');
   });
 });
 
@@ -158,25 +209,10 @@ describe('S3Store create-if-absent under failures and timeouts', () => {
     expect(await s.putIfAbsent('log/1', Buffer.from('mine'))).toBe(false);
   });
 
-  it('the read-back is part of the create and within its budget: a read that hangs ends it in timeoutMs', async () => {
-    const { endpoint, seen } = await httpServer((req, res) => {
-      if (req.method === 'PUT') s3Error(res, 503, 'SlowDown');
-      // GETs are never answered
-    });
-    const s = storeAt(endpoint, { timeoutMs: TIMEOUT_MS, random: seeded(4) });
-    const { err, ms } = await timed(() => s.putIfAbsent('log/1', Buffer.from('mine')));
-    expect(ms).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
-    expect(seen).toEqual(['PUT log/1', 'GET log/1']);
-    // The hanging read's own request timeout and the budget are both 500 ms: under load either fires first,
-    // so the last failure is the PUT's 503 or the GET's timeout.
-    expect(err.message).toMatch(/create "log\/1" did not answer within 500 ms \(timeoutMs; the last failure: (SlowDown, HTTP 503|TimeoutError)/);
-    expect(err.message).toContain('it may have been created all the same');
-  });
-
   it('a client error is not retried and says what the service answered', async () => {
     const { endpoint, seen } = await httpServer((_req, res) => s3Error(res, 403, 'AccessDenied', 'Access Denied'));
     const s = storeAt(endpoint, { timeoutMs: 5000 });
-    const { err } = await timed(() => s.putIfAbsent('log/1', Buffer.from('mine')));
+    const { err } = await unavailable(start(() => s.putIfAbsent('log/1', Buffer.from('mine'))));
     expect(seen).toEqual(['PUT log/1']);
     expect(err.message).toBe(`${s.description}: create "log/1" failed (AccessDenied, HTTP 403: Access Denied)`);
   });

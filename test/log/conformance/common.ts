@@ -10,6 +10,7 @@ import { isStrataError } from '../../../src/errors.js';
 import type { CheckpointManifest, Checkpoints } from '../../../src/log/checkpoint.js';
 import type { CommitLog } from '../../../src/log/commit-log.js';
 import type { EntryKind, LogEntry } from '../../../src/log/log-entry.js';
+import { propertyRuns } from '../../support/property-runs.js';
 
 /**
  * How stored bytes go bad. Positions are taken modulo the length of what stores the entry, so any number
@@ -62,9 +63,9 @@ export interface LogSuite {
 }
 
 /** Cases each property test of the suite runs. */
-export const PROPERTY_RUNS = 30;
+export const PROPERTY_RUNS = propertyRuns(100);
 /** Cases the byte-flip property runs: a flip can land anywhere in the entry, each place caught its own way. */
-export const FLIP_RUNS = 100;
+export const FLIP_RUNS = propertyRuns(100);
 
 export const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
