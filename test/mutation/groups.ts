@@ -43,7 +43,7 @@ const VISIBILITY = 'keys/visibility.ts';
 export const GROUPS: Record<string, Group> = {
   conflicts: {
     mutate: () => ['src/txn/conflicts.ts'],
-    tests: ['test/txn/conflict-rules.test.ts', 'test/txn/conflict-footprints.test.ts', 'test/catalog/conflicts.test.ts'],
+    tests: ['test/txn/conflict-rules.test.ts', 'test/txn/conflict-check.test.ts', 'test/catalog/conflicts.test.ts'],
   },
   gc: {
     mutate: () => readdirSync(join(root, 'gc'))

@@ -1,11 +1,14 @@
-// What a transaction's side of the conflict check is made of (`ownFootprint`): which schemas it creates in,
-// which it drops, which data files it deletes from, whether it restores. Each is read from the pending state's
-// changes, and each kind of change that must NOT count is here beside the one that must: a rule that sees a
-// change too many reports a conflict that is not one, and a change too few lets a lost write through.
+// The conflict check past the rules table (conflict-rules.test.ts): what a transaction's own side is made of
+// (`ownFootprint`: which schemas it creates in, which it drops, which data files it deletes from, whether it
+// restores), each kind of change that must NOT count beside the one that must — a change too many reports a
+// conflict that is not one, a change too few lets a lost write through — and the check's walk over every
+// commit since the base and over the files they touched.
 import { describe, expect, it } from 'vitest';
 import { catalogId, fileId, snapshotId } from '../../keys/ids.js';
+import { isStrataError, type Transaction } from '../../src/index.js';
 import { footprintOf, ownFootprint } from '../../src/txn/conflicts.js';
 import type { PendingState } from '../../src/txn/pending.js';
+import { openCatalog } from '../helpers.js';
 
 const version = <T>(row: T) => ({ begin: snapshotId(1), row });
 const relation = (schemaId: number) => ({ schemaId: catalogId(schemaId) });
@@ -93,5 +96,43 @@ describe('ownFootprint', () => {
     expect(ownFootprint(state({ ops: [op('createTable'), op('restoreTable')] as never }), []).restoresCatalog).toBe(false);
     expect(ownFootprint(state({ ops: [op('createTable'), op('restoreCatalog')] as never }), []).restoresCatalog).toBe(true);
     expect([...ownFootprint(state({ restoredTables: new Set([catalogId(8)]) }), ['inserted_into_table:1']).restoredTables]).toEqual([8]);
+  });
+});
+
+describe('findConflict', () => {
+  const int = [{ name: 'i', type: 'int32' }];
+  const file = (p: string) => ({ path: p, recordCount: 10, fileSizeBytes: 100 });
+  const deleteFrom = (dataFileId: number, p: string) => (tx: Transaction) =>
+    tx.addDeleteFile('main', 't', { dataFileId: fileId(dataFileId), path: p, deleteCount: 1, fileSizeBytes: 1 });
+
+  /** A table of two data files (a, b), and the snapshot a late transaction was worked out at. */
+  async function lake(setup: (tx: Transaction, a: number) => Promise<unknown> = async () => undefined) {
+    const c = await openCatalog();
+    await c.transaction(async (tx) => {
+      await tx.createTable('main', 't', int);
+      await tx.addDataFile('main', 't', file('a.parquet'));
+      await tx.addDataFile('main', 't', file('b.parquet'));
+    });
+    const [a, b] = (await (await c.reader()).dataFiles('main', 't')).map((f) => f.id);
+    await c.transaction((tx) => setup(tx, a!));
+    return { c, a: a!, b: b!, base: (await c.snapshots()).at(-1)!.id };
+  }
+
+  it('checks every commit since the base, not only the first: a conflict in the second is found', async () => {
+    const { c, a, base } = await lake();
+    await c.transaction((tx) => tx.addDataFile('main', 't', file('c.parquet')));
+    await c.transaction(deleteFrom(a, 'theirs'));
+    const out = await c.transaction(deleteFrom(a, 'ours'), { basedOn: base }).catch((e: Error) => e);
+    expect(isStrataError(out, 'CONFLICT'), String(out)).toBe(true);
+    expect((out as Error).message).toMatch(/deletes from data file \d+ of table \d+, but another transaction deleted from it/);
+    expect((out as Error).message).toMatch(/nothing was written — read the new state and run the transaction again$/);
+  });
+
+  it('a delete file older than the base is no conflict: only the delete files the other commit began or ended are', async () => {
+    // File a has a delete file from before the base; ours replaces it while theirs deletes from b.
+    const { c, a, b, base } = await lake((tx, a) => deleteFrom(a, 'old')(tx));
+    await c.transaction(deleteFrom(b, 'theirs'));
+    await c.transaction(deleteFrom(a, 'ours'), { basedOn: base });
+    expect((await (await c.reader()).deleteFiles('main', 't')).map((d) => d.path).sort()).toEqual(['ours', 'theirs']);
   });
 });
