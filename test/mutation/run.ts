@@ -80,7 +80,14 @@ async function mutate({ group, mutate }: Run, concurrency: number) {
   return `${group}: ${score.toFixed(1)}% (${detected} killed or timed out, ${missed} survived or not covered, ${count('Ignored')} ignored) in ${Math.round((Date.now() - started) / 60_000)} min`;
 }
 
-const { runs, concurrency } = parse(process.argv.slice(2));
+let parsed: ReturnType<typeof parse>;
+try {
+  parsed = parse(process.argv.slice(2));
+} catch (e) {
+  console.error((e as Error).message);
+  process.exit(2);
+}
+const { runs, concurrency } = parsed;
 const lines: string[] = [];
 for (const run of runs) lines.push(await mutate(run, concurrency));
 console.log(['', 'Mutation scores (reports/mutation/GROUP.html):', ...lines].join('\n'));
