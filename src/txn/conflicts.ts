@@ -124,6 +124,7 @@ const footprints = new WeakMap<readonly string[], Footprint>();
 
 function theirFootprint(changes: readonly string[]): Footprint {
   let f = footprints.get(changes);
+  // Stryker disable next-line ConditionalExpression: a cache; reading the list again gives the same footprint
   if (f === undefined) footprints.set(changes, (f = footprintOf(changes)));
   return f;
 }
@@ -208,12 +209,14 @@ export function ruleConflict(s: SnapshotId, ours: OwnFootprint, theirs: Footprin
 
 /** A member of both sets, if any; nothing is allocated, as most pairs have an empty side. */
 function shared<T>(a: ReadonlySet<T>, b: ReadonlySet<T>): T | undefined {
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: a shortcut; the loop finds nothing in an empty set either
   if (a.size === 0 || b.size === 0) return undefined;
   for (const x of a) if (b.has(x)) return x;
   return undefined;
 }
 
 function droppedSchemaHit(ours: OwnFootprint, theirs: Footprint): [CatalogId, string] | undefined {
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: a shortcut; the loops find nothing in an empty set either
   if (ours.droppedSchemaNames.size === 0 || theirs.createdRelations.size === 0) return undefined;
   for (const [id, name] of ours.droppedSchemaNames) {
     const prefix = `${quote(name)}.`;
@@ -230,6 +233,7 @@ function droppedSchemaHit(ours: OwnFootprint, theirs: Footprint): [CatalogId, st
  */
 async function fileConflict(view: ReadView, s: SnapshotId, ours: OwnFootprint, theirs: Footprint): Promise<StrataError | undefined> {
   const ownCompacted = ours.compactedTables;
+  // Stryker disable next-line MethodExpression,ConditionalExpression: a shortcut; a table the other commit did not delete from, compact or restore has no delete file it began and no data file it ended
   const tables = new Set([...ours.deletedDataFiles.values()].filter((t) => theirs.deletedTables.has(t) || theirs.compactedTables.has(t) || theirs.restoredTables.has(t)));
   for (const tableId of tables) {
     const touched = new Set<FileId>();
@@ -241,6 +245,7 @@ async function fileConflict(view: ReadView, s: SnapshotId, ours: OwnFootprint, t
       for (const d of batch) if (d.row.end === s) touched.add(d.row.dataFileId);
     }
     for (const [fileId, t] of ours.deletedDataFiles) {
+      // Stryker disable next-line ConditionalExpression: a shortcut; file ids are unique across tables, so another table's file is neither touched nor found here
       if (t !== tableId) continue;
       const file = await dataFile(view, tableId, fileId);
       if (touched.has(fileId) || file?.row.end === s) {
