@@ -53,16 +53,20 @@ export class CarriedDeletes {
     for (const f of rewritten) {
       if (this.ended.has(f.id)) continue;
       const scan = tableScan({ columns: this.target.info.columns, files: [{ local: f.local, rowIdStart: f.rowIdStart }], deletes: [] }, true);
+      const [was, now] = [before.get(f.id), after.get(f.id)];
+      const positions = (d: string) => `SELECT pos FROM read_parquet(${literal(d)})`;
       if (!live.has(f.id)) {
+        // Only the rows it still had at `from`: one deleted before then is not in the new files, and its id may
+        // be (an UPDATE keeps a row's id, and its new version can be among the files this compaction read).
         this.ended.add(f.id);
-        await run(() => this.c.run(`INSERT INTO ${this.table} SELECT ${ROWID} FROM (${scan})`));
+        const [deleted] = was === undefined ? [] : await this.held.hold([recordedFile(this.ctx.dataPath, was)]);
+        const kept = deleted === undefined ? '' : ` WHERE ${POS} NOT IN (${positions(deleted)})`;
+        await run(() => this.c.run(`INSERT INTO ${this.table} SELECT ${ROWID} FROM (${scan})${kept}`));
         continue;
       }
-      const [was, now] = [before.get(f.id), after.get(f.id)];
       if (now?.id === was?.id) continue;
       if (now === undefined) return undefined;
       const local = await this.held.hold([recordedFile(this.ctx.dataPath, now), ...(was === undefined ? [] : [recordedFile(this.ctx.dataPath, was)])]);
-      const positions = (d: string) => `SELECT pos FROM read_parquet(${literal(d)})`;
       // A delete file that lost positions brought rows back: they are not in the new files.
       if (was !== undefined && (await this.count(`SELECT count(*) FROM (${positions(local[1]!)} EXCEPT ${positions(local[0]!)})`)) > 0) return undefined;
       const gone = was === undefined ? positions(local[0]!) : `${positions(local[0]!)} EXCEPT ${positions(local[1]!)}`;
