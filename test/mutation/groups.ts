@@ -58,6 +58,7 @@ export const GROUPS: Record<string, Group> = {
     tests: [
       ...testsIn('test/log'),
       'test/keys/framing.test.ts',
+      'test/keys/framing-edges.test.ts',
       'test/catalog/store-damage.test.ts',
       'test/catalog/fencing.test.ts',
       'test/catalog/index-ahead.test.ts',

@@ -6,6 +6,9 @@
 //   npm run mutate -- --mutate keys/visibility.ts[,…]   those files, each with the tests of its group
 //   npm run mutate -- --changed [BASE]      the group files changed since BASE (default main): before a merge
 //   … --concurrency N                       test runner processes (default 2: this is a 2-core machine)
+//
+// Results are kept in reports/mutation/ (not in git); a run after a change tests again only what it touched.
+// Delete reports/mutation/GROUP.incremental.json to test every mutant of a group anew.
 import { execFileSync } from 'node:child_process';
 import { Stryker } from '@stryker-mutator/core';
 import { GROUPS } from './groups.js';
@@ -67,6 +70,9 @@ async function mutate({ group, mutate }: Run, concurrency: number) {
     timeoutFactor: 2,
     timeoutMS: 20_000,
     tempDirName: '.stryker-tmp',
+    // A second run tests again only the mutants whose code or covering tests changed since the first.
+    incremental: true,
+    incrementalFile: `reports/mutation/${group}.incremental.json`,
     reporters: ['clear-text', 'progress-append-only', 'json', 'html'],
     clearTextReporter: { allowColor: false, logTests: false },
     jsonReporter: { fileName: `reports/mutation/${group}.json` },
