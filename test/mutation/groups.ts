@@ -60,6 +60,7 @@ export const GROUPS: Record<string, Group> = {
       'test/keys/framing.test.ts',
       'test/keys/framing-edges.test.ts',
       'test/catalog/store-damage.test.ts',
+      'test/catalog/store-faults.test.ts',
       'test/catalog/fencing.test.ts',
       'test/catalog/index-ahead.test.ts',
     ],
