@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { kvSeq } from '../../keys/ids.js';
 import { isStrataError } from '../../src/errors.js';
-import { SEGMENTS_DIR } from '../../src/log/segment-file.js';
+import { SEGMENTS_DIR, segmentFirst, segmentName } from '../../src/log/segment-file.js';
 import { SegmentLog } from '../../src/log/segment-log.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { tempDir } from '../helpers.js';
@@ -95,6 +95,15 @@ describe('segment recovery', () => {
       await open(root).head(kvSeq(0)).catch((e: unknown) => e),
       /log entry 3 \(segment .* at byte \d+ in .*\) cannot be read: its header fails its checksum\. The log is damaged: restore the segment from a backup \(strata verify lists what else is damaged\)/,
     );
+  });
+
+  it('a file is a segment only under the one name its first entry gives it', () => {
+    expect(segmentFirst(segmentName(7))).toBe(7);
+    expect(segmentFirst(segmentName(2 ** 53 - 1))).toBe(2 ** 53 - 1);
+    // Entry 0 has no segment; a number past the safe integers, a short name, a name that is no number: no segment.
+    for (const name of [segmentName(0), segmentName(2 ** 53 + 2), '7.seg', `${'0'.repeat(19)}x.seg`, 'notes.txt', segmentName(7).slice(0, -1)]) {
+      expect(segmentFirst(name), name).toBeUndefined();
+    }
   });
 
   it('a writer removes the temporary files a crashed roll or compaction left', async () => {
