@@ -115,3 +115,17 @@ describe('segment recovery', () => {
     expect(fs.existsSync(left)).toBe(false);
   });
 });
+
+describe('segment compaction', () => {
+  it('stubs only the entries it covers inside a segment that holds later ones too, and refuses an entry that is not there', async () => {
+    const root = await tempDir();
+    const log = await logOf(root, [40, 40, 40, 40, 40, 40]);
+    await log.compact(kvSeq(3));
+    const kinds = [];
+    for (let s = 1; s <= 6; s++) kinds.push((await open(root).read(kvSeq(s)))!.kind);
+    expect(kinds).toEqual(['commit', 'stub', 'stub', 'commit', 'commit', 'commit']);
+    const out = await log.compact(kvSeq(9)).catch((e: unknown) => e);
+    expect(isStrataError(out, 'INVALID_ARGUMENT'), String(out)).toBe(true);
+    expect((out as Error).message).toMatch(/^log entry 9 does not exist in .*segmented log, so the log cannot be compacted through it$/);
+  });
+});
