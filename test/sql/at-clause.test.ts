@@ -47,4 +47,17 @@ describe('AT clauses', () => {
     }
     expect((await c.sql('SELECT * FROM t AT (version => 1)')).snapshot).toBe(1);
   });
+
+  it('a view keeps the AT of its own references; a statement reads as of the newest snapshot any reference read', async () => {
+    const c = await openCatalog();
+    await c.sql('CREATE TABLE t (x INTEGER)');
+    const empty = (await c.snapshots()).at(-1)!.id;
+    await c.sql('INSERT INTO t VALUES (1), (2)');
+    await c.transaction((tx) => tx.createView('main', 'earlier', `SELECT count(*) AS n FROM t AT (VERSION => ${empty})`));
+    const head = (await c.snapshots()).at(-1)!.id;
+    expect((await c.sql('SELECT n FROM earlier')).rows).toEqual([{ n: 0n }]);
+    const both = await c.sql(`SELECT count(*) AS n FROM t, t AS old AT (VERSION => ${empty})`);
+    expect(both.rows).toEqual([{ n: 0n }]);
+    expect(both.snapshot).toBe(head);
+  });
 });
