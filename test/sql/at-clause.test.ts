@@ -46,6 +46,8 @@ describe('AT clauses', () => {
       expect((out as Error).message, at).toMatch(/^no snapshot was committed at or before 2020-01-01T00:00:00\.000Z/);
     }
     expect((await c.sql('SELECT * FROM t AT (version => 1)')).snapshot).toBe(1);
+    // A literal past 2^31 is a BIGINT to DuckDB: still an id, one this catalog does not have.
+    await expect(c.sql('SELECT * FROM t AT (VERSION => 3000000000)')).rejects.toThrow(/^snapshot 3000000000 does not exist/);
   });
 
   it('a view keeps the AT of its own references; a statement reads as of the newest snapshot any reference read', async () => {
