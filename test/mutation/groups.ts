@@ -58,7 +58,9 @@ export const GROUPS: Record<string, Group> = {
     tests: [
       ...testsIn('test/log'),
       'test/keys/framing.test.ts',
+      'test/keys/framing-edges.test.ts',
       'test/catalog/store-damage.test.ts',
+      'test/catalog/store-faults.test.ts',
       'test/catalog/fencing.test.ts',
       'test/catalog/index-ahead.test.ts',
     ],
@@ -73,7 +75,7 @@ export const GROUPS: Record<string, Group> = {
       span('src/sql/statement.ts', 'const INTEGER_LITERAL', 'function described('),
       span('src/sql/query.ts', 'async function bindScans(', 'async function snapshotOf('),
     ],
-    tests: ['test/snapshot-names.test.ts', 'test/sql/sql-read.test.ts', 'test/catalog/time-travel.test.ts'],
+    tests: ['test/snapshot-names.test.ts', 'test/snapshot-names-edges.test.ts', 'test/sql/at-clause.test.ts', 'test/sql/sql-read.test.ts', 'test/sql/sql-transaction.test.ts', 'test/catalog/time-travel.test.ts'],
   },
   keys: {
     mutate: () => readdirSync(join(root, 'keys'))

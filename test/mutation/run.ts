@@ -6,6 +6,10 @@
 //   npm run mutate -- --mutate keys/visibility.ts[,…]   those files, each with the tests of its group
 //   npm run mutate -- --changed [BASE]      the group files changed since BASE (default main): before a merge
 //   … --concurrency N                       test runner processes (default 2: this is a 2-core machine)
+//   … --ignore-static                       skip static mutants (each runs all of its group's tests): a quick look
+//
+// Results are kept in reports/mutation/ (not in git); a run after a change tests again only what it touched.
+// Delete reports/mutation/GROUP.incremental.json to test every mutant of a group anew.
 import { execFileSync } from 'node:child_process';
 import { Stryker } from '@stryker-mutator/core';
 import { GROUPS } from './groups.js';
@@ -15,14 +19,16 @@ interface Run {
   mutate: string[];
 }
 
-function parse(argv: string[]): { runs: Run[]; concurrency: number } {
+function parse(argv: string[]): { runs: Run[]; concurrency: number; ignoreStatic: boolean } {
   let concurrency = 2;
+  let ignoreStatic = false;
   let only: Set<string> | undefined;
   let changed = false;
   const names: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--concurrency') concurrency = Number(argv[++i]);
+    else if (arg === '--ignore-static') ignoreStatic = true;
     else if (arg === '--mutate') only = new Set(argv[++i]!.split(','));
     else if (arg === '--changed') {
       changed = true;
@@ -40,7 +46,7 @@ function parse(argv: string[]): { runs: Run[]; concurrency: number } {
     if (outside.length > 0) throw new Error(`npm run mutate: ${outside.join(', ')} is in no mutation group named (test/mutation/groups.ts)`);
   }
   if (runs.length === 0) console.log('npm run mutate: no module of a mutation group changed');
-  return { runs, concurrency };
+  return { runs, concurrency, ignoreStatic };
 }
 
 const fileOf = (mutate: string) => mutate.replace(/:\d+-\d+$/, '');
@@ -51,7 +57,7 @@ function changedSince(base: string): Set<string> {
   return new Set(git('diff', '--name-only', git('merge-base', base, 'HEAD')).split('\n').filter(Boolean));
 }
 
-async function mutate({ group, mutate }: Run, concurrency: number) {
+async function mutate({ group, mutate }: Run, concurrency: number, ignoreStatic: boolean) {
   // The vitest config of the run reads it (so do Stryker's worker processes, which inherit it).
   process.env.MUTATE_GROUP = group;
   const started = Date.now();
@@ -63,10 +69,14 @@ async function mutate({ group, mutate }: Run, concurrency: number) {
     coverageAnalysis: 'perTest',
     mutate,
     concurrency,
+    ignoreStatic,
     // A mutant that loops forever is stopped after twice its tests' time plus 20 s: the machine is shared.
     timeoutFactor: 2,
     timeoutMS: 20_000,
     tempDirName: '.stryker-tmp',
+    // A second run tests again only the mutants whose code or covering tests changed since the first.
+    incremental: true,
+    incrementalFile: `reports/mutation/${group}.incremental.json`,
     reporters: ['clear-text', 'progress-append-only', 'json', 'html'],
     clearTextReporter: { allowColor: false, logTests: false },
     jsonReporter: { fileName: `reports/mutation/${group}.json` },
@@ -87,7 +97,7 @@ try {
   console.error((e as Error).message);
   process.exit(2);
 }
-const { runs, concurrency } = parsed;
+const { runs, concurrency, ignoreStatic } = parsed;
 const lines: string[] = [];
-for (const run of runs) lines.push(await mutate(run, concurrency));
+for (const run of runs) lines.push(await mutate(run, concurrency, ignoreStatic));
 console.log(['', 'Mutation scores (reports/mutation/GROUP.html):', ...lines].join('\n'));

@@ -77,6 +77,7 @@ describe('ownFootprint', () => {
           [2, { tableId: t, base: undefined, next: {} }], // registered by this transaction
           [3, { tableId: t, base: version({}), next: {} }], // kept
           [9, { tableId: t, base: version({ recordCount: 1 }), next: { recordCount: 2 } }], // a base file changed
+          [5, { tableId: t, base: undefined, next: null }], // registered and removed again by this transaction
         ]),
         deleteFiles: new Map([
           [100, { tableId: t, base: undefined, next: { dataFileId: fileId(4) } }], // on a base file not otherwise touched: counts
@@ -84,6 +85,7 @@ describe('ownFootprint', () => {
           [102, { tableId: t, base: version({ dataFileId: fileId(5) }), next: null }], // a delete file it drops
           [103, { tableId: t, base: version({ dataFileId: fileId(6) }), next: { dataFileId: fileId(6) } }], // one it keeps
           [104, { tableId: t, base: undefined, next: { dataFileId: fileId(9) } }], // on a base file it changed: counts
+          [105, { tableId: t, base: undefined, next: null }], // added and dropped again by this transaction
         ]),
       }),
       [],

@@ -1,0 +1,54 @@
+// How the object log tells its end from a gap: the gap's message names the missing entry and the later one
+// that exists (the next one, or the first a thorough listing finds), and an object under log/ whose name is no
+// entry's — a stray file, a number past the safe integers — is neither an entry nor a gap.
+import { describe, expect, it } from 'vitest';
+import { kvSeq } from '../../keys/ids.js';
+import { isStrataError } from '../../src/errors.js';
+import { logObjectKey, ObjectLog } from '../../src/log/object-log.js';
+import { DirectoryStore } from '../../src/store/directory-store.js';
+import { entry } from '../support/segments.js';
+import { tempDir } from '../helpers.js';
+
+async function logWith(seqs: number[]): Promise<{ log: ObjectLog; store: DirectoryStore }> {
+  const store = new DirectoryStore(await tempDir());
+  const log = new ObjectLog(store);
+  for (const s of seqs) expect(await log.append(entry(s))).toBe(true);
+  return { log, store };
+}
+
+async function readAll(log: ObjectLog, thorough: boolean): Promise<number[] | unknown> {
+  const seen: number[] = [];
+  try {
+    for await (const e of log.readAfter(kvSeq(0), { thorough })) seen.push(e.seq);
+    return seen;
+  } catch (e) {
+    return e;
+  }
+}
+
+const gap = (out: unknown, missing: number, later: number) => {
+  expect(isStrataError(out, 'CORRUPT'), String(out)).toBe(true);
+  expect((out as Error).message).toMatch(new RegExp(`^log entry ${missing} \\(${logObjectKey(kvSeq(missing))}\\) is missing from .* although entry ${later} exists: the log has a gap`));
+};
+
+describe('ObjectLog: its end and its gaps', () => {
+  it('a gap of one names the missing entry and the next, read plainly or thoroughly', async () => {
+    const { log } = await logWith([1, 2, 4]);
+    gap(await readAll(log, false), 3, 4);
+    gap(await readAll(log, true), 3, 4);
+  });
+
+  it('a thorough read names the first later entry past a longer gap', async () => {
+    const { log } = await logWith([1, 2, 7, 8]);
+    gap(await readAll(log, true), 3, 7);
+    expect(await readAll(log, false)).toEqual([1, 2]);
+  });
+
+  it('objects under log/ whose names are no entry\'s are not later entries', async () => {
+    for (const stray of ['log/zzz', 'log/99999999999999999999999']) {
+      const { log, store } = await logWith([1, 2]);
+      expect(await store.putIfAbsent(stray, new Uint8Array([1]))).toBe(true);
+      expect(await readAll(log, true)).toEqual([1, 2]);
+    }
+  });
+});

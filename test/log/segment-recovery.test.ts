@@ -1,0 +1,131 @@
+// How the segmented log recovers what a crash or another process left, past segment-log.test.ts's torn tails:
+// what the next writer cuts off before it appends (a torn entry or zeros longer than the record it writes),
+// a file cut short behind a writer's back, a segment longer than one read of the scan, a record in the
+// wrong place (a gap, or damage) and the temporary files a crashed roll or compaction left.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { kvSeq } from '../../keys/ids.js';
+import { isStrataError } from '../../src/errors.js';
+import { SEGMENTS_DIR, segmentFirst, segmentName } from '../../src/log/segment-file.js';
+import { SegmentLog } from '../../src/log/segment-log.js';
+import { DirectoryStore } from '../../src/store/directory-store.js';
+import { tempDir } from '../helpers.js';
+import { entry, span, splice } from '../support/segments.js';
+
+const open = (root: string) => new SegmentLog(new DirectoryStore(root), root);
+
+async function logOf(root: string, sizes: number[]): Promise<SegmentLog> {
+  const log = open(root);
+  for (const [i, bytes] of sizes.entries()) expect(await log.append(entry(i + 1, bytes))).toBe(true);
+  return log;
+}
+
+const damaged = (e: unknown, pattern: RegExp) => {
+  expect(isStrataError(e, 'CORRUPT'), String(e)).toBe(true);
+  expect((e as Error).message).toMatch(pattern);
+};
+
+describe('segment recovery', () => {
+  it('the next writer cuts off a torn entry before it appends, though its record is shorter than what was torn', async () => {
+    const root = await tempDir();
+    (await logOf(root, [40, 40, 3000])).close();
+    const torn = span(root, 3);
+    const whole = fs.readFileSync(torn.file);
+    fs.writeFileSync(torn.file, whole.subarray(0, torn.offset + torn.length - 10));
+    const writer = open(root);
+    const e3 = entry(3, 10);
+    expect(await writer.append(e3)).toBe(true);
+    expect(fs.statSync(torn.file).size).toBe(torn.offset + span(root, 3).length);
+    expect((await open(root).read(kvSeq(3)))!.txn).toBe(e3.txn);
+    expect(await open(root).head(kvSeq(0))).toBe(3);
+  });
+
+  it('the next writer cuts off zeros where the file grew, and its record is followed by nothing', async () => {
+    const root = await tempDir();
+    (await logOf(root, [40, 40])).close();
+    const last = span(root, 2);
+    fs.appendFileSync(last.file, Buffer.alloc(8192));
+    const writer = open(root);
+    expect(await writer.append(entry(3, 10))).toBe(true);
+    expect(fs.statSync(last.file).size).toBe(span(root, 3).offset + span(root, 3).length);
+    expect(await open(root).head(kvSeq(0))).toBe(3);
+  });
+
+  it('a writer whose segment was cut short behind its back reads it again and appends where the entries end', async () => {
+    const root = await tempDir();
+    const writer = await logOf(root, [40, 40, 40, 40]);
+    const fourth = span(root, 4);
+    fs.truncateSync(fourth.file, fourth.offset);
+    const e4 = entry(4);
+    expect(await writer.append(e4)).toBe(true);
+    expect((await open(root).read(kvSeq(4)))!.txn).toBe(e4.txn);
+    expect(await open(root).head(kvSeq(0))).toBe(4);
+  });
+
+  it('a segment longer than one read of the scan: headers that straddle the read are read whole', async () => {
+    const root = await tempDir();
+    // 13 entries of ~100 KB in one segment (entry 1 is alone in the first): past the 1 MiB a scan reads at once.
+    (await logOf(root, Array.from({ length: 14 }, () => 100_003))).close();
+    const reader = open(root);
+    expect(await reader.head(kvSeq(0))).toBe(14);
+    expect((await reader.read(kvSeq(14)))!.seq).toBe(14);
+    const writer = open(root);
+    expect(await writer.append(entry(15))).toBe(true);
+  });
+
+  it('a record of a later entry where an entry belongs is a gap; of an earlier one, damage; each names what it found', async () => {
+    for (const [from, pattern] of [
+      [3, /log entry 2 is missing from .* holds a later one\): the log has a gap/],
+      [1, /log entry 2 \(segment .* at byte \d+ in .*\) cannot be read: the record there names entry 1\. The log is damaged/],
+    ] as const) {
+      const root = await tempDir();
+      (await logOf(root, [40, 40, 40])).close();
+      const other = span(root, from);
+      splice(span(root, 2), fs.readFileSync(other.file).subarray(other.offset, other.offset + other.length));
+      damaged(await open(root).head(kvSeq(1)).catch((e: unknown) => e), pattern);
+    }
+  });
+
+  it('garbage where a header belongs is damage naming its checksum and what to do', async () => {
+    const root = await tempDir();
+    (await logOf(root, [40, 40])).close();
+    fs.appendFileSync(span(root, 2).file, Buffer.alloc(40, 0x5a));
+    damaged(
+      await open(root).head(kvSeq(0)).catch((e: unknown) => e),
+      /log entry 3 \(segment .* at byte \d+ in .*\) cannot be read: its header fails its checksum\. The log is damaged: restore the segment from a backup \(strata verify lists what else is damaged\)/,
+    );
+  });
+
+  it('a file is a segment only under the one name its first entry gives it', () => {
+    expect(segmentFirst(segmentName(7))).toBe(7);
+    expect(segmentFirst(segmentName(2 ** 53 - 1))).toBe(2 ** 53 - 1);
+    // Entry 0 has no segment; a number past the safe integers, a short name, a name that is no number: no segment.
+    for (const name of [segmentName(0), segmentName(2 ** 53 + 2), '7.seg', `${'0'.repeat(19)}x.seg`, 'notes.txt', segmentName(7).slice(0, -1)]) {
+      expect(segmentFirst(name), name).toBeUndefined();
+    }
+  });
+
+  it('a writer removes the temporary files a crashed roll or compaction left', async () => {
+    const root = await tempDir();
+    (await logOf(root, [40, 40])).close();
+    const left = path.join(root, SEGMENTS_DIR, 'tmp-0123456789abcdef');
+    fs.writeFileSync(left, 'half a segment');
+    expect(await open(root).append(entry(3))).toBe(true);
+    expect(fs.existsSync(left)).toBe(false);
+  });
+});
+
+describe('segment compaction', () => {
+  it('stubs only the entries it covers inside a segment that holds later ones too, and refuses an entry that is not there', async () => {
+    const root = await tempDir();
+    const log = await logOf(root, [40, 40, 40, 40, 40, 40]);
+    await log.compact(kvSeq(3));
+    const kinds = [];
+    for (let s = 1; s <= 6; s++) kinds.push((await open(root).read(kvSeq(s)))!.kind);
+    expect(kinds).toEqual(['commit', 'stub', 'stub', 'commit', 'commit', 'commit']);
+    const out = await log.compact(kvSeq(9)).catch((e: unknown) => e);
+    expect(isStrataError(out, 'INVALID_ARGUMENT'), String(out)).toBe(true);
+    expect((out as Error).message).toMatch(/^log entry 9 does not exist in .*segmented log, so the log cannot be compacted through it$/);
+  });
+});
