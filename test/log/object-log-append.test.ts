@@ -7,7 +7,7 @@ import { isStrataError } from '../../src/errors.js';
 import type { LogEntry } from '../../src/log/log-entry.js';
 import { ObjectLog } from '../../src/log/object-log.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
-import { type Faults, FaultyStore } from '../support/faulty-store.js';
+import { type Faults, FaultyStore } from '../store/doubles/faulty-store.js';
 import { entry } from '../support/segments.js';
 import { tempDir } from '../helpers.js';
 
