@@ -42,6 +42,7 @@ const LAYERS: [string, number][] = [
   ['src/commit/', 7],
   ['src/sql/', 8],
   ['src/ducklake/', 9],
+  ['src/iceberg/', 9],
   ['src/catalog/', 10],
   ['src/cli/', 11],
   ['src/index.ts', 11],
