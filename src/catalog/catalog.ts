@@ -27,6 +27,7 @@ import { type ChangeBound, type CompactOptions, type CompactResult, DataPlane, t
 import { type ExportOptions, type ExportReport, exportLake } from '../ducklake/export.js';
 import { type ImportReport, importLake } from '../ducklake/import.js';
 import { dataLocation } from '../ducklake/values.js';
+import { type IcebergTable, icebergTable } from '../iceberg/table-metadata.js';
 
 export interface OpenOptions extends EngineOptions {
   /** How sql() and the other SQL calls run DuckDB: its memory limit, and whether statements read host files. */
@@ -209,6 +210,23 @@ export class Catalog {
   exportDuckLake(file: string, opts?: ExportOptions): Promise<ExportReport> {
     const checked = options('exportDuckLake()', opts, ['at']);
     return this.engine.view((view) => exportLake(view, file, checked, dataLocation(this.engine.store, this.dataPath), 'Strata'));
+  }
+
+  /**
+   * The table as an Apache Iceberg v2 table at a snapshot (the newest, or the one `at` names), for an engine
+   * handed its metadata: the metadata, and where it and the manifests it names are in the store (docs/DESIGN.md §9).
+   */
+  async iceberg(schema: string, table: string, at?: SnapshotSelector): Promise<IcebergTable> {
+    this.engine.assertOpen();
+    const selector = options('iceberg()', at, ['snapshot', 'timestamp', 'tag']);
+    const reader = await this.engine.reader(selector);
+    try {
+      const info = await reader.table(schema, table);
+      const src = { store: this.engine.store, dataPath: this.dataPath };
+      return await this.engine.view((view) => icebergTable({ ...src, view }, `${quote(schema)}.${quote(table)}`, info.id, reader.snapshot.id));
+    } finally {
+      await reader.close();
+    }
   }
 
   // ---------------------------------------------------------------- tags

@@ -52,12 +52,7 @@ export function planSnapshots(
   upTo: number,
   facts: (id: number) => SnapshotFacts,
 ): PlannedSnapshot[] {
-  const changes = new Set<number>();
-  for (const f of [...data, ...deletes]) {
-    if (f.begin >= from && f.begin <= upTo) changes.add(f.begin);
-    if (f.end !== null && f.end >= from && f.end <= upTo) changes.add(f.end);
-  }
-  const points = [...changes].sort((a, b) => a - b);
+  const points = changePoints(data, deletes, from, upTo);
   const dataGroups = groups(data);
   const deleteGroups = groups(deletes);
   const out: PlannedSnapshot[] = [];
@@ -71,6 +66,16 @@ export function planSnapshots(
     });
   }
   return out;
+}
+
+/** The catalog snapshots in [from, upTo] that began or ended a file, ascending: the table's Iceberg snapshots. */
+export function changePoints(data: readonly FileVersion[], deletes: readonly FileVersion[], from: number, upTo: number): number[] {
+  const changes = new Set<number>();
+  for (const f of [...data, ...deletes]) {
+    if (f.begin >= from && f.begin <= upTo) changes.add(f.begin);
+    if (f.end !== null && f.end >= from && f.end <= upTo) changes.add(f.end);
+  }
+  return [...changes].sort((a, b) => a - b);
 }
 
 /** The files a manifest lists: the group's files still live after its cut. */

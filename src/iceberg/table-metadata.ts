@@ -1,0 +1,263 @@
+// A Strata table as an Iceberg v2 table at one snapshot: its metadata JSON, and the manifest lists and manifests
+// it names, written to the store under `iceberg/` when first asked for and reused after (docs/DESIGN.md §9).
+// Everything is read from one view at the snapshot asked for: its history up to there is immutable, so what is
+// written for it never needs rewriting.
+import { createHash } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import type { CatalogId, SnapshotId } from '../../keys/ids.js';
+import type { ColumnStats } from '../../keys/file-column-stats.js';
+import { StrataError } from '../errors.js';
+import type { ReadView } from '../kv/read-view.js';
+import * as q from '../read/catalog-queries.js';
+import { fileVersions } from '../read/history.js';
+import { columnTree } from '../read/reader.js';
+import type { DataFileInfo } from '../read/records.js';
+import type { ObjectStore } from '../store/object-store.js';
+import { type ManifestEntry, type ManifestFile, manifestBytes, manifestListBytes } from './avro.js';
+import { bounds } from './bounds.js';
+import { changePoints, type FileVersion, type ManifestKey, manifestFiles, type PlannedSnapshot, planSnapshots } from './table-snapshots.js';
+import { type IcebergSchema, type IcebergType, icebergSchema, lastColumnId } from './types.js';
+
+/** Where Iceberg's files go: a prefix of their own, never under the data path (orphan reclamation's). */
+export const ICEBERG_PREFIX = 'iceberg/';
+
+export interface TableMetadata {
+  'format-version': 2;
+  'table-uuid': string;
+  location: string;
+  'last-sequence-number': number;
+  'last-updated-ms': number;
+  'last-column-id': number;
+  'current-schema-id': number;
+  schemas: IcebergSchema[];
+  'default-spec-id': 0;
+  'partition-specs': [{ 'spec-id': 0; fields: [] }];
+  'last-partition-id': 999;
+  'default-sort-order-id': 0;
+  'sort-orders': [{ 'order-id': 0; fields: [] }];
+  properties: Record<string, string>;
+  'current-snapshot-id'?: number;
+  snapshots: IcebergSnapshot[];
+  'snapshot-log': { 'snapshot-id': number; 'timestamp-ms': number }[];
+  'metadata-log': [];
+  refs: Record<string, { 'snapshot-id': number; type: 'branch' | 'tag' }>;
+}
+
+export interface IcebergSnapshot {
+  'snapshot-id': number;
+  'parent-snapshot-id'?: number;
+  'sequence-number': number;
+  'timestamp-ms': number;
+  'manifest-list': string;
+  summary: Record<string, string>;
+  'schema-id': number;
+}
+
+export interface IcebergTable {
+  metadataLocation: string;
+  metadata: TableMetadata;
+}
+
+/** What a table at a snapshot is read through: the view, the store its files are in and Iceberg's go to. */
+export interface IcebergSource {
+  view: ReadView;
+  store: ObjectStore;
+  dataPath: string;
+}
+
+/** The table `tableId` (named `name` for messages) at snapshot `at`, as Iceberg metadata written to the store. */
+export async function icebergTable(src: IcebergSource, name: string, tableId: CatalogId, at: SnapshotId): Promise<IcebergTable> {
+  const { view, store } = src;
+  const table = (await q.tableAt(view, at, tableId))!;
+  const retainFrom = (await q.retainFrom(view)).snapshot;
+  const from = Math.max(retainFrom, (await q.tableCreation(view, tableId)) ?? 0) as SnapshotId;
+  const { data, deletes } = await fileVersions(view, tableId, 1 as SnapshotId, at);
+  if (deletes.length > 0) {
+    throw new StrataError('INVALID_ARGUMENT', `table ${name} has delete files, which Strata does not serve to Iceberg engines yet; compact the table (catalog.sql('CALL compact(…)')) to serve it`);
+  }
+  const files = asVersions(data);
+  const facts = new Map<number, { time: number; maintenance: boolean }>();
+  for (const p of changePoints(files, [], from, at)) {
+    const row = (await q.snapshotRow(view, p as SnapshotId))!;
+    facts.set(p, { time: row.time, maintenance: (await q.snapshotChanges(view, p as SnapshotId))?.maintenance === true });
+  }
+  const planned = planSnapshots(files, [], from, at, (id) => facts.get(id)!);
+  const versions = await q.columnsOf(view, tableId, undefined);
+
+  // One schema per state the table's columns went through, named by the catalog's schema version there.
+  const schemas = new Map<number, IcebergSchema>();
+  const schemaAt = async (s: SnapshotId): Promise<IcebergSchema> => {
+    const visible = versions.filter((v) => v.begin <= s && (v.row.end === null || s < v.row.end));
+    const changed = Math.max(...versions.flatMap((v) => [v.begin, ...(v.row.end !== null && v.row.end <= s ? [v.row.end] : [])]).filter((b) => b <= s));
+    const id = (await q.snapshotRow(view, changed as SnapshotId))!.schemaVersion;
+    const known = schemas.get(id);
+    if (known !== undefined) return known;
+    const schema = icebergSchema(name, id, columnTree(visible, null));
+    schemas.set(id, schema);
+    return schema;
+  };
+  const current = await schemaAt(at);
+
+  const base = objectsPrefix(store, table.row.uuid);
+  const url = (key: string) => fileUri(store.url(key));
+  const stats = await q.fileColumnStats(view, tableId, data.map((f) => ({ id: f.id, begin: f.beginSnapshot })));
+  const byId = new Map(data.map((f) => [f.id as number, f]));
+  const types = new Map<number, IcebergType>();
+  for (const s of [...schemas.values()]) collectTypes(s.fields, types);
+
+  const snapshots: IcebergSnapshot[] = [];
+  for (const p of planned) {
+    const schema = await schemaAt(p.id as SnapshotId);
+    collectTypes(schema.fields, types);
+    const listed: ManifestFile[] = [];
+    for (const key of p.manifests) {
+      const listedFiles = manifestFiles(files, key).map((f) => byId.get(f.id)!);
+      listed.push(await manifest(store, `${base}manifests/${key.content}-${key.group}-${key.cut}.avro`, schema, key, listedFiles, (f) => entryOf(f, key, src, stats.get(f.id) ?? [], types)));
+    }
+    const listKey = `${base}lists/snap-${p.id}.avro`;
+    await putOnce(store, listKey, () => manifestListBytes(p.id, p.parent, p.id, listed));
+    snapshots.push(snapshotOf(p, facts.get(p.id)!.time, url(listKey), schema['schema-id']));
+  }
+
+  const head = snapshots.at(-1);
+  const refs: TableMetadata['refs'] = head === undefined ? {} : { main: { 'snapshot-id': head['snapshot-id'], type: 'branch' } };
+  for await (const t of q.tags(view)) {
+    const own = [...snapshots].reverse().find((s) => s['snapshot-id'] <= t.snapshot);
+    if (t.snapshot <= at && own !== undefined) refs[t.name] = { 'snapshot-id': own['snapshot-id'], type: 'tag' };
+  }
+  const metadata: TableMetadata = {
+    'format-version': 2,
+    'table-uuid': table.row.uuid,
+    location: url(`${src.dataPath}${table.row.name}`),
+    'last-sequence-number': head?.['sequence-number'] ?? 0,
+    'last-updated-ms': head?.['timestamp-ms'] ?? (await q.snapshotRow(view, at))!.time,
+    'last-column-id': Math.max(lastColumnId(columnTree(versions, null)), ...versions.map((v) => v.id as number)),
+    'current-schema-id': current['schema-id'],
+    schemas: [...schemas.values()].sort((a, b) => a['schema-id'] - b['schema-id']),
+    'default-spec-id': 0,
+    'partition-specs': [{ 'spec-id': 0, fields: [] }],
+    'last-partition-id': 999,
+    'default-sort-order-id': 0,
+    'sort-orders': [{ 'order-id': 0, fields: [] }],
+    properties: {},
+    ...(head === undefined ? {} : { 'current-snapshot-id': head['snapshot-id'] }),
+    snapshots,
+    'snapshot-log': snapshots.map((s) => ({ 'snapshot-id': s['snapshot-id'], 'timestamp-ms': s['timestamp-ms'] })),
+    'metadata-log': [],
+    refs,
+  };
+  const text = JSON.stringify(metadata);
+  const metadataKey = `${base}metadata/${at}-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.metadata.json`;
+  await putOnce(store, metadataKey, async () => new TextEncoder().encode(text));
+  return { metadataLocation: url(metadataKey), metadata };
+}
+
+/** A prefix per table and per place the store is: manifests hold full URIs, which change if the lake moves. */
+function objectsPrefix(store: ObjectStore, uuid: string): string {
+  const where = createHash('sha256').update(store.url('iceberg')).digest('hex').slice(0, 12);
+  return `${ICEBERG_PREFIX}${where}/${uuid}/`;
+}
+
+/** A location as a URI with its scheme: a directory store's are paths. */
+function fileUri(location: string): string {
+  return location.startsWith('/') ? pathToFileURL(location).href : location;
+}
+
+function asVersions(data: readonly DataFileInfo[]): FileVersion[] {
+  return data.map((f) => ({ id: f.id, records: f.recordCount, size: f.fileSizeBytes, begin: f.beginSnapshot, end: f.endSnapshot }));
+}
+
+function collectTypes(fields: IcebergSchema['fields'], out: Map<number, IcebergType>): void {
+  for (const f of fields) {
+    out.set(f.id, f.type);
+    if (typeof f.type === 'object' && f.type.type === 'struct') collectTypes(f.type.fields, out);
+  }
+}
+
+function entryOf(f: DataFileInfo, key: ManifestKey, src: IcebergSource, stats: readonly ColumnStats[], types: Map<number, IcebergType>): ManifestEntry {
+  const lower: { key: number; value: Buffer }[] = [];
+  const upper: { key: number; value: Buffer }[] = [];
+  for (const c of stats) {
+    const type = types.get(c.columnId);
+    const b = typeof type === 'string' ? bounds(type, c) : undefined;
+    if (b !== undefined) {
+      lower.push({ key: c.columnId, value: Buffer.from(b.lower) });
+      upper.push({ key: c.columnId, value: Buffer.from(b.upper) });
+    }
+  }
+  const counts = (of: (c: ColumnStats) => number | null) => {
+    const out = stats.flatMap((c) => (of(c) === null ? [] : [{ key: c.columnId as number, value: of(c)! }]));
+    return out.length === 0 ? null : out;
+  };
+  return {
+    status: key.cut === 0 ? 1 : 0,
+    snapshot_id: f.beginSnapshot,
+    sequence_number: f.beginSnapshot,
+    file_sequence_number: f.beginSnapshot,
+    data_file: {
+      content: 0,
+      file_path: fileUri(src.store.url(`${src.dataPath}${f.path}`)),
+      file_format: 'parquet',
+      partition: {},
+      record_count: f.recordCount,
+      file_size_in_bytes: f.fileSizeBytes,
+      column_sizes: null,
+      value_counts: counts((c) => c.valueCount),
+      null_value_counts: counts((c) => c.nullCount),
+      nan_value_counts: null,
+      lower_bounds: lower.length === 0 ? null : lower,
+      upper_bounds: upper.length === 0 ? null : upper,
+      sort_order_id: null,
+      referenced_data_file: null,
+    },
+  };
+}
+
+async function manifest<F extends DataFileInfo>(
+  store: ObjectStore,
+  key: string,
+  schema: IcebergSchema,
+  m: ManifestKey,
+  files: readonly F[],
+  entry: (f: F) => ManifestEntry,
+): Promise<ManifestFile> {
+  const bytes = await putOnce(store, key, () => manifestBytes(schema, m.content, files.map(entry)));
+  const rows = files.reduce((n, f) => n + f.recordCount, 0);
+  const added = m.cut === 0;
+  return {
+    manifest_path: fileUri(store.url(key)),
+    manifest_length: bytes,
+    partition_spec_id: 0,
+    content: m.content === 'data' ? 0 : 1,
+    sequence_number: added ? m.group : m.cut,
+    min_sequence_number: m.group,
+    added_snapshot_id: added ? m.group : m.cut,
+    added_files_count: added ? files.length : 0,
+    existing_files_count: added ? 0 : files.length,
+    deleted_files_count: 0,
+    added_rows_count: added ? rows : 0,
+    existing_rows_count: added ? 0 : rows,
+    deleted_rows_count: 0,
+  };
+}
+
+/** Writes the object unless it exists; its size either way. Every object here is named for what it holds. */
+async function putOnce(store: ObjectStore, key: string, bytes: () => Promise<Uint8Array>): Promise<number> {
+  const there = await store.info(key);
+  if (there !== undefined) return there.size;
+  const b = await bytes();
+  await store.putIfAbsent(key, b);
+  return b.length;
+}
+
+function snapshotOf(p: PlannedSnapshot, time: number, manifestList: string, schemaId: number): IcebergSnapshot {
+  return {
+    'snapshot-id': p.id,
+    ...(p.parent === null ? {} : { 'parent-snapshot-id': p.parent }),
+    'sequence-number': p.id,
+    'timestamp-ms': time,
+    'manifest-list': manifestList,
+    summary: { operation: p.operation, ...p.summary },
+    'schema-id': schemaId,
+  };
+}

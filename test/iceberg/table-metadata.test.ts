@@ -1,0 +1,90 @@
+// A Strata table read as an Iceberg table by a reader nobody here wrote (icebird: metadata, Avro manifests and
+// Parquet by field id), at the newest snapshot and an older one, against catalog.sql at the same snapshots; and
+// every Avro file written decoded by Debian's avrocat.
+import { execFileSync } from 'node:child_process';
+import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { icebergRead } from 'icebird';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectCode, openCatalog } from '../helpers.js';
+
+/** icebird fetches: this answers file:// URLs (whole, HEAD, or a byte range) as an object store would over HTTP. */
+const httpFetch = globalThis.fetch;
+beforeAll(() => {
+  globalThis.fetch = (async (input: string | URL | Request, init?: RequestInit) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (!url.startsWith('file://')) return httpFetch(input, init);
+    const file = fileURLToPath(url);
+    const size = (await stat(file)).size;
+    if (init?.method === 'HEAD') return new Response(null, { status: 200, headers: { 'content-length': String(size) } });
+    const range = /bytes=(\d+)-(\d*)/.exec(new Headers(init?.headers).get('range') ?? '');
+    if (range === null) return new Response(await readFile(file), { status: 200 });
+    const start = Number(range[1]);
+    const end = range[2] === '' ? size - 1 : Math.min(Number(range[2]), size - 1);
+    const h = await open(file);
+    try {
+      const b = Buffer.alloc(end - start + 1);
+      await h.read(b, 0, b.length, start);
+      return new Response(b, { status: 206, headers: { 'content-length': String(b.length) } });
+    } finally {
+      await h.close();
+    }
+  }) as typeof fetch;
+});
+afterAll(() => {
+  globalThis.fetch = httpFetch;
+});
+
+/**
+ * Rows as plain values sorted by id, to compare icebird's with catalog.sql's: icebird gives a BIGINT as a bigint,
+ * a DATE as a Date at midnight UTC and a column a file lacks as undefined; catalog.sql a number, DuckDB's text
+ * and null.
+ */
+const plainValue = (v: unknown) => (typeof v === 'bigint' ? Number(v) : v instanceof Date ? v.toISOString().slice(0, 10) : v === undefined ? null : v);
+const plain = (rows: Record<string, unknown>[]) =>
+  rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, plainValue(v)]))).sort((a, b) => Number(a.id) - Number(b.id));
+
+async function avroFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) if (e.isFile() && e.name.endsWith('.avro')) out.push(join(e.parentPath, e.name));
+  return out;
+}
+
+describe('a Strata table as an Iceberg table', () => {
+  it('reads in icebird as catalog.sql answers, at the head and at an older snapshot', async () => {
+    const c = await openCatalog();
+    await c.sql('CREATE TABLE t (id BIGINT NOT NULL, name VARCHAR, score DOUBLE, day DATE)');
+    await c.sql(`INSERT INTO t VALUES (1, 'a', 1.5, DATE '2024-01-01'), (2, 'b', NULL, DATE '2024-01-02')`);
+    const first = (await c.sql('SELECT 1 FROM t')).snapshot!;
+    await c.sql(`INSERT INTO t VALUES (3, 'c', 3.5, DATE '2024-02-01')`);
+    await c.sql('ALTER TABLE t ADD COLUMN extra INTEGER');
+    await c.sql(`INSERT INTO t VALUES (4, 'd', 4.5, DATE '2024-03-01', 7)`);
+
+    const head = await c.iceberg('main', 't');
+    expect(head.metadata['current-snapshot-id']).toBe((await c.sql('SELECT 1 FROM t')).snapshot);
+    expect(head.metadata.snapshots.map((s) => s.summary.operation)).toEqual(['append', 'append', 'append']);
+    const read = await icebergRead({ tableUrl: head.metadata.location, metadata: head.metadata as never });
+    expect(plain(read)).toEqual(plain((await c.sql('SELECT * FROM t')).rows));
+
+    const old = await c.iceberg('main', 't', { snapshot: first });
+    expect(old.metadata['current-snapshot-id']).toBe(first);
+    expect(old.metadata.schemas.map((s) => s.fields.map((f) => f.name))).toEqual([['id', 'name', 'score', 'day']]);
+    const oldRows = await icebergRead({ tableUrl: old.metadata.location, metadata: old.metadata as never });
+    expect(plain(oldRows)).toEqual(plain((await c.sql(`SELECT * FROM t AT (VERSION => ${first})`)).rows));
+
+    const metadataFile = fileURLToPath(head.metadataLocation);
+    expect(JSON.parse(await readFile(metadataFile, 'utf8'))).toEqual(head.metadata);
+    const files = await avroFiles(metadataFile.slice(0, metadataFile.indexOf('/iceberg/') + '/iceberg/'.length));
+    expect(files.length).toBeGreaterThanOrEqual(6);
+    for (const f of files) expect(() => execFileSync('avrocat', [f], { stdio: 'pipe' }), f).not.toThrow();
+  });
+
+  it('refuses a table with a column Iceberg has no type for, naming it', async () => {
+    const c = await openCatalog();
+    await c.sql('CREATE TABLE u (id BIGINT, n UINTEGER)');
+    await c.sql('INSERT INTO u VALUES (1, 2)');
+    await expectCode(c.iceberg('main', 'u'), 'INVALID_ARGUMENT', /its column n is uint32/);
+    await expectCode(c.iceberg('main', 'nope'), 'NOT_FOUND');
+  });
+});
