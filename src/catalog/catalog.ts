@@ -222,7 +222,7 @@ export class Catalog {
     const reader = await this.engine.reader(selector);
     try {
       const info = await reader.table(schema, table);
-      const src = { store: this.engine.store, dataPath: this.dataPath };
+      const src = { store: this.engine.store, dataPath: this.dataPath, deletes: this.plane };
       return await this.engine.view((view) => icebergTable({ ...src, view }, `${quote(schema)}.${quote(table)}`, info.id, reader.snapshot.id));
     } finally {
       await reader.close();

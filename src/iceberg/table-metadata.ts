@@ -6,16 +6,15 @@ import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import type { CatalogId, SnapshotId } from '../../keys/ids.js';
 import type { ColumnStats } from '../../keys/file-column-stats.js';
-import { StrataError } from '../errors.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
 import { fileVersions } from '../read/history.js';
 import { columnTree } from '../read/reader.js';
-import type { DataFileInfo } from '../read/records.js';
+import type { DataFileInfo, DeleteFileInfo } from '../read/records.js';
 import type { ObjectStore } from '../store/object-store.js';
-import { type ManifestEntry, type ManifestFile, manifestBytes, manifestListBytes } from './avro.js';
+import { type EntryStatus, type ManifestEntry, type ManifestFile, manifestBytes, manifestListBytes } from './avro.js';
 import { bounds } from './bounds.js';
-import { changePoints, type FileVersion, type ManifestKey, manifestFiles, type PlannedSnapshot, planSnapshots } from './table-snapshots.js';
+import { changePoints, type ManifestKey, manifestFiles, type PlannedSnapshot, planSnapshots } from './table-snapshots.js';
 import { type IcebergSchema, type IcebergType, icebergSchema, lastColumnId } from './types.js';
 
 /** Where Iceberg's files go: a prefix of their own, never under the data path (orphan reclamation's). */
@@ -58,11 +57,17 @@ export interface IcebergTable {
   metadata: TableMetadata;
 }
 
+/** Makes Iceberg's copy of a delete file (the SQL layer's position-deletes.ts): its bytes. */
+export interface PositionDeleteCopies {
+  positionDeleteCopy(deletes: DeleteFileInfo, data: DataFileInfo, dataLocation: string): Promise<Uint8Array>;
+}
+
 /** What a table at a snapshot is read through: the view, the store its files are in and Iceberg's go to. */
 export interface IcebergSource {
   view: ReadView;
   store: ObjectStore;
   dataPath: string;
+  deletes: PositionDeleteCopies;
 }
 
 /** The table `tableId` (named `name` for messages) at snapshot `at`, as Iceberg metadata written to the store. */
@@ -72,21 +77,19 @@ export async function icebergTable(src: IcebergSource, name: string, tableId: Ca
   const retainFrom = (await q.retainFrom(view)).snapshot;
   const from = Math.max(retainFrom, (await q.tableCreation(view, tableId)) ?? 0) as SnapshotId;
   const { data, deletes } = await fileVersions(view, tableId, 1 as SnapshotId, at);
-  if (deletes.length > 0) {
-    throw new StrataError('INVALID_ARGUMENT', `table ${name} has delete files, which Strata does not serve to Iceberg engines yet; compact the table (catalog.sql('CALL compact(…)')) to serve it`);
-  }
-  const files = asVersions(data);
+  const dataVersions = data.map((f) => ({ id: f.id, records: f.recordCount, size: f.fileSizeBytes, begin: f.beginSnapshot, end: f.endSnapshot }));
+  const deleteVersions = deletes.map((f) => ({ id: f.id, records: f.deleteCount, size: f.fileSizeBytes, begin: f.beginSnapshot, end: f.endSnapshot }));
   const facts = new Map<number, { time: number; maintenance: boolean }>();
-  for (const p of changePoints(files, [], from, at)) {
+  for (const p of changePoints(dataVersions, deleteVersions, from, at)) {
     const row = (await q.snapshotRow(view, p as SnapshotId))!;
     facts.set(p, { time: row.time, maintenance: (await q.snapshotChanges(view, p as SnapshotId))?.maintenance === true });
   }
-  const planned = planSnapshots(files, [], from, at, (id) => facts.get(id)!);
+  const planned = planSnapshots(dataVersions, deleteVersions, from, at, (id) => facts.get(id)!);
   const versions = await q.columnsOf(view, tableId, undefined);
 
   // One schema per state the table's columns went through, named by the catalog's schema version there.
   const schemas = new Map<number, IcebergSchema>();
-  const schemaAt = async (s: SnapshotId): Promise<IcebergSchema> => {
+  const schemaAt = async (s: number): Promise<IcebergSchema> => {
     const visible = versions.filter((v) => v.begin <= s && (v.row.end === null || s < v.row.end));
     const changed = Math.max(...versions.flatMap((v) => [v.begin, ...(v.row.end !== null && v.row.end <= s ? [v.row.end] : [])]).filter((b) => b <= s));
     const id = (await q.snapshotRow(view, changed as SnapshotId))!.schemaVersion;
@@ -100,23 +103,46 @@ export async function icebergTable(src: IcebergSource, name: string, tableId: Ca
 
   const base = objectsPrefix(store, table.row.uuid);
   const url = (key: string) => fileUri(store.url(key));
+  const dataUrl = (f: DataFileInfo) => url(`${src.dataPath}${f.path}`);
   const stats = await q.fileColumnStats(view, tableId, data.map((f) => ({ id: f.id, begin: f.beginSnapshot })));
-  const byId = new Map(data.map((f) => [f.id as number, f]));
-  const types = new Map<number, IcebergType>();
-  for (const s of [...schemas.values()]) collectTypes(s.fields, types);
+  const dataById = new Map(data.map((f) => [f.id as number, f]));
+  const deleteById = new Map(deletes.map((f) => [f.id as number, f]));
+
+  /** A manifest's entries: what it holds is fixed by its key, so it is made with the schema of the snapshot that fixed it. */
+  const members = (key: ManifestKey) => manifestFiles(key.content === 'data' ? dataVersions : deleteVersions, key);
+  const entries = async (key: ManifestKey, schema: IcebergSchema): Promise<ManifestEntry[]> => {
+    const status = key.cut === 0 ? 1 : 0;
+    if (key.content === 'data') {
+      const types = fieldTypes(schema.fields);
+      return members(key).map((v) => {
+        const f = dataById.get(v.id)!;
+        return dataEntry(f, status, dataUrl(f), stats.get(f.id) ?? [], types);
+      });
+    }
+    const out: ManifestEntry[] = [];
+    for (const v of members(key)) {
+      const d = deleteById.get(v.id)!;
+      const target = dataById.get(d.dataFileId)!;
+      const copyKey = `${base}deletes/${d.id}.parquet`;
+      const size = await putOnce(store, copyKey, () => src.deletes.positionDeleteCopy(d, target, dataUrl(target)));
+      out.push(deleteEntry(d, status, url(copyKey), size, dataUrl(target)));
+    }
+    return out;
+  };
 
   const snapshots: IcebergSnapshot[] = [];
   for (const p of planned) {
-    const schema = await schemaAt(p.id as SnapshotId);
-    collectTypes(schema.fields, types);
     const listed: ManifestFile[] = [];
     for (const key of p.manifests) {
-      const listedFiles = manifestFiles(files, key).map((f) => byId.get(f.id)!);
-      listed.push(await manifest(store, `${base}manifests/${key.content}-${key.group}-${key.cut}.avro`, schema, key, listedFiles, (f) => entryOf(f, key, src, stats.get(f.id) ?? [], types)));
+      const schema = await schemaAt(Math.max(key.group, key.cut));
+      const manifestKey = `${base}manifests/${key.content}-${key.group}-${key.cut}.avro`;
+      const length = await putOnce(store, manifestKey, async () => manifestBytes(schema, key.content, await entries(key, schema)));
+      const files = members(key);
+      listed.push(manifestFile(url(manifestKey), length, key, files.length, files.reduce((n, f) => n + f.records, 0)));
     }
     const listKey = `${base}lists/snap-${p.id}.avro`;
     await putOnce(store, listKey, () => manifestListBytes(p.id, p.parent, p.id, listed));
-    snapshots.push(snapshotOf(p, facts.get(p.id)!.time, url(listKey), schema['schema-id']));
+    snapshots.push(snapshotOf(p, facts.get(p.id)!.time, url(listKey), (await schemaAt(p.id))['schema-id']));
   }
 
   const head = snapshots.at(-1);
@@ -163,18 +189,21 @@ function fileUri(location: string): string {
   return location.startsWith('/') ? pathToFileURL(location).href : location;
 }
 
-function asVersions(data: readonly DataFileInfo[]): FileVersion[] {
-  return data.map((f) => ({ id: f.id, records: f.recordCount, size: f.fileSizeBytes, begin: f.beginSnapshot, end: f.endSnapshot }));
-}
-
-function collectTypes(fields: IcebergSchema['fields'], out: Map<number, IcebergType>): void {
+/** Each field's Iceberg type by id, nested fields' too: what a bound is made in. */
+function fieldTypes(fields: IcebergSchema['fields'], out = new Map<number, IcebergType>()): Map<number, IcebergType> {
   for (const f of fields) {
     out.set(f.id, f.type);
-    if (typeof f.type === 'object' && f.type.type === 'struct') collectTypes(f.type.fields, out);
+    if (typeof f.type === 'object' && f.type.type === 'struct') fieldTypes(f.type.fields, out);
   }
+  return out;
 }
 
-function entryOf(f: DataFileInfo, key: ManifestKey, src: IcebergSource, stats: readonly ColumnStats[], types: Map<number, IcebergType>): ManifestEntry {
+const idCounts = (stats: readonly ColumnStats[], of: (c: ColumnStats) => number | null) => {
+  const out = stats.flatMap((c) => (of(c) === null ? [] : [{ key: c.columnId as number, value: of(c)! }]));
+  return out.length === 0 ? null : out;
+};
+
+function dataEntry(f: DataFileInfo, status: EntryStatus, location: string, stats: readonly ColumnStats[], types: Map<number, IcebergType>): ManifestEntry {
   const lower: { key: number; value: Buffer }[] = [];
   const upper: { key: number; value: Buffer }[] = [];
   for (const c of stats) {
@@ -185,55 +214,57 @@ function entryOf(f: DataFileInfo, key: ManifestKey, src: IcebergSource, stats: r
       upper.push({ key: c.columnId, value: Buffer.from(b.upper) });
     }
   }
-  const counts = (of: (c: ColumnStats) => number | null) => {
-    const out = stats.flatMap((c) => (of(c) === null ? [] : [{ key: c.columnId as number, value: of(c)! }]));
-    return out.length === 0 ? null : out;
-  };
   return {
-    status: key.cut === 0 ? 1 : 0,
-    snapshot_id: f.beginSnapshot,
-    sequence_number: f.beginSnapshot,
-    file_sequence_number: f.beginSnapshot,
+    ...sequence(status, f.beginSnapshot),
     data_file: {
+      ...NO_METRICS,
       content: 0,
-      file_path: fileUri(src.store.url(`${src.dataPath}${f.path}`)),
-      file_format: 'parquet',
-      partition: {},
+      file_path: location,
       record_count: f.recordCount,
       file_size_in_bytes: f.fileSizeBytes,
-      column_sizes: null,
-      value_counts: counts((c) => c.valueCount),
-      null_value_counts: counts((c) => c.nullCount),
-      nan_value_counts: null,
+      value_counts: idCounts(stats, (c) => c.valueCount),
+      null_value_counts: idCounts(stats, (c) => c.nullCount),
       lower_bounds: lower.length === 0 ? null : lower,
       upper_bounds: upper.length === 0 ? null : upper,
-      sort_order_id: null,
-      referenced_data_file: null,
     },
   };
 }
 
-async function manifest<F extends DataFileInfo>(
-  store: ObjectStore,
-  key: string,
-  schema: IcebergSchema,
-  m: ManifestKey,
-  files: readonly F[],
-  entry: (f: F) => ManifestEntry,
-): Promise<ManifestFile> {
-  const bytes = await putOnce(store, key, () => manifestBytes(schema, m.content, files.map(entry)));
-  const rows = files.reduce((n, f) => n + f.recordCount, 0);
+function deleteEntry(d: DeleteFileInfo, status: EntryStatus, location: string, size: number, dataLocation: string): ManifestEntry {
+  return {
+    ...sequence(status, d.beginSnapshot),
+    data_file: { ...NO_METRICS, content: 1, file_path: location, record_count: d.deleteCount, file_size_in_bytes: size, referenced_data_file: dataLocation },
+  };
+}
+
+const NO_METRICS = {
+  file_format: 'parquet',
+  partition: {},
+  column_sizes: null,
+  value_counts: null,
+  null_value_counts: null,
+  nan_value_counts: null,
+  lower_bounds: null,
+  upper_bounds: null,
+  sort_order_id: null,
+  referenced_data_file: null,
+} as const;
+
+/** An entry's snapshot and sequence numbers, written out (an existing entry must not inherit them). */
+const sequence = (status: EntryStatus, begin: number) => ({ status, snapshot_id: begin, sequence_number: begin, file_sequence_number: begin });
+
+function manifestFile(location: string, length: number, m: ManifestKey, files: number, rows: number): ManifestFile {
   const added = m.cut === 0;
   return {
-    manifest_path: fileUri(store.url(key)),
-    manifest_length: bytes,
+    manifest_path: location,
+    manifest_length: length,
     partition_spec_id: 0,
     content: m.content === 'data' ? 0 : 1,
     sequence_number: added ? m.group : m.cut,
     min_sequence_number: m.group,
     added_snapshot_id: added ? m.group : m.cut,
-    added_files_count: added ? files.length : 0,
-    existing_files_count: added ? 0 : files.length,
+    added_files_count: added ? files : 0,
+    existing_files_count: added ? 0 : files,
     deleted_files_count: 0,
     added_rows_count: added ? rows : 0,
     existing_rows_count: added ? 0 : rows,

@@ -6,6 +6,7 @@ import { options, positiveCount } from '../arguments.js';
 import type { NamedDeleteFile } from '../../keys/census.js';
 import type { CommitLayer } from '../commit/commit-engine.js';
 import type { ReadState, StateReads } from '../read/read-state.js';
+import type { DataFileInfo, DeleteFileInfo } from '../read/records.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import type { Transaction, TxnSql, TxSqlResult } from '../txn/transaction.js';
 import { compact, type CompactOptions, type CompactResult } from './compact.js';
@@ -15,6 +16,7 @@ import { Engine, type Session } from './engine.js';
 import { FieldIdChecks } from './file-columns.js';
 import { checkHostFiles, type HostFiles } from './host-files.js';
 import { load, type LoadOptions, type LoadResult } from './load.js';
+import { positionDeleteCopy } from './position-deletes.js';
 import { LocalFiles } from './local-files.js';
 import { RegistrationChecks } from './registration-checks.js';
 import { type ChangeBound, rowChangeBatches, rowChanges, type RowChangesContext } from './row-changes.js';
@@ -176,6 +178,11 @@ export class DataPlane implements TxnSql {
 
   load(schema: string, table: string, source: string, opts: LoadOptions | undefined): Promise<LoadResult> {
     return this.statement('load()', opts, (ctx) => load(ctx, schema, table, source, opts));
+  }
+
+  /** Iceberg's copy of a delete file: its positions with the data file's full location, by field id (position-deletes.ts). */
+  positionDeleteCopy(deletes: DeleteFileInfo, data: DataFileInfo, dataLocation: string): Promise<Uint8Array> {
+    return this.statement('iceberg()', undefined, (ctx) => positionDeleteCopy(ctx, deletes, data, dataLocation));
   }
 
   /** verify({ files }): the delete files whose positions do not fit their data files. */

@@ -61,9 +61,15 @@ describe('a Strata table as an Iceberg table', () => {
     await c.sql('ALTER TABLE t ADD COLUMN extra INTEGER');
     await c.sql(`INSERT INTO t VALUES (4, 'd', 4.5, DATE '2024-03-01', 7)`);
 
+    await c.sql('DELETE FROM t WHERE id = 2');
+    const deleted = (await c.sql('SELECT 1 FROM t')).snapshot!;
+    await c.createTag('after-delete', deleted);
+    await c.sql(`UPDATE t SET name = 'C' WHERE id = 3`);
+
     const head = await c.iceberg('main', 't');
     expect(head.metadata['current-snapshot-id']).toBe((await c.sql('SELECT 1 FROM t')).snapshot);
-    expect(head.metadata.snapshots.map((s) => s.summary.operation)).toEqual(['append', 'append', 'append']);
+    expect(head.metadata.snapshots.map((s) => s.summary.operation)).toEqual(['append', 'append', 'append', 'delete', 'overwrite']);
+    expect(head.metadata.refs).toEqual({ main: { 'snapshot-id': head.metadata['current-snapshot-id'], type: 'branch' }, 'after-delete': { 'snapshot-id': deleted, type: 'tag' } });
     const read = await icebergRead({ tableUrl: head.metadata.location, metadata: head.metadata as never });
     expect(plain(read)).toEqual(plain((await c.sql('SELECT * FROM t')).rows));
 
@@ -72,6 +78,11 @@ describe('a Strata table as an Iceberg table', () => {
     expect(old.metadata.schemas.map((s) => s.fields.map((f) => f.name))).toEqual([['id', 'name', 'score', 'day']]);
     const oldRows = await icebergRead({ tableUrl: old.metadata.location, metadata: old.metadata as never });
     expect(plain(oldRows)).toEqual(plain((await c.sql(`SELECT * FROM t AT (VERSION => ${first})`)).rows));
+
+    const tagged = await c.iceberg('main', 't', { tag: 'after-delete' });
+    const taggedRows = await icebergRead({ tableUrl: tagged.metadata.location, metadata: tagged.metadata as never });
+    expect(plain(taggedRows)).toEqual(plain((await c.sql(`SELECT * FROM t AT (VERSION => 'after-delete')`)).rows));
+    expect(plain(taggedRows).map((r) => r.id)).toEqual([1, 3, 4]);
 
     const metadataFile = fileURLToPath(head.metadataLocation);
     expect(JSON.parse(await readFile(metadataFile, 'utf8'))).toEqual(head.metadata);
