@@ -11,11 +11,15 @@ import { StrataError } from '../errors.js';
 import { KvStore } from '../kv/kv-store.js';
 import type { CommitLog } from '../log/commit-log.js';
 import type { LogEntry } from '../log/log-entry.js';
+import { CHECKPOINT_PREFIX } from '../log/checkpoint.js';
+import { COMPACTED_PREFIX } from '../log/compaction-marks.js';
+import { LOG_PREFIX } from '../log/object-log.js';
 import { type LogLayout, openLog } from '../log/open-log.js';
+import { SEGMENTS_DIR } from '../log/segment-file.js';
 import * as q from '../read/catalog-queries.js';
 import { DirectoryStore } from '../store/directory-store.js';
 import { assertValidObjectKey, type ObjectStore } from '../store/object-store.js';
-import { S3Store, type S3StoreOptions } from '../store/s3-store.js';
+import { PROBE_PREFIX, S3Store, type S3StoreOptions } from '../store/s3-store.js';
 import { DATA_PATH_OPTION, initEntry, KEYSPACE_LAYOUT } from './init-entry.js';
 import { IndexSync } from './index-sync.js';
 import { checkedClock, DEFAULT_MAX_CLOCK_SKEW_MS } from './catalog-clock.js';
@@ -154,11 +158,29 @@ export function openStore(opts: EngineOptions, random: () => number): { store: O
   throw new StrataError('INVALID_ARGUMENT', 'store must be { path }, { s3: { bucket, … } } or an ObjectStore instance');
 }
 
+/** Where Iceberg's metadata goes in a catalog's store (src/iceberg/), reserved here with the rest. */
+export const ICEBERG_PREFIX = 'iceberg/';
+
+/**
+ * What the catalog keeps in its store beside data files. Orphan reclamation deletes what lies under the data
+ * path and no row names, so a data path over any of these (or holding one) would take them for orphans.
+ */
+const CATALOG_PREFIXES = [LOG_PREFIX, CHECKPOINT_PREFIX, COMPACTED_PREFIX, `${SEGMENTS_DIR}/`, PROBE_PREFIX, ICEBERG_PREFIX];
+
 function normaliseDataPath(p: string | undefined): string {
   if (p === undefined) return 'data/';
   const trimmed = p.replace(/\/+$/, '');
   assertValidObjectKey(trimmed);
-  return `${trimmed}/`;
+  const dataPath = `${trimmed}/`;
+  const over = CATALOG_PREFIXES.filter((own) => own.startsWith(dataPath) || dataPath.startsWith(own));
+  if (over.length > 0) {
+    throw new StrataError(
+      'INVALID_ARGUMENT',
+      `dataPath ${dataPath} lies over ${over.join(', ')}, which the catalog keeps in its store: orphan reclamation would take them for orphans; ` +
+        'choose another data path (the default is data/)',
+    );
+  }
+  return dataPath;
 }
 
 export const ENGINE_OPTIONS: readonly (keyof EngineOptions)[] = [

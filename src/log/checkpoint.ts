@@ -12,7 +12,7 @@ import { type KvSeq, kvSeq } from '../../keys/ids.js';
 import { StrataError } from '../errors.js';
 import type { ObjectStore } from '../store/object-store.js';
 
-const PREFIX = 'checkpoints/';
+export const CHECKPOINT_PREFIX = 'checkpoints/';
 /** Bytes of keys and values per chunk: large enough for few requests, small enough to stream. */
 const CHUNK_BYTES = 4 << 20;
 
@@ -42,7 +42,7 @@ export interface StoredCheckpoint {
   lastModified: number;
 }
 
-const dir = (seq: KvSeq) => `${PREFIX}${String(seq).padStart(20, '0')}`;
+const dir = (seq: KvSeq) => `${CHECKPOINT_PREFIX}${String(seq).padStart(20, '0')}`;
 const chunkKey = (seq: KvSeq, n: number) => `${dir(seq)}/chunk-${String(n).padStart(6, '0')}`;
 const manifestKey = (seq: KvSeq) => `${dir(seq)}/manifest`;
 
@@ -117,7 +117,7 @@ export class Checkpoints {
   /** Every checkpoint in the store, oldest first. */
   async list(): Promise<StoredCheckpoint[]> {
     const bySeq = new Map<number, StoredCheckpoint>();
-    for await (const { key, lastModified } of this.store.list(PREFIX)) {
+    for await (const { key, lastModified } of this.store.list(CHECKPOINT_PREFIX)) {
       const m = /^checkpoints\/(\d{20})\/(.+)$/.exec(key);
       if (!m) continue;
       const seq = Number(m[1]);

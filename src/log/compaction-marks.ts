@@ -4,7 +4,7 @@
 import { type KvSeq, kvSeq } from '../../keys/ids.js';
 import type { ObjectStore } from '../store/object-store.js';
 
-const COMPACTED_PREFIX = 'compacted/';
+export const COMPACTED_PREFIX = 'compacted/';
 
 export async function compactedThrough(store: ObjectStore): Promise<KvSeq> {
   let through = 0;

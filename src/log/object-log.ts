@@ -9,7 +9,7 @@ import type { CommitLog } from './commit-log.js';
 import { compactedThrough, markCompacted } from './compaction-marks.js';
 import { decodeEntry, encodeEntry, type LogEntry } from './log-entry.js';
 
-const LOG_PREFIX = 'log/';
+export const LOG_PREFIX = 'log/';
 /** Entries log compaction stubs at once: one request each, so a long log goes in parallel batches. */
 const COMPACT_BATCH = 16;
 /**

@@ -75,7 +75,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const CLOCK_KEY = '_strata/clock';
 
 /** Where assertConditionalWrites writes its probe objects (and deletes them again). */
-const PROBE_PREFIX = '_strata/probe/';
+export const PROBE_PREFIX = '_strata/probe/';
 
 /** The userinfo of any URL in a text (`scheme://user:password@`), whoever put it there. */
 const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*(?:@[^\s/?#@]*)*@/gi;
