@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import type { CatalogId, SnapshotId } from '../../keys/ids.js';
 import type { ColumnStats } from '../../keys/file-column-stats.js';
+import { ICEBERG_PREFIX } from '../commit/open.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
 import { fileVersions } from '../read/history.js';
@@ -17,8 +18,6 @@ import { bounds } from './bounds.js';
 import { changePoints, type ManifestKey, manifestFiles, type PlannedSnapshot, planSnapshots } from './table-snapshots.js';
 import { type IcebergSchema, type IcebergType, icebergSchema, lastColumnId } from './types.js';
 
-/** Where Iceberg's files go: a prefix of their own, never under the data path (orphan reclamation's). */
-export const ICEBERG_PREFIX = 'iceberg/';
 
 export interface TableMetadata {
   'format-version': 2;
