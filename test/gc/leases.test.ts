@@ -65,7 +65,7 @@ describe('renewing a lease', () => {
     now = NOW + 1998;
     expect((await c.leases()).map((l) => l.expired)).toEqual([false]);
     now = NOW + 1999;
-    const err = await r.renew(1000).catch((e: unknown) => e as { message: string; snapshot?: number });
+    const err = (await r.renew(1000).catch((e: unknown) => e)) as { message: string; snapshot?: number };
     expect(isStrataError(err, 'OUT_OF_RETENTION')).toBe(true);
     expect(err.message).toBe(
       `lease ${id} expired at ${new Date(NOW + 1999).toISOString()}; GC may have acted on its snapshot since — open a new reader`,
@@ -79,7 +79,7 @@ describe('renewing a lease', () => {
     const kv = await KvStore.open(path.join(await tempDir(), 'index'));
     stores.push(kv);
     const view0 = await kv.readView();
-    const gone = await planRenew(view0, 'lease-1', NOW, 1000).catch((e: unknown) => e as { message: string; snapshot?: number });
+    const gone = (await planRenew(view0, 'lease-1', NOW, 1000).catch((e: unknown) => e)) as { message: string; snapshot?: number };
     await view0.close();
     expect(isStrataError(gone, 'OUT_OF_RETENTION')).toBe(true);
     expect(gone.message).toBe('lease lease-1 no longer exists; GC may have acted on its snapshot since — open a new reader');
