@@ -43,6 +43,12 @@ describe('checkLeaseOptions', () => {
     expect(refusal(() => checkLeaseOptions(undefined)).message).toBe(`${takes}undefined`);
   });
 
+  it('refuses an option it does not have, naming the ones it has', () => {
+    expect(refusal(() => checkLeaseOptions({ ttlms: 1000 } as never)).message).toBe(
+      'lease has no option "ttlms" (did you mean "ttlMs"?); its options are ttlMs, holder',
+    );
+  });
+
   it('refuses a holder that is empty or not a string', () => {
     expect(refusal(() => checkLeaseOptions({ ttlMs: 1, holder: '' })).message).toBe('lease holder must be a non-empty string, got ""');
     const err = refusal(() => checkLeaseOptions({ ttlMs: 1, holder: 7 } as never));

@@ -86,6 +86,9 @@ describe('planReclaim', () => {
     try {
       const plan = await planReclaim(view, store, 'data/', NOW, { graceMs: DAY, dryRun: true, orphans: true, minAgeMs: 1000 });
       expect(plan).toEqual({ due: [], waiting: ['waiting'], named: [], orphans: paths, sweepBefore: NOW - 1000 });
+      // Not asked for, orphans are not even looked for.
+      const without = await planReclaim(view, store, 'data/', NOW, { graceMs: DAY, dryRun: true, orphans: false, minAgeMs: 1000 });
+      expect(without).toEqual({ due: [], waiting: ['waiting'], named: [], orphans: [], sweepBefore: undefined });
     } finally {
       await view.close();
     }

@@ -32,6 +32,9 @@ describe('advanceRetainFrom refuses', () => {
       'advanceRetainFrom() takes { snapshot } or { olderThan }, not both',
     );
     expect((await refusal(c.advanceRetainFrom({} as never))).message).toBe('advanceRetainFrom takes { snapshot } or { olderThan }');
+    expect((await refusal(c.advanceRetainFrom({ Snapshot: 1 } as never))).message).toBe(
+      'advanceRetainFrom() has no option "Snapshot" (did you mean "snapshot"?); its options are snapshot, olderThan',
+    );
     for (const [n, got] of [[-1, '-1'], [1.5, '1.5'], ['2', '"2"']] as const) {
       expect((await refusal(c.advanceRetainFrom({ snapshot: n } as never))).message).toBe(`snapshot must be a snapshot id (an integer >= 0), got ${got}`);
     }
