@@ -3,7 +3,7 @@
 // changes row or the file's row. The conflict check must not read a row that is gone as "nothing changed":
 // that would commit a delete file over the other's (its deletes undone) or one for a file no longer there.
 import { describe, expect, it } from 'vitest';
-import { type Catalog, isStrataError, type Transaction } from '../../src/index.js';
+import { type Catalog, isStrataError, type StrataError, type Transaction } from '../../src/index.js';
 import { openCatalog } from '../helpers.js';
 
 const int = [{ name: 'i', type: 'int32' }];
@@ -46,8 +46,10 @@ async function deletes(c: Catalog): Promise<string[]> {
   return out;
 }
 
+/** CONFLICT naming `what`, and snapshot 2 (the commit it could not be checked against) as its snapshot. */
 function expectExcised(out: unknown, what: RegExp): void {
   expect(isStrataError(out, 'CONFLICT'), String(out)).toBe(true);
+  expect((out as StrataError).snapshot).toBe(2);
   expect((out as Error).message).toMatch(what);
   expect((out as Error).message).toMatch(/was excised while this transaction ran .*nothing was written — read the new state and run the transaction again$/);
 }
