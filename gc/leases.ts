@@ -30,7 +30,7 @@ const MAX_TTL_MS = 365 * 24 * 3600 * 1000;
 
 export function checkLeaseOptions(o: LeaseOptions | undefined): { ttlMs: number; holder: string | undefined } {
   const opts = options('lease', o, ['ttlMs', 'holder']);
-  if (typeof opts.ttlMs !== 'number' || !Number.isSafeInteger(opts.ttlMs) || opts.ttlMs < 1 || opts.ttlMs > MAX_TTL_MS) {
+  if (!Number.isSafeInteger(opts.ttlMs) || opts.ttlMs < 1 || opts.ttlMs > MAX_TTL_MS) {
     throw new StrataError('INVALID_ARGUMENT', `lease takes { ttlMs, holder? } with ttlMs a whole number of ms from 1 to ${MAX_TTL_MS} (a year), got ${shown(opts.ttlMs)}`);
   }
   if (opts.holder !== undefined && (typeof opts.holder !== 'string' || opts.holder === '')) {

@@ -31,7 +31,8 @@ export function isProtected(sorted: readonly number[], begin: number, end: numbe
     if (sorted[mid]! < begin) lo = mid + 1;
     else hi = mid;
   }
-  return lo < sorted.length && sorted[lo]! < end;
+  // Past the last protected snapshot there is none to keep the version.
+  return (sorted[lo] ?? Infinity) < end;
 }
 
 export type ScheduledFate = 'named' | 'due' | 'waiting';

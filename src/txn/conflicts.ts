@@ -138,12 +138,28 @@ const conflict = (other: SnapshotId, what: string) =>
   );
 
 /**
+ * History the check needs that excision removed while the transaction ran (retain-from moved past a commit
+ * since its base): what that commit did can no longer be read, so the transaction cannot be checked against
+ * it, and taking it for "nothing" would let a lost write through.
+ */
+const excised = (other: SnapshotId, what: string) =>
+  new StrataError(
+    'CONFLICT',
+    `${what} was excised while this transaction ran (retain-from moved past it), so this transaction cannot be checked against the commits since its base; ` +
+      'nothing was written — read the new state and run the transaction again',
+    { snapshot: other },
+  );
+
+/**
  * The first conflict between our transaction (built on `base`) and the commits in (base, head] of `view`,
  * or undefined when ours can be replayed on top of them.
  */
 export async function findConflict(view: ReadView, base: SnapshotId, head: SnapshotId, ours: OwnFootprint): Promise<StrataError | undefined> {
   for (let s = snapshotId(base + 1); s <= head; s = snapshotId(s + 1)) {
-    const theirs = theirFootprint((await q.snapshotChanges(view, s))?.changes ?? []);
+    // Every commit writes its changes row with its snapshot row; only excision deletes one.
+    const changes = await q.snapshotChanges(view, s);
+    if (changes === undefined) return excised(s, `what snapshot ${s} changed`);
+    const theirs = theirFootprint(changes.changes);
     const found = ruleConflict(s, ours, theirs) ?? (await fileConflict(view, s, ours, theirs));
     if (found) return found;
   }
@@ -248,9 +264,12 @@ async function fileConflict(view: ReadView, s: SnapshotId, ours: OwnFootprint, t
       // Stryker disable next-line ConditionalExpression: a shortcut; file ids are unique across tables, so another table's file is neither touched nor found here
       if (t !== tableId) continue;
       const file = await dataFile(view, tableId, fileId);
-      if (touched.has(fileId) || file?.row.end === s) {
-        const verb = ownCompacted.has(tableId) ? 'rewrites' : 'deletes from';
-        return conflict(s, `this transaction ${verb} data file ${fileId} of table ${tableId}, but another transaction ${file?.row.end === s ? 'removed it' : 'deleted from it'}`);
+      const verb = ownCompacted.has(tableId) ? 'rewrites' : 'deletes from';
+      // It was live at our base, and a version goes only when excision removes it, once it ended at or
+      // before retain-from: a commit since our base ended it, maybe not `s`.
+      if (file === undefined) return excised(s, `data file ${fileId} of table ${tableId}, which this transaction ${verb} and another transaction removed,`);
+      if (touched.has(fileId) || file.row.end === s) {
+        return conflict(s, `this transaction ${verb} data file ${fileId} of table ${tableId}, but another transaction ${file.row.end === s ? 'removed it' : 'deleted from it'}`);
       }
     }
   }

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { kvSeq } from '../../keys/ids.js';
-import { planCheckpointPrune } from '../../gc/checkpoints.js';
+import { checkPruneOptions, planCheckpointPrune } from '../../gc/checkpoints.js';
 import type { StoredCheckpoint } from '../../src/log/checkpoint.js';
 
 const NOW = 1_000_000;
@@ -25,7 +25,10 @@ describe('checkpoint pruning policy (property)', () => {
   it('deletes exactly the superseded-long-enough and the abandoned, never the newest `keep` complete ones', () => {
     fc.assert(
       fc.property(stored, fc.integer({ min: 1, max: 4 }), fc.nat(2_000), (cs, keep, minAgeMs) => {
-        const deleted = new Set(planCheckpointPrune(cs, NOW, { keep, minAgeMs, dryRun: false }).map((c) => c.seq));
+        const planned = planCheckpointPrune(cs, NOW, { keep, minAgeMs, dryRun: false }).map((c) => c.seq);
+        // Oldest first, complete or not, as the report lists them.
+        expect(planned).toEqual([...planned].sort((a, b) => a - b));
+        const deleted = new Set(planned);
         const complete = cs.filter((c) => c.complete);
         const old = (c: StoredCheckpoint) => NOW - c.lastModified >= minAgeMs;
         for (const c of cs) {
@@ -39,5 +42,12 @@ describe('checkpoint pruning policy (property)', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('checkPruneOptions', () => {
+  it('defaults to keeping 2, an hour, a real run; refuses an option it does not have, naming the ones it has', () => {
+    expect(checkPruneOptions(undefined)).toEqual({ keep: 2, minAgeMs: 3600 * 1000, dryRun: false });
+    expect(() => checkPruneOptions({ kep: 1 } as never)).toThrow('pruneCheckpoints() has no option "kep" (did you mean "keep"?); its options are keep, minAgeMs, dryRun');
   });
 });

@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { checkCompactOptions, planLogCompaction } from '../../gc/compact-log.js';
 import { isStrataError } from '../../src/index.js';
 import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
 import { kvSeq } from '../../keys/ids.js';
@@ -111,5 +112,21 @@ describe('log compaction', () => {
     const ro = await openCatalog({ dir: await tempDir(), store: { path: path.join(dir, 'store') }, readOnly: true });
     await expect(ro.compactLog()).rejects.toSatisfy((e) => isStrataError(e, 'READ_ONLY'));
     expect(await ro.compactLog({ dryRun: true })).toEqual({ dryRun: true, through: null, entries: 0 });
+  });
+});
+
+describe('what a compaction run plans', () => {
+  it('defaults to an hour and a real run; refuses an option it does not have, naming the ones it has', () => {
+    expect(checkCompactOptions(undefined)).toEqual({ minAgeMs: HOUR, dryRun: false });
+    expect(() => checkCompactOptions({ minAge: 0 } as never)).toThrow('compactLog() has no option "minAge" (did you mean "minAgeMs"?); its options are minAgeMs, dryRun');
+    expect(() => checkCompactOptions({ dryRun: 0 } as never)).toThrow('dryRun must be a boolean');
+    expect(() => checkCompactOptions({ minAgeMs: -1 })).toThrow('minAgeMs must be a whole number of ms >= 0, got -1');
+  });
+
+  it('takes a checkpoint from the millisecond it is minAgeMs old', () => {
+    const at = (lastModified: number) => [{ seq: kvSeq(10), complete: true, keys: [], lastModified }];
+    const opts = { minAgeMs: HOUR, dryRun: false };
+    expect(planLogCompaction(at(5 * HOUR - HOUR), kvSeq(1), 5 * HOUR, opts)).toEqual({ from: 2, through: 10 });
+    expect(planLogCompaction(at(5 * HOUR - HOUR + 1), kvSeq(1), 5 * HOUR, opts)).toBeUndefined();
   });
 });

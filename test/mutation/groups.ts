@@ -45,7 +45,7 @@ const VISIBILITY = 'keys/visibility.ts';
 export const GROUPS: Record<string, Group> = {
   conflicts: {
     mutate: () => ['src/txn/conflicts.ts'],
-    tests: ['test/txn/conflict-rules.test.ts', 'test/txn/conflict-check.test.ts', 'test/catalog/conflicts.test.ts'],
+    tests: ['test/txn/conflict-rules.test.ts', 'test/txn/conflict-check.test.ts', 'test/catalog/conflicts.test.ts', 'test/catalog/conflict-excision.test.ts'],
   },
   gc: {
     mutate: () => readdirSync(join(root, 'gc'))
