@@ -1,10 +1,15 @@
 // A segmented log's appends when the disk fails them: a write that fails, or a sync that reports an error
 // after the bytes were written, is cut back under the lock — the append fails STORE_UNAVAILABLE, no reader
-// ever gets the entry, and the next append takes that number. Faults are injected at node:fs (faulty-fs.ts),
-// which this file's worker alone patches.
+// ever gets the entry, and the next append takes that number. A new segment that cannot be made is no entry;
+// one linked whose directory did not sync may or may not survive a crash, and says so; a compaction that
+// fails leaves the segment as it was. And which syncs each mode makes. Faults are injected at node:fs
+// (faulty-fs.ts), which this file's worker alone patches.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { kvSeq } from '../../keys/ids.js';
 import { isStrataError } from '../../src/errors.js';
+import { SEGMENTS_DIR, segmentName } from '../../src/log/segment-file.js';
 import { SegmentLog } from '../../src/log/segment-log.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { injectFsFaults } from '../support/faulty-fs.js';
@@ -13,12 +18,33 @@ import { tempDir } from '../helpers.js';
 
 let failWrite = false;
 let failSync = false;
+let failDirSync = false;
+let syncs = 0;
+let dirSyncs = 0;
+const eio = (call: string) => Object.assign(new Error(`EIO: i/o error, ${call}`), { code: 'EIO' });
 injectFsFaults({
   beforeSegmentWrite: () => {
-    if (failWrite) throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
+    if (failWrite) throw eio('write');
   },
-  segmentSyncError: () => (failSync ? Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }) : undefined),
+  segmentSyncError: () => (failSync ? eio('fdatasync') : undefined),
+  afterSegmentSync: () => void syncs++,
+  segmentDirSyncError: () => {
+    dirSyncs++;
+    return failDirSync ? eio('fsync') : undefined;
+  },
 });
+
+const failure = async (p: Promise<unknown>) => {
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
+  failWrite = failSync = failDirSync = false;
+  expect(isStrataError(e, 'STORE_UNAVAILABLE'), String(e)).toBe(true);
+  return e as Error;
+};
+
+const segmentFiles = (root: string) => fs.readdirSync(path.join(root, SEGMENTS_DIR)).filter((f) => f !== 'LOCK').sort();
 
 
 describe('segment appends the disk fails', () => {
@@ -43,4 +69,88 @@ describe('segment appends the disk fails', () => {
       expect(await new SegmentLog(new DirectoryStore(root), root).head(kvSeq(0))).toBe(4);
     });
   }
+});
+
+describe('new segments and compaction the disk fails', () => {
+  it('a new segment that cannot be written is no entry: nothing of it is left, and the next append makes it', async () => {
+    const root = await tempDir();
+    const log = new SegmentLog(new DirectoryStore(root), root);
+    expect(await log.append(entry(1))).toBe(true);
+    failWrite = true;
+    const err = await failure(log.append(entry(2)));
+    expect(err.message).toBe(`log entry 2 was not written (a new segment ${segmentName(2)} could not be made) in ${log.description}: EIO: i/o error, write`);
+    expect(segmentFiles(root)).toEqual([segmentName(1)]);
+    expect(await new SegmentLog(new DirectoryStore(root), root).head(kvSeq(0))).toBe(1);
+    expect(await log.append(entry(2))).toBe(true);
+    expect(segmentFiles(root)).toEqual([segmentName(1), segmentName(2)]);
+  });
+
+  it('a new segment linked whose directory did not sync is there, and the commit is said to be in doubt', async () => {
+    const root = await tempDir();
+    const log = new SegmentLog(new DirectoryStore(root), root);
+    expect(await log.append(entry(1))).toBe(true);
+    failDirSync = true;
+    const err = await failure(log.append(entry(2)));
+    expect(err.message).toBe(
+      `log entry 2 was written to a new segment ${segmentName(2)} of ${log.description}, but its directory could not be synced ` +
+        '(EIO: i/o error, fsync), so the commit may or may not survive a crash; refresh() and look for it in snapshots() before running it again',
+    );
+    expect(err.cause).toBeInstanceOf(Error);
+    expect(segmentFiles(root)).toEqual([segmentName(1), segmentName(2)]);
+    expect((await new SegmentLog(new DirectoryStore(root), root).read(kvSeq(2)))!.seq).toBe(2);
+    expect(await log.append(entry(3))).toBe(true);
+  });
+
+  it('a compaction whose segment cannot be written leaves the segment as it was, and can be run again', async () => {
+    const root = await tempDir();
+    const log = new SegmentLog(new DirectoryStore(root), root);
+    for (let s = 1; s <= 4; s++) expect(await log.append(entry(s))).toBe(true);
+    failWrite = true;
+    const err = await failure(log.compact(kvSeq(3)));
+    expect(err.message).toBe(`segment ${segmentName(2)} could not be compacted in ${log.description}: EIO: i/o error, write`);
+    expect(segmentFiles(root)).toEqual([segmentName(1), segmentName(2)]);
+    const reader = new SegmentLog(new DirectoryStore(root), root);
+    expect((await reader.read(kvSeq(3)))!.kind).toBe('commit');
+    expect(await reader.compactedThrough()).toBe(0);
+    await log.compact(kvSeq(3));
+    expect((await reader.read(kvSeq(3)))!.kind).toBe('stub');
+    expect((await reader.read(kvSeq(4)))!.kind).toBe('commit');
+  });
+});
+
+describe('the syncs of each mode', () => {
+  /** Segment and directory syncs of appending entries 1–4 (the last with `overlap`) and compacting through 3. */
+  async function counted(sync: boolean): Promise<{ syncs: number; dirSyncs: number }[]> {
+    const root = await tempDir();
+    const log = new SegmentLog(new DirectoryStore(root, { sync }), root, { sync });
+    syncs = dirSyncs = 0;
+    const steps = [];
+    for (let s = 1; s <= 4; s++) {
+      expect(await log.append(entry(s), { overlap: s === 4 })).toBe(true);
+      steps.push({ syncs, dirSyncs });
+    }
+    await log.compact(kvSeq(3));
+    steps.push({ syncs, dirSyncs });
+    return steps;
+  }
+
+  it('durable: each append syncs its segment; a new one syncs the one before it, then its own file and the directory; compaction its file and the directory', async () => {
+    expect(await counted(true)).toEqual([
+      { syncs: 1, dirSyncs: 1 },
+      { syncs: 3, dirSyncs: 2 },
+      { syncs: 4, dirSyncs: 2 },
+      { syncs: 5, dirSyncs: 2 },
+      { syncs: 6, dirSyncs: 3 },
+    ]);
+  });
+
+  it('relaxed: appends sync nothing, but a new segment still syncs the one before it and its own file before it is linked, so a crash leaves no gap', async () => {
+    expect(await counted(false)).toEqual([
+      { syncs: 1, dirSyncs: 0 },
+      { syncs: 3, dirSyncs: 0 },
+      { syncs: 3, dirSyncs: 0 },
+      { syncs: 3, dirSyncs: 0 },
+      { syncs: 4, dirSyncs: 0 },
+    ]);
+  });
 });

@@ -116,6 +116,28 @@ describe('segment recovery', () => {
   });
 });
 
+describe('a segment writer that cannot reach its files', () => {
+  it('one that cannot take the lock, or read the tail under it, says the store is unavailable and what was not written', async () => {
+    const noDir = await tempDir();
+    fs.writeFileSync(path.join(noDir, SEGMENTS_DIR), 'not a directory');
+    const locked = open(noDir);
+    const unavailable = async (p: Promise<unknown>) => {
+      const e = await p.catch((x: unknown) => x);
+      expect(isStrataError(e, 'STORE_UNAVAILABLE'), String(e)).toBe(true);
+      return (e as Error).message;
+    };
+    expect(await unavailable(locked.append(entry(1)))).toBe(
+      `the log lock could not be taken in ${locked.description}: ${path.join(noDir, SEGMENTS_DIR)} exists and is not a directory; give a directory, or a path where one can be made`,
+    );
+    const root = await tempDir();
+    (await logOf(root, [40, 40])).close();
+    // A directory under the name of the newest segment: the tail cannot be opened for appending.
+    fs.mkdirSync(path.join(root, SEGMENTS_DIR, segmentName(3)));
+    const writer = open(root);
+    expect(await unavailable(writer.append(entry(3)))).toMatch(new RegExp(`^log entry 3 was not written in ${writer.description}: EISDIR: illegal operation on a directory`));
+  });
+});
+
 describe('segment compaction', () => {
   it('stubs only the entries it covers inside a segment that holds later ones too, and refuses an entry that is not there', async () => {
     const root = await tempDir();

@@ -13,6 +13,8 @@ export interface FsFaults {
   afterSegmentSync?: () => void;
   /** An error a segment's fdatasync reports instead of its own outcome (the bytes were written), or none. */
   segmentSyncError?: () => NodeJS.ErrnoException | undefined;
+  /** Asked at each fsync of the segment directory (a new segment linked in, a compacted one renamed): an error it reports instead, or none. */
+  segmentDirSyncError?: () => NodeJS.ErrnoException | undefined;
 }
 
 const SEGMENTS = `${path.sep}segments${path.sep}`;
@@ -20,16 +22,19 @@ const SEGMENTS = `${path.sep}segments${path.sep}`;
 export function injectFsFaults(faults: FsFaults): void {
   const fs = createRequire(import.meta.url)('node:fs') as typeof fsCjs;
   const segmentFds = new Set<number>();
-  const { openSync, closeSync, writeSync, fdatasync, fdatasyncSync } = fs;
+  const dirFds = new Set<number>();
+  const { openSync, closeSync, writeSync, fdatasync, fdatasyncSync, fsync } = fs;
   fs.openSync = ((file: fsCjs.PathLike, ...rest: unknown[]) => {
     const fd = (openSync as (...a: unknown[]) => number)(file, ...rest);
     const name = String(file);
     if (name.includes(SEGMENTS) && !name.endsWith(`${path.sep}LOCK`)) segmentFds.add(fd);
+    if (`${name}${path.sep}`.endsWith(SEGMENTS)) dirFds.add(fd);
     return fd;
   }) as typeof fs.openSync;
   // A closed descriptor's number is soon another file's.
   fs.closeSync = ((fd: number) => {
     segmentFds.delete(fd);
+    dirFds.delete(fd);
     closeSync(fd);
   }) as typeof fs.closeSync;
   fs.writeSync = ((fd: number, ...rest: unknown[]) => {
@@ -50,5 +55,7 @@ export function injectFsFaults(faults: FsFaults): void {
     if (injected !== undefined) throw injected;
     faults.afterSegmentSync?.();
   }) as typeof fs.fdatasyncSync;
+  fs.fsync = ((fd: number, callback: (e: NodeJS.ErrnoException | null) => void) =>
+    fsync(fd, (e) => callback((dirFds.has(fd) ? faults.segmentDirSyncError?.() : undefined) ?? e))) as typeof fs.fsync;
   syncBuiltinESMExports();
 }
