@@ -1,11 +1,13 @@
 // How the object log tells its end from a gap: the gap's message names the missing entry and the later one
-// that exists (the next one, or the first a thorough listing finds), and an object under log/ whose name is no
-// entry's — a stray file, a number past the safe integers — is neither an entry nor a gap.
+// that exists (the next one, or the first a thorough listing finds); an object under log/ whose name is no
+// entry's — a stray file, a number past the safe integers, one not padded — is neither an entry nor a gap; and
+// an entry written between two looks (so that the one after it is seen first) is no gap.
 import { describe, expect, it } from 'vitest';
 import { kvSeq } from '../../keys/ids.js';
 import { isStrataError } from '../../src/errors.js';
 import { logObjectKey, ObjectLog } from '../../src/log/object-log.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
+import { FaultyStore } from '../store/doubles/faulty-store.js';
 import { entry } from '../support/segments.js';
 import { tempDir } from '../helpers.js';
 
@@ -45,10 +47,40 @@ describe('ObjectLog: its end and its gaps', () => {
   });
 
   it('objects under log/ whose names are no entry\'s are not later entries', async () => {
-    for (const stray of ['log/zzz', 'log/99999999999999999999999']) {
+    // 'log/1' lists after every padded name of a log this short, though its number is below them.
+    for (const stray of ['log/zzz', 'log/99999999999999999999999', 'log/1']) {
       const { log, store } = await logWith([1, 2]);
       expect(await store.putIfAbsent(stray, new Uint8Array([1]))).toBe(true);
       expect(await readAll(log, true)).toEqual([1, 2]);
+    }
+  });
+
+  it('an entry written after a look found it missing, with the one after it, is read, not taken for a gap', async () => {
+    for (const look of ['head', 'readAfter'] as const) {
+      const { log: plain, store } = await logWith([1, 2]);
+      // The first look at entry 3 finds nothing; entries 3 and 4 are written before anything else is looked at.
+      let wrote!: () => void;
+      const written = new Promise<void>((resolve) => (wrote = resolve));
+      let looked = false;
+      const log = new ObjectLog(
+        new FaultyStore(store, {
+          beforeOperation: async (_n, op, key) => {
+            if (op === 'get' && key !== logObjectKey(kvSeq(3))) await written;
+          },
+          afterOperation: async (_n, op, key) => {
+            if (op !== 'get' || key !== logObjectKey(kvSeq(3)) || looked) return;
+            looked = true;
+            for (const s of [3, 4]) expect(await plain.append(entry(s))).toBe(true);
+            wrote();
+          },
+        }),
+      );
+      if (look === 'head') expect(await log.head(kvSeq(2))).toBe(4);
+      else {
+        const seen: number[] = [];
+        for await (const e of log.readAfter(kvSeq(2))) seen.push(e.seq);
+        expect(seen).toEqual([3, 4]);
+      }
     }
   });
 });
