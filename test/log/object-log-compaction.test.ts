@@ -75,6 +75,8 @@ describe('ObjectLog.compact', () => {
     const out = await log.compact(kvSeq(9)).catch((e: unknown) => e);
     expect(isStrataError(out, 'INVALID_ARGUMENT'), String(out)).toBe(true);
     expect((out as Error).message).toBe(`log entry 9 does not exist in ${log.description}, so the log cannot be compacted through it`);
+    // The log calls itself what its store is, and its layout what info() reports.
     expect(log.description).toMatch(/^directory .* \(fault-injecting\)$/);
+    expect(log.layout).toBe('objects');
   });
 });

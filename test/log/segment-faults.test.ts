@@ -72,18 +72,23 @@ describe('segment appends the disk fails', () => {
 });
 
 describe('new segments and compaction the disk fails', () => {
-  it('a new segment that cannot be written is no entry: nothing of it is left, and the next append makes it', async () => {
-    const root = await tempDir();
-    const log = new SegmentLog(new DirectoryStore(root), root);
-    expect(await log.append(entry(1))).toBe(true);
-    failWrite = true;
-    const err = await failure(log.append(entry(2)));
-    expect(err.message).toBe(`log entry 2 was not written (a new segment ${segmentName(2)} could not be made) in ${log.description}: EIO: i/o error, write`);
-    expect(segmentFiles(root)).toEqual([segmentName(1)]);
-    expect(await new SegmentLog(new DirectoryStore(root), root).head(kvSeq(0))).toBe(1);
-    expect(await log.append(entry(2))).toBe(true);
-    expect(segmentFiles(root)).toEqual([segmentName(1), segmentName(2)]);
-  });
+  for (const fault of ['write', 'sync'] as const) {
+    it(`a new segment whose ${fault === 'write' ? 'first record cannot be written' : 'predecessor cannot be synced'} is no entry: nothing of it is left, and the next append makes it`, async () => {
+      const root = await tempDir();
+      const log = new SegmentLog(new DirectoryStore(root), root);
+      expect(await log.append(entry(1))).toBe(true);
+      if (fault === 'write') failWrite = true;
+      else failSync = true;
+      const err = await failure(log.append(entry(2)));
+      expect(err.message).toBe(
+        `log entry 2 was not written (a new segment ${segmentName(2)} could not be made) in ${log.description}: EIO: i/o error, ${fault === 'write' ? 'write' : 'fdatasync'}`,
+      );
+      expect(segmentFiles(root)).toEqual([segmentName(1)]);
+      expect(await new SegmentLog(new DirectoryStore(root), root).head(kvSeq(0))).toBe(1);
+      expect(await log.append(entry(2))).toBe(true);
+      expect(segmentFiles(root)).toEqual([segmentName(1), segmentName(2)]);
+    });
+  }
 
   it('a new segment linked whose directory did not sync is there, and the commit is said to be in doubt', async () => {
     const root = await tempDir();
