@@ -2,23 +2,26 @@
 // after the bytes were written, is cut back under the lock — the append fails STORE_UNAVAILABLE, no reader
 // ever gets the entry, and the next append takes that number. A new segment that cannot be made is no entry;
 // one linked whose directory did not sync may or may not survive a crash, and says so; a compaction that
-// fails leaves the segment as it was. And which syncs each mode makes. Faults are injected at node:fs
+// fails leaves the segment as it was; a record that reads otherwise than the scan found it is read again once,
+// then CORRUPT. And which syncs each mode makes. Faults are injected at node:fs
 // (faulty-fs.ts), which this file's worker alone patches.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { kvSeq } from '../../keys/ids.js';
 import { isStrataError } from '../../src/errors.js';
-import { SEGMENTS_DIR, segmentName } from '../../src/log/segment-file.js';
+import { crc32 } from 'node:zlib';
+import { HEADER_BYTES, SEGMENTS_DIR, segmentName } from '../../src/log/segment-file.js';
 import { SegmentLog } from '../../src/log/segment-log.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { injectFsFaults } from '../support/faulty-fs.js';
-import { entry } from '../support/segments.js';
+import { entry, span } from '../support/segments.js';
 import { tempDir } from '../helpers.js';
 
 let failWrite = false;
 let failSync = false;
 let failDirSync = false;
+let rewrite: ((bytes: Buffer) => void) | undefined;
 let syncs = 0;
 let dirSyncs = 0;
 const eio = (call: string) => Object.assign(new Error(`EIO: i/o error, ${call}`), { code: 'EIO' });
@@ -28,6 +31,7 @@ injectFsFaults({
   },
   segmentSyncError: () => (failSync ? eio('fdatasync') : undefined),
   afterSegmentSync: () => void syncs++,
+  afterSegmentRead: (bytes) => rewrite?.(bytes),
   segmentDirSyncError: () => {
     dirSyncs++;
     return failDirSync ? eio('fsync') : undefined;
@@ -158,4 +162,51 @@ describe('the syncs of each mode', () => {
       { syncs: 4, dirSyncs: 0 },
     ]);
   });
+});
+
+describe('a record that reads otherwise than when its segment was scanned', () => {
+  /** The header of entry 3 as its read after the scan returns it, `times` times. */
+  const alterHeader = (times: number, change: (header: Buffer) => void) => {
+    let left = times;
+    rewrite = (bytes) => {
+      if (left === 0 || bytes.length !== HEADER_BYTES || bytes.readDoubleBE(4) !== 3) return;
+      left--;
+      change(bytes);
+    };
+  };
+  const namingEntry2 = (header: Buffer) => {
+    header.writeDoubleBE(2, 4);
+    header.writeUInt32BE(crc32(header.subarray(0, 20)), 20);
+  };
+
+  it('is read again once (the segment may have been replaced), and read whole if it then reads as scanned', async () => {
+    const root = await tempDir();
+    const log = new SegmentLog(new DirectoryStore(root), root);
+    for (let s = 1; s <= 3; s++) expect(await log.append(entry(s))).toBe(true);
+    alterHeader(1, namingEntry2);
+    const read = await new SegmentLog(new DirectoryStore(root), root).read(kvSeq(3));
+    rewrite = undefined;
+    expect(read!.seq).toBe(3);
+  });
+
+  for (const [how, change, why] of [
+    ['fails its checksum', (h: Buffer) => void (h[0]! ^= 1), 'its header fails its checksum'],
+    ['names another entry', namingEntry2, 'the record there names entry 2'],
+  ] as const) {
+    it(`is CORRUPT when it still ${how} after the second scan, saying so`, async () => {
+      const root = await tempDir();
+      const log = new SegmentLog(new DirectoryStore(root), root);
+      for (let s = 1; s <= 3; s++) expect(await log.append(entry(s))).toBe(true);
+      const third = span(root, 3);
+      alterHeader(2, change);
+      const reader = new SegmentLog(new DirectoryStore(root), root);
+      const err = await reader.read(kvSeq(3)).catch((e: unknown) => e);
+      rewrite = undefined;
+      expect(isStrataError(err, 'CORRUPT'), String(err)).toBe(true);
+      expect((err as Error).message).toBe(
+        `log entry 3 (segment ${SEGMENTS_DIR}/${segmentName(2)} at byte ${third.offset} in ${reader.description}) cannot be read: ${why}. ` +
+          'The log is damaged: restore the segment from a backup (strata verify lists what else is damaged)',
+      );
+    });
+  }
 });

@@ -13,6 +13,8 @@ export interface FsFaults {
   afterSegmentSync?: () => void;
   /** An error a segment's fdatasync reports instead of its own outcome (the bytes were written), or none. */
   segmentSyncError?: () => NodeJS.ErrnoException | undefined;
+  /** Given the bytes of each read of a segment as it returns them, to change them (a file rewritten between two reads). */
+  afterSegmentRead?: (bytes: Buffer) => void;
   /** Asked at each fsync of the segment directory (a new segment linked in, a compacted one renamed): an error it reports instead, or none. */
   segmentDirSyncError?: () => NodeJS.ErrnoException | undefined;
 }
@@ -23,7 +25,7 @@ export function injectFsFaults(faults: FsFaults): void {
   const fs = createRequire(import.meta.url)('node:fs') as typeof fsCjs;
   const segmentFds = new Set<number>();
   const dirFds = new Set<number>();
-  const { openSync, closeSync, writeSync, fdatasync, fdatasyncSync, fsync } = fs;
+  const { openSync, closeSync, writeSync, readSync, fdatasync, fdatasyncSync, fsync } = fs;
   fs.openSync = ((file: fsCjs.PathLike, ...rest: unknown[]) => {
     const fd = (openSync as (...a: unknown[]) => number)(file, ...rest);
     const name = String(file);
@@ -41,6 +43,11 @@ export function injectFsFaults(faults: FsFaults): void {
     if (segmentFds.has(fd)) faults.beforeSegmentWrite?.();
     return (writeSync as (...a: unknown[]) => number)(fd, ...rest);
   }) as typeof fs.writeSync;
+  fs.readSync = ((fd: number, buffer: Buffer, offset: number, length: number, position: number | null) => {
+    const n = readSync(fd, buffer, offset, length, position);
+    if (segmentFds.has(fd)) faults.afterSegmentRead?.(buffer.subarray(offset, offset + n));
+    return n;
+  }) as typeof fs.readSync;
   fs.fdatasync = ((fd: number, callback: (e: NodeJS.ErrnoException | null) => void) =>
     fdatasync(fd, (e) => {
       const injected = segmentFds.has(fd) ? faults.segmentSyncError?.() : undefined;
