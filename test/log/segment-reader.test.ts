@@ -1,7 +1,8 @@
 // The reading side of the segmented log (segment-files.ts) when the files change under a handle that has
 // read them: a record cut short or rewritten after it was found, a segment gone or never there, a directory
-// that cannot be listed, a segment compaction replaced, what a reader trusts of the lock file, and how many
-// descriptors a reader keeps open however many segments it reads.
+// that cannot be listed, a segment compaction replaced, segments restored from a backup (in any order, without
+// their lock file), what a reader trusts of the lock file, and how many descriptors a reader keeps open however
+// many segments it reads.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -103,6 +104,38 @@ describe('a segment reader whose files changed', () => {
     expect(await reader.head(kvSeq(5))).toBe(6);
     expect((await reader.read(kvSeq(6)))!.seq).toBe(6);
     expect((await reader.read(kvSeq(4)))!.kind).toBe('stub');
+  });
+});
+
+describe('segments restored from a backup', () => {
+  /** The segments of a log of `n` entries, one a segment, copied into a new directory newest first, without the lock file. */
+  async function restored(n: number): Promise<string> {
+    const from = await tempDir();
+    (await logOf(from, Array.from({ length: n }, () => 40), { rollBytes: 1 })).close();
+    const root = await tempDir();
+    fs.mkdirSync(path.join(root, SEGMENTS_DIR));
+    for (let s = n; s >= 1; s--) fs.copyFileSync(path.join(from, SEGMENTS_DIR, segmentName(s)), path.join(root, SEGMENTS_DIR, segmentName(s)));
+    return root;
+  }
+
+  it('are read in the order of their numbers, whatever order the directory lists them in', async () => {
+    const root = await restored(6);
+    const reader = open(root);
+    expect(await reader.head(kvSeq(0))).toBe(6);
+    for (let s = 1; s <= 6; s++) expect((await reader.read(kvSeq(s)))!.seq).toBe(s);
+    expect(await open(root, { rollBytes: 1 }).append(entry(7))).toBe(true);
+    expect(await open(root).head(kvSeq(0))).toBe(7);
+  });
+
+  it('are read without their lock file, and a reader finds what a writer appends once it has made one', async () => {
+    const root = await restored(3);
+    const reader = open(root);
+    for (let s = 1; s <= 3; s++) expect((await reader.read(kvSeq(s)))!.seq).toBe(s);
+    expect(await reader.read(kvSeq(4))).toBeUndefined();
+    expect(fs.existsSync(path.join(root, SEGMENTS_DIR, 'LOCK'))).toBe(false);
+    expect(await open(root).append(entry(4))).toBe(true);
+    expect((await reader.read(kvSeq(4)))!.seq).toBe(4);
+    expect(await reader.head(kvSeq(4))).toBe(4);
   });
 });
 
