@@ -224,7 +224,7 @@ export class SegmentFiles {
     seg.torn = false;
     while (seg.end < size) {
       const pos = seg.end;
-      if (pos < bufAt || pos + HEADER_BYTES > bufAt + buf.length) {
+      if (pos + HEADER_BYTES > bufAt + buf.length) {
         const n = Math.min(SCAN_BYTES, size - pos);
         buf = Buffer.allocUnsafe(n);
         bufAt = pos;

@@ -29,6 +29,8 @@ const refusal = async (p: Promise<unknown>, code: 'CORRUPT' | 'STORE_UNAVAILABLE
     (x: unknown) => x,
   );
   expect(isStrataError(e, code), String(e)).toBe(true);
+  // The store's own error goes with it, for whoever looks further.
+  if (code === 'STORE_UNAVAILABLE') expect((e as Error).cause).toBeInstanceOf(Error);
   return (e as Error).message;
 };
 
@@ -87,6 +89,10 @@ describe('a segment reader whose files changed', () => {
     const root = await tempDir();
     expect(await open(root).head(kvSeq(0))).toBe(0);
     expect(await open(root).read(kvSeq(1))).toBeUndefined();
+    // Nor is there ever an entry 0, in a log with entries.
+    (await logOf(root, [40])).close();
+    expect(await open(root).read(kvSeq(0))).toBeUndefined();
+    fs.rmSync(path.join(root, SEGMENTS_DIR), { recursive: true });
     fs.writeFileSync(path.join(root, SEGMENTS_DIR), 'not a directory');
     const reader = open(root);
     expect(await refusal(reader.head(kvSeq(0)), 'STORE_UNAVAILABLE')).toMatch(
