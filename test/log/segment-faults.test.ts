@@ -3,7 +3,7 @@
 // ever gets the entry, and the next append takes that number. A new segment that cannot be made is no entry;
 // one linked whose directory did not sync may or may not survive a crash, and says so; a compaction that
 // fails leaves the segment as it was; a record that reads otherwise than the scan found it is read again once,
-// then CORRUPT. And which syncs each mode makes. Faults are injected at node:fs
+// then CORRUPT; writes the disk takes a few bytes at a time are carried on to the end. And which syncs each mode makes. Faults are injected at node:fs
 // (faulty-fs.ts), which this file's worker alone patches.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -22,6 +22,7 @@ let failWrite = false;
 let failSync = false;
 let failDirSync = false;
 let rewrite: ((bytes: Buffer) => void) | undefined;
+let writeLimit: number | undefined;
 let syncs = 0;
 let dirSyncs = 0;
 const eio = (call: string) => Object.assign(new Error(`EIO: i/o error, ${call}`), { code: 'EIO' });
@@ -30,6 +31,7 @@ injectFsFaults({
     if (failWrite) throw eio('write');
   },
   segmentSyncError: () => (failSync ? eio('fdatasync') : undefined),
+  segmentWriteLimit: () => writeLimit,
   afterSegmentSync: () => void syncs++,
   afterSegmentRead: (bytes) => rewrite?.(bytes),
   segmentDirSyncError: () => {
@@ -209,4 +211,23 @@ describe('a record that reads otherwise than when its segment was scanned', () =
       );
     });
   }
+});
+
+describe('writes the disk takes a few bytes at a time', () => {
+  it('are carried on where they stopped: appends, new segments and compaction write every byte in its place', async () => {
+    const root = await tempDir();
+    const log = new SegmentLog(new DirectoryStore(root), root, { rollBytes: 300 });
+    writeLimit = 7;
+    try {
+      for (let s = 1; s <= 8; s++) expect(await log.append(entry(s))).toBe(true);
+      await log.compact(kvSeq(5));
+    } finally {
+      writeLimit = undefined;
+    }
+    const reader = new SegmentLog(new DirectoryStore(root), root);
+    expect(await reader.head(kvSeq(0))).toBe(8);
+    const kinds = [];
+    for (let s = 1; s <= 8; s++) kinds.push((await reader.read(kvSeq(s)))!.kind);
+    expect(kinds).toEqual(['commit', 'stub', 'stub', 'stub', 'stub', 'commit', 'commit', 'commit']);
+  });
 });

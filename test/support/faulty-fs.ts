@@ -1,7 +1,7 @@
 // Fault injection at the file system, for what bypasses the ObjectStore: the segments of a segmented log
-// (FaultyStore sees only objects). It wraps node:fs's writeSync and fdatasync for the files of a
-// `segments/` directory (fdatasync in both its forms), and publishes the wrappers to every ES module's
-// `import * as fs` view.
+// (FaultyStore sees only objects). It wraps node:fs's writeSync, readSync and fdatasync (in both its forms)
+// for the files of a `segments/` directory, and fsync for the directory itself, and publishes the wrappers to
+// every ES module's `import * as fs` view.
 import * as fsCjs from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import * as path from 'node:path';
@@ -9,6 +9,8 @@ import * as path from 'node:path';
 export interface FsFaults {
   /** Before bytes are written to a segment (an append, or the first record of a new segment); may throw. */
   beforeSegmentWrite?: () => void;
+  /** The most bytes a write to a segment takes at once (a short write, which POSIX allows), or no limit. */
+  segmentWriteLimit?: () => number | undefined;
   /** After a segment's fdatasync has completed (a durable append is done). */
   afterSegmentSync?: () => void;
   /** An error a segment's fdatasync reports instead of its own outcome (the bytes were written), or none. */
@@ -40,7 +42,12 @@ export function injectFsFaults(faults: FsFaults): void {
     closeSync(fd);
   }) as typeof fs.closeSync;
   fs.writeSync = ((fd: number, ...rest: unknown[]) => {
-    if (segmentFds.has(fd)) faults.beforeSegmentWrite?.();
+    if (segmentFds.has(fd)) {
+      faults.beforeSegmentWrite?.();
+      const limit = faults.segmentWriteLimit?.();
+      // (buffer, offset, length, position): the form the segmented log writes in.
+      if (limit !== undefined && typeof rest[2] === 'number') rest[2] = Math.min(rest[2], limit);
+    }
     return (writeSync as (...a: unknown[]) => number)(fd, ...rest);
   }) as typeof fs.writeSync;
   fs.readSync = ((fd: number, buffer: Buffer, offset: number, length: number, position: number | null) => {
