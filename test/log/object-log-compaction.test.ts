@@ -31,9 +31,12 @@ const writes = (ops: [StoreOperation, string][]) => ops.filter(([op]) => op !== 
 
 describe('ObjectLog.compact', () => {
   it('stubs every entry from 2 through the one asked, across batches, and marks how far it got', async () => {
-    const { log } = await logOf(36);
+    const { log, ops } = await logOf(36);
     // 33 entries (2–34): two whole batches of 16 and one of a single entry.
     await log.compact(kvSeq(34));
+    // Each read once (entry 34 once more, to know it is there), none past it.
+    const reads = ops.filter(([op, key]) => op === 'get' && key.startsWith('log/')).map(([, key]) => Number(key.slice(4)));
+    expect(reads.sort((a, b) => a - b)).toEqual([...Array.from({ length: 33 }, (_, i) => i + 2), 34].sort((a, b) => a - b));
     expect(await kinds(log, 36)).toBe(['commit', ...Array(33).fill('stub'), 'commit', 'commit'].join(' '));
     expect(await log.compactedThrough()).toBe(34);
   });
