@@ -213,6 +213,29 @@ describe('a record that reads otherwise than when its segment was scanned', () =
   }
 });
 
+describe('the sync of a torn tail cut off', () => {
+  it('is made by a durable writer before it appends, once; a relaxed one makes none', async () => {
+    for (const [sync, expected] of [
+      [true, [2, 1]],
+      [false, [0, 0]],
+    ] as const) {
+      const root = await tempDir();
+      const log = new SegmentLog(new DirectoryStore(root, { sync }), root, { sync });
+      for (let s = 1; s <= 2; s++) expect(await log.append(entry(s))).toBe(true);
+      log.close();
+      fs.appendFileSync(span(root, 2).file, Buffer.alloc(100));
+      const writer = new SegmentLog(new DirectoryStore(root, { sync }), root, { sync });
+      const counts = [];
+      for (const s of [3, 4]) {
+        syncs = 0;
+        expect(await writer.append(entry(s))).toBe(true);
+        counts.push(syncs);
+      }
+      expect(counts, `sync: ${sync}`).toEqual(expected);
+    }
+  });
+});
+
 describe('writes the disk takes a few bytes at a time', () => {
   it('are carried on where they stopped: appends, new segments and compaction write every byte in its place', async () => {
     const root = await tempDir();
