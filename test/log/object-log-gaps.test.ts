@@ -1,7 +1,8 @@
 // How the object log tells its end from a gap: the gap's message names the missing entry and the later one
 // that exists (the next one, or the first a thorough listing finds); an object under log/ whose name is no
 // entry's — a stray file, a number past the safe integers, one not padded — is neither an entry nor a gap; and
-// an entry written between two looks (so that the one after it is seen first) is no gap.
+// an entry written between two looks (so that the one after it is seen first) is no gap; and an entry under
+// another's name is damage.
 import { describe, expect, it } from 'vitest';
 import { kvSeq } from '../../keys/ids.js';
 import { isStrataError } from '../../src/errors.js';
@@ -84,4 +85,13 @@ describe('ObjectLog: its end and its gaps', () => {
       }
     }
   });
+
+  it('an entry stored under another entry\'s name is damage naming the object and the entry it holds', async () => {
+    const { log, store } = await logWith([1, 2, 3]);
+    await store.replace(logObjectKey(kvSeq(3)), (await store.get(logObjectKey(kvSeq(1))))!);
+    const out = await log.read(kvSeq(3)).catch((e: unknown) => e);
+    expect(isStrataError(out, 'CORRUPT'), String(out)).toBe(true);
+    expect((out as Error).message).toBe(`log object ${logObjectKey(kvSeq(3))} holds entry 1; the store's log is damaged`);
+  });
 });
+
