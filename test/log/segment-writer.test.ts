@@ -32,6 +32,15 @@ describe('a segment writer', () => {
     expect(log.description).toBe(`directory ${root}, segmented log`);
   });
 
+  it('takes no entry past the one after its end: that would leave a gap', async () => {
+    const root = await tempDir();
+    const log = await logOf(root, [40, 40, 40]);
+    const out = await log.append(entry(5)).catch((e: unknown) => e);
+    expect(isStrataError(out, 'CORRUPT'), String(out)).toBe(true);
+    expect((out as Error).message).toBe(`log entry 5 cannot be appended to ${log.description}: the log ends at entry 3, and no writer may leave a gap`);
+    expect(await log.append(entry(3))).toBe(false);
+  });
+
   it('rolls to a new segment once the tail has reached rollBytes, not before', async () => {
     const root = await tempDir();
     (await logOf(root, [40])).close();
