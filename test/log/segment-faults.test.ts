@@ -3,7 +3,7 @@
 // ever gets the entry, and the next append takes that number. A new segment that cannot be made is no entry;
 // one linked whose directory did not sync may or may not survive a crash, and says so; a compaction that
 // fails leaves the segment as it was; a record that reads otherwise than the scan found it is read again once,
-// then CORRUPT; writes the disk takes a few bytes at a time are carried on to the end. And which syncs each mode makes. Faults are injected at node:fs
+// then CORRUPT; a directory listed out of order is read in order; writes the disk takes a few bytes at a time are carried on to the end. And which syncs each mode makes. Faults are injected at node:fs
 // (faulty-fs.ts), which this file's worker alone patches.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -23,6 +23,7 @@ let failSync = false;
 let failDirSync = false;
 let rewrite: ((bytes: Buffer) => void) | undefined;
 let writeLimit: number | undefined;
+let listing: ((names: string[]) => string[]) | undefined;
 let syncs = 0;
 let dirSyncs = 0;
 const eio = (call: string) => Object.assign(new Error(`EIO: i/o error, ${call}`), { code: 'EIO' });
@@ -32,6 +33,7 @@ injectFsFaults({
   },
   segmentSyncError: () => (failSync ? eio('fdatasync') : undefined),
   segmentWriteLimit: () => writeLimit,
+  segmentListing: (names) => listing?.(names) ?? names,
   afterSegmentSync: () => void syncs++,
   afterSegmentRead: (bytes) => rewrite?.(bytes),
   segmentDirSyncError: () => {
@@ -211,6 +213,26 @@ describe('a record that reads otherwise than when its segment was scanned', () =
       );
     });
   }
+});
+
+describe('a segment directory listed out of order', () => {
+  it('is read in the order of the segments\' numbers, by readers and writers', async () => {
+    const root = await tempDir();
+    const log = new SegmentLog(new DirectoryStore(root), root, { rollBytes: 1 });
+    for (let s = 1; s <= 6; s++) expect(await log.append(entry(s))).toBe(true);
+    log.close();
+    // Newest first, as a file system that lists by hash or by age may give them.
+    listing = (names) => [...names].sort().reverse();
+    try {
+      const reader = new SegmentLog(new DirectoryStore(root), root);
+      expect(await reader.head(kvSeq(0))).toBe(6);
+      for (let s = 1; s <= 6; s++) expect((await reader.read(kvSeq(s)))!.seq).toBe(s);
+      expect(await new SegmentLog(new DirectoryStore(root), root, { rollBytes: 1 }).append(entry(7))).toBe(true);
+      expect(await reader.head(kvSeq(6))).toBe(7);
+    } finally {
+      listing = undefined;
+    }
+  });
 });
 
 describe('the sync of a torn tail cut off', () => {

@@ -1,6 +1,6 @@
 // Fault injection at the file system, for what bypasses the ObjectStore: the segments of a segmented log
 // (FaultyStore sees only objects). It wraps node:fs's writeSync, readSync and fdatasync (in both its forms)
-// for the files of a `segments/` directory, and fsync for the directory itself, and publishes the wrappers to
+// for the files of a `segments/` directory, and readdirSync and fsync for the directory itself, and publishes the wrappers to
 // every ES module's `import * as fs` view.
 import * as fsCjs from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
@@ -17,6 +17,8 @@ export interface FsFaults {
   segmentSyncError?: () => NodeJS.ErrnoException | undefined;
   /** Given the bytes of each read of a segment as it returns them, to change them (a file rewritten between two reads). */
   afterSegmentRead?: (bytes: Buffer) => void;
+  /** The names a listing of the segment directory gives, from the names it holds (a file system's own order). */
+  segmentListing?: (names: string[]) => string[];
   /** Asked at each fsync of the segment directory (a new segment linked in, a compacted one renamed): an error it reports instead, or none. */
   segmentDirSyncError?: () => NodeJS.ErrnoException | undefined;
 }
@@ -27,7 +29,11 @@ export function injectFsFaults(faults: FsFaults): void {
   const fs = createRequire(import.meta.url)('node:fs') as typeof fsCjs;
   const segmentFds = new Set<number>();
   const dirFds = new Set<number>();
-  const { openSync, closeSync, writeSync, readSync, fdatasync, fdatasyncSync, fsync } = fs;
+  const { openSync, closeSync, writeSync, readSync, readdirSync, fdatasync, fdatasyncSync, fsync } = fs;
+  fs.readdirSync = ((dir: fsCjs.PathLike, ...rest: unknown[]) => {
+    const names = (readdirSync as (...a: unknown[]) => string[])(dir, ...rest);
+    return `${String(dir)}${path.sep}`.endsWith(SEGMENTS) && faults.segmentListing !== undefined ? faults.segmentListing(names) : names;
+  }) as typeof fs.readdirSync;
   fs.openSync = ((file: fsCjs.PathLike, ...rest: unknown[]) => {
     const fd = (openSync as (...a: unknown[]) => number)(file, ...rest);
     const name = String(file);
