@@ -31,7 +31,12 @@ async function readAll(log: ObjectLog, thorough: boolean): Promise<number[] | un
 
 const gap = (out: unknown, missing: number, later: number) => {
   expect(isStrataError(out, 'CORRUPT'), String(out)).toBe(true);
-  expect((out as Error).message).toMatch(new RegExp(`^log entry ${missing} \\(${logObjectKey(kvSeq(missing))}\\) is missing from .* although entry ${later} exists: the log has a gap`));
+  expect((out as Error).message).toMatch(
+    new RegExp(
+      `^log entry ${missing} \\(${logObjectKey(kvSeq(missing))}\\) is missing from directory .* although entry ${later} exists: the log has a gap, ` +
+        'so nothing after it can be trusted and no writer may fill it; restore the missing entry from a backup \\(strata verify lists what else is damaged\\)$',
+    ),
+  );
 };
 
 describe('ObjectLog: its end and its gaps', () => {
