@@ -99,7 +99,6 @@ export class SegmentLog implements CommitLog {
       }
       const t = this.tail;
       if (t === undefined || t.seg.first === 1 || t.seg.end >= this.rollBytes) await this.roll(record, entry.seq);
-      // Stryker disable next-line ConditionalExpression,EqualityOperator,BooleanLiteral: `overlap` picks only the thread that waits for the same sync
       else await this.write(t.seg, t.fd, record, opts.overlap === true);
       this.lock.announce(entry.seq);
       return true;
