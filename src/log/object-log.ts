@@ -126,6 +126,7 @@ export class ObjectLog implements CommitLog {
     let later: KvSeq | undefined;
     if (await this.exists(kvSeq(missing + 1))) later = kvSeq(missing + 1);
     else if (thorough) {
+      // Stryker disable next-line ArithmeticOperator: `missing` and the one after it were both just found absent
       for await (const o of this.store.list(LOG_PREFIX, { startAfter: logObjectKey(kvSeq(missing + 1)) })) {
         const n = Number(o.key.slice(LOG_PREFIX.length));
         if (Number.isSafeInteger(n) && n > missing) later = kvSeq(n);

@@ -27,7 +27,7 @@ export const segmentName = (first: number) => `${String(first).padStart(20, '0')
 
 /** The first seq a segment file name stands for, or undefined for a name that is not a segment's. */
 export function segmentFirst(name: string): number | undefined {
-  if (!name.endsWith(SEGMENT_SUFFIX)) return undefined;
+  // Any other name, with the suffix or without, is not the one its number gives.
   const first = Number(name.slice(0, -SEGMENT_SUFFIX.length));
   return Number.isSafeInteger(first) && first >= 1 && segmentName(first) === name ? first : undefined;
 }

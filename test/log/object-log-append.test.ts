@@ -57,7 +57,7 @@ describe('ObjectLog.appendOwn', () => {
     expect(await txnAt(beaten.plain, e)).toBe(theirs.txn);
   });
 
-  it('"exists" on a second try is this commit\'s first try landing late; on a first try it is never this commit', async () => {
+  it('"exists" on a second try is this commit\'s first try landing late, or another writer\'s entry; on a first try it is never this commit', async () => {
     const e = entry(1);
     // The first try fails with nothing there to read back; the entry lands just before the second try.
     const late = await logs((n, plain) => ({
@@ -67,6 +67,16 @@ describe('ObjectLog.appendOwn', () => {
       },
     }));
     expect(await late.log.appendOwn(e)).toBe(true);
+    // Another writer's entry found on a second try is not this commit.
+    const theirs = entry(1);
+    const taken = await logs((n, plain) => ({
+      beforeCreate: async () => {
+        if (n === 1) throw lost();
+        if (n === 2) await plain.append(theirs);
+      },
+    }));
+    expect(await taken.log.appendOwn(e)).toBe(false);
+    expect(await txnAt(taken.plain, e)).toBe(theirs.txn);
     // An entry of the same txn before any try of ours is no try of ours.
     const early = await logs(() => ({}));
     await early.plain.append(e);

@@ -7,19 +7,21 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { kvSeq } from '../../keys/ids.js';
 import { isStrataError } from '../../src/errors.js';
-import { SEGMENTS_DIR, segmentFirst, segmentName } from '../../src/log/segment-file.js';
-import { SegmentLog } from '../../src/log/segment-log.js';
+import { HEADER_BYTES, SEGMENTS_DIR, segmentFirst, segmentName } from '../../src/log/segment-file.js';
+import { SegmentLog, type SegmentLogOptions } from '../../src/log/segment-log.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { tempDir } from '../helpers.js';
 import { entry, span, splice } from '../support/segments.js';
 
-const open = (root: string) => new SegmentLog(new DirectoryStore(root), root);
+const open = (root: string, opts?: SegmentLogOptions) => new SegmentLog(new DirectoryStore(root), root, opts);
 
-async function logOf(root: string, sizes: number[]): Promise<SegmentLog> {
-  const log = open(root);
+async function logOf(root: string, sizes: number[], opts?: SegmentLogOptions): Promise<SegmentLog> {
+  const log = open(root, opts);
   for (const [i, bytes] of sizes.entries()) expect(await log.append(entry(i + 1, bytes))).toBe(true);
   return log;
 }
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const damaged = (e: unknown, pattern: RegExp) => {
   expect(isStrataError(e, 'CORRUPT'), String(e)).toBe(true);
@@ -97,6 +99,43 @@ describe('segment recovery', () => {
     );
   });
 
+  it('a torn record with a segment after it is no torn tail but damage, whether the header or the entry was cut', async () => {
+    for (const keep of [10, HEADER_BYTES + 5]) {
+      const root = await tempDir();
+      const log = await logOf(root, [40, 40, 40]);
+      const third = span(root, 3);
+      fs.truncateSync(third.file, third.offset + keep);
+      log.close();
+      // The segment after it, as if the roll that made it had not seen the torn record.
+      const next = await tempDir();
+      (await logOf(next, [40, 40, 40, 40], { rollBytes: 1 })).close();
+      fs.copyFileSync(path.join(next, SEGMENTS_DIR, segmentName(4)), path.join(root, SEGMENTS_DIR, segmentName(4)));
+      const message =
+        `log entry 3 (segment ${SEGMENTS_DIR}/${segmentName(2)} at byte ${third.offset} in ${log.description}) cannot be read: ` +
+        `the record is cut short although segment ${segmentName(4)} follows. The log is damaged: restore the segment from a backup (strata verify lists what else is damaged)`;
+      damaged(await open(root).head(kvSeq(0)).catch((e: unknown) => e), new RegExp(`^${escape(message)}$`));
+      damaged(await open(root).read(kvSeq(3)).catch((e: unknown) => e), new RegExp(`^${escape(message)}$`));
+    }
+  });
+
+  it('garbage of exactly a header\'s length after the records a reader has read is damage, not a torn tail', async () => {
+    const root = await tempDir();
+    (await logOf(root, [40, 40])).close();
+    const reader = open(root);
+    expect(await reader.head(kvSeq(0))).toBe(2);
+    fs.appendFileSync(span(root, 2).file, Buffer.alloc(HEADER_BYTES, 0x5a));
+    damaged(await reader.read(kvSeq(3)).catch((e: unknown) => e), /^log entry 3 \(segment .* at byte \d+ in .*\) cannot be read: its header fails its checksum\./);
+  });
+
+  it('zeros longer than one read of the scan are a torn tail too', async () => {
+    const root = await tempDir();
+    (await logOf(root, [40, 40])).close();
+    fs.appendFileSync(span(root, 2).file, Buffer.alloc(3 << 20));
+    expect(await open(root).head(kvSeq(0))).toBe(2);
+    expect(await open(root).append(entry(3))).toBe(true);
+    expect(await open(root).head(kvSeq(0))).toBe(3);
+  });
+
   it('a file is a segment only under the one name its first entry gives it', () => {
     expect(segmentFirst(segmentName(7))).toBe(7);
     expect(segmentFirst(segmentName(2 ** 53 - 1))).toBe(2 ** 53 - 1);
@@ -113,6 +152,28 @@ describe('segment recovery', () => {
     fs.writeFileSync(left, 'half a segment');
     expect(await open(root).append(entry(3))).toBe(true);
     expect(fs.existsSync(left)).toBe(false);
+  });
+});
+
+describe('a segment writer that cannot reach its files', () => {
+  it('one that cannot take the lock, or read the tail under it, says the store is unavailable and what was not written', async () => {
+    const noDir = await tempDir();
+    fs.writeFileSync(path.join(noDir, SEGMENTS_DIR), 'not a directory');
+    const locked = open(noDir);
+    const unavailable = async (p: Promise<unknown>) => {
+      const e = await p.catch((x: unknown) => x);
+      expect(isStrataError(e, 'STORE_UNAVAILABLE'), String(e)).toBe(true);
+      return (e as Error).message;
+    };
+    expect(await unavailable(locked.append(entry(1)))).toBe(
+      `the log lock could not be taken in ${locked.description}: ${path.join(noDir, SEGMENTS_DIR)} exists and is not a directory; give a directory, or a path where one can be made`,
+    );
+    const root = await tempDir();
+    (await logOf(root, [40, 40])).close();
+    // A directory under the name of the newest segment: the tail cannot be opened for appending.
+    fs.mkdirSync(path.join(root, SEGMENTS_DIR, segmentName(3)));
+    const writer = open(root);
+    expect(await unavailable(writer.append(entry(3)))).toMatch(new RegExp(`^log entry 3 was not written in ${writer.description}: EISDIR: illegal operation on a directory`));
   });
 });
 

@@ -1,0 +1,199 @@
+// The reading side of the segmented log (segment-files.ts) when the files change under a handle that has
+// read them: a record cut short or rewritten after it was found, a segment gone or never there, a directory
+// that cannot be listed, a segment compaction replaced, segments restored from a backup (in any order, without
+// their lock file), what a reader trusts of the lock file, and how many descriptors a reader keeps open however
+// many segments it reads.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { crc32 } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { kvSeq } from '../../keys/ids.js';
+import { isStrataError } from '../../src/errors.js';
+import { encodeRecord, HEADER_BYTES, SEGMENTS_DIR, segmentName } from '../../src/log/segment-file.js';
+import { SegmentLog, type SegmentLogOptions } from '../../src/log/segment-log.js';
+import { DirectoryStore } from '../../src/store/directory-store.js';
+import { tempDir } from '../helpers.js';
+import { entry, span, splice } from '../support/segments.js';
+
+const open = (root: string, opts?: SegmentLogOptions) => new SegmentLog(new DirectoryStore(root), root, opts);
+
+async function logOf(root: string, sizes: number[], opts?: SegmentLogOptions): Promise<SegmentLog> {
+  const log = open(root, opts);
+  for (const [i, bytes] of sizes.entries()) expect(await log.append(entry(i + 1, bytes))).toBe(true);
+  return log;
+}
+
+const refusal = async (p: Promise<unknown>, code: 'CORRUPT' | 'STORE_UNAVAILABLE') => {
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
+  expect(isStrataError(e, code), String(e)).toBe(true);
+  // The store's own error goes with it, for whoever looks further.
+  if (code === 'STORE_UNAVAILABLE') expect((e as Error).cause).toBeInstanceOf(Error);
+  return (e as Error).message;
+};
+
+const DAMAGED = 'The log is damaged: restore the segment from a backup (strata verify lists what else is damaged)';
+const at = (seq: number, offset: number, log: SegmentLog) => `log entry ${seq} (segment ${SEGMENTS_DIR}/${segmentName(2)} at byte ${offset} in ${log.description})`;
+
+/** The descriptors this process has open (Linux). */
+const openFds = () => fs.readdirSync('/proc/self/fd').length;
+
+describe('a segment reader whose files changed', () => {
+  it('a record cut short after the reader found it is damage, not the end of the log', async () => {
+    const root = await tempDir();
+    (await logOf(root, [40, 40, 40])).close();
+    const reader = open(root);
+    expect(await reader.head(kvSeq(0))).toBe(3);
+    const third = span(root, 3);
+    fs.truncateSync(third.file, third.offset + HEADER_BYTES + 5);
+    expect(await refusal(reader.read(kvSeq(3)), 'CORRUPT')).toBe(`${at(3, third.offset, reader)} cannot be read: the entry is cut short. ${DAMAGED}`);
+  });
+
+  it('a record whose header names its entry but whose frame holds another is damage naming both', async () => {
+    const root = await tempDir();
+    (await logOf(root, [40, 40, 40])).close();
+    const record = encodeRecord(entry(3), Date.now());
+    record.writeDoubleBE(2, 4);
+    record.writeUInt32BE(crc32(record.subarray(0, 20)), 20);
+    const second = span(root, 2);
+    splice(second, record);
+    const reader = open(root);
+    expect(await refusal(reader.read(kvSeq(2)), 'CORRUPT')).toBe(`${at(2, second.offset, reader)} cannot be read: the record's entry names entry 3. ${DAMAGED}`);
+  });
+
+  it('a log whose first segment is gone has a gap at entry 1', async () => {
+    const root = await tempDir();
+    (await logOf(root, [40, 40])).close();
+    fs.rmSync(path.join(root, SEGMENTS_DIR, segmentName(1)));
+    const reader = open(root);
+    expect(await refusal(reader.read(kvSeq(1)), 'CORRUPT')).toBe(
+      `log entry 1 is missing from ${reader.description} although later entries exist (segment ${segmentName(2)} begins after it): ` +
+        'the log has a gap, so nothing after it can be trusted and no writer may fill it; restore the missing segment from a backup (strata verify lists what else is damaged)',
+    );
+  });
+
+  it('a segment removed after the reader listed it cannot be opened: damage naming the segment', async () => {
+    const root = await tempDir();
+    (await logOf(root, [40, 40])).close();
+    const reader = open(root);
+    expect((await reader.read(kvSeq(1)))!.seq).toBe(1);
+    fs.rmSync(path.join(root, SEGMENTS_DIR, segmentName(2)));
+    expect(await refusal(reader.read(kvSeq(2)), 'CORRUPT')).toMatch(
+      new RegExp(`^segment ${segmentName(2)} of ${reader.description} cannot be opened \\(ENOENT: [^)]*\\); the log is damaged \\(strata verify lists what else is\\)$`),
+    );
+  });
+
+  it('a segment directory that cannot be listed leaves the store unavailable, saying why; one not made yet is an empty log', async () => {
+    const root = await tempDir();
+    expect(await open(root).head(kvSeq(0))).toBe(0);
+    expect(await open(root).read(kvSeq(1))).toBeUndefined();
+    // Nor is there ever an entry 0, in a log with entries.
+    (await logOf(root, [40])).close();
+    expect(await open(root).read(kvSeq(0))).toBeUndefined();
+    fs.rmSync(path.join(root, SEGMENTS_DIR), { recursive: true });
+    fs.writeFileSync(path.join(root, SEGMENTS_DIR), 'not a directory');
+    const reader = open(root);
+    expect(await refusal(reader.head(kvSeq(0)), 'STORE_UNAVAILABLE')).toMatch(
+      new RegExp(`^the segment directory could not be listed in ${reader.description}: ENOTDIR: not a directory, scandir '${path.join(root, SEGMENTS_DIR)}'$`),
+    );
+  });
+
+  it('a segment that compaction replaced under a reader is read anew, with what was appended to it since', async () => {
+    const root = await tempDir();
+    const writer = await logOf(root, [40, 3000, 3000, 3000, 3000]);
+    const reader = open(root);
+    expect(await reader.head(kvSeq(0))).toBe(5);
+    await writer.compact(kvSeq(4));
+    expect(await writer.append(entry(6))).toBe(true);
+    expect(await reader.head(kvSeq(5))).toBe(6);
+    expect((await reader.read(kvSeq(6)))!.seq).toBe(6);
+    expect((await reader.read(kvSeq(4)))!.kind).toBe('stub');
+  });
+});
+
+describe('segments restored from a backup', () => {
+  /** The segments of a log of `n` entries, one a segment, copied into a new directory out of order, without the lock file. */
+  async function restored(n: number): Promise<string> {
+    const from = await tempDir();
+    (await logOf(from, Array.from({ length: n }, () => 40), { rollBytes: 1 })).close();
+    const root = await tempDir();
+    fs.mkdirSync(path.join(root, SEGMENTS_DIR));
+    const order = Array.from({ length: n }, (_, i) => i + 1).sort((a, b) => (a % 2) - (b % 2) || b - a);
+    for (const s of order) fs.copyFileSync(path.join(from, SEGMENTS_DIR, segmentName(s)), path.join(root, SEGMENTS_DIR, segmentName(s)));
+    return root;
+  }
+
+  it('are read in the order of their numbers, whatever order they were made in', async () => {
+    const root = await restored(6);
+    const reader = open(root);
+    expect(await reader.head(kvSeq(0))).toBe(6);
+    for (let s = 1; s <= 6; s++) expect((await reader.read(kvSeq(s)))!.seq).toBe(s);
+    expect(await open(root, { rollBytes: 1 }).append(entry(7))).toBe(true);
+    expect(await open(root).head(kvSeq(0))).toBe(7);
+  });
+
+  it('are read without their lock file, and a reader finds what a writer appends once it has made one', async () => {
+    const root = await restored(3);
+    const reader = open(root);
+    for (let s = 1; s <= 3; s++) expect((await reader.read(kvSeq(s)))!.seq).toBe(s);
+    expect(await reader.read(kvSeq(4))).toBeUndefined();
+    expect(fs.existsSync(path.join(root, SEGMENTS_DIR, 'LOCK'))).toBe(false);
+    expect(await open(root).append(entry(4))).toBe(true);
+    expect((await reader.read(kvSeq(4)))!.seq).toBe(4);
+    expect(await reader.head(kvSeq(4))).toBe(4);
+  });
+});
+
+describe('what a segment reader trusts of the lock file', () => {
+  /** Writes the lock file's announced head (its second f64), as a writer that died before announcing leaves it. */
+  const announce = (root: string, head: number) => {
+    const fd = fs.openSync(path.join(root, SEGMENTS_DIR, 'LOCK'), 'r+');
+    const b = Buffer.alloc(8);
+    b.writeDoubleBE(head);
+    fs.writeSync(fd, b, 0, 8, 8);
+    fs.closeSync(fd);
+  };
+
+  it('while no segment changed, an announced head equal to what the reader has is the head: a record never announced shows once the next append announces', async () => {
+    const root = await tempDir();
+    const writer = await logOf(root, [40, 40, 40, 40]);
+    const reader = open(root);
+    expect(await reader.head(kvSeq(0))).toBe(4);
+    announce(root, 3);
+    expect(await reader.head(kvSeq(3))).toBe(3);
+    expect(await open(root).head(kvSeq(3))).toBe(4); // a reader that never listed reads the segments
+    expect(await writer.append(entry(5))).toBe(true);
+    expect(await reader.head(kvSeq(3))).toBe(5);
+  });
+
+  it('an announced head of 0 says nothing: a reader asking from 0 again reads the segments', async () => {
+    const root = await tempDir();
+    (await logOf(root, [40, 40])).close();
+    announce(root, 0);
+    const reader = open(root);
+    expect(await reader.head(kvSeq(0))).toBe(2);
+    expect(await reader.head(kvSeq(0))).toBe(2);
+  });
+});
+
+describe('the descriptors a segment reader keeps', () => {
+  it('stay a few however many segments it reads, and those of segments replaced since are closed', async () => {
+    const root = await tempDir();
+    const writer = await logOf(root, Array.from({ length: 30 }, () => 40), { rollBytes: 1 });
+    writer.close();
+    const before = openFds();
+    const reader = open(root);
+    for (let s = 1; s <= 30; s++) expect((await reader.read(kvSeq(s)))!.seq).toBe(s);
+    // Eight segments and the lock file.
+    expect(openFds() - before).toBeLessThanOrEqual(9);
+    const compactor = open(root);
+    await compactor.compact(kvSeq(30));
+    compactor.close();
+    for (let s = 23; s <= 30; s++) expect((await reader.read(kvSeq(s)))!.kind).toBe('stub');
+    expect(openFds() - before).toBeLessThanOrEqual(9);
+    reader.close();
+    expect(openFds()).toBe(before);
+  });
+});
