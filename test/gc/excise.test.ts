@@ -2,34 +2,20 @@
 // of exactly batchSize (what onProgress reports after each), a path named by two file rows, a commit's files
 // sharing one manifest (of one part, and of several), the schedule naming the entry that wrote it, and a job
 // that is finished writing nothing more.
-import * as path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { openIndex, refusal } from './gc-helpers.js';
 import { checkExciseOptions, nextStep } from '../../gc/excise.js';
 import { kvSeq } from '../../keys/ids.js';
 import { ALL_SCHEDULED, decodeScheduled } from '../../keys/retention.js';
 import { MANIFEST_PART_FILES } from '../../keys/data-files.js';
-import { KvStore } from '../../src/kv/kv-store.js';
 import { type Catalog, isStrataError } from '../../src/index.js';
 import { openCatalog, steppingClock, tempDir } from '../helpers.js';
 
-function refusal(fn: () => unknown): { code?: string; message: string } {
-  try {
-    fn();
-  } catch (e) {
-    return e as { code: string; message: string };
-  }
-  throw new Error('not refused');
-}
 
-const stores: KvStore[] = [];
-afterEach(async () => {
-  await Promise.all(stores.splice(0).map((s) => s.close()));
-});
 
 /** The schedule rows of a closed catalog's index. */
 async function schedule(dir: string) {
-  const kv = await KvStore.open(path.join(dir, 'index'));
-  stores.push(kv);
+  const kv = await openIndex(dir);
   const view = await kv.readView();
   try {
     const out = [];
@@ -202,8 +188,7 @@ describe('a finished job', () => {
     const c = await openCatalog({ dir, clock: steppingClock() });
     await c.advanceRetainFrom({ snapshot: await filesAddedAndRemoved(c, 2) });
     await c.close();
-    const kv = await KvStore.open(path.join(dir, 'index'));
-    stores.push(kv);
+    const kv = await openIndex(dir);
     let id: number | undefined;
     for (let i = 0; ; i++) {
       const view = await kv.readView();

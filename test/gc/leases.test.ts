@@ -1,11 +1,10 @@
 // Leases at their edges: the options a lease takes (refused word for word), renewing up to the millisecond it
 // expires and never after, a renewal keeping when the lease was first taken, and which leases list as expired.
-import * as path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { openIndex, refusal } from './gc-helpers.js';
 import { checkLeaseOptions, planLease, planRenew } from '../../gc/leases.js';
 import { kvSeq, snapshotId } from '../../keys/ids.js';
 import { putLease } from '../../keys/retention.js';
-import { KvStore } from '../../src/kv/kv-store.js';
 import * as q from '../../src/read/catalog-queries.js';
 import { isStrataError } from '../../src/index.js';
 import { openCatalog, tempDir } from '../helpers.js';
@@ -13,19 +12,7 @@ import { openCatalog, tempDir } from '../helpers.js';
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 const NOW = Date.UTC(2026, 0, 1);
 
-const stores: KvStore[] = [];
-afterEach(async () => {
-  await Promise.all(stores.splice(0).map((s) => s.close()));
-});
 
-function refusal(fn: () => unknown): { code?: string; message: string; snapshot?: number } {
-  try {
-    fn();
-  } catch (e) {
-    return e as { code: string; message: string };
-  }
-  throw new Error('not refused');
-}
 
 describe('checkLeaseOptions', () => {
   it('takes a ttl of 1 ms up to a year, and a non-empty holder or none', () => {
@@ -82,8 +69,7 @@ describe('renewing a lease', () => {
   });
 
   it('of a lease that is gone is refused, and a renewal keeps when the lease was first taken', async () => {
-    const kv = await KvStore.open(path.join(await tempDir(), 'index'));
-    stores.push(kv);
+    const kv = await openIndex(await tempDir());
     const view0 = await kv.readView();
     const gone = (await planRenew(view0, 'lease-1', NOW, 1000).catch((e: unknown) => e)) as { message: string; snapshot?: number };
     await view0.close();

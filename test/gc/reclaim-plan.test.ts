@@ -3,11 +3,11 @@
 // object some stores list for the data path itself (an S3 folder marker), which is no file of the catalog.
 import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { openIndex, refusal } from './gc-helpers.js';
 import { checkReclaimOptions, planReclaim } from '../../gc/reclaim.js';
 import { kvSeq } from '../../keys/ids.js';
 import { schedule } from '../../keys/retention.js';
-import { KvStore } from '../../src/kv/kv-store.js';
 import type { ObjectInfo, ObjectStore } from '../../src/store/object-store.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { tempDir } from '../helpers.js';
@@ -15,19 +15,7 @@ import { tempDir } from '../helpers.js';
 const DAY = 24 * 3600 * 1000;
 const NOW = Date.UTC(2026, 0, 1);
 
-const stores: KvStore[] = [];
-afterEach(async () => {
-  await Promise.all(stores.splice(0).map((s) => s.close()));
-});
 
-function refusal(fn: () => unknown): { code?: string; message: string } {
-  try {
-    fn();
-  } catch (e) {
-    return e as { code: string; message: string };
-  }
-  throw new Error('not refused');
-}
 
 describe('checkReclaimOptions', () => {
   it('defaults to a real run, a grace of 2 days, no orphans and an orphan age of 7 days; passes on what was given', () => {
@@ -79,8 +67,7 @@ describe('planReclaim', () => {
         yield* dir.list(prefix);
       },
     });
-    const kv = await KvStore.open(path.join(await tempDir(), 'index'));
-    stores.push(kv);
+    const kv = await openIndex(await tempDir());
     await kv.apply(kvSeq(1), 'txn-1', [schedule('waiting', NOW - 1000, kvSeq(1))]);
     const view = await kv.readView();
     try {
