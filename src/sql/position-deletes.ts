@@ -7,8 +7,8 @@
 import { readFile, rm } from 'node:fs/promises';
 import type { DataFileInfo, DeleteFileInfo } from '../read/records.js';
 import { run } from './engine.js';
-import { identityOf, recordedFile } from './local-files.js';
-import type { PlaneContext } from './query.js';
+import { recordedFile } from './local-files.js';
+import { checkDeletes, type PlaneContext } from './query.js';
 import { literal } from './sql-text.js';
 import { StatementFiles } from './statement-files.js';
 
@@ -21,9 +21,7 @@ export async function positionDeleteCopy(ctx: PlaneContext, deletes: DeleteFileI
   try {
     const recorded = recordedFile(ctx.dataPath, deletes);
     const [local] = await held.hold([recorded]);
-    await ctx.positions.trusted([
-      { local: local!, recordCount: data.recordCount, deleteCount: deletes.deleteCount, identity: identityOf(recorded), named: `delete file ${deletes.path}`, dataFileId: data.id },
-    ]);
+    await checkDeletes(ctx, [{ file: deletes, local: local!, recordCount: data.recordCount }]);
     const out = `${ctx.engine.path('iceberg-deletes')}.parquet`;
     try {
       await ctx.engine.withConnection((c) =>
