@@ -1,5 +1,6 @@
 // The public API of strata.
 export { Catalog, type HistoryOptions, importDuckLake, type ImportOptions, type ImportReport, type OpenOptions, type ReaderOptions } from './catalog/catalog.js';
+export { serve, type IcebergServer, type ServeOptions } from './serve/server.js';
 export type { TransactionFn } from './txn/prepared.js';
 export type { HistoryBound, ReadSource, TableChanges } from './read/history.js';
 export type { SnapshotSelector } from './read/resolve-snapshot.js';

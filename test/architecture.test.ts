@@ -44,8 +44,9 @@ const LAYERS: [string, number][] = [
   ['src/ducklake/', 9],
   ['src/iceberg/', 9],
   ['src/catalog/', 10],
-  ['src/cli/', 11],
-  ['src/index.ts', 11],
+  ['src/serve/', 11],
+  ['src/cli/', 12],
+  ['src/index.ts', 12],
 ];
 
 function layerOf(file: string): [string, number] {

@@ -8,6 +8,7 @@ import { removeDemo, runDemo } from './demo.js';
 import { describeVerify, renderChanges, size, table } from './format.js';
 import { compactLog, describeAdvance, excise, type GcOptions, gc, parseDuration, pruneCheckpoints, reclaim } from './gc.js';
 import { snapshotTable } from './history.js';
+import { type ServeFlags, serveUntilStopped } from './serve.js';
 import { describeInfo, renderInfo } from './info.js';
 import { describeCatalog, describeTable, renderCatalog, renderTable } from './show.js';
 import { type Authorship, load as loadCommand, printResult, type SqlFormat, sql as sqlCommand } from './sql.js';
@@ -370,6 +371,17 @@ export function program(version: string, quiet: boolean): Command {
         if (o.svg !== undefined) await writeFile(String(o.svg), svg(t));
         print(g, () => sketch(t, positiveInt('--width', String(o.width))) + (o.svg === undefined ? '' : `\nSVG written to ${o.svg}`), t);
       }, 'read');
+    });
+
+  command('serve', 'serve the catalog to Iceberg engines (Spark, Trino, PyIceberg, DuckDB) as a REST catalog, until SIGTERM')
+    .option('--host <address>', 'the address to listen on (a non-loopback one exposes the catalog to the network)', '127.0.0.1')
+    .option('--port <n>', 'the port (0: any free one; the URL printed says which)', '8181')
+    .option('--token-env <name>', 'require the bearer token held in this environment variable')
+    .option('--prefix <name>', 'also serve under /v1/<name>/ and tell clients to use it (a warehouse name)')
+    .action(async (o: Opts & ServeFlags, cmd: Command) => {
+      const g = globals(cmd);
+      // Writes no commit, but writes Iceberg's metadata objects to the store: opened to write unless --read-only.
+      await withCatalog(g, (c) => serveUntilStopped(c, o));
     });
 
   command('demo', 'build a small history in --dir and show time travel over it').option('--force', 'replace a demo made before')

@@ -2,39 +2,15 @@
 // Parquet by field id), at the newest snapshot and an older one, against catalog.sql at the same snapshots; and
 // every Avro file written decoded by Debian's avrocat.
 import { execFileSync } from 'node:child_process';
-import { open, readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { icebergRead } from 'icebird';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectCode, openCatalog } from '../helpers.js';
+import { fetchFileUrls } from '../support/file-fetch.js';
 
-/** icebird fetches: this answers file:// URLs (whole, HEAD, or a byte range) as an object store would over HTTP. */
-const httpFetch = globalThis.fetch;
-beforeAll(() => {
-  globalThis.fetch = (async (input: string | URL | Request, init?: RequestInit) => {
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    if (!url.startsWith('file://')) return httpFetch(input, init);
-    const file = fileURLToPath(url);
-    const size = (await stat(file)).size;
-    if (init?.method === 'HEAD') return new Response(null, { status: 200, headers: { 'content-length': String(size) } });
-    const range = /bytes=(\d+)-(\d*)/.exec(new Headers(init?.headers).get('range') ?? '');
-    if (range === null) return new Response(await readFile(file), { status: 200 });
-    const start = Number(range[1]);
-    const end = range[2] === '' ? size - 1 : Math.min(Number(range[2]), size - 1);
-    const h = await open(file);
-    try {
-      const b = Buffer.alloc(end - start + 1);
-      await h.read(b, 0, b.length, start);
-      return new Response(b, { status: 206, headers: { 'content-length': String(b.length) } });
-    } finally {
-      await h.close();
-    }
-  }) as typeof fetch;
-});
-afterAll(() => {
-  globalThis.fetch = httpFetch;
-});
+fetchFileUrls();
 
 /**
  * Rows as plain values sorted by id, to compare icebird's with catalog.sql's: icebird gives a BIGINT as a bigint,

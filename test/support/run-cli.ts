@@ -1,5 +1,5 @@
 // Runs the `strata` command from source in a child process (as a user would), with its exit code and output.
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -32,4 +32,9 @@ export async function runCliWith(options: { cwd?: string; env?: Record<string, s
     const err = e as { code: number; stdout: string; stderr: string; killed?: boolean };
     return { code: err.killed ? 'killed' : err.code, stdout: err.stdout, stderr: err.stderr };
   }
+}
+
+/** The command started and left running (a server), for the test to talk to and stop. */
+export function spawnCli(env: Record<string, string>, ...args: string[]): ChildProcess {
+  return spawn(process.execPath, ['--import', tsx, main, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
 }
