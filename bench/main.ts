@@ -3,6 +3,8 @@
 // `--only "shared store"` runs just the shared-store section (directory store, and S3 when its variables are set);
 // `--only "large transactions"` the one-transaction commit of --files files, its drop, and a cascade drop of
 // --cascade-tables tables.
+// `--only iceberg` Iceberg metadata for a table of 10,000 files: catalog.iceberg() at a random snapshot and the REST
+// load through serve(), first and repeated, and the bytes written to serve one more commit (bench/iceberg/).
 // `--only "commit profile"` where a warm commit's time goes, by layer, for the commit shapes (bench/commit-profile.ts).
 // `--only sql` catalog.sql against DuckDB over the same Parquet files: a full scan with deletes, a selective
 // predicate on a sorted column, and binding on a catalog of many tables (bench/sql/); `--only "sql writes"` an
@@ -167,6 +169,10 @@ if (values.only === undefined || 'sql'.includes(values.only)) {
 if (values.only === undefined || 'sql writes'.includes(values.only)) {
   const { writesBench } = await import('./sql/writes-bench.js');
   await writesBench(bySize({ smoke: { rows: 4000, files: 2, small: 5, runs }, quick: { rows: 100_000, files: 10, small: 200, runs }, full: { rows: 1_000_000, files: 10, small: 1000, runs } }), out);
+}
+if (values.only === undefined || 'iceberg'.includes(values.only)) {
+  const { icebergBench } = await import('./iceberg/load-bench.js');
+  await icebergBench(bySize({ smoke: { commits: 5, perCommit: 20, repeats: 3, runs }, quick: { commits: 50, perCommit: 100, repeats: 10, runs }, full: { commits: 99, perCommit: 100, repeats: 10, runs } }), out);
 }
 out(`\nTotal time: ${((Date.now() - started) / 1000).toFixed(0)} s.`);
 

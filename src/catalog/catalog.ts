@@ -27,6 +27,7 @@ import { type ChangeBound, type CompactOptions, type CompactResult, DataPlane, t
 import { type ExportOptions, type ExportReport, exportLake } from '../ducklake/export.js';
 import { type ImportReport, importLake } from '../ducklake/import.js';
 import { dataLocation } from '../ducklake/values.js';
+import { ServedObjects } from '../iceberg/served-objects.js';
 import { type IcebergTable, icebergTable } from '../iceberg/table-metadata.js';
 
 export interface OpenOptions extends EngineOptions {
@@ -53,12 +54,15 @@ export type ReaderOptions = SnapshotSelector & { lease?: LeaseOptions };
 export class Catalog {
   /** Key prefix of data files in the store, e.g. `data/`. */
   readonly dataPath: string;
+  /** The Iceberg objects this process has seen in the store, and the tables it last served (catalog.iceberg()). */
+  private readonly served: ServedObjects<IcebergTable>;
 
   private constructor(
     private readonly engine: CommitEngine,
     private readonly plane: DataPlane,
   ) {
     this.dataPath = engine.dataPath;
+    this.served = new ServedObjects(engine.store);
   }
 
   static async open(given: OpenOptions): Promise<Catalog> {
@@ -222,7 +226,7 @@ export class Catalog {
     const reader = await this.engine.reader(selector);
     try {
       const info = await reader.table(schema, table);
-      const src = { store: this.engine.store, dataPath: this.dataPath, deletes: this.plane };
+      const src = { store: this.engine.store, dataPath: this.dataPath, deletes: this.plane, served: this.served };
       return await this.engine.view((view) => icebergTable({ ...src, view }, `${quote(schema)}.${quote(table)}`, info.id, reader.snapshot.id));
     } finally {
       await reader.close();

@@ -15,7 +15,8 @@ import type { DataFileInfo, DeleteFileInfo } from '../read/records.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { type EntryStatus, type ManifestEntry, type ManifestFile, manifestBytes, manifestListBytes } from './avro.js';
 import { bounds } from './bounds.js';
-import { changePoints, type ManifestKey, manifestFiles, type PlannedSnapshot, planSnapshots } from './table-snapshots.js';
+import { changePoints, type FileVersion, type ManifestKey, manifestFiles, type PlannedSnapshot, planSnapshots } from './table-snapshots.js';
+import type { ServedObjects } from './served-objects.js';
 import { type IcebergSchema, type IcebergType, icebergSchema, lastColumnId } from './types.js';
 
 
@@ -67,13 +68,21 @@ export interface IcebergSource {
   store: ObjectStore;
   dataPath: string;
   deletes: PositionDeleteCopies;
+  /** What this process already knows of the objects and tables it served (one per catalog). */
+  served: ServedObjects<IcebergTable>;
 }
 
 /** The table `tableId` (named `name` for messages) at snapshot `at`, as Iceberg metadata written to the store. */
 export async function icebergTable(src: IcebergSource, name: string, tableId: CatalogId, at: SnapshotId): Promise<IcebergTable> {
-  const { view, store } = src;
+  const { view, store, served } = src;
   const table = (await q.tableAt(view, at, tableId))!;
   const retainFrom = (await q.retainFrom(view)).snapshot;
+  const tags: { name: string; snapshot: number }[] = [];
+  for await (const t of q.tags(view)) if (t.snapshot <= at) tags.push({ name: t.name, snapshot: t.snapshot });
+  const cacheKey = JSON.stringify([tableId, at, retainFrom, tags]);
+  const known = served.table(cacheKey);
+  if (known !== undefined) return known;
+
   const from = Math.max(retainFrom, (await q.tableCreation(view, tableId)) ?? 0) as SnapshotId;
   const { data, deletes } = await fileVersions(view, tableId, 1 as SnapshotId, at);
   const dataVersions = data.map((f) => ({ id: f.id, records: f.recordCount, size: f.fileSizeBytes, begin: f.beginSnapshot, end: f.endSnapshot }));
@@ -88,14 +97,21 @@ export async function icebergTable(src: IcebergSource, name: string, tableId: Ca
 
   // One schema per state the table's columns went through, named by the catalog's schema version there.
   const schemas = new Map<number, IcebergSchema>();
-  const schemaAt = async (s: number): Promise<IcebergSchema> => {
-    const visible = versions.filter((v) => v.begin <= s && (v.row.end === null || s < v.row.end));
-    const changed = Math.max(...versions.flatMap((v) => [v.begin, ...(v.row.end !== null && v.row.end <= s ? [v.row.end] : [])]).filter((b) => b <= s));
-    const id = (await q.snapshotRow(view, changed as SnapshotId))!.schemaVersion;
-    const known = schemas.get(id);
-    if (known !== undefined) return known;
-    const schema = icebergSchema(name, id, columnTree(visible, null));
-    schemas.set(id, schema);
+  const columnChanges = [...new Set(versions.flatMap((v) => [v.begin as number, ...(v.row.end === null ? [] : [v.row.end as number])]))].sort((a, b) => a - b);
+  const bySnapshot = new Map<number, Promise<IcebergSchema>>();
+  const schemaAt = (s: number): Promise<IcebergSchema> => {
+    const changed = columnChanges.filter((c) => c <= s).at(-1)!;
+    let schema = bySnapshot.get(changed);
+    if (schema === undefined) {
+      schema = (async () => {
+        const visible = versions.filter((v) => v.begin <= changed && (v.row.end === null || changed < v.row.end));
+        const id = (await q.snapshotRow(view, changed as SnapshotId))!.schemaVersion;
+        const same = schemas.get(id) ?? icebergSchema(name, id, columnTree(visible, null));
+        schemas.set(id, same);
+        return same;
+      })();
+      bySnapshot.set(changed, schema);
+    }
     return schema;
   };
   const current = await schemaAt(at);
@@ -103,52 +119,64 @@ export async function icebergTable(src: IcebergSource, name: string, tableId: Ca
   const base = objectsPrefix(store, table.row.uuid);
   const url = (key: string) => fileUri(store.url(key));
   const dataUrl = (f: DataFileInfo) => url(`${src.dataPath}${f.path}`);
-  const stats = await q.fileColumnStats(view, tableId, data.map((f) => ({ id: f.id, begin: f.beginSnapshot })));
   const dataById = new Map(data.map((f) => [f.id as number, f]));
   const deleteById = new Map(deletes.map((f) => [f.id as number, f]));
 
   /** A manifest's entries: what it holds is fixed by its key, so it is made with the schema of the snapshot that fixed it. */
-  const members = (key: ManifestKey) => manifestFiles(key.content === 'data' ? dataVersions : deleteVersions, key);
+  const byGroup = { data: groupFiles(dataVersions), deletes: groupFiles(deleteVersions) };
+  const listedBy = new Map<string, FileVersion[]>();
+  const members = (key: ManifestKey): FileVersion[] => {
+    const n = manifestName(key);
+    let files = listedBy.get(n);
+    if (files === undefined) listedBy.set(n, (files = manifestFiles(byGroup[key.content].get(key.group) ?? [], key)));
+    return files;
+  };
   const entries = async (key: ManifestKey, schema: IcebergSchema): Promise<ManifestEntry[]> => {
     const status = key.cut === 0 ? 1 : 0;
     if (key.content === 'data') {
       const types = fieldTypes(schema.fields);
-      return members(key).map((v) => {
-        const f = dataById.get(v.id)!;
-        return dataEntry(f, status, dataUrl(f), stats.get(f.id) ?? [], types);
-      });
+      const files = members(key).map((v) => dataById.get(v.id)!);
+      const stats = await q.fileColumnStats(view, tableId, files.map((f) => ({ id: f.id, begin: f.beginSnapshot })));
+      return files.map((f) => dataEntry(f, status, dataUrl(f), stats.get(f.id) ?? [], types));
     }
     const out: ManifestEntry[] = [];
     for (const v of members(key)) {
       const d = deleteById.get(v.id)!;
       const target = dataById.get(d.dataFileId)!;
       const copyKey = `${base}deletes/${d.id}.parquet`;
-      const size = await putOnce(store, copyKey, () => src.deletes.positionDeleteCopy(d, target, dataUrl(target)));
+      const size = await served.putOnce(copyKey, () => src.deletes.positionDeleteCopy(d, target, dataUrl(target)));
       out.push(deleteEntry(d, status, url(copyKey), size, dataUrl(target)));
     }
     return out;
   };
 
-  const snapshots: IcebergSnapshot[] = [];
-  for (const p of planned) {
-    const listed: ManifestFile[] = [];
-    for (const key of p.manifests) {
+  // Every manifest the snapshots name, each written once: most are named by many snapshots.
+  const manifests = new Map<string, ManifestKey>();
+  for (const p of planned) for (const key of p.manifests) manifests.set(manifestName(key), key);
+  const lengths = new Map<string, number>();
+  await served.all(
+    [...manifests].map(([n, key]) => async () => {
       const schema = await schemaAt(Math.max(key.group, key.cut));
-      const manifestKey = `${base}manifests/${key.content}-${key.group}-${key.cut}.avro`;
-      const length = await putOnce(store, manifestKey, async () => manifestBytes(schema, key.content, await entries(key, schema)));
-      const files = members(key);
-      listed.push(manifestFile(url(manifestKey), length, key, files.length, files.reduce((n, f) => n + f.records, 0)));
-    }
-    const listKey = `${base}lists/snap-${p.id}.avro`;
-    await putOnce(store, listKey, () => manifestListBytes(p.id, p.parent, p.id, listed));
-    snapshots.push(snapshotOf(p, facts.get(p.id)!.time, url(listKey), (await schemaAt(p.id))['schema-id']));
-  }
+      lengths.set(n, await served.putOnce(`${base}manifests/${n}.avro`, async () => manifestBytes(schema, key.content, await entries(key, schema))));
+    }),
+  );
+  const snapshots = await served.all(
+    planned.map((p) => async () => {
+      const listed = p.manifests.map((key) => {
+        const files = members(key);
+        return manifestFile(url(`${base}manifests/${manifestName(key)}.avro`), lengths.get(manifestName(key))!, key, files.length, files.reduce((n, f) => n + f.records, 0));
+      });
+      const listKey = `${base}lists/snap-${p.id}.avro`;
+      await served.putOnce(listKey, async () => manifestListBytes(p.id, p.parent, p.id, listed));
+      return snapshotOf(p, facts.get(p.id)!.time, url(listKey), (await schemaAt(p.id))['schema-id']);
+    }),
+  );
 
   const head = snapshots.at(-1);
   const refs: TableMetadata['refs'] = head === undefined ? {} : { main: { 'snapshot-id': head['snapshot-id'], type: 'branch' } };
-  for await (const t of q.tags(view)) {
+  for (const t of tags) {
     const own = [...snapshots].reverse().find((s) => s['snapshot-id'] <= t.snapshot);
-    if (t.snapshot <= at && own !== undefined) refs[t.name] = { 'snapshot-id': own['snapshot-id'], type: 'tag' };
+    if (own !== undefined) refs[t.name] = { 'snapshot-id': own['snapshot-id'], type: 'tag' };
   }
   const metadata: TableMetadata = {
     'format-version': 2,
@@ -173,8 +201,23 @@ export async function icebergTable(src: IcebergSource, name: string, tableId: Ca
   };
   const text = JSON.stringify(metadata);
   const metadataKey = `${base}metadata/${at}-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.metadata.json`;
-  await putOnce(store, metadataKey, async () => new TextEncoder().encode(text));
-  return { metadataLocation: url(metadataKey), metadata };
+  await served.putOnce(metadataKey, async () => new TextEncoder().encode(text));
+  const out = { metadataLocation: url(metadataKey), metadata };
+  served.remember(cacheKey, out);
+  return out;
+}
+
+const manifestName = (key: ManifestKey) => `${key.content}-${key.group}-${key.cut}`;
+
+/** The files of each commit group (the snapshot that added them): a manifest's files are some of one group's. */
+function groupFiles(files: readonly FileVersion[]): Map<number, FileVersion[]> {
+  const out = new Map<number, FileVersion[]>();
+  for (const f of files) {
+    const g = out.get(f.begin);
+    if (g === undefined) out.set(f.begin, [f]);
+    else g.push(f);
+  }
+  return out;
 }
 
 /** A prefix per table and per place the store is: manifests hold full URIs, which change if the lake moves. */
@@ -269,15 +312,6 @@ function manifestFile(location: string, length: number, m: ManifestKey, files: n
     existing_rows_count: added ? 0 : rows,
     deleted_rows_count: 0,
   };
-}
-
-/** Writes the object unless it exists; its size either way. Every object here is named for what it holds. */
-async function putOnce(store: ObjectStore, key: string, bytes: () => Promise<Uint8Array>): Promise<number> {
-  const there = await store.info(key);
-  if (there !== undefined) return there.size;
-  const b = await bytes();
-  await store.putIfAbsent(key, b);
-  return b.length;
 }
 
 function snapshotOf(p: PlannedSnapshot, time: number, manifestList: string, schemaId: number): IcebergSnapshot {

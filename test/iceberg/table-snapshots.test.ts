@@ -68,6 +68,44 @@ describe('a table’s Iceberg snapshots', () => {
     );
   });
 
+  it('count, at every snapshot, what it added and removed and what it holds, as a scan of every file says', () => {
+    const sum = (files: readonly FileVersion[], keep: (f: FileVersion) => boolean, of: (f: FileVersion) => number) => files.filter(keep).reduce((n, f) => n + of(f), 0);
+    fc.assert(
+      fc.property(history, fc.integer({ min: 1, max: 6 }), ({ data, deletes, last }, from) => {
+        for (const p of planSnapshots(data, deletes, from, last, noFacts)) {
+          const s = p.id;
+          const begun = (f: FileVersion) => f.begin === s;
+          const ended = (f: FileVersion) => f.end === s;
+          const live = (f: FileVersion) => f.begin <= s && (f.end === null || f.end > s);
+          const one = () => 1;
+          const rows = (f: FileVersion) => f.records;
+          const bytes = (f: FileVersion) => f.size;
+          expect(p.summary).toEqual({
+            'added-data-files': String(sum(data, begun, one)),
+            'deleted-data-files': String(sum(data, ended, one)),
+            'added-records': String(sum(data, begun, rows)),
+            'deleted-records': String(sum(data, ended, rows)),
+            'added-delete-files': String(sum(deletes, begun, one)),
+            'removed-delete-files': String(sum(deletes, ended, one)),
+            'added-position-deletes': String(sum(deletes, begun, rows)),
+            'removed-position-deletes': String(sum(deletes, ended, rows)),
+            'added-files-size': String(sum(data, begun, bytes) + sum(deletes, begun, bytes)),
+            'removed-files-size': String(sum(data, ended, bytes) + sum(deletes, ended, bytes)),
+            'total-records': String(sum(data, live, rows)),
+            'total-data-files': String(sum(data, live, one)),
+            'total-delete-files': String(sum(deletes, live, one)),
+            'total-position-deletes': String(sum(deletes, live, rows)),
+            'total-equality-deletes': '0',
+            'total-files-size': String(sum(data, live, bytes) + sum(deletes, live, bytes)),
+          });
+          const added = data.some(begun);
+          expect(p.operation).toBe(added && !data.some(ended) && !deletes.some(begun) ? 'append' : added ? 'overwrite' : 'delete');
+        }
+      }),
+      { numRuns: propertyRuns(200) },
+    );
+  });
+
   it('name each snapshot’s operation and count what it changed and holds', () => {
     const data: FileVersion[] = [
       { id: 1, records: 10, size: 100, begin: 2, end: 5 },

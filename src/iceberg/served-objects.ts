@@ -1,0 +1,61 @@
+// What one process knows of the Iceberg objects it serves: which are in the store (each is immutable and named
+// for what it holds, so once seen it needs no second look), and the last tables it made metadata for. A table at
+// a snapshot is fixed by its history up to there, the retain-from horizon and the tags that point into it; those
+// make the key, so a load that finds its key answers without reading a file version or touching the store.
+import type { ObjectStore } from '../store/object-store.js';
+
+/** Writes this many objects at once: a first load writes one manifest per commit group and one list per snapshot. */
+const WRITERS = 8;
+
+export class ServedObjects<T> {
+  private readonly sizes = new Map<string, Promise<number>>();
+  private readonly tables = new Map<string, T>();
+
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly capacity = 64,
+  ) {}
+
+  /** The object's size, writing it first unless the store has it; each key looked at once per process. */
+  putOnce(key: string, bytes: () => Promise<Uint8Array>): Promise<number> {
+    let size = this.sizes.get(key);
+    if (size === undefined) {
+      size = (async () => {
+        const there = await this.store.info(key);
+        if (there !== undefined) return there.size;
+        const b = await bytes();
+        await this.store.putIfAbsent(key, b);
+        return b.length;
+      })();
+      // A failed write is tried again by the next load, not remembered.
+      size.catch(() => this.sizes.delete(key));
+      this.sizes.set(key, size);
+    }
+    return size;
+  }
+
+  /** Runs `tasks`, WRITERS at a time, their results in order. */
+  async all<R>(tasks: readonly (() => Promise<R>)[]): Promise<R[]> {
+    const out: R[] = new Array(tasks.length);
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < tasks.length; i = next++) out[i] = await tasks[i]!();
+    };
+    await Promise.all(Array.from({ length: Math.min(WRITERS, tasks.length) }, worker));
+    return out;
+  }
+
+  table(key: string): T | undefined {
+    const hit = this.tables.get(key);
+    if (hit !== undefined) {
+      this.tables.delete(key);
+      this.tables.set(key, hit);
+    }
+    return hit;
+  }
+
+  remember(key: string, value: T): void {
+    this.tables.set(key, value);
+    if (this.tables.size > this.capacity) this.tables.delete(this.tables.keys().next().value!);
+  }
+}
