@@ -80,41 +80,39 @@ export async function icebergTable(src: IcebergSource, name: string, tableId: Ca
   const tags: { name: string; snapshot: number }[] = [];
   for await (const t of q.tags(view)) if (t.snapshot <= at) tags.push({ name: t.name, snapshot: t.snapshot });
   const cacheKey = JSON.stringify([tableId, at, retainFrom, tags]);
+  // A copy: what the caller does with its metadata must not change what the next load is given.
   const known = served.table(cacheKey);
-  if (known !== undefined) return known;
+  if (known !== undefined) return structuredClone(known);
 
-  const from = Math.max(retainFrom, (await q.tableCreation(view, tableId)) ?? 0) as SnapshotId;
+  const created = (await q.tableCreation(view, tableId)) ?? 0;
+  const from = Math.max(retainFrom, created) as SnapshotId;
+  // A tag below the horizon still reads in Strata, so it is an Iceberg snapshot too, at the tag's own id.
+  const pinned = tags.map((t) => t.snapshot).filter((t) => t < from && t >= created);
   const { data, deletes } = await fileVersions(view, tableId, 1 as SnapshotId, at);
   const dataVersions = data.map((f) => ({ id: f.id, records: f.recordCount, size: f.fileSizeBytes, begin: f.beginSnapshot, end: f.endSnapshot }));
   const deleteVersions = deletes.map((f) => ({ id: f.id, records: f.deleteCount, size: f.fileSizeBytes, begin: f.beginSnapshot, end: f.endSnapshot }));
   const facts = new Map<number, { time: number; maintenance: boolean }>();
-  for (const p of changePoints(dataVersions, deleteVersions, from, at)) {
+  for (const p of [...pinned, ...changePoints(dataVersions, deleteVersions, from, at)]) {
     const row = (await q.snapshotRow(view, p as SnapshotId))!;
     facts.set(p, { time: row.time, maintenance: (await q.snapshotChanges(view, p as SnapshotId))?.maintenance === true });
   }
-  const planned = planSnapshots(dataVersions, deleteVersions, from, at, (id) => facts.get(id)!);
+  const planned = planSnapshots(dataVersions, deleteVersions, from, at, (id) => facts.get(id)!, pinned);
   const versions = await q.columnsOf(view, tableId, undefined);
 
-  // One schema per state the table's columns went through, named by the catalog's schema version there.
+  // One schema per state the table's columns went through, its id the snapshot that made that state: the
+  // catalog's schema version there would need that snapshot's row, which excision may have removed.
   const schemas = new Map<number, IcebergSchema>();
   const columnChanges = [...new Set(versions.flatMap((v) => [v.begin as number, ...(v.row.end === null ? [] : [v.row.end as number])]))].sort((a, b) => a - b);
-  const bySnapshot = new Map<number, Promise<IcebergSchema>>();
-  const schemaAt = (s: number): Promise<IcebergSchema> => {
+  const schemaAt = (s: number): IcebergSchema => {
     const changed = columnChanges.filter((c) => c <= s).at(-1)!;
-    let schema = bySnapshot.get(changed);
+    let schema = schemas.get(changed);
     if (schema === undefined) {
-      schema = (async () => {
-        const visible = versions.filter((v) => v.begin <= changed && (v.row.end === null || changed < v.row.end));
-        const id = (await q.snapshotRow(view, changed as SnapshotId))!.schemaVersion;
-        const same = schemas.get(id) ?? icebergSchema(name, id, columnTree(visible, null));
-        schemas.set(id, same);
-        return same;
-      })();
-      bySnapshot.set(changed, schema);
+      const visible = versions.filter((v) => v.begin <= changed && (v.row.end === null || changed < v.row.end));
+      schemas.set(changed, (schema = icebergSchema(name, changed, columnTree(visible, null))));
     }
     return schema;
   };
-  const current = await schemaAt(at);
+  const current = schemaAt(at);
 
   const base = objectsPrefix(store, table.row.uuid);
   const url = (key: string) => fileUri(store.url(key));
@@ -156,7 +154,7 @@ export async function icebergTable(src: IcebergSource, name: string, tableId: Ca
   const lengths = new Map<string, number>();
   await served.all(
     [...manifests].map(([n, key]) => async () => {
-      const schema = await schemaAt(Math.max(key.group, key.cut));
+      const schema = schemaAt(Math.max(key.group, key.cut));
       lengths.set(n, await served.putOnce(`${base}manifests/${n}.avro`, async () => manifestBytes(schema, key.content, await entries(key, schema))));
     }),
   );
@@ -168,7 +166,7 @@ export async function icebergTable(src: IcebergSource, name: string, tableId: Ca
       });
       const listKey = `${base}lists/snap-${p.id}.avro`;
       await served.putOnce(listKey, async () => manifestListBytes(p.id, p.parent, p.id, listed));
-      return snapshotOf(p, facts.get(p.id)!.time, url(listKey), (await schemaAt(p.id))['schema-id']);
+      return snapshotOf(p, facts.get(p.id)!.time, url(listKey), schemaAt(p.id)['schema-id']);
     }),
   );
 
@@ -203,7 +201,7 @@ export async function icebergTable(src: IcebergSource, name: string, tableId: Ca
   const metadataKey = `${base}metadata/${at}-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.metadata.json`;
   await served.putOnce(metadataKey, async () => new TextEncoder().encode(text));
   const out = { metadataLocation: url(metadataKey), metadata };
-  served.remember(cacheKey, out);
+  served.remember(cacheKey, structuredClone(out));
   return out;
 }
 

@@ -43,8 +43,8 @@ export interface SnapshotFacts {
 
 /**
  * The table's Iceberg snapshots up to `upTo`, oldest first, from every version of its files the catalog still
- * holds: each catalog snapshot in (`from` − 1, `upTo`] at which one began or ended. `facts` says what each was.
- * One sweep over the files' begins and ends in snapshot order, keeping the totals and each group's live count
+ * holds: each catalog snapshot in (`from` − 1, `upTo`] at which one began or ended, and the snapshots `also`
+ * names (tagged ones below the horizon, still readable). `facts` says what each was. One sweep over the files' begins and ends in snapshot order, keeping the totals and each group's live count
  * and cut as it goes: a table of 10,000 files and hundreds of snapshots is planned in milliseconds.
  */
 export function planSnapshots(
@@ -53,8 +53,9 @@ export function planSnapshots(
   from: number,
   upTo: number,
   facts: (id: number) => SnapshotFacts,
+  also: readonly number[] = [],
 ): PlannedSnapshot[] {
-  const points = changePoints(data, deletes, from, upTo);
+  const points = [...new Set([...also, ...changePoints(data, deletes, from, upTo)])].sort((a, b) => a - b);
   const d = new Sweep(data);
   const x = new Sweep(deletes);
   const out: PlannedSnapshot[] = [];

@@ -74,4 +74,36 @@ describe('a Strata table as an Iceberg table', () => {
     await expectCode(c.iceberg('main', 'u'), 'INVALID_ARGUMENT', /its column n is uint32/);
     await expectCode(c.iceberg('main', 'nope'), 'NOT_FOUND');
   });
+
+  it('serves a snapshot again without writing, and anew when a tag or the horizon changes what it holds', async () => {
+    const c = await openCatalog();
+    await c.sql('CREATE TABLE t (id BIGINT)');
+    for (let i = 0; i < 4; i++) await c.sql(`INSERT INTO t VALUES (${i})`);
+    const ids = (await c.snapshots()).map((s) => s.id as number);
+    const [second, head] = [ids.at(-3)!, ids.at(-1)!];
+    const first = await c.iceberg('main', 't');
+    const objects = async () => (await readdir(join(fileURLToPath(first.metadataLocation), '..', '..'), { recursive: true })).length;
+    const written = await objects();
+
+    first.metadata.snapshots.length = 0;
+    const again = await c.iceberg('main', 't');
+    expect(again.metadata.snapshots.map((s) => s['snapshot-id'])).toEqual(ids.slice(-4));
+    expect(again.metadataLocation).toBe(first.metadataLocation);
+    expect(await objects()).toBe(written);
+
+    await c.createTag('second', second);
+    const tagged = await c.iceberg('main', 't');
+    expect(tagged.metadata.refs.second).toEqual({ 'snapshot-id': second, type: 'tag' });
+    expect(tagged.metadataLocation).not.toBe(first.metadataLocation);
+
+    // Below the horizon only the tagged snapshot still reads: it stays an Iceberg snapshot, with its rows.
+    await c.advanceRetainFrom({ snapshot: head });
+    await c.excise();
+    const later = await c.iceberg('main', 't');
+    expect(later.metadata.snapshots.map((s) => s['snapshot-id'])).toEqual([second, head]);
+    expect(later.metadata.refs.second).toEqual({ 'snapshot-id': second, type: 'tag' });
+    const m = later.metadata;
+    const rows = await icebergRead({ tableUrl: m.location, metadata: { ...m, 'current-snapshot-id': second } as never });
+    expect(plain(rows)).toEqual(plain((await c.sql(`SELECT * FROM t AT (VERSION => 'second')`)).rows));
+  });
 });
