@@ -148,23 +148,31 @@ export async function icebergTable(src: IcebergSource, name: string, tableId: Ca
     return out;
   };
 
-  // Every manifest the snapshots name, each written once: most are named by many snapshots.
-  const manifests = new Map<string, ManifestKey>();
-  for (const p of planned) for (const key of p.manifests) manifests.set(manifestName(key), key);
+  // Every manifest the snapshots name, each written once: most are named by many snapshots. Its object is
+  // named for what it holds (the files and the schema), not only its group and cut: once excision removed an
+  // ended file's row, the same group and cut describe fewer files, and the object written before must not serve.
+  const objects = new Map<string, { key: ManifestKey; object: string }>();
+  for (const p of planned) {
+    for (const key of p.manifests) {
+      const n = manifestName(key);
+      if (!objects.has(n)) objects.set(n, { key, object: `${base}manifests/${n}-${digest([schemaAt(Math.max(key.group, key.cut)), members(key).map((f) => f.id)])}.avro` });
+    }
+  }
   const lengths = new Map<string, number>();
   await served.all(
-    [...manifests].map(([n, key]) => async () => {
+    [...objects].map(([n, { key, object }]) => async () => {
       const schema = schemaAt(Math.max(key.group, key.cut));
-      lengths.set(n, await served.putOnce(`${base}manifests/${n}.avro`, async () => manifestBytes(schema, key.content, await entries(key, schema))));
+      lengths.set(n, await served.putOnce(object, async () => manifestBytes(schema, key.content, await entries(key, schema))));
     }),
   );
   const snapshots = await served.all(
     planned.map((p) => async () => {
       const listed = p.manifests.map((key) => {
         const files = members(key);
-        return manifestFile(url(`${base}manifests/${manifestName(key)}.avro`), lengths.get(manifestName(key))!, key, files.length, files.reduce((n, f) => n + f.records, 0));
+        const n = manifestName(key);
+        return manifestFile(url(objects.get(n)!.object), lengths.get(n)!, key, files.length, files.reduce((k, f) => k + f.records, 0));
       });
-      const listKey = `${base}lists/snap-${p.id}.avro`;
+      const listKey = `${base}lists/snap-${p.id}-${digest([p.parent, listed])}.avro`;
       await served.putOnce(listKey, async () => manifestListBytes(p.id, p.parent, p.id, listed));
       return snapshotOf(p, facts.get(p.id)!.time, url(listKey), schemaAt(p.id)['schema-id']);
     }),
@@ -198,7 +206,7 @@ export async function icebergTable(src: IcebergSource, name: string, tableId: Ca
     refs,
   };
   const text = JSON.stringify(metadata);
-  const metadataKey = `${base}metadata/${at}-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.metadata.json`;
+  const metadataKey = `${base}metadata/${at}-${digest(text)}.metadata.json`;
   await served.putOnce(metadataKey, async () => new TextEncoder().encode(text));
   const out = { metadataLocation: url(metadataKey), metadata };
   served.remember(cacheKey, structuredClone(out));
@@ -206,6 +214,9 @@ export async function icebergTable(src: IcebergSource, name: string, tableId: Ca
 }
 
 const manifestName = (key: ManifestKey) => `${key.content}-${key.group}-${key.cut}`;
+
+/** A short hash of what an object holds, for its name. */
+const digest = (what: unknown) => createHash('sha256').update(JSON.stringify(what)).digest('hex').slice(0, 16);
 
 /** The files of each commit group (the snapshot that added them): a manifest's files are some of one group's. */
 function groupFiles(files: readonly FileVersion[]): Map<number, FileVersion[]> {
