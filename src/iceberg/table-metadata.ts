@@ -2,22 +2,20 @@
 // it names, written to the store under `iceberg/` when first asked for and reused after (docs/DESIGN.md §9).
 // Everything is read from one view at the snapshot asked for: its history up to there is immutable, so what is
 // written for it never needs rewriting.
-import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import type { CatalogId, SnapshotId } from '../../keys/ids.js';
 import type { ColumnStats } from '../../keys/file-column-stats.js';
-import { ICEBERG_PREFIX } from '../commit/open.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
-import { fileVersions } from '../read/history.js';
 import { columnTree } from '../read/reader.js';
 import type { DataFileInfo, DeleteFileInfo } from '../read/records.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { type EntryStatus, type ManifestEntry, type ManifestFile, manifestBytes, manifestListBytes } from './avro.js';
 import { bounds } from './bounds.js';
-import { changePoints, type FileVersion, type ManifestKey, manifestFiles, type PlannedSnapshot, planSnapshots } from './table-snapshots.js';
+import { digest, manifestName, planTable, type Tag } from './table-plan.js';
+import type { ManifestKey, PlannedSnapshot } from './table-snapshots.js';
 import type { ServedObjects } from './served-objects.js';
-import { type IcebergSchema, type IcebergType, icebergSchema, lastColumnId } from './types.js';
+import { type IcebergSchema, type IcebergType, lastColumnId } from './types.js';
 
 
 export interface TableMetadata {
@@ -77,104 +75,57 @@ export async function icebergTable(src: IcebergSource, name: string, tableId: Ca
   const { view, store, served } = src;
   const table = (await q.tableAt(view, at, tableId))!;
   const retainFrom = (await q.retainFrom(view)).snapshot;
-  const tags: { name: string; snapshot: number }[] = [];
+  const tags: Tag[] = [];
   for await (const t of q.tags(view)) if (t.snapshot <= at) tags.push({ name: t.name, snapshot: t.snapshot });
   const cacheKey = JSON.stringify([tableId, at, retainFrom, tags]);
   // A copy: what the caller does with its metadata must not change what the next load is given.
   const known = served.table(cacheKey);
   if (known !== undefined) return structuredClone(known);
 
-  const created = (await q.tableCreation(view, tableId)) ?? 0;
-  const from = Math.max(retainFrom, created) as SnapshotId;
-  // A tag below the horizon still reads in Strata, so it is an Iceberg snapshot too, at the tag's own id.
-  const pinned = tags.map((t) => t.snapshot).filter((t) => t < from && t >= created);
-  const { data, deletes } = await fileVersions(view, tableId, 1 as SnapshotId, at);
-  const dataVersions = data.map((f) => ({ id: f.id, records: f.recordCount, size: f.fileSizeBytes, begin: f.beginSnapshot, end: f.endSnapshot }));
-  const deleteVersions = deletes.map((f) => ({ id: f.id, records: f.deleteCount, size: f.fileSizeBytes, begin: f.beginSnapshot, end: f.endSnapshot }));
-  const facts = new Map<number, { time: number; maintenance: boolean }>();
-  for (const p of [...pinned, ...changePoints(dataVersions, deleteVersions, from, at)]) {
-    const row = (await q.snapshotRow(view, p as SnapshotId))!;
-    facts.set(p, { time: row.time, maintenance: (await q.snapshotChanges(view, p as SnapshotId))?.maintenance === true });
-  }
-  const planned = planSnapshots(dataVersions, deleteVersions, from, at, (id) => facts.get(id)!, pinned);
-  const versions = await q.columnsOf(view, tableId, undefined);
-
-  // One schema per state the table's columns went through, its id the snapshot that made that state: the
-  // catalog's schema version there would need that snapshot's row, which excision may have removed.
-  const schemas = new Map<number, IcebergSchema>();
-  const columnChanges = [...new Set(versions.flatMap((v) => [v.begin as number, ...(v.row.end === null ? [] : [v.row.end as number])]))].sort((a, b) => a - b);
-  const schemaAt = (s: number): IcebergSchema => {
-    const changed = columnChanges.filter((c) => c <= s).at(-1)!;
-    let schema = schemas.get(changed);
-    if (schema === undefined) {
-      const visible = versions.filter((v) => v.begin <= changed && (v.row.end === null || changed < v.row.end));
-      schemas.set(changed, (schema = icebergSchema(name, changed, columnTree(visible, null))));
-    }
-    return schema;
-  };
-  const current = schemaAt(at);
-
-  const base = objectsPrefix(store, table.row.uuid);
+  const plan = await planTable(view, store, name, tableId, at, retainFrom, tags);
   const url = (key: string) => fileUri(store.url(key));
   const dataUrl = (f: DataFileInfo) => url(`${src.dataPath}${f.path}`);
-  const dataById = new Map(data.map((f) => [f.id as number, f]));
-  const deleteById = new Map(deletes.map((f) => [f.id as number, f]));
+  const dataById = new Map(plan.data.map((f) => [f.id as number, f]));
+  const deleteById = new Map(plan.deletes.map((f) => [f.id as number, f]));
 
   /** A manifest's entries: what it holds is fixed by its key, so it is made with the schema of the snapshot that fixed it. */
-  const byGroup = { data: groupFiles(dataVersions), deletes: groupFiles(deleteVersions) };
-  const listedBy = new Map<string, FileVersion[]>();
-  const members = (key: ManifestKey): FileVersion[] => {
-    const n = manifestName(key);
-    let files = listedBy.get(n);
-    if (files === undefined) listedBy.set(n, (files = manifestFiles(byGroup[key.content].get(key.group) ?? [], key)));
-    return files;
-  };
   const entries = async (key: ManifestKey, schema: IcebergSchema): Promise<ManifestEntry[]> => {
     const status = key.cut === 0 ? 1 : 0;
     if (key.content === 'data') {
       const types = fieldTypes(schema.fields);
-      const files = members(key).map((v) => dataById.get(v.id)!);
+      const files = plan.members(key).map((v) => dataById.get(v.id)!);
       const stats = await q.fileColumnStats(view, tableId, files.map((f) => ({ id: f.id, begin: f.beginSnapshot })));
       return files.map((f) => dataEntry(f, status, dataUrl(f), stats.get(f.id) ?? [], types));
     }
     const out: ManifestEntry[] = [];
-    for (const v of members(key)) {
+    for (const v of plan.members(key)) {
       const d = deleteById.get(v.id)!;
       const target = dataById.get(d.dataFileId)!;
-      const copyKey = `${base}deletes/${d.id}.parquet`;
-      const size = await served.putOnce(copyKey, () => src.deletes.positionDeleteCopy(d, target, dataUrl(target)));
-      out.push(deleteEntry(d, status, url(copyKey), size, dataUrl(target)));
+      const copy = plan.deleteCopy(d);
+      const size = await served.putOnce(copy, () => src.deletes.positionDeleteCopy(d, target, dataUrl(target)));
+      out.push(deleteEntry(d, status, url(copy), size, dataUrl(target)));
     }
     return out;
   };
 
-  // Every manifest the snapshots name, each written once: most are named by many snapshots. Its object is
-  // named for what it holds (the files and the schema), not only its group and cut: once excision removed an
-  // ended file's row, the same group and cut describe fewer files, and the object written before must not serve.
-  const objects = new Map<string, { key: ManifestKey; object: string }>();
-  for (const p of planned) {
-    for (const key of p.manifests) {
-      const n = manifestName(key);
-      if (!objects.has(n)) objects.set(n, { key, object: `${base}manifests/${n}-${digest([schemaAt(Math.max(key.group, key.cut)), members(key).map((f) => f.id)])}.avro` });
-    }
-  }
+  // Every manifest written once, eight at a time: most are named by many snapshots.
   const lengths = new Map<string, number>();
   await served.all(
-    [...objects].map(([n, { key, object }]) => async () => {
-      const schema = schemaAt(Math.max(key.group, key.cut));
+    [...plan.manifests].map(([n, { key, object }]) => async () => {
+      const schema = plan.schemaAt(Math.max(key.group, key.cut));
       lengths.set(n, await served.putOnce(object, async () => manifestBytes(schema, key.content, await entries(key, schema))));
     }),
   );
   const snapshots = await served.all(
-    planned.map((p) => async () => {
+    plan.snapshots.map((p) => async () => {
       const listed = p.manifests.map((key) => {
-        const files = members(key);
+        const files = plan.members(key);
         const n = manifestName(key);
-        return manifestFile(url(objects.get(n)!.object), lengths.get(n)!, key, files.length, files.reduce((k, f) => k + f.records, 0));
+        return manifestFile(url(plan.manifests.get(n)!.object), lengths.get(n)!, key, files.length, files.reduce((k, f) => k + f.records, 0));
       });
-      const listKey = `${base}lists/snap-${p.id}-${digest([p.parent, listed])}.avro`;
-      await served.putOnce(listKey, async () => manifestListBytes(p.id, p.parent, p.id, listed));
-      return snapshotOf(p, facts.get(p.id)!.time, url(listKey), schemaAt(p.id)['schema-id']);
+      const list = plan.lists.get(p.id)!;
+      await served.putOnce(list, async () => manifestListBytes(p.id, p.parent, p.id, listed));
+      return snapshotOf(p, plan.facts.get(p.id)!.time, url(list), plan.schemaAt(p.id)['schema-id']);
     }),
   );
 
@@ -190,9 +141,9 @@ export async function icebergTable(src: IcebergSource, name: string, tableId: Ca
     location: url(`${src.dataPath}${table.row.name}`),
     'last-sequence-number': head?.['sequence-number'] ?? 0,
     'last-updated-ms': head?.['timestamp-ms'] ?? (await q.snapshotRow(view, at))!.time,
-    'last-column-id': Math.max(lastColumnId(columnTree(versions, null)), ...versions.map((v) => v.id as number)),
-    'current-schema-id': current['schema-id'],
-    schemas: [...schemas.values()].sort((a, b) => a['schema-id'] - b['schema-id']),
+    'last-column-id': Math.max(lastColumnId(columnTree(plan.versions, null)), ...plan.versions.map((v) => v.id as number)),
+    'current-schema-id': plan.schemaAt(at)['schema-id'],
+    schemas: [...plan.schemas.values()].sort((a, b) => a['schema-id'] - b['schema-id']),
     'default-spec-id': 0,
     'partition-specs': [{ 'spec-id': 0, fields: [] }],
     'last-partition-id': 999,
@@ -206,33 +157,13 @@ export async function icebergTable(src: IcebergSource, name: string, tableId: Ca
     refs,
   };
   const text = JSON.stringify(metadata);
-  const metadataKey = `${base}metadata/${at}-${digest(text)}.metadata.json`;
+  // Named for the snapshot, the horizon it was made under (GC removes those of an older one: they name lists
+  // excision made obsolete) and what it holds.
+  const metadataKey = `${plan.base}metadata/${at}-${retainFrom}-${digest(text)}.metadata.json`;
   await served.putOnce(metadataKey, async () => new TextEncoder().encode(text));
   const out = { metadataLocation: url(metadataKey), metadata };
   served.remember(cacheKey, structuredClone(out));
   return out;
-}
-
-const manifestName = (key: ManifestKey) => `${key.content}-${key.group}-${key.cut}`;
-
-/** A short hash of what an object holds, for its name. */
-const digest = (what: unknown) => createHash('sha256').update(JSON.stringify(what)).digest('hex').slice(0, 16);
-
-/** The files of each commit group (the snapshot that added them): a manifest's files are some of one group's. */
-function groupFiles(files: readonly FileVersion[]): Map<number, FileVersion[]> {
-  const out = new Map<number, FileVersion[]>();
-  for (const f of files) {
-    const g = out.get(f.begin);
-    if (g === undefined) out.set(f.begin, [f]);
-    else g.push(f);
-  }
-  return out;
-}
-
-/** A prefix per table and per place the store is: manifests hold full URIs, which change if the lake moves. */
-function objectsPrefix(store: ObjectStore, uuid: string): string {
-  const where = createHash('sha256').update(store.url('iceberg')).digest('hex').slice(0, 12);
-  return `${ICEBERG_PREFIX}${where}/${uuid}/`;
 }
 
 /** A location as a URI with its scheme: a directory store's are paths. */
