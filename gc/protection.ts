@@ -9,6 +9,11 @@
 //   - an orphan (under the data path, named by no row, never scheduled) only once it is older than a minimum
 //     age: an engine may be writing a file it has not registered yet; the store's own leftovers of writes a
 //     crash cut short, by the same age.
+//   - an Iceberg object Strata wrote to serve a table (src/iceberg/) once no retained snapshot's metadata names
+//     it and it is older than the grace: a manifest, list or delete copy the plans of the retained snapshots
+//     do not name, a metadata file of a snapshot no longer retained or made under an earlier horizon (it
+//     names lists excision made obsolete). Objects under another location's prefix, of a table whose plan
+//     cannot be made, or named in a way Strata does not write, are never touched.
 // Which checkpoints and log entries may go is decided in checkpoints.ts and compact-log.ts: they hold no
 // catalog state the log or the newest checkpoint does not.
 import type { ReadView } from '../src/kv/read-view.js';
@@ -56,4 +61,31 @@ export function isOrphanAge(lastModified: number, minAgeMs: number, now: number)
  */
 export function isObjectLetGo(scheduledAt: number | undefined, lastModified: number | undefined): boolean {
   return scheduledAt === undefined || lastModified === undefined || lastModified <= scheduledAt;
+}
+
+/** What keeps Iceberg objects: every object the retained snapshots' metadata names, under this store's location. */
+export interface IcebergKeep {
+  /** `iceberg/<hash of where the store is>/`: objects elsewhere were made for another location. */
+  location: string;
+  named: ReadonlySet<string>;
+  /** Table prefixes (`<location><uuid>/`) whose plan could not be made: kept whole. */
+  keepTables: ReadonlySet<string>;
+  horizon: number;
+  /** Tagged and leased snapshots, sorted. */
+  protected: readonly number[];
+}
+
+const ICEBERG_OBJECT = /^([^/]+\/)(manifests|lists|deletes|metadata)\/([^/]+)$/;
+const METADATA_FILE = /^(\d+)-(\d+)-[0-9a-f]+\.metadata\.json$/;
+
+/** Whether the Iceberg object `key` (last written at `lastModified`) may be deleted. */
+export function isIcebergObjectLetGo(key: string, lastModified: number, keep: IcebergKeep, now: number, minAgeMs: number): boolean {
+  if (!key.startsWith(keep.location) || now - lastModified < minAgeMs) return false;
+  const m = ICEBERG_OBJECT.exec(key.slice(keep.location.length));
+  if (m === null || keep.keepTables.has(`${keep.location}${m[1]}`)) return false;
+  if (m[2] !== 'metadata') return !keep.named.has(key);
+  const file = METADATA_FILE.exec(m[3]!);
+  if (file === null) return false;
+  const [at, horizon] = [Number(file[1]), Number(file[2])];
+  return horizon !== keep.horizon || (at < keep.horizon && !keep.protected.includes(at));
 }

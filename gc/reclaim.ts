@@ -49,6 +49,11 @@ export interface ReclaimReport {
    * directory store, probe objects on S3. Store-relative paths.
    */
   abandoned: string[];
+  /**
+   * Iceberg objects (manifests, lists, delete copies, metadata files) no retained snapshot's metadata names,
+   * past the grace period: deleted (or that would be). Store keys.
+   */
+  iceberg: string[];
 }
 
 export interface ReclaimPlan {

@@ -5,7 +5,7 @@
 import type { AdvanceResult, AdvanceTarget } from '../../gc/retain-from.js';
 import { checkLeaseOptions, type LeaseInfo, type LeaseOptions } from '../../gc/leases.js';
 import type { ExciseOptions, ExciseReport, ExcisionJobRow } from '../../gc/excise.js';
-import type { ReclaimOptions, ReclaimReport } from '../../gc/reclaim.js';
+import { checkReclaimOptions, type ReclaimOptions, type ReclaimReport } from '../../gc/reclaim.js';
 import type { PruneCheckpointsOptions, PruneCheckpointsReport } from '../../gc/checkpoints.js';
 import type { CompactLogOptions, CompactLogReport } from '../../gc/compact-log.js';
 import type { SnapshotId } from '../../keys/ids.js';
@@ -27,6 +27,7 @@ import { type ChangeBound, type CompactOptions, type CompactResult, DataPlane, t
 import { type ExportOptions, type ExportReport, exportLake } from '../ducklake/export.js';
 import { type ImportReport, importLake } from '../ducklake/import.js';
 import { dataLocation } from '../ducklake/values.js';
+import { icebergKeep, reclaimIcebergObjects } from '../iceberg/reclaim-objects.js';
 import { ServedObjects } from '../iceberg/served-objects.js';
 import { type IcebergTable, icebergTable } from '../iceberg/table-metadata.js';
 
@@ -290,8 +291,15 @@ export class Catalog {
    * Deletes the files excision scheduled once their grace period is over; with `orphans`, also unnamed objects
    * under the data path and what crashed writes left, older than minAgeMs. Catalog objects are never touched.
    */
-  reclaimFiles(opts?: ReclaimOptions): Promise<ReclaimReport> {
-    return this.engine.gc.reclaimFiles(opts);
+  async reclaimFiles(opts?: ReclaimOptions): Promise<ReclaimReport> {
+    const report = await this.engine.gc.reclaimFiles(opts);
+    // Then the Iceberg objects no retained snapshot's metadata names, by the same grace (gc/protection.ts decides).
+    const { graceMs, dryRun } = checkReclaimOptions(opts);
+    const { store, clock } = this.engine.parts;
+    const now = clock();
+    const keep = await this.engine.view((view) => icebergKeep(view, store, now));
+    const iceberg = await reclaimIcebergObjects(store, keep, now, graceMs, dryRun);
+    return { ...report, iceberg: iceberg.deleted, failed: [...report.failed, ...iceberg.failed] };
   }
 
   /** Deletes superseded checkpoints (keeping the newest `keep` complete ones) and incomplete ones: each is a full copy. */

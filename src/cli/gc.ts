@@ -87,6 +87,7 @@ export async function reclaim(
   o.say(
     `reclaim${o.dryRun ? ' (dry run)' : ''}: ${verb} ${report.deleted.length} scheduled files` +
       (opts.orphans ? `, ${report.orphans.length} orphans and ${report.abandoned.length} leftovers of interrupted writes` : '') +
+      (report.iceberg.length > 0 ? `, ${report.iceberg.length} Iceberg objects no retained snapshot names` : '') +
       `; ${report.scheduled.length} still within their grace period` +
       (report.skipped.length > 0 ? `; ${report.skipped.length} left in place (written again after they were scheduled)` : '') +
       (report.failed.length > 0 ? `; ${report.failed.length} could not be deleted (still scheduled)` : ''),
@@ -98,7 +99,7 @@ export async function reclaim(
         : `  the ${after.files} files excision would schedule are not deleted by this run: they wait out their grace period first`,
     );
   }
-  const listed = o.list([...report.deleted, ...report.orphans, ...report.abandoned, ...report.skipped.map((p) => `left in place: ${p}`), ...report.failed.map((f) => `not deleted: ${f.path}: ${f.reason}`)]);
+  const listed = o.list([...report.deleted, ...report.orphans, ...report.abandoned, ...report.iceberg, ...report.skipped.map((p) => `left in place: ${p}`), ...report.failed.map((f) => `not deleted: ${f.path}: ${f.reason}`)]);
   for (const p of listed.items) o.say(`  ${p}`);
   if (listed.note) o.say(`  ${listed.note}`);
   return after === undefined ? report : { ...report, afterExcision: after };

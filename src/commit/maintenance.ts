@@ -110,6 +110,8 @@ export class Maintenance {
       failed: done.failed,
       orphans: done.deleted.filter((p) => orphans.has(p)),
       abandoned,
+      // The facade adds them (src/iceberg/reclaim-objects.ts): which objects Iceberg metadata names is the Iceberg layer's to say.
+      iceberg: [],
     };
     if (opts.dryRun) return report;
     const settled = unschedule(plan, report);
