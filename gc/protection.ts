@@ -18,6 +18,7 @@
 // catalog state the log or the newest checkpoint does not.
 import type { ReadView } from '../src/kv/read-view.js';
 import * as q from '../src/read/catalog-queries.js';
+import { prefixOf } from '../src/store/checksummed-names.js';
 
 /** Snapshots that keep what they can see: tagged ones, and those of unexpired leases. Sorted. */
 export async function protectedSnapshots(view: ReadView, now: number): Promise<number[]> {
@@ -67,6 +68,7 @@ export function isObjectLetGo(scheduledAt: number | undefined, lastModified: num
 export interface IcebergKeep {
   /** `iceberg/<hash of where the store is>/`: objects elsewhere were made for another location. */
   location: string;
+  /** The prefixes of the manifests, lists and delete copies they name (an object is `<prefix>.<crc32>.<ext>`). */
   named: ReadonlySet<string>;
   /** Table prefixes (`<location><uuid>/`) whose plan could not be made: kept whole. */
   keepTables: ReadonlySet<string>;
@@ -83,7 +85,10 @@ export function isIcebergObjectLetGo(key: string, lastModified: number, keep: Ic
   if (!key.startsWith(keep.location) || now - lastModified < minAgeMs) return false;
   const m = ICEBERG_OBJECT.exec(key.slice(keep.location.length));
   if (m === null || keep.keepTables.has(`${keep.location}${m[1]}`)) return false;
-  if (m[2] !== 'metadata') return !keep.named.has(key);
+  if (m[2] !== 'metadata') {
+    const prefix = prefixOf(key);
+    return prefix !== undefined && !keep.named.has(prefix);
+  }
   const file = METADATA_FILE.exec(m[3]!);
   if (file === null) return false;
   const [at, horizon] = [Number(file[1]), Number(file[2])];

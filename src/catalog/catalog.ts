@@ -27,6 +27,7 @@ import { type ChangeBound, type CompactOptions, type CompactResult, DataPlane, t
 import { type ExportOptions, type ExportReport, exportLake } from '../ducklake/export.js';
 import { type ImportReport, importLake } from '../ducklake/import.js';
 import { dataLocation } from '../ducklake/values.js';
+import { checkIcebergObjects } from '../iceberg/object-names.js';
 import { icebergKeep, reclaimIcebergObjects } from '../iceberg/reclaim-objects.js';
 import { ServedObjects } from '../iceberg/served-objects.js';
 import { type IcebergTable, icebergTable } from '../iceberg/table-metadata.js';
@@ -318,7 +319,11 @@ export class Catalog {
    */
   async verify(opts?: VerifyOptions): Promise<VerifyReport> {
     this.engine.assertOpen();
-    return this.engine.verify(flag('files', options('verify()', opts, ['files']).files), this.plane);
+    const report = await this.engine.verify(flag('files', options('verify()', opts, ['files']).files), this.plane);
+    // The Iceberg objects served from this store, each against the checksum its name carries.
+    const iceberg = await checkIcebergObjects(this.engine.store);
+    const violations = [...report.violations, ...iceberg.problems.map((p) => ({ invariant: 'iceberg object matches its name', object: p.key, message: `CORRUPT: ${p.message}; delete it and serve the table again to remake it` }))];
+    return { ok: violations.length === 0, violations, checked: { ...report.checked, icebergObjects: iceberg.checked } };
   }
 
   /** Closes open readers, stops running statements (CANCELLED) and closes the index. Acknowledged commits are durable. */

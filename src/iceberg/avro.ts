@@ -3,6 +3,7 @@
 // is given the schema itself: it writes that JSON as `avro.schema` verbatim. Longs are written with avsc's
 // default long type, which refuses a number past 2^53 rather than writing it wrong; every long Strata
 // writes (ids, sequence numbers, sizes, counts) is a safe integer.
+import { createHash } from 'node:crypto';
 import avro from 'avsc';
 import type { IcebergSchema } from './types.js';
 
@@ -140,7 +141,10 @@ export function manifestListBytes(snapshotId: number, parentId: number | null, s
 async function containerFile(schema: AvroSchema, records: readonly unknown[], metadata: Record<string, string>): Promise<Uint8Array> {
   // avsc's typings know neither field attributes in a schema nor the encoder's `metadata` option (its
   // BlockEncoder takes both).
-  const options = { codec: 'null', writeHeader: true, metadata: Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, Buffer.from(v)])) };
+  // The sync marker from the contents rather than at random: the same manifest made twice (a second process,
+  // a lost object made again) is the same bytes, so the checksum in its name and every list naming it hold.
+  const syncMarker = createHash('sha256').update(JSON.stringify([metadata, records])).digest().subarray(0, 16);
+  const options = { codec: 'null', writeHeader: true, syncMarker, metadata: Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, Buffer.from(v)])) };
   const encoder = new avro.streams.BlockEncoder(schema as unknown as avro.Schema, options as ConstructorParameters<typeof avro.streams.BlockEncoder>[1]);
   const chunks: Buffer[] = [];
   encoder.on('data', (c: Buffer) => chunks.push(c));

@@ -33,7 +33,7 @@ export async function icebergKeep(view: ReadView, store: ObjectStore, now: numbe
     if (at === undefined) continue;
     try {
       const plan = await planTable(view, store, `table ${id}`, id, at as SnapshotId, horizon, tags.filter((t) => t.snapshot <= at));
-      for (const { object } of plan.manifests.values()) named.add(object);
+      for (const { prefix } of plan.manifests.values()) named.add(prefix);
       for (const list of plan.lists.values()) named.add(list);
       for (const d of plan.deletes) named.add(plan.deleteCopy(d));
     } catch (e) {

@@ -3,12 +3,20 @@
 // a snapshot is fixed by its history up to there, the retain-from horizon and the tags that point into it; those
 // make the key, so a load that finds its key answers without reading a file version or touching the store.
 import type { ObjectStore } from '../store/object-store.js';
+import { checksummedName, prefixOf } from '../store/checksummed-names.js';
+
+/** A written object: its key and size. */
+export interface Written {
+  key: string;
+  size: number;
+}
 
 /** Writes this many objects at once: a first load writes one manifest per commit group and one list per snapshot. */
 const WRITERS = 8;
 
 export class ServedObjects<T> {
   private readonly sizes = new Map<string, Promise<number>>();
+  private readonly named = new Map<string, Promise<Written>>();
   private readonly tables = new Map<string, T>();
 
   constructor(
@@ -32,6 +40,26 @@ export class ServedObjects<T> {
       this.sizes.set(key, size);
     }
     return size;
+  }
+
+  /**
+   * The object made from `prefix` (its name carries its bytes' checksum: object-names.ts), writing it unless
+   * the store has one: a second writer that made the same object first is as good, its bytes hold the same.
+   */
+  putChecksummed(prefix: string, ext: 'avro' | 'parquet', bytes: () => Promise<Uint8Array>): Promise<Written> {
+    let written = this.named.get(prefix);
+    if (written === undefined) {
+      written = (async () => {
+        for await (const o of this.store.list(`${prefix}.`)) if (prefixOf(o.key) === prefix && o.key.endsWith(`.${ext}`)) return { key: o.key, size: o.size };
+        const b = await bytes();
+        const key = checksummedName(prefix, b, ext);
+        await this.store.putIfAbsent(key, b);
+        return { key, size: b.length };
+      })();
+      written.catch(() => this.named.delete(prefix));
+      this.named.set(prefix, written);
+    }
+    return written;
   }
 
   /** Runs `tasks`, WRITERS at a time, their results in order. */

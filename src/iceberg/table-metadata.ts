@@ -12,9 +12,10 @@ import type { DataFileInfo, DeleteFileInfo } from '../read/records.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { type EntryStatus, type ManifestEntry, type ManifestFile, manifestBytes, manifestListBytes } from './avro.js';
 import { bounds } from './bounds.js';
-import { digest, manifestName, planTable, type Tag } from './table-plan.js';
+import { digest } from './object-names.js';
+import { manifestName, planTable, type Tag } from './table-plan.js';
 import type { ManifestKey, PlannedSnapshot } from './table-snapshots.js';
-import type { ServedObjects } from './served-objects.js';
+import type { ServedObjects, Written } from './served-objects.js';
 import { type IcebergSchema, type IcebergType, lastColumnId } from './types.js';
 
 
@@ -97,23 +98,31 @@ export async function icebergTable(src: IcebergSource, name: string, tableId: Ca
       const stats = await q.fileColumnStats(view, tableId, files.map((f) => ({ id: f.id, begin: f.beginSnapshot })));
       return files.map((f) => dataEntry(f, status, dataUrl(f), stats.get(f.id) ?? [], types));
     }
-    const out: ManifestEntry[] = [];
-    for (const v of plan.members(key)) {
+    return plan.members(key).map((v) => {
       const d = deleteById.get(v.id)!;
-      const target = dataById.get(d.dataFileId)!;
-      const copy = plan.deleteCopy(d);
-      const size = await served.putOnce(copy, () => src.deletes.positionDeleteCopy(d, target, dataUrl(target)));
-      out.push(deleteEntry(d, status, url(copy), size, dataUrl(target)));
-    }
-    return out;
+      const copy = copies.get(d.id)!;
+      return deleteEntry(d, status, url(copy.key), copy.size, dataUrl(dataById.get(d.dataFileId)!));
+    });
   };
 
-  // Every manifest written once, eight at a time: most are named by many snapshots.
-  const lengths = new Map<string, number>();
+  // Each delete file's copy, made unless the store has it, even when the manifest naming it is there: a copy
+  // lost from the store is made again rather than left named by a manifest (each looked at once a process).
+  const copies = new Map<number, Written>();
+  const named = [...plan.manifests.values()].filter((m) => m.key.content === 'deletes').flatMap((m) => plan.members(m.key));
   await served.all(
-    [...plan.manifests].map(([n, { key, object }]) => async () => {
+    named.map((v) => async () => {
+      const d = deleteById.get(v.id)!;
+      const target = dataById.get(d.dataFileId)!;
+      copies.set(d.id, await served.putChecksummed(plan.deleteCopy(d), 'parquet', () => src.deletes.positionDeleteCopy(d, target, dataUrl(target))));
+    }),
+  );
+
+  // Every manifest written once, eight at a time: most are named by many snapshots.
+  const written = new Map<string, Written>();
+  await served.all(
+    [...plan.manifests].map(([n, { key, prefix }]) => async () => {
       const schema = plan.schemaAt(Math.max(key.group, key.cut));
-      lengths.set(n, await served.putOnce(object, async () => manifestBytes(schema, key.content, await entries(key, schema))));
+      written.set(n, await served.putChecksummed(prefix, 'avro', async () => manifestBytes(schema, key.content, await entries(key, schema))));
     }),
   );
   const snapshots = await served.all(
@@ -121,11 +130,11 @@ export async function icebergTable(src: IcebergSource, name: string, tableId: Ca
       const listed = p.manifests.map((key) => {
         const files = plan.members(key);
         const n = manifestName(key);
-        return manifestFile(url(plan.manifests.get(n)!.object), lengths.get(n)!, key, files.length, files.reduce((k, f) => k + f.records, 0));
+        const m = written.get(n)!;
+        return manifestFile(url(m.key), m.size, key, files.length, files.reduce((k, f) => k + f.records, 0));
       });
-      const list = plan.lists.get(p.id)!;
-      await served.putOnce(list, async () => manifestListBytes(p.id, p.parent, p.id, listed));
-      return snapshotOf(p, plan.facts.get(p.id)!.time, url(list), plan.schemaAt(p.id)['schema-id']);
+      const list = await served.putChecksummed(plan.lists.get(p.id)!, 'avro', async () => manifestListBytes(p.id, p.parent, p.id, listed));
+      return snapshotOf(p, plan.facts.get(p.id)!.time, url(list.key), plan.schemaAt(p.id)['schema-id']);
     }),
   );
 

@@ -12,6 +12,7 @@ import { fileVersions } from '../read/history.js';
 import { columnTree } from '../read/reader.js';
 import type { DataFileInfo, DeleteFileInfo } from '../read/records.js';
 import type { ObjectStore } from '../store/object-store.js';
+import { digest } from './object-names.js';
 import { changePoints, type FileVersion, type ManifestKey, manifestFiles, type PlannedSnapshot, planSnapshots } from './table-snapshots.js';
 import { type IcebergSchema, icebergSchema } from './types.js';
 
@@ -33,11 +34,11 @@ export interface TablePlan {
   schemaAt(s: number): IcebergSchema;
   /** The files a manifest lists. */
   members(key: ManifestKey): FileVersion[];
-  /** Every manifest the snapshots name, by `manifestName`, with the object that holds it. */
-  manifests: Map<string, { key: ManifestKey; object: string }>;
-  /** The manifest list of each snapshot. */
+  /** Every manifest the snapshots name, by `manifestName`, with the prefix of the object that holds it (object-names.ts). */
+  manifests: Map<string, { key: ManifestKey; prefix: string }>;
+  /** The prefix of each snapshot's manifest list. */
   lists: Map<number, string>;
-  /** The Iceberg copy of a delete file. */
+  /** The prefix of the Iceberg copy of a delete file. */
   deleteCopy(d: DeleteFileInfo): string;
 }
 
@@ -90,22 +91,20 @@ export async function planTable(view: ReadView, store: ObjectStore, name: string
   // once excision removed an ended file's row, the same group and cut describe fewer files, and the object
   // written before must not serve. A list's, for the manifests it names.
   const base = objectsPrefix(store, table.row.uuid);
-  const manifests = new Map<string, { key: ManifestKey; object: string }>();
+  const manifests = new Map<string, { key: ManifestKey; prefix: string }>();
   const lists = new Map<number, string>();
   for (const p of snapshots) {
     for (const key of p.manifests) {
       const n = manifestName(key);
-      if (!manifests.has(n)) manifests.set(n, { key, object: `${base}manifests/${n}-${digest([schemaAt(Math.max(key.group, key.cut)), members(key).map((f) => f.id)])}.avro` });
+      if (!manifests.has(n)) manifests.set(n, { key, prefix: `${base}manifests/${n}-${digest([schemaAt(Math.max(key.group, key.cut)), members(key).map((f) => f.id)])}` });
     }
-    lists.set(p.id, `${base}lists/snap-${p.id}-${digest([p.parent, p.manifests.map((k) => manifests.get(manifestName(k))!.object)])}.avro`);
+    lists.set(p.id, `${base}lists/snap-${p.id}-${digest([p.parent, p.manifests.map((k) => manifests.get(manifestName(k))!.prefix)])}`);
   }
-  return { base, data, deletes, snapshots, facts, versions, schemas, schemaAt, members, manifests, lists, deleteCopy: (d) => `${base}deletes/${d.id}.parquet` };
+  return { base, data, deletes, snapshots, facts, versions, schemas, schemaAt, members, manifests, lists, deleteCopy: (d) => `${base}deletes/${d.id}` };
 }
 
 export const manifestName = (key: ManifestKey) => `${key.content}-${key.group}-${key.cut}`;
 
-/** A short hash of what an object holds, for its name. */
-export const digest = (what: unknown) => createHash('sha256').update(typeof what === 'string' ? what : JSON.stringify(what)).digest('hex').slice(0, 16);
 
 /** A prefix per place the store is (manifests hold full URIs, which change if the lake moves): `iceberg/<hash>/`. */
 export const locationPrefix = (store: ObjectStore) => `${ICEBERG_PREFIX}${createHash('sha256').update(store.url('iceberg')).digest('hex').slice(0, 12)}/`;

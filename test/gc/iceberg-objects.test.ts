@@ -10,7 +10,7 @@ const old = now - 3 * HOUR;
 const at = 'iceberg/abc/';
 const keep: IcebergKeep = {
   location: at,
-  named: new Set([`${at}u1/manifests/data-3-0-aa.avro`, `${at}u1/lists/snap-9-bb.avro`, `${at}u1/deletes/4.parquet`]),
+  named: new Set([`${at}u1/manifests/data-3-0-aa`, `${at}u1/lists/snap-9-bb`, `${at}u1/deletes/4`]),
   keepTables: new Set([`${at}u2/`]),
   horizon: 8,
   protected: [5],
@@ -19,22 +19,23 @@ const goes = (key: string, modified = old) => isIcebergObjectLetGo(key, modified
 
 describe('which Iceberg objects GC may delete', () => {
   it('keeps what a retained plan names, and lets go what none names once past the grace', () => {
-    expect(goes(`${at}u1/manifests/data-3-0-aa.avro`)).toBe(false);
-    expect(goes(`${at}u1/lists/snap-9-bb.avro`)).toBe(false);
-    expect(goes(`${at}u1/deletes/4.parquet`)).toBe(false);
-    expect(goes(`${at}u1/manifests/data-3-0-cc.avro`)).toBe(true);
-    expect(goes(`${at}u1/lists/snap-2-bb.avro`)).toBe(true);
-    expect(goes(`${at}u1/deletes/3.parquet`)).toBe(true);
-    expect(goes(`${at}u9/manifests/data-1-0-aa.avro`), 'a table no retained snapshot sees').toBe(true);
-    expect(goes(`${at}u1/lists/snap-2-bb.avro`, now - HOUR + 1), 'within the grace').toBe(false);
-    expect(goes(`${at}u1/lists/snap-2-bb.avro`, now - HOUR), 'exactly at the grace').toBe(true);
+    expect(goes(`${at}u1/manifests/data-3-0-aa.0123abcd.avro`)).toBe(false);
+    expect(goes(`${at}u1/lists/snap-9-bb.0123abcd.avro`)).toBe(false);
+    expect(goes(`${at}u1/deletes/4.0123abcd.parquet`)).toBe(false);
+    expect(goes(`${at}u1/manifests/data-3-0-cc.0123abcd.avro`)).toBe(true);
+    expect(goes(`${at}u1/lists/snap-2-bb.0123abcd.avro`)).toBe(true);
+    expect(goes(`${at}u1/deletes/3.0123abcd.parquet`)).toBe(true);
+    expect(goes(`${at}u9/manifests/data-1-0-aa.0123abcd.avro`), 'a table no retained snapshot sees').toBe(true);
+    expect(goes(`${at}u1/manifests/data-3-0-aa.avro`), 'no checksum in the name: not one Strata wrote').toBe(false);
+    expect(goes(`${at}u1/lists/snap-2-bb.0123abcd.avro`, now - HOUR + 1), 'within the grace').toBe(false);
+    expect(goes(`${at}u1/lists/snap-2-bb.0123abcd.avro`, now - HOUR), 'exactly at the grace').toBe(true);
   });
 
   it('never touches another location, a table kept whole, or a name Strata does not write', () => {
-    expect(goes('iceberg/def/u1/manifests/data-3-0-cc.avro')).toBe(false);
-    expect(goes(`${at}u2/manifests/data-3-0-cc.avro`)).toBe(false);
+    expect(goes('iceberg/def/u1/manifests/data-3-0-cc.0123abcd.avro')).toBe(false);
+    expect(goes(`${at}u2/manifests/data-3-0-cc.0123abcd.avro`)).toBe(false);
     expect(goes(`${at}u1/notes/readme.txt`)).toBe(false);
-    expect(goes(`${at}u1/manifests/sub/data.avro`)).toBe(false);
+    expect(goes(`${at}u1/manifests/sub/data.0123abcd.avro`)).toBe(false);
     expect(goes(`${at}u1/metadata/v1.metadata.json`)).toBe(false);
     expect(goes('data/u1/manifests/x.avro')).toBe(false);
   });
