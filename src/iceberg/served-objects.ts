@@ -17,6 +17,7 @@ const WRITERS = 8;
 export class ServedObjects<T> {
   private readonly sizes = new Map<string, Promise<number>>();
   private readonly named = new Map<string, Promise<Written>>();
+  private readonly learned = new Map<string, Promise<void>>();
   private readonly tables = new Map<string, T>();
 
   constructor(
@@ -43,14 +44,33 @@ export class ServedObjects<T> {
   }
 
   /**
-   * The object made from `prefix` (its name carries its bytes' checksum: object-names.ts), writing it unless
-   * the store has one: a second writer that made the same object first is as good, its bytes hold the same.
+   * Lists what the store holds under `base` (a table's prefix), once a process: what `putChecksummed` then
+   * finds without a look of its own. One listing instead of one per object a first load names.
+   */
+  learn(base: string): Promise<void> {
+    let learned = this.learned.get(base);
+    if (learned === undefined) {
+      learned = (async () => {
+        for await (const o of this.store.list(base)) {
+          const prefix = prefixOf(o.key);
+          if (prefix !== undefined && !this.named.has(prefix)) this.named.set(prefix, Promise.resolve({ key: o.key, size: o.size }));
+        }
+      })();
+      learned.catch(() => this.learned.delete(base));
+      this.learned.set(base, learned);
+    }
+    return learned;
+  }
+
+  /**
+   * The object made from `prefix` (its name carries its bytes' checksum), written unless this process knows
+   * the store has it (`learn` first). Its bytes are fixed by what it holds, so a second writer that made it
+   * first made the same object under the same name, and writing it again changes nothing.
    */
   putChecksummed(prefix: string, ext: 'avro' | 'parquet', bytes: () => Promise<Uint8Array>): Promise<Written> {
     let written = this.named.get(prefix);
     if (written === undefined) {
       written = (async () => {
-        for await (const o of this.store.list(`${prefix}.`)) if (prefixOf(o.key) === prefix && o.key.endsWith(`.${ext}`)) return { key: o.key, size: o.size };
         const b = await bytes();
         const key = checksummedName(prefix, b, ext);
         await this.store.putIfAbsent(key, b);

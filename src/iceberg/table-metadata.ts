@@ -84,6 +84,7 @@ export async function icebergTable(src: IcebergSource, name: string, tableId: Ca
   if (known !== undefined) return structuredClone(known);
 
   const plan = await planTable(view, store, name, tableId, at, retainFrom, tags);
+  await served.learn(plan.base);
   const url = (key: string) => fileUri(store.url(key));
   const dataUrl = (f: DataFileInfo) => url(`${src.dataPath}${f.path}`);
   const dataById = new Map(plan.data.map((f) => [f.id as number, f]));
