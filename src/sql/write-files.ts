@@ -10,6 +10,7 @@ import { crc32 } from 'node:zlib';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { SnapshotId } from '../../keys/ids.js';
 import { StrataError } from '../errors.js';
+import { icebergSchema } from '../iceberg/types.js';
 import type { TableInfo, ColumnInfo } from '../read/records.js';
 import type { ColumnStatsSpec, DataFileSpec } from '../txn/transaction.js';
 import { duckType } from './duck-types.js';
@@ -132,7 +133,7 @@ export async function writeDataFiles(ctx: WriteContext, c: DuckDBConnection, to:
   try {
     // DuckDB rolls to a new file past the target size (data_0.parquet, data_1.parquet, … in input order).
     await withProgress(c, to.onProgress, () =>
-      c.run(`COPY (${storable(to.info.columns, select, rowIds)}) TO ${literal(out)} (FORMAT parquet, FILE_SIZE_BYTES ${to.targetFileSize}, FIELD_IDS {${ids.join(', ')}})`),
+      c.run(`COPY (${storable(to.info.columns, select, rowIds)}) TO ${literal(out)} (FORMAT parquet, FILE_SIZE_BYTES ${to.targetFileSize}, FIELD_IDS {${ids.join(', ')}}${icebergFooter(to.info)})`),
     ).catch((e: unknown) => {
       if (e instanceof StrataError && /DECIMAL\(38,\s*0\)/.test(e.message)) throw tooWide(e);
       throw e;
@@ -172,6 +173,20 @@ export async function writeRows(ctx: PlaneContext, c: DuckDBConnection, to: Writ
     files: specs.map(({ path: p, recordCount, fileSizeBytes }) => ({ path: p, recordCount, fileSizeBytes })),
     rows: specs.reduce((n, f) => n + f.recordCount, 0),
   };
+}
+
+/**
+ * The footer entry `iceberg.schema`: the file's columns as an Iceberg schema, so that an Iceberg reader that
+ * matches columns by name rather than by field id (icebird) maps a renamed column right. Its `schema-id` is 0:
+ * it names the columns' ids, not a schema of the table's history. None for a table Iceberg cannot type.
+ */
+function icebergFooter(info: TableInfo): string {
+  try {
+    return `, KV_METADATA {'iceberg.schema': ${literal(JSON.stringify(icebergSchema(info.name, 0, info.columns)))}}`;
+  } catch (e) {
+    if (e instanceof StrataError && e.code === 'INVALID_ARGUMENT') return '';
+    throw e;
+  }
 }
 
 /** FIELD_IDS of a column: its id, or for a nested one its id and each field's (DuckDB writes both). */

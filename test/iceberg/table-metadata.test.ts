@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { icebergRead } from 'icebird';
 import { describe, expect, it } from 'vitest';
 import { expectCode, openCatalog } from '../helpers.js';
@@ -105,5 +106,23 @@ describe('a Strata table as an Iceberg table', () => {
     const m = later.metadata;
     const rows = await icebergRead({ tableUrl: m.location, metadata: { ...m, 'current-snapshot-id': second } as never });
     expect(plain(rows)).toEqual(plain((await c.sql(`SELECT * FROM t AT (VERSION => 'second')`)).rows));
+  });
+
+  it('reads a renamed column in icebird from the files written before the rename: each footer names its columns\' ids', async () => {
+    const c = await openCatalog();
+    await c.sql('CREATE TABLE r (id BIGINT, old_name VARCHAR)');
+    await c.sql(`INSERT INTO r VALUES (1, 'a'), (2, 'b')`);
+    await c.sql('ALTER TABLE r RENAME COLUMN old_name TO new_name');
+    await c.sql(`INSERT INTO r VALUES (3, 'c')`);
+    const r = await c.reader();
+    const [first] = await r.dataFiles('main', 'r');
+    await r.close();
+    const duck = await (await DuckDBInstance.create(':memory:')).connect();
+    const footer = (await duck.runAndReadAll(`SELECT decode(value) AS v FROM parquet_kv_metadata('${c.dataFileLocation(first!.path)}') WHERE decode(key) = 'iceberg.schema'`)).getRowObjectsJS();
+    duck.closeSync();
+    expect(JSON.parse(String(footer[0]!.v)).fields.map((f: { id: number; name: string }) => [f.id, f.name])).toEqual([[1, 'id'], [2, 'old_name']]);
+    const { metadata } = await c.iceberg('main', 'r');
+    const rows = await icebergRead({ tableUrl: metadata.location, metadata: metadata as never });
+    expect(plain(rows)).toEqual(plain((await c.sql('SELECT * FROM r')).rows));
   });
 });
