@@ -102,13 +102,18 @@ export class DeletePositionChecks {
 
 const EMPTY: Read = { rows: 0, distinct: 0, missing: 0, min: null, max: null };
 
-/** Each file's counts of positions; a file with no rows has none. */
+/**
+ * Each file's counts of positions; a file with no rows has none. Files written by different engines may order
+ * or name their other columns differently, so several are read by name; one alone is read as it is (the same
+ * columns, without union_by_name's second pass over its schema: what a statement's first read of one file waits for).
+ */
 async function positionsOf(c: DuckDBConnection, locals: readonly string[]): Promise<Map<string, Read>> {
+  const byName = locals.length > 1 ? ', union_by_name = true' : '';
   const rows = (
     await run(() =>
       c.runAndReadAll(
         `SELECT filename AS f, count(*) AS n, count(DISTINCT pos) AS d, count(*) - count(pos) AS m, min(pos)::HUGEINT::VARCHAR AS lo, max(pos)::HUGEINT::VARCHAR AS hi ` +
-          `FROM read_parquet([${locals.map(literal).join(', ')}], filename = true, union_by_name = true) GROUP BY filename`,
+          `FROM read_parquet([${locals.map(literal).join(', ')}], filename = true${byName}) GROUP BY filename`,
       ),
     )
   ).getRowObjectsJS() as { f: string; n: bigint; d: bigint; m: bigint; lo: string | null; hi: string | null }[];

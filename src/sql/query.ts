@@ -293,6 +293,18 @@ export function checkDeletes(ctx: PlaneContext, deletes: readonly { file: Delete
   );
 }
 
+/**
+ * The field-id check's value once it and the delete-position check both passed. Each is a DuckDB query of
+ * its own, so they run at once rather than one after the other; the field-id check's error is the one
+ * thrown when both fail, as when it ran first.
+ */
+export async function checkedTogether<T>(fieldIds: Promise<T>, deletes: Promise<void>): Promise<T> {
+  const [ids, positions] = await Promise.allSettled([fieldIds, deletes]);
+  if (ids.status === 'rejected') throw ids.reason;
+  if (positions.status === 'rejected') throw positions.reason;
+  return ids.value;
+}
+
 /** A table's scan at a reader's snapshot, with the files it reads (held locally for the statement). */
 export interface BoundScan {
   sql: string;
@@ -326,14 +338,18 @@ export async function scanAt(
   }
   count.listed += listed.length;
   count.skipped += listed.length - files.length;
-  const data = await held.hold(files.map((f) => recordedFile(ctx.dataPath, f)));
-  const local = new Map(files.map((f, i) => [f.id, data[i]!]));
-  const mappings = await mappingsOf(ctx, r, ref, files, local);
   // Only the delete files of the data files read: a skipped file's deletes are neither fetched nor joined.
-  const deletes = (await r.deleteFiles(ref.schema, ref.table)).filter((d) => local.has(d.dataFileId));
-  const del = await held.hold(deletes.map((d) => recordedFile(ctx.dataPath, d)));
   const records = new Map(files.map((f) => [f.id, f.recordCount]));
-  await checkDeletes(ctx, deletes.map((d, i) => ({ file: d, local: del[i]!, recordCount: records.get(d.dataFileId)! })));
+  const deletes = (await r.deleteFiles(ref.schema, ref.table)).filter((d) => records.has(d.dataFileId));
+  // The data and delete files' bytes in one hold, then their field ids and positions at once: a statement's
+  // first read of a file waits for each kind of check before DuckDB reads it, but not for one after another.
+  const both = await held.hold([...files, ...deletes].map((f) => recordedFile(ctx.dataPath, f)));
+  const [data, del] = [both.slice(0, files.length), both.slice(files.length)];
+  const local = new Map(files.map((f, i) => [f.id, data[i]!]));
+  const mappings = await checkedTogether(
+    mappingsOf(ctx, r, ref, files, local),
+    checkDeletes(ctx, deletes.map((d, i) => ({ file: d, local: del[i]!, recordCount: records.get(d.dataFileId)! }))),
+  );
   const sql = tableScan(
     {
       columns: table.columns,

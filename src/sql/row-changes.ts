@@ -19,7 +19,7 @@ import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import { type RowEvent, rowEvents } from '../read/row-events.js';
 import { recordedFile } from './local-files.js';
 import { StatementFiles } from './statement-files.js';
-import { checkDeletes, mappingsOf, type PlaneContext, type SqlResult } from './query.js';
+import { checkDeletes, checkedTogether, mappingsOf, type PlaneContext, type SqlResult } from './query.js';
 import { ident, literal } from './sql-text.js';
 import { defaultOf, POSITION, tableScan, typedNulls } from './table-scan.js';
 import { streamRows } from './values.js';
@@ -57,10 +57,13 @@ async function changesQuery(ctx: RowChangesContext, schema: string, table: strin
   const local = await held.hold([...byPath.values()].map((f) => recordedFile(ctx.dataPath, f)));
   const localOf = new Map(paths.map((p, i) => [p, local[i]!]));
   const files = [...new Map(events.map((e) => [e.file.id, e.file])).values()];
-  const mappings = await mappingsOf(ctx, rTo, { schema, table }, files, new Map(files.map((f) => [f.id, localOf.get(f.path)!])));
-  // A delete file is trusted only once its positions fit its data file (decision 0040), as a scan's are.
+  // A delete file is trusted only once its positions fit its data file (decision 0040), as a scan's are;
+  // that check and the field-id check run at once.
   const deletes = new Map(events.flatMap((e) => [e.within, e.without].filter((d) => d !== null).map((d) => [d.id, { d, recordCount: e.file.recordCount }] as const)));
-  await checkDeletes(ctx, [...deletes.values()].map(({ d, recordCount }) => ({ file: d, local: localOf.get(d.path)!, recordCount })));
+  const mappings = await checkedTogether(
+    mappingsOf(ctx, rTo, { schema, table }, files, new Map(files.map((f) => [f.id, localOf.get(f.path)!]))),
+    checkDeletes(ctx, [...deletes.values()].map(({ d, recordCount }) => ({ file: d, local: localOf.get(d.path)!, recordCount }))),
+  );
   const names = [...columns].sort((a, b) => a.order - b.order).map((c) => ident(c.name));
   const [file, pos, rowid] = POSITION.map(ident);
   // Each change's row is as it was — a row taken away as it was before its snapshot, a row given as it was at

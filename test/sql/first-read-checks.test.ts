@@ -1,0 +1,78 @@
+// What a statement's first read of a file waits for before DuckDB reads it (decisions 0013, 0024, 0040, 0041):
+// the file's bytes, then its field ids and its delete file's positions — those two DuckDB queries at once, not
+// one after the other (one after the other they doubled the bench's one-file range query). And what a later
+// statement over the same files costs: no check reads anything again. Real LevelDB, Parquet and DuckDB; the
+// checks are only watched.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Catalog } from '../../src/index.js';
+import { DeletePositionChecks } from '../../src/sql/delete-positions.js';
+import { FieldIdChecks } from '../../src/sql/file-columns.js';
+import { localMismatch } from '../../src/store/recorded-bytes.js';
+import { tempDir } from '../helpers.js';
+
+// Every byte check of a local file, counted (the module's own function, wrapped).
+vi.mock('../../src/store/recorded-bytes.js', async (original) => {
+  const m = await original<typeof import('../../src/store/recorded-bytes.js')>();
+  return { ...m, localMismatch: vi.fn(m.localMismatch) };
+});
+
+const byteChecks = vi.mocked(localMismatch);
+let dir: string;
+
+beforeAll(async () => {
+  dir = await tempDir();
+  const c = await Catalog.open({ dir });
+  await c.sql('CREATE TABLE t (id BIGINT, v DOUBLE)');
+  await c.sql('INSERT INTO t SELECT i, i / 4 FROM range(0, 1000) r(i)');
+  await c.sql('INSERT INTO t SELECT i, i / 4 FROM range(1000, 2000) r(i)');
+  await c.sql('DELETE FROM t WHERE id % 100 = 7'); // a delete file for each data file
+  await c.close();
+}, 60_000);
+
+afterAll(() => vi.restoreAllMocks());
+
+/** Calls of the two checks that are DuckDB queries, as they start and settle, in order. */
+function watch(): string[] {
+  const events: string[] = [];
+  const watched = <T extends object>(proto: T, method: keyof T & string, name: string) => {
+    const own = proto[method] as (...a: unknown[]) => Promise<unknown>;
+    vi.spyOn(proto, method as never).mockImplementation(function (this: unknown, ...a: unknown[]) {
+      events.push(`${name} start`);
+      return own.apply(this, a).finally(() => events.push(`${name} end`));
+    } as never);
+  };
+  watched(FieldIdChecks.prototype, 'carried', 'field ids');
+  watched(DeletePositionChecks.prototype, 'trusted', 'positions');
+  return events;
+}
+
+describe("a statement's first read of a file", () => {
+  it('checks the field ids and the delete positions at once, and a later statement over the same files reads nothing again', async () => {
+    const events = watch();
+    const reads = vi.spyOn(DeletePositionChecks.prototype as unknown as { read: () => unknown }, 'read');
+    const c = await Catalog.open({ dir }); // afresh: this process has checked none of its files
+    try {
+      byteChecks.mockClear();
+      const first = await c.sql('SELECT count(*)::INT AS n FROM t WHERE id BETWEEN 100 AND 300');
+      expect(first.rows).toEqual([{ n: 199 }]);
+      expect(first.files).toEqual({ listed: 2, skipped: 1 });
+      // The one data file the statistics keep and its delete file: each checked once, before DuckDB read them.
+      expect(byteChecks).toHaveBeenCalledTimes(2);
+      expect(reads).toHaveBeenCalledTimes(1);
+      expect(events).toHaveLength(4);
+      expect(events.indexOf('positions start'), `one check waited for the other: ${events.join(', ')}`).toBeLessThan(events.indexOf('field ids end'));
+
+      byteChecks.mockClear();
+      reads.mockClear();
+      events.length = 0;
+      const again = await c.sql('SELECT count(*)::INT AS n FROM t WHERE id BETWEEN 400 AND 500');
+      expect(again.rows).toEqual([{ n: 100 }]);
+      expect(byteChecks).not.toHaveBeenCalled();
+      expect(reads).not.toHaveBeenCalled();
+      expect(events.filter((e) => e.endsWith('start'))).toEqual(['field ids start', 'positions start']); // asked, and answered from memory
+    } finally {
+      await c.close();
+      vi.restoreAllMocks();
+    }
+  });
+});
