@@ -70,6 +70,24 @@ describe('widening', () => {
     expect(wideningsOf('int64')).toEqual([]);
   });
 
+  it('allows exactly the integer and float promotions of DuckLake\'s TypePromotionIsAllowed, for every pair of types', () => {
+    // DuckLake's rule (ducklake_table_entry.cpp), in Strata's names. DuckLake also takes timestamp to timestamptz,
+    // a reinterpretation rather than a widening, which Strata does not.
+    const ducklake: Record<string, string[]> = {
+      int8: ['int16', 'int32', 'int64'],
+      int16: ['int32', 'int64'],
+      int32: ['int64'],
+      uint8: ['int16', 'int32', 'int64', 'uint16', 'uint32', 'uint64'],
+      uint16: ['int32', 'int64', 'uint32', 'uint64'],
+      uint32: ['uint64'],
+      float32: ['float64'],
+    };
+    for (const from of PRIMITIVE_TYPES) {
+      expect([...wideningsOf(from)].sort(), from).toEqual([...(ducklake[from] ?? [])].sort());
+      for (const to of PRIMITIVE_TYPES) expect(isWidening(from, to), `${from} → ${to}`).toBe(ducklake[from]?.includes(to) ?? false);
+    }
+  });
+
   it('every widening it allows between integers keeps every value of the narrower type', () => {
     const range = (t: string): [bigint, bigint] | undefined => {
       const m = /^(u?)int(\d+)$/.exec(t);
