@@ -1,7 +1,7 @@
 // Column type names as DuckLake writes them (keys/column-types.ts): what a caller may spell a type as, the one
 // name it is stored under, and which changes of type files already written can take (widening only).
 import { describe, expect, it } from 'vitest';
-import { columnType, isWidening, nestedType, PRIMITIVE_TYPES, wideningsOf } from '../../keys/column-types.js';
+import { CHILD_NAMES, columnType, isWidening, nestedType, PRIMITIVE_TYPES, wideningsOf } from '../../keys/column-types.js';
 
 describe('nestedType', () => {
   it('names struct, list and map in any case and with spaces around', () => {
@@ -14,6 +14,12 @@ describe('nestedType', () => {
     expect(nestedType('int32')).toBeUndefined();
     expect(nestedType('array')).toBeUndefined();
     expect(nestedType('')).toBeUndefined();
+  });
+});
+
+describe('the children of a nested column', () => {
+  it('are one `element` for a list, `key` and `value` for a map, and any names for a struct', () => {
+    expect(CHILD_NAMES).toStrictEqual({ struct: undefined, list: ['element'], map: ['key', 'value'] });
   });
 });
 
@@ -43,6 +49,8 @@ describe('columnType', () => {
     expect(columnType('decimal(39,0)')).toBeUndefined();
     expect(columnType('decimal(5,6)')).toBeUndefined();
     expect(columnType('decimal(100,2)')).toBeUndefined();
+    expect(columnType('mydecimal(10,2)')).toBeUndefined();
+    expect(columnType('decimal(10,2)[]')).toBeUndefined();
   });
 });
 
