@@ -7,8 +7,10 @@ import {
   type DataFileRow,
   dataFileEnds,
   dataFileIdEnd,
+  dataFileIdOf,
   dataFileKey,
   dataFilesOfTable,
+  decodeFileTableKey,
   decodeManifest,
   decodeManifestPart,
   MANIFEST_PART_FILES,
@@ -19,7 +21,8 @@ import {
   manifestsOfTable,
   trimmedManifest,
 } from '../../keys/data-files.js';
-import { deleteFileIdEnd, deleteFilesOfTable } from '../../keys/delete-files.js';
+import { columnIdOf } from '../../keys/columns.js';
+import { deleteFileIdEnd, deleteFileIdOf, deleteFilesOfTable } from '../../keys/delete-files.js';
 import { groupPrefix } from '../../keys/groups.js';
 import { catalogId, type FileId, fileId, MAX_ID, snapshotId } from '../../keys/ids.js';
 import { compareKeys, decodeKey, encodeKey, type Key, type KeyRange, keyToString } from '../../keys/key-codec.js';
@@ -82,6 +85,19 @@ describe('the ranges of a table\'s file rows', () => {
     expect(inRange(end(5, 39), r)).toBe(false);
     expect(inRange(end(6, 0), r)).toBe(false);
     expect(inRange(end(4, 50), r)).toBe(false);
+  });
+});
+
+describe('the file id a key holds', () => {
+  it('is the second field of a data or delete file row, as a group read gives the fields (and a column\'s id likewise)', () => {
+    expect(dataFileIdOf(decodeKey(dataFileKey(catalogId(3), fileId(41), 9)).fields)).toBe(41);
+    expect(deleteFileIdOf(decodeKey(encodeKey(Space.DeleteFile, [3, 42], 9)).fields)).toBe(42);
+    expect(columnIdOf(decodeKey(encodeKey(Space.Column, [3, 7], 9)).fields)).toBe(7);
+  });
+
+  it('is the first field of a file→table entry', () => {
+    expect(decodeFileTableKey(encodeKey(Space.FileTableIndex, [MAX_ID], 9))).toBe(MAX_ID);
+    expect(decodeFileTableKey(encodeKey(Space.FileTableIndex, [43], 1))).toBe(43);
   });
 });
 
