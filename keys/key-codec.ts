@@ -20,6 +20,7 @@ export function isKeyableName(name: string): boolean {
 }
 
 function checkU64(value: Field, space: Space): number {
+  // Stryker disable next-line ConditionalExpression: the typeof narrows the type (Number.isSafeInteger refuses every non-number), and MAX_ID is Number.MAX_SAFE_INTEGER, so the last test refuses nothing isSafeInteger takes
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > MAX_ID) {
     throw new KeyFormatError(`${Space[space]} key: expected a u64 field, got ${String(value)}`);
   }
@@ -27,6 +28,7 @@ function checkU64(value: Field, space: Space): number {
 }
 
 function nameBytes(value: Field, space: Space): Uint8Array {
+  // Stryker disable next-line ConditionalExpression: the typeof narrows the type; isKeyableName refuses a number too (it has no length)
   if (typeof value !== 'string' || !isKeyableName(value)) {
     throw new KeyFormatError(`${Space[space]} key: expected a non-empty name without NUL, got ${JSON.stringify(value)}`);
   }

@@ -24,12 +24,14 @@ export function decodeValue<T>(key: Key, bytes: Uint8Array): T {
   try {
     value = unframe(bytes);
   } catch (e) {
+    // Stryker disable next-line ConditionalExpression: unframe throws nothing but FrameError (it wraps msgpackr's errors)
     if (e instanceof FrameError) throw new ValueDecodeError(key, e.message);
     throw e;
   }
   // Every stored value is a plain record; anything else (a number, msgpackr's placeholder for the reserved
   // 0xc1 byte, …) means the bytes are not ours.
   if (!isRecord(value)) {
+    // Stryker disable next-line OptionalChaining: msgpackr makes no object without a prototype (it renames a __proto__ key)
     throw new ValueDecodeError(key, `expected a record, found ${value === null || value === undefined ? String(value) : (value as object).constructor?.name ?? typeof value}`);
   }
   return value as T;
