@@ -141,9 +141,10 @@ export function manifestListBytes(snapshotId: number, parentId: number | null, s
 async function containerFile(schema: AvroSchema, records: readonly unknown[], metadata: Record<string, string>): Promise<Uint8Array> {
   // avsc's typings know neither field attributes in a schema nor the encoder's `metadata` option (its
   // BlockEncoder takes both).
-  // The sync marker from the contents rather than at random: the same manifest made twice (a second process,
-  // a lost object made again) is the same bytes, so the checksum in its name and every list naming it hold.
-  const syncMarker = createHash('sha256').update(JSON.stringify([metadata, records])).digest().subarray(0, 16);
+  // A sync marker fixed by the header rather than drawn at random: the same manifest made twice (a second
+  // process, a lost object made again) is the same bytes, so the checksum in its name and every list naming
+  // it hold. Avro asks only that it separate blocks; readers find it in the header.
+  const syncMarker = createHash('sha256').update(JSON.stringify([schema, metadata, records.length])).digest().subarray(0, 16);
   const options = { codec: 'null', writeHeader: true, syncMarker, metadata: Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, Buffer.from(v)])) };
   const encoder = new avro.streams.BlockEncoder(schema as unknown as avro.Schema, options as ConstructorParameters<typeof avro.streams.BlockEncoder>[1]);
   const chunks: Buffer[] = [];
