@@ -4,6 +4,7 @@
 // names go, once older than the grace.
 import type { CatalogId, SnapshotId } from '../../keys/ids.js';
 import { type IcebergKeep, isIcebergObjectLetGo, protectedSnapshots } from '../../gc/protection.js';
+import { ICEBERG_PREFIX } from '../commit/open.js';
 import { isStrataError } from '../errors.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
@@ -57,7 +58,9 @@ function newestVisible(versions: readonly { begin: number; end: number | null }[
 /** Deletes (or, in a dry run, lists) the Iceberg objects `keep` does not keep and the grace has passed for. */
 export async function reclaimIcebergObjects(store: ObjectStore, keep: IcebergKeep, now: number, graceMs: number, dryRun: boolean): Promise<IcebergReclaim> {
   const go: string[] = [];
-  for await (const o of store.list(keep.location)) if (isIcebergObjectLetGo(o.key, o.lastModified, keep, now, graceMs)) go.push(o.key);
+  // All of iceberg/, not only this location's prefix: the rule leaves other locations' objects alone, and the
+  // listing a reclamation makes does not depend on where the store is.
+  for await (const o of store.list(ICEBERG_PREFIX)) if (isIcebergObjectLetGo(o.key, o.lastModified, keep, now, graceMs)) go.push(o.key);
   const out: IcebergReclaim = { deleted: [], failed: [] };
   if (dryRun) return { ...out, deleted: go };
   for (const key of go) {
