@@ -189,6 +189,16 @@ describe('each rule, what it reports', () => {
     expect(k.verify()).toEqual([{ invariant: 'counters-above-every-id', message: 'next_file_id is 100, but file id 112 is in use' }]);
   });
 
+  it('a schema, a table and a view the name index lacks, each called by what it is', () => {
+    const k = keyspace().schema(1, 's', 1).relation('table', 5, 't', 1).relation('view', 6, 'v', 2);
+    k.put({ type: 'del', key: schemaNameEntity('s').key(1) }, { type: 'del', key: relationNameEntity(catalogId(0), 't').key(1) }, { type: 'del', key: relationNameEntity(catalogId(0), 'v').key(2) });
+    expect(k.verify()).toEqual([
+      { invariant: 'name-index-covers-every-name', key: 'Schema[1,@1]', message: 'schema 1 is called "s" at snapshot 1, but the name index gives nothing there' },
+      { invariant: 'name-index-covers-every-name', key: 'Table[5,@1]', message: 'table or view 5 is called "t" at snapshot 1, but the name index gives nothing there' },
+      { invariant: 'name-index-covers-every-name', key: 'View[6,@2]', message: 'table or view 6 is called "v" at snapshot 2, but the name index gives nothing there' },
+    ]);
+  });
+
   it('a snapshot named by several rows and missing is reported at the first of them in key order', () => {
     const k = new Keyspace().snapshot(1).snapshot(2).schema(1, 's', 1, 4);
     expect(k.verify()).toEqual([{ invariant: 'named-snapshots-exist', key: 'Schema[1,@1]', message: 'snapshot 4 is named here (at or above retain-from 0) but has no record' }]);
