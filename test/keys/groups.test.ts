@@ -27,7 +27,7 @@ describe('groups', () => {
   });
 
   it("are named by space and fields: a written key's group has the name its read had, and others differ", () => {
-    const names = [group(Space.Table, [3]), group(Space.Table, [4]), group(Space.View, [3]), group(Space.Table), group(Space.RelationNameIndex, [3, 'a']), group(Space.RelationNameIndex, [3])].map(groupId);
+    const names = [group(Space.Table, [3]), group(Space.Table, [4]), group(Space.View, [3]), group(Space.Table), group(Space.RelationNameIndex, [3, 'a']), group(Space.RelationNameIndex, [3]), group(Space.RelationNameIndex, [1, '23']), group(Space.RelationNameIndex, [12, '3'])].map(groupId);
     expect(new Set(names).size).toBe(names.length);
     expect(cachedGroupOf(encodeKey(Space.Table, [3], 9))).toEqual({ id: groupId(group(Space.Table, [3])), parentId: groupId(group(Space.Table)), kind: { fields: 1, readAhead: true } });
     expect(cachedGroupOf(encodeKey(Space.RelationNameIndex, [3, 'a'], 9))).toEqual({

@@ -56,6 +56,7 @@ describe('what an entry carries', () => {
   it("the identity is the put of the identity key, wherever it is among the entry's mutations", () => {
     expect(identityIn([other, putIdentity(identity)])).toEqual(identity);
     expect(identityIn([putIdentity(identity), other])).toEqual(identity);
+    expect(identityIn([del(IDENTITY_KEY), putIdentity(identity)])).toEqual(identity);
     // A delete of the key, another put, or nothing: no identity.
     expect(identityIn([del(IDENTITY_KEY), other])).toBeUndefined();
     expect(identityIn([])).toBeUndefined();
