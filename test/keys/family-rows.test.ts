@@ -7,10 +7,10 @@ import { dataFileEntity } from '../../keys/data-files.js';
 import { endIndexKey } from '../../keys/end-index.js';
 import { excise, readEnded } from '../../keys/excision.js';
 import { catalogId, columnId, fileId, kvSeq } from '../../keys/ids.js';
-import { encodeKey, keyToString } from '../../keys/key-codec.js';
+import { decodeKey, encodeKey, keyToString } from '../../keys/key-codec.js';
 import type { Mutation } from '../../keys/mutation.js';
 import { DATA_PATH_OPTION, decodeOption, putOption } from '../../keys/options.js';
-import { tableEntity, viewEntity } from '../../keys/relations.js';
+import { relationIdOf, relationNameEntity, relationNameOf, tableEntity, viewEntity } from '../../keys/relations.js';
 import { decodeScheduled, schedule, scheduleKey } from '../../keys/retention.js';
 import { schemaEntity } from '../../keys/schemas.js';
 import { Space, spaceSpec } from '../../keys/spaces.js';
@@ -25,6 +25,12 @@ const shown = (ms: Mutation[]) => ms.map((m) => `${m.type} ${keyToString(m.key)}
 describe('rows read back as written', () => {
   it('an option: its name from the key, its value from the row', () => {
     expect(decodeOption(...put(putOption(DATA_PATH_OPTION, 's3://b/lake/')))).toEqual({ name: 'data_path', value: 's3://b/lake/' });
+  });
+
+  it("a relation's id from its version's key, and its name from its name index key", () => {
+    expect(relationIdOf(decodeKey(tableEntity(catalogId(5)).key(2)).fields)).toBe(5);
+    expect(relationIdOf(decodeKey(viewEntity(catalogId(6)).key(2)).fields)).toBe(6);
+    expect(relationNameOf(decodeKey(relationNameEntity(catalogId(3), 'orders').key(2)).fields)).toBe('orders');
   });
 
   it('a reclamation schedule, with the log entry that scheduled it, or without one (older schedules)', () => {
