@@ -2,11 +2,11 @@
 // read-ahead reads, a group's name in the cache (equal for a group read and the keys written into it), and
 // the points cached by key.
 import { describe, expect, it } from 'vitest';
-import { cachedGroupOf, cachedKind, group, groupId, groupPrefix, isImmutablePoint, parentGroup } from '../../keys/groups.js';
+import { cachedGroupOf, cachedKind, group, type GroupKind, groupId, groupPrefix, isImmutablePoint, parentGroup } from '../../keys/groups.js';
 import { encodeKey, keyPrefix } from '../../keys/key-codec.js';
 import { relationNamesIn } from '../../keys/relations.js';
 import { snapshotChangesKey, snapshotKey } from '../../keys/snapshots.js';
-import { Space } from '../../keys/spaces.js';
+import { Space, SPACE_SPECS } from '../../keys/spaces.js';
 import { catalogId } from '../../keys/ids.js';
 
 describe('groups', () => {
@@ -24,6 +24,28 @@ describe('groups', () => {
     expect(cachedKind(group(Space.RelationNameIndex, [3]))).toBeUndefined();
     expect(cachedKind(group(Space.Snapshot))).toBeUndefined();
     expect(cachedKind(group(Space.TableStats, [3]))).toBeUndefined();
+  });
+
+  it('metadata groups are cached with their neighbours read ahead, a table\'s files alone, nothing else at all', () => {
+    const metadata = { fields: 1, readAhead: true };
+    const files = { fields: 1, readAhead: false };
+    const policy = new Map<Space, GroupKind>([
+      [Space.Schema, metadata],
+      [Space.Table, metadata],
+      [Space.View, metadata],
+      [Space.Column, metadata],
+      [Space.SchemaNameIndex, metadata],
+      [Space.RelationNameIndex, { fields: 2, readAhead: true }],
+      [Space.DataFile, files],
+      [Space.DeleteFile, files],
+    ]);
+    for (const [space, spec] of SPACE_SPECS) {
+      const want = policy.get(space);
+      for (let n = 0; n <= spec.fields.length; n++) {
+        const fields = spec.fields.slice(0, n).map((kind, i) => (kind === 'name' ? 'n' : i + 1));
+        expect(cachedKind(group(space, fields)), `${spec.name} by ${n} fields`).toEqual(want?.fields === n ? want : undefined);
+      }
+    }
   });
 
   it("are named by space and fields: a written key's group has the name its read had, and others differ", () => {
