@@ -24,20 +24,24 @@ export interface NameEntry {
   key: string;
 }
 
+/** Adds `v` to the list under `k`. */
+function listed<K, V>(lists: Map<K, V[]>, k: K, v: V): void {
+  const list = lists.get(k);
+  if (list === undefined) lists.set(k, [v]);
+  else list.push(v);
+}
+
 /** Index entries against the versions of the entities they name; `what` names the entities in messages. */
 export function nameIndexProblems(what: string, versions: readonly NamedVersion[], entries: readonly NameEntry[]): Violation[] {
   const out: Violation[] = [];
   const byName = new Map<string, NameEntry[]>();
-  for (const e of entries) {
-    const k = `${e.parent}\0${e.name}`;
-    (byName.get(k) ?? byName.set(k, []).get(k)!).push(e);
-  }
+  for (const e of entries) listed(byName, `${e.parent}\0${e.name}`, e);
   const byId = new Map<number, NamedVersion[]>();
-  for (const v of versions) (byId.get(v.id) ?? byId.set(v.id, []).get(v.id)!).push(v);
+  for (const v of versions) listed(byId, v.id, v);
   // Every snapshot a version is visible at: checked at its first one and at its last, where a rename shows.
   for (const v of versions) {
     for (const at of v.end === null ? [v.begin] : [v.begin, v.end - 1]) {
-      const found = (byName.get(`${v.parent}\0${v.name}`) ?? []).find((e) => isVisible(e.begin, e.end, at));
+      const found = byName.get(`${v.parent}\0${v.name}`)?.find((e) => isVisible(e.begin, e.end, at));
       if (found?.id !== v.id) {
         out.push({
           invariant: 'name-index-covers-every-name',
@@ -48,7 +52,7 @@ export function nameIndexProblems(what: string, versions: readonly NamedVersion[
     }
   }
   for (const e of entries) {
-    const named = (byId.get(e.id) ?? []).find((v) => isVisible(v.begin, v.end, e.begin));
+    const named = byId.get(e.id)?.find((v) => isVisible(v.begin, v.end, e.begin));
     if (named === undefined || named.name !== e.name || named.parent !== e.parent) {
       out.push({
         invariant: 'name-index-names-what-exists',

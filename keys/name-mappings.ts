@@ -41,7 +41,8 @@ export const putNameMapping = (tableId: CatalogId, fileId: FileId, begin: Snapsh
 
 export function decodeNameMapping(key: Key, bytes: Uint8Array): NameMapping {
   const m = decodeValue<NameMapping>(key, bytes);
-  if (m === null || typeof m !== 'object' || m.type !== 'map_by_name' || typeof m.mappingId !== 'number' || !Array.isArray(m.columns)) {
+  // decodeValue has refused anything but a record.
+  if (m.type !== 'map_by_name' || typeof m.mappingId !== 'number' || !Array.isArray(m.columns)) {
     throw new ValueDecodeError(key, 'a name mapping without its id, its type (map_by_name) or its columns');
   }
   for (const c of m.columns) {

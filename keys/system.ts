@@ -53,7 +53,8 @@ export function decodeSeq(bytes: Uint8Array | undefined): KvSeq {
   return kvSeq(Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0)));
 }
 
-export const encodeTxn = (txn: string): Uint8Array => Buffer.from(txn, 'utf8');
+// UTF-8, Buffer.from's default.
+export const encodeTxn = (txn: string): Uint8Array => Buffer.from(txn);
 export const decodeTxn = (bytes: Uint8Array | undefined): string => Buffer.from(bytes ?? new Uint8Array(0)).toString('utf8');
 
 // ---- the catalog's identity

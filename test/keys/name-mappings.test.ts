@@ -77,3 +77,53 @@ describe('name mappings', () => {
     ]);
   });
 });
+
+describe('a name mapping of the wrong shape: CORRUPT, each refusal word for word', () => {
+  const key = nameMappingKey(catalogId(1), fileId(2), snapshotId(3));
+  const good = { columnId: 1, sourceName: 'a', targetFieldId: 4, parentColumn: null, isPartition: false };
+  const refusal = (value: unknown): string => {
+    try {
+      decodeNameMapping(key, encodeValue(value));
+    } catch (e) {
+      expect(isStrataError(e, 'CORRUPT'), String(e)).toBe(true);
+      return (e as Error).message;
+    }
+    throw new Error(`${JSON.stringify(value)} decoded`);
+  };
+  const said = (reason: string) => `value under NameMapping[1,2,@3] cannot be decoded: ${reason}; rebuild the index from the store`;
+  const mappingRefused = said('a name mapping without its id, its type (map_by_name) or its columns');
+  const columnRefused = said('a name mapping column without its source name, its target field id or its own id');
+
+  it('the mapping: its type, its id, its columns', () => {
+    expect(refusal({ mappingId: 5, type: 'map_by_id', columns: [] })).toBe(mappingRefused);
+    expect(refusal({ mappingId: '5', type: 'map_by_name', columns: [] })).toBe(mappingRefused);
+    expect(refusal({ mappingId: 5, type: 'map_by_name', columns: {} })).toBe(mappingRefused);
+    expect(refusal({ mappingId: 5, type: 'map_by_name' })).toBe(mappingRefused);
+  });
+
+  it('each column: a record, with its source name, its target field id and its own id', () => {
+    const withColumn = (c: unknown) => ({ mappingId: 5, type: 'map_by_name', columns: [good, c] });
+    for (const c of [null, undefined, 7, 'a', [1], { ...good, sourceName: 1 }, { ...good, targetFieldId: '4' }, { ...good, columnId: null }]) {
+      expect(refusal(withColumn(c)), JSON.stringify(c)).toBe(columnRefused);
+    }
+    const { sourceName: _s, ...noSource } = good;
+    const { targetFieldId: _t, ...noTarget } = good;
+    const { columnId: _c, ...noId } = good;
+    for (const c of [noSource, noTarget, noId]) expect(refusal(withColumn(c))).toBe(columnRefused);
+    expect(decodeNameMapping(key, encodeValue(withColumn(good)))).toEqual(withColumn(good));
+  });
+});
+
+describe("verify's name mapping rule, word for word", () => {
+  const file = (id: number, mappingId?: number) => ({ tableId: 1, id, begin: 5, row: mappingId === undefined ? {} : { mappingId }, key: `file ${id}` });
+  const m = (fileIdOf: number, mappingId: number, begin = 5) => ({ tableId: 1, fileId: fileIdOf, begin, mappingId, key: `mapping ${fileIdOf}` });
+
+  it('names the file, its table and snapshot, and the mapping ids on each side', () => {
+    expect(nameMappingProblems([m(1, 9, 6), m(2, 9), m(3, 8)], [file(1, 9), file(2), file(3, 9)])).toEqual([
+      { invariant: 'name-mappings-have-their-file', key: 'mapping 1', message: 'the name mapping of data file 1 (table 1, snapshot 6), whose row does not exist' },
+      { invariant: 'name-mappings-have-their-file', key: 'mapping 2', message: 'mapping 9 of data file 2, whose row names mapping none' },
+      { invariant: 'name-mappings-have-their-file', key: 'mapping 3', message: 'mapping 8 of data file 3, whose row names mapping 9' },
+      { invariant: 'name-mappings-have-their-file', key: 'file 1', message: 'data file 1 names mapping 9, which it has no value for: it would be read by field ids it lacks' },
+    ]);
+  });
+});
