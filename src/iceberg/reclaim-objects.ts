@@ -25,10 +25,16 @@ export async function icebergKeep(view: ReadView, store: ObjectStore, now: numbe
   for await (const t of q.tags(view)) tags.push({ name: t.name, snapshot: t.snapshot });
   const spans = new Map<CatalogId, { begin: number; end: number | null }[]>();
   for await (const batch of q.entityVersions(view, 'table')) {
-    for (const v of batch) spans.set(v.id, [...(spans.get(v.id) ?? []), { begin: v.begin, end: v.row.end }]);
+    for (const v of batch) {
+      const span = { begin: v.begin, end: v.row.end };
+      const known = spans.get(v.id);
+      if (known === undefined) spans.set(v.id, [span]);
+      else known.push(span);
+    }
   }
-  const keep: IcebergKeep = { location: locationPrefix(store), named: new Set(), keepTables: new Set(), horizon, protected: kept };
-  const named = keep.named as Set<string>;
+  const location = locationPrefix(store);
+  const named = new Set<string>();
+  const keepTables = new Set<string>();
   for (const [id, versions] of spans) {
     const at = newestVisible(versions, horizon, head, kept);
     if (at === undefined) continue;
@@ -41,10 +47,10 @@ export async function icebergKeep(view: ReadView, store: ObjectStore, now: numbe
       // A table Iceberg cannot type now may have been served at a snapshot it could: keep all of it.
       if (!isStrataError(e, 'INVALID_ARGUMENT')) throw e;
       const uuid = (await q.tableAt(view, at as SnapshotId, id))!.row.uuid;
-      (keep.keepTables as Set<string>).add(`${keep.location}${uuid}/`);
+      keepTables.add(`${location}${uuid}/`);
     }
   }
-  return keep;
+  return { location, named, keepTables, horizon, protected: kept };
 }
 
 /** The newest snapshot at or above the horizon, or protected, at which one of the table's versions is visible. */

@@ -53,12 +53,13 @@ export function registerRoutes(app: FastifyInstance, catalog: Catalog): void {
       await r.close();
     }
   };
-  const table = async (encoded: string, name: string) => {
+  /** The schema holding table `name` of the namespace, or NoSuchNamespace / NoSuchTable. */
+  const requireTable = async (encoded: string, name: string): Promise<string> => {
     const { schema, tables } = await tableNames(encoded);
     if (!tables.includes(name)) {
       throw noSuchTable(`table ${JSON.stringify(name)} does not exist in namespace ${JSON.stringify([schema])}; it has ${tables.length} (GET …/namespaces/${schema}/tables lists them)`);
     }
-    return catalog.iceberg(schema, name);
+    return schema;
   };
 
   app.get<{ Querystring: PageRequest & { parent?: string } }>(
@@ -106,7 +107,7 @@ export function registerRoutes(app: FastifyInstance, catalog: Catalog): void {
     },
     async (req, reply) => {
       const mode = req.query.snapshots ?? 'all';
-      const { metadataLocation, metadata } = await table(req.params.namespace, req.params.table);
+      const { metadataLocation, metadata } = await catalog.iceberg(await requireTable(req.params.namespace, req.params.table), req.params.table);
       const etag = `"${createHash('sha256').update(`${mode} ${metadataLocation}`).digest('base64url').slice(0, 27)}"`;
       reply.header('etag', etag);
       if (matches(req.headers['if-none-match'], etag)) return reply.code(304).send();
@@ -115,8 +116,7 @@ export function registerRoutes(app: FastifyInstance, catalog: Catalog): void {
   );
 
   app.head<{ Params: { namespace: string; table: string } }>('/namespaces/:namespace/tables/:table', { schema: { params: TABLE } }, async (req, reply: FastifyReply) => {
-    const { tables, schema } = await tableNames(req.params.namespace);
-    if (!tables.includes(req.params.table)) throw noSuchTable(`table ${JSON.stringify(req.params.table)} does not exist in namespace ${JSON.stringify([schema])}`);
+    await requireTable(req.params.namespace, req.params.table);
     return reply.code(204).send();
   });
 }
