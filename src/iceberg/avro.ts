@@ -1,6 +1,4 @@
-// Iceberg's manifests and manifest lists as Avro object container files, written by avsc. Iceberg readers
-// find every field by its `field-id`, which avsc's Type does not carry into the file's header, so the encoder
-// is given the schema itself: it writes that JSON as `avro.schema` verbatim. Longs are written with avsc's
+// Iceberg's manifests and manifest lists as Avro object container files, written by avsc. Longs are written with avsc's
 // default long type, which refuses a number past 2^53 rather than writing it wrong; every long Strata
 // writes (ids, sequence numbers, sizes, counts) is a safe integer.
 import { createHash } from 'node:crypto';
@@ -117,7 +115,7 @@ export interface ManifestFile {
 }
 
 /** A manifest: its entries, and the key-value metadata the v2 spec requires of it. */
-export function manifestBytes(schema: IcebergSchema, content: Content, entries: readonly ManifestEntry[]): Promise<Uint8Array> {
+export function manifestBytes(schema: IcebergSchema, content: Content, entries: readonly ManifestEntry[]): Uint8Array {
   return containerFile(MANIFEST_ENTRY, entries, {
     schema: JSON.stringify(schema),
     'schema-id': String(schema['schema-id']),
@@ -129,7 +127,7 @@ export function manifestBytes(schema: IcebergSchema, content: Content, entries: 
 }
 
 /** A manifest list. */
-export function manifestListBytes(snapshotId: number, parentId: number | null, sequenceNumber: number, manifests: readonly ManifestFile[]): Promise<Uint8Array> {
+export function manifestListBytes(snapshotId: number, parentId: number | null, sequenceNumber: number, manifests: readonly ManifestFile[]): Uint8Array {
   return containerFile(MANIFEST_FILE, manifests, {
     'snapshot-id': String(snapshotId),
     'parent-snapshot-id': parentId === null ? 'null' : String(parentId),
@@ -138,23 +136,45 @@ export function manifestListBytes(snapshotId: number, parentId: number | null, s
   });
 }
 
-async function containerFile(schema: AvroSchema, records: readonly unknown[], metadata: Record<string, string>): Promise<Uint8Array> {
-  // avsc's typings know neither field attributes in a schema nor the encoder's `metadata` option (its
-  // BlockEncoder takes both).
+// An object container file is a header and blocks, each of them an Avro record the spec defines; avsc encodes
+// both. A file is made in one call, not through avsc's streaming BlockEncoder: the stream costs more per record
+// than encoding it, and a manifest is written whole.
+const HEADER = avro.Type.forSchema({
+  type: 'record',
+  name: 'org.apache.avro.file.Header',
+  fields: [
+    { name: 'magic', type: { type: 'fixed', name: 'Magic', size: 4 } },
+    { name: 'meta', type: { type: 'map', values: 'bytes' } },
+    { name: 'sync', type: { type: 'fixed', name: 'Sync', size: 16 } },
+  ],
+});
+/** A block: its object count, its objects' bytes (a long length and the bytes: Avro's `bytes`) and the sync marker. */
+const BLOCK = avro.Type.forSchema({
+  type: 'record',
+  name: 'Block',
+  fields: [
+    { name: 'count', type: 'long' },
+    { name: 'data', type: 'bytes' },
+    { name: 'sync', type: { type: 'fixed', name: 'BlockSync', size: 16 } },
+  ],
+});
+const MAGIC = Buffer.from([0x4f, 0x62, 0x6a, 0x01]); // 'Obj' 1
+
+/** Each schema's avsc Type, made once: compiling one costs more than encoding a manifest of a hundred files. */
+const compiled = new Map<AvroSchema, avro.Type>();
+
+function containerFile(schema: AvroSchema, records: readonly unknown[], metadata: Record<string, string>): Uint8Array {
+  let type = compiled.get(schema);
+  if (type === undefined) compiled.set(schema, (type = avro.Type.forSchema(schema as unknown as avro.Schema)));
   // A sync marker fixed by the header rather than drawn at random: the same manifest made twice (a second
   // process, a lost object made again) is the same bytes, so the checksum in its name and every list naming
   // it hold. Avro asks only that it separate blocks; readers find it in the header.
-  const syncMarker = createHash('sha256').update(JSON.stringify([schema, metadata, records.length])).digest().subarray(0, 16);
-  const options = { codec: 'null', writeHeader: true, syncMarker, metadata: Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, Buffer.from(v)])) };
-  const encoder = new avro.streams.BlockEncoder(schema as unknown as avro.Schema, options as ConstructorParameters<typeof avro.streams.BlockEncoder>[1]);
-  const chunks: Buffer[] = [];
-  encoder.on('data', (c: Buffer) => chunks.push(c));
-  const done = new Promise<void>((resolve, reject) => {
-    encoder.on('end', resolve);
-    encoder.on('error', reject);
-  });
-  for (const r of records) encoder.write(r);
-  encoder.end();
-  await done;
-  return new Uint8Array(Buffer.concat(chunks));
+  const sync = createHash('sha256').update(JSON.stringify([schema, metadata, records.length])).digest().subarray(0, 16);
+  // The schema itself, not the Type's: a Type does not keep its fields' `field-id`s, by which Iceberg readers
+  // find every field.
+  const meta = { 'avro.schema': JSON.stringify(schema), 'avro.codec': 'null', ...metadata };
+  const parts = [HEADER.toBuffer({ magic: MAGIC, meta: Object.fromEntries(Object.entries(meta).map(([k, v]) => [k, Buffer.from(v)])), sync })];
+  // One block of every record (a file with none has no block): manifests are read whole.
+  if (records.length > 0) parts.push(BLOCK.toBuffer({ count: records.length, data: Buffer.concat(records.map((r) => type.toBuffer(r))), sync }));
+  return new Uint8Array(Buffer.concat(parts));
 }

@@ -11,6 +11,8 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIME = /^(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MICROS_PER_DAY = 86_400_000_000n;
+const [MIN_INT, MAX_INT] = [-(2n ** 31n), 2n ** 31n - 1n];
+const [MIN_LONG, MAX_LONG] = [-(2n ** 63n), 2n ** 63n - 1n];
 
 /** The Iceberg primitive type (as types.ts names it) and a value's text → its single-value bytes, or undefined. */
 export function singleValue(icebergType: string, text: string): Uint8Array | undefined {
@@ -64,13 +66,13 @@ export function bounds(icebergType: string, stats: ColumnStats): { lower: Uint8A
 function int32(text: string): Uint8Array | undefined {
   if (!INTEGER.test(text)) return undefined;
   const n = BigInt(text);
-  return n < -(2n ** 31n) || n >= 2n ** 31n ? undefined : le(n, 4);
+  return n < MIN_INT || n > MAX_INT ? undefined : le(n, 4);
 }
 
 function int64(text: string): Uint8Array | undefined {
   if (!INTEGER.test(text)) return undefined;
   const n = BigInt(text);
-  return n < -(2n ** 63n) || n >= 2n ** 63n ? undefined : le(n, 8);
+  return n < MIN_LONG || n > MAX_LONG ? undefined : le(n, 8);
 }
 
 function float(text: string, width: 4 | 8): Uint8Array | undefined {
@@ -87,11 +89,10 @@ function float(text: string, width: 4 | 8): Uint8Array | undefined {
 /** Little-endian two's complement of `n` in `width` bytes. */
 function le(n: bigint, width: number): Uint8Array {
   const out = new Uint8Array(width);
-  let v = BigInt.asUintN(width * 8, n);
-  for (let i = 0; i < width; i++) {
-    out[i] = Number(v & 0xffn);
-    v >>= 8n;
-  }
+  const view = new DataView(out.buffer);
+  if (width === 8) view.setBigUint64(0, BigInt.asUintN(64, n), true);
+  else if (width === 4) view.setUint32(0, Number(BigInt.asUintN(32, n)), true);
+  else for (let i = 0, v = BigInt.asUintN(width * 8, n); i < width; i++, v >>= 8n) out[i] = Number(v & 0xffn);
   return out;
 }
 

@@ -74,7 +74,7 @@ const entry = (id: number, begin: number): ManifestEntry => ({
 describe('manifests', () => {
   it('avrocat reads every entry as written', async () => {
     const entries = [entry(1, 5), entry(2, 5)];
-    const read = (await avrocat(await manifestBytes(schema, 'data', entries))) as { status: number; snapshot_id: { long: number }; data_file: Record<string, unknown> }[];
+    const read = (await avrocat(manifestBytes(schema, 'data', entries))) as { status: number; snapshot_id: { long: number }; data_file: Record<string, unknown> }[];
     expect(read.map((r) => [r.status, r.snapshot_id, r.data_file.file_path, r.data_file.record_count, r.data_file.file_size_in_bytes])).toEqual([
       [1, { long: 5 }, 'file:///lake/main/t/f1.parquet', 101, 2 ** 40 + 1],
       [1, { long: 5 }, 'file:///lake/main/t/f2.parquet', 102, 2 ** 40 + 2],
@@ -83,7 +83,7 @@ describe('manifests', () => {
   });
 
   it('carry the v2 metadata, the field ids and the bounds bytes', async () => {
-    const { meta, schema: written, records } = await readAvro(await manifestBytes(schema, 'deletes', [entry(1, 5)]));
+    const { meta, schema: written, records } = await readAvro(manifestBytes(schema, 'deletes', [entry(1, 5)]));
     expect(meta).toMatchObject({ 'schema-id': '2', 'partition-spec': '[]', 'partition-spec-id': '0', 'format-version': '2', content: 'deletes' });
     expect(JSON.parse(meta.schema!)).toEqual(schema);
     const fields = (written as { fields: { name: string; 'field-id': number; type: unknown }[] }).fields;
@@ -102,8 +102,8 @@ describe('manifests', () => {
     expect(r.data_file.lower_bounds[0]!.value.toString('hex')).toBe('0100000000000000');
   });
 
-  it('refuse a long past 2^53 instead of writing it wrong', async () => {
-    await expect(manifestBytes(schema, 'data', [{ ...entry(1, 5), snapshot_id: 2 ** 53 + 2 }])).rejects.toThrow();
+  it('refuse a long past 2^53 instead of writing it wrong', () => {
+    expect(() => manifestBytes(schema, 'data', [{ ...entry(1, 5), snapshot_id: 2 ** 53 + 2 }])).toThrow(/invalid/);
   });
 });
 
@@ -113,7 +113,7 @@ describe('manifest lists', () => {
       manifest_path: 'file:///lake/iceberg/m1.avro', manifest_length: 4096, partition_spec_id: 0, content: 0, sequence_number: 7, min_sequence_number: 5,
       added_snapshot_id: 7, added_files_count: 2, existing_files_count: 1, deleted_files_count: 0, added_rows_count: 200, existing_rows_count: 100, deleted_rows_count: 0,
     };
-    const bytes = await manifestListBytes(7, 5, 7, [m, { ...m, manifest_path: 'file:///lake/iceberg/m2.avro', content: 1 }]);
+    const bytes = manifestListBytes(7, 5, 7, [m, { ...m, manifest_path: 'file:///lake/iceberg/m2.avro', content: 1 }]);
     expect(await avrocat(bytes)).toEqual([m, { ...m, manifest_path: 'file:///lake/iceberg/m2.avro', content: 1 }]);
     const { meta, schema: written } = await readAvro(bytes);
     expect(meta).toMatchObject({ 'snapshot-id': '7', 'parent-snapshot-id': '5', 'sequence-number': '7', 'format-version': '2' });
