@@ -367,15 +367,25 @@ export class IndexView implements ReadView {
   private async *frozenBatches(range: Range): AsyncGenerator<[Key, Uint8Array][]> {
     this.assertOpen();
     const it = this.guarded(() => this.db.iterator({ ...range, limit: range.limit ?? -1, snapshot: this.frozen }));
+    const read = () =>
+      it.nextv(SCAN_BATCH).catch((e: unknown) => {
+        throw this.damaged(e);
+      });
+    let next: ReturnType<typeof read> | undefined;
     try {
       for (;;) {
-        const batch = await it.nextv(SCAN_BATCH).catch((e: unknown) => {
-          throw this.damaged(e);
-        });
+        const batch = await (next ?? read());
+        next = undefined;
         if (batch.length === 0) return;
+        // After a full batch the next is asked for before this one is handed over: LevelDB reads it on the
+        // thread pool's core while the caller decodes this one on the event loop's. A short batch is most
+        // likely the last, and a caller that wanted one entry would wait for a read it never uses.
+        if (batch.length === SCAN_BATCH) next = read();
         yield batch as [Key, Uint8Array][];
       }
     } finally {
+      // A caller that stopped early may leave a read under way: its failure is nobody's to hear, not an unhandled rejection.
+      await next?.catch(() => undefined);
       await it.close();
     }
   }
