@@ -84,6 +84,29 @@ describe('a data file without field ids', () => {
     expect((await c.verify({ files: true })).violations).toEqual([]);
   });
 
+  it('files read by id and files of two mappings each keep their own deletes, whatever position they share', async () => {
+    const { c, add } = await catalog();
+    // Two files without field ids, laid out differently (two mappings), and one DuckDB writes with them (by
+    // id): rows 0–4, 10–14 and 20–24, so position k of each file holds a different id.
+    await add('ext/a.parquet', await parquet(`SELECT i AS id, 'a' || i AS name FROM range(5) r(i)`), 5);
+    await add('ext/b.parquet', await parquet(`SELECT 'b' || (10 + i) AS name, (10 + i)::BIGINT AS id FROM range(5) r(i)`), 5);
+    await c.sql(`INSERT INTO t SELECT 20 + i, 'c' || (20 + i) FROM range(5) r(i)`);
+    const r = await c.reader();
+    expect((await r.dataFiles('main', 't')).map((f) => f.mappingId === null)).toEqual([false, false, true]);
+    await r.close();
+    // Each statement deletes from one file only, at positions the others' rows also have.
+    const gone = [1, 13, 14, 20, 22];
+    for (const id of gone) await c.sql(`DELETE FROM t WHERE id = ${id}`);
+    const all = [...[0, 1, 2, 3, 4], ...[10, 11, 12, 13, 14], ...[20, 21, 22, 23, 24]];
+    const left = all.filter((i) => !gone.includes(i));
+    expect((await rows(c, 'SELECT id FROM t ORDER BY id')).map((x) => Number(x.id))).toEqual(left);
+    expect(await rows(c, 'SELECT count(*) AS n, sum(id) AS s FROM t')).toEqual([{ n: BigInt(left.length), s: BigInt(left.reduce((a, b) => a + b, 0)) }]);
+    // An UPDATE reads through the same deletes and rewrites only what it matched.
+    await c.sql(`UPDATE t SET name = 'x' WHERE id IN (2, 12, 21)`);
+    expect((await rows(c, `SELECT id FROM t WHERE name = 'x' ORDER BY id`)).map((x) => Number(x.id))).toEqual([2, 12, 21]);
+    expect((await rows(c, 'SELECT id FROM t ORDER BY id')).map((x) => Number(x.id))).toEqual(left);
+  });
+
   it('is refused when registered if its columns cannot be read as the table: one it lacks, one more, a type the column does not widen from, some with field ids', async () => {
     const { c, add } = await catalog();
     const at = await head(c);
