@@ -28,8 +28,11 @@ async function loaded(catalog: Catalog, schema: string, table: string, source: s
   return { path: files[0]!.path, local: catalog.dataFileLocation(files[0]!.path), snapshot: snapshot! };
 }
 
-/** main.t: id BIGINT (sorted across files), k INTEGER, v DOUBLE, s VARCHAR; one delete file per data file. */
-export async function buildScanTable(dir: string, rows: number, files: number): Promise<ScanTable> {
+/**
+ * main.t: id BIGINT (sorted across files), k INTEGER, v DOUBLE, s VARCHAR; one delete file per data file,
+ * unless `deleting` is false.
+ */
+export async function buildScanTable(dir: string, rows: number, files: number, deleting = true): Promise<ScanTable> {
   const perFile = Math.ceil(rows / files);
   const catalog = await Catalog.open({ dir, ...OPEN });
   const db = await DuckDBInstance.create(':memory:');
@@ -50,12 +53,13 @@ export async function buildScanTable(dir: string, rows: number, files: number): 
       // v in eighths: sums are exact in a double whatever order DuckDB adds them in, so answers compare exactly.
       await writeParquet(c, source, `SELECT i AS id, (i * 7919 % 1000)::INTEGER AS k, (i % 1000) / 8.0 AS v, 'row ' || i AS s FROM range(${lo}, ${hi}) t(i)`);
       const f = await loaded(catalog, 'main', 't', source);
+      out.data.push(f.local);
+      if (!deleting) continue;
       const relative = `main/t/delete-${i}.parquet`;
       const d = await writeDeleteFile(c, catalog.dataFileLocation(relative), f.local, `SELECT pos FROM range(0, ${hi - lo}) t(pos) WHERE ${DELETED}`);
       const r = await catalog.reader();
       const dataFileId = (await r.dataFiles('main', 't').finally(() => r.close())).find((x) => x.path === f.path)!.id;
       await catalog.transaction((tx) => tx.addDeleteFile('main', 't', { dataFileId, path: relative, deleteCount: d.rows, fileSizeBytes: d.bytes }));
-      out.data.push(f.local);
       out.deletes.push(catalog.dataFileLocation(relative));
       out.deleted += d.rows;
     }

@@ -3,7 +3,7 @@
 import { rng } from '../harness.js';
 import type { ManyTables, ScanTable } from './build.js';
 import type { Case } from './compare.js';
-import { countOf, scanWithDeletes, selfJoin } from './direct.js';
+import { countOf, readParquet, scanWithDeletes, selfJoin } from './direct.js';
 import { catalogSide, directSide } from './sides.js';
 
 /** Width of the predicate's id range, well inside one data file. */
@@ -35,6 +35,45 @@ export function scanCases(scan: ScanTable, warm: number): Case[] {
       ],
     },
   ];
+}
+
+/**
+ * One large file, as a table a DELETE has been through and as the same rows that none has: a full scan, a
+ * GROUP BY, a selective filter and the first rows, each against DuckDB over the same file, with the same
+ * deletes applied by hand where there are some.
+ */
+export function oneFileCases(deleted: ScanTable, plain: ScanTable, warm: number): Case[] {
+  const pick = rng(13);
+  const from = Array.from({ length: warm + 1 }, () => pick(deleted.perFile - SPAN));
+  const questions: [string, (i: number) => { select: string; where?: string; tail?: string }][] = [
+    ['full scan', () => ({ select: TOTAL })],
+    ['GROUP BY k % 5', () => ({ select: 'SELECT k % 5 AS g, count(*) AS n, sum(v) AS sv', tail: ' GROUP BY g ORDER BY g' })],
+    [`id BETWEEN a AND a + ${SPAN.toLocaleString('en-US')}`, (i) => ({ select: TOTAL, where: `id BETWEEN ${from[i]} AND ${from[i]! + SPAN}` })],
+    // How many of the first five rows come back: their number is fixed where which rows are not.
+    ['LIMIT 5', () => ({ select: 'SELECT count(*) AS n FROM (SELECT *', tail: ' LIMIT 5)' })],
+  ];
+  const rows = (n: number) => n.toLocaleString('en-US');
+  return questions.flatMap(([label, q]) => {
+    const sql = (i: number, from: string, where = q(i).where) => `${q(i).select} FROM ${from}${where ? ` WHERE ${where}` : ''}${q(i).tail ?? ''}`;
+    return [
+      {
+        label: `${rows(deleted.data.length * deleted.perFile)} rows, 1% deleted: ${label}`,
+        warm,
+        sides: [
+          catalogSide(deleted.dir, (i) => sql(i, 't')),
+          directSide('DuckDB, deletes by hand', (i) => {
+            const { select, where, tail } = q(i);
+            return `${scanWithDeletes(select, deleted.data, deleted.deletes, where)}${tail ?? ''}`;
+          }),
+        ],
+      },
+      {
+        label: `${rows(plain.data.length * plain.perFile)} rows, none deleted: ${label}`,
+        warm,
+        sides: [catalogSide(plain.dir, (i) => sql(i, 't')), directSide('DuckDB direct', (i) => sql(i, readParquet(plain.data)))],
+      },
+    ];
+  });
 }
 
 export function bindCases(many: ManyTables, calls: number): Case[] {

@@ -13,7 +13,9 @@ export function scanWithDeletes(select: string, data: readonly string[], deletes
   );
 }
 
-export const countOf = (data: readonly string[]) => `SELECT count(*) AS n FROM read_parquet(${list(data)})`;
+export const readParquet = (data: readonly string[]) => `read_parquet(${list(data)})`;
+
+export const countOf = (data: readonly string[]) => `SELECT count(*) AS n FROM ${readParquet(data)}`;
 
 /** The self-join of a table at two snapshots, each side its files at that snapshot. */
 export const selfJoin = (older: readonly string[], newer: readonly string[]) =>

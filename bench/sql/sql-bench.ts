@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fmt } from '../harness.js';
 import { buildManyTables, buildScanTable, DELETED } from './build.js';
-import { bindCases, scanCases } from './cases.js';
+import { bindCases, oneFileCases, scanCases } from './cases.js';
 import { runCase, type Summary } from './compare.js';
 import { CATALOG, timeSide } from './sides.js';
 
@@ -15,6 +15,8 @@ export interface SqlSizes {
   /** Rows of the scanned table, over `files` data files (and as many delete files). */
   rows: number;
   files: number;
+  /** Rows of the one-file tables: one with 1% of them deleted, one with none. */
+  bigRows: number;
   /** Tables of the binding catalog, and the timed calls per query and side. */
   tables: number;
   calls: number;
@@ -37,8 +39,9 @@ export async function sqlBench(z: SqlSizes, out: (s?: string) => void): Promise<
   };
   try {
     const scan = await buildScanTable(await tmp('scan'), z.rows, z.files);
+    const oneFile = oneFileCases(await buildScanTable(await tmp('deleted'), z.bigRows, 1), await buildScanTable(await tmp('plain'), z.bigRows, 1, false), z.warm);
     const many = await buildManyTables(await tmp('many'), z.tables, FILES_PER_TABLE, ROWS_PER_SMALL_FILE);
-    const scanning = scanCases(scan, z.warm);
+    const scanning = [...scanCases(scan, z.warm), ...oneFile];
     const binding = bindCases(many, z.calls);
     // Untimed: DuckDB's first instance in the process, and every file into the page cache, on neither side's bill.
     for (const c of [...scanning, ...binding]) for (const s of c.sides) await timeSide(s, 0);
@@ -52,7 +55,8 @@ export async function sqlBench(z: SqlSizes, out: (s?: string) => void): Promise<
     out(
       `Scans: main.t (id BIGINT, k INTEGER, v DOUBLE, s VARCHAR), ${n(z.rows)} rows in ${z.files} files of ${n(scan.perFile)} ` +
         `(ids sorted across files) loaded with catalog.load, each with a positional delete file of 1% of its rows (${DELETED}); ` +
-        `${n(z.rows - scan.deleted)} rows live. DuckDB direct: the same files in one read_parquet anti-joined with the delete files, on ` +
+        `${n(z.rows - scan.deleted)} rows live; and the same columns, ${n(z.bigRows)} rows in one file, with such a delete file and without. ` +
+        'DuckDB direct: the same files in one read_parquet anti-joined with the delete files, on ' +
         'its own in-memory instance. "First": the first query after opening (catalog.sql\'s creates its DuckDB instance; DuckDB direct ' +
         `on a new instance); "warm": the median of the ${z.warm} after it (a new range each). Binding: ${n(z.tables)} tables of ` +
         `${FILES_PER_TABLE} files of ${ROWS_PER_SMALL_FILE} rows, a commit each; ${n(z.calls)} calls per query and side, a random table ` +
