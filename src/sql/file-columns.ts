@@ -40,15 +40,34 @@ export async function fileColumns(c: DuckDBConnection, locals: readonly string[]
   return out;
 }
 
+/** A top-level column as a file's footer declares it: its name, field id and Parquet type, nested or not. */
+interface FooterColumn {
+  name: string;
+  fieldId: number | null;
+  /** Its physical and logical type as parquet_schema spells them: equal keys read as the same DuckDB type. */
+  type: string;
+  nested: boolean;
+}
+
 /**
  * The field id of each top-level column of each file, in order (null where it has none). parquet_schema lists
  * a file's schema depth first: its root, then each column and, after a group, the group's members.
  */
 async function topLevelFieldIds(c: DuckDBConnection, locals: readonly string[]): Promise<Map<string, (number | null)[]>> {
+  const columns = await topLevelColumns(c, locals);
+  return new Map([...columns].map(([local, cs]) => [local, cs.map((x) => x.fieldId)]));
+}
+
+async function topLevelColumns(c: DuckDBConnection, locals: readonly string[]): Promise<Map<string, FooterColumn[]>> {
   const rows = (
-    await run(() => c.runAndReadAll(`SELECT file_name, field_id, num_children FROM parquet_schema([${locals.map(literal).join(', ')}])`))
-  ).getRowObjectsJS() as { file_name: string; field_id: number | bigint | null; num_children: number | bigint | null }[];
-  const out = new Map<string, (number | null)[]>();
+    await run(() =>
+      c.runAndReadAll(
+        `SELECT file_name, name, field_id, num_children, concat_ws('/', type, repetition_type, converted_type, logical_type, scale, precision) AS type ` +
+          `FROM parquet_schema([${locals.map(literal).join(', ')}])`,
+      ),
+    )
+  ).getRowObjectsJS() as { file_name: string; name: string; field_id: number | bigint | null; num_children: number | bigint | null; type: string }[];
+  const out = new Map<string, FooterColumn[]>();
   // Per file: how many members each open group still has to list, the root first.
   let open: number[] = [];
   let file: string | undefined;
@@ -60,12 +79,29 @@ async function topLevelFieldIds(c: DuckDBConnection, locals: readonly string[]):
       open = [children];
       continue;
     }
-    if (open.length === 1) out.get(file)!.push(r.field_id === null ? null : Number(r.field_id));
+    if (open.length === 1) out.get(file)!.push({ name: r.name, fieldId: r.field_id === null ? null : Number(r.field_id), type: r.type, nested: children > 0 });
     open[open.length - 1]!--;
     if (children > 0) open.push(children);
     while (open.length > 1 && open.at(-1) === 0) open.pop();
   }
   return out;
+}
+
+/**
+ * How a file read by field id can be read by name instead: each field id's column name, and a key equal for
+ * files whose top-level columns are the same names, ids and Parquet types (one read_parquet reads them
+ * alike). DuckDB reads a file through a field-id `schema` on one thread, by name on all of them.
+ */
+export interface FileLayout {
+  names: ReadonlyMap<number, string>;
+  key: string;
+}
+
+/** A file's layout, unless its columns cannot stand in for its field ids: a nested one, or names DuckDB would not tell apart. */
+function layoutOf(columns: readonly FooterColumn[]): FileLayout | undefined {
+  if (columns.some((c) => c.nested || c.fieldId === null)) return undefined;
+  if (new Set(columns.map((c) => c.name.toLowerCase())).size !== columns.length) return undefined;
+  return { names: new Map(columns.map((c) => [c.fieldId!, c.name])), key: JSON.stringify(columns.map((c) => [c.name, c.fieldId, c.type])) };
 }
 
 /**
@@ -134,6 +170,8 @@ function entries(c: ColumnInfo, source: string, parent: number | null, next: num
 export class FieldIdChecks {
   /** By file identity (key, size, CRC): whether its columns carry field ids. */
   private readonly done = new Map<string, Promise<boolean>>();
+  /** By file identity: the layout of a file read by field id that this process has looked at. */
+  private readonly layouts = new Map<string, Promise<FileLayout | undefined>>();
 
   constructor(private readonly engine: Connections) {}
 
@@ -149,19 +187,29 @@ export class FieldIdChecks {
 
   /**
    * Throws CORRUPT naming the first of the files (read by field id: no mapping) whose columns carry no field
-   * ids: read by them, every column would be NULL.
+   * ids: read by them, every column would be NULL. Otherwise each file's layout, by identity, where its footer
+   * allows one; a file this process wrote is looked at too, once (one query for all of a statement's).
    */
-  async carried(files: readonly { local: string; identity: string; named: string }[]): Promise<void> {
-    const fresh = files.filter((f) => !this.done.has(f.identity));
+  async carried(files: readonly { local: string; identity: string; named: string }[]): Promise<Map<string, FileLayout>> {
+    const fresh = files.filter((f) => !this.layouts.has(f.identity) || !this.done.has(f.identity));
     if (fresh.length > 0) {
-      const reading = this.engine.withConnection((c) => topLevelFieldIds(c, fresh.map((f) => f.local)));
+      const reading = this.engine.withConnection((c) => topLevelColumns(c, fresh.map((f) => f.local)));
       reading.catch(() => undefined);
       for (const f of fresh) {
-        const p = reading.then((ids) => (ids.get(f.local) ?? []).every((id) => id !== null));
-        this.done.set(f.identity, p);
-        p.catch(() => this.done.delete(f.identity));
+        const columns = reading.then((all) => all.get(f.local) ?? []);
+        // A footer that cannot be read leaves the file to be read by field id (whether it may be is done's
+        // question), and is read again by the next statement.
+        const layout = columns.then(layoutOf, () => undefined);
+        this.layouts.set(f.identity, layout);
+        columns.catch(() => this.layouts.delete(f.identity));
+        if (!this.done.has(f.identity)) {
+          const p = columns.then((cs) => cs.every((c) => c.fieldId !== null));
+          this.done.set(f.identity, p);
+          p.catch(() => this.done.delete(f.identity));
+        }
       }
     }
+    const out = new Map<string, FileLayout>();
     for (const f of files) {
       if (!(await this.done.get(f.identity)!)) {
         throw new StrataError(
@@ -170,6 +218,9 @@ export class FieldIdChecks {
             `read by field id every column would be NULL. Nothing was read from it; register it again now that the store holds it (removeDataFile, then addDataFile reads it and maps its columns by name), or ${HOW}`,
         );
       }
+      const layout = await this.layouts.get(f.identity)!;
+      if (layout !== undefined) out.set(f.identity, layout);
     }
+    return out;
   }
 }

@@ -13,7 +13,7 @@ import { checkCommitMeta } from '../txn/plan.js';
 import type { TransactionFn } from '../txn/prepared.js';
 import type { ObjectStore } from '../store/object-store.js';
 import type { DeletePositionChecks } from './delete-positions.js';
-import type { FieldIdChecks } from './file-columns.js';
+import type { FieldIdChecks, FileLayout } from './file-columns.js';
 import { type Session, withProgress } from './engine.js';
 import { type HostFiles, loadedScan, loadHostRows } from './host-files.js';
 import { identityOf, type LocalFiles, recordedFile } from './local-files.js';
@@ -268,16 +268,13 @@ export async function mappingsOf(
   ref: { schema: string; table: string },
   files: readonly DataFileInfo[],
   local: ReadonlyMap<FileId, string>,
-): Promise<Map<FileId, readonly NameMappingColumn[]>> {
+): Promise<{ mappings: Map<FileId, readonly NameMappingColumn[]>; layouts: Map<FileId, FileLayout> }> {
   const byId = files.filter((f) => f.mappingId === null);
-  await ctx.fieldIds.carried(
-    byId.map((f) => {
-      const recorded = recordedFile(ctx.dataPath, f);
-      return { local: local.get(f.id)!, identity: identityOf(recorded), named: ctx.store.url(recorded.key) };
-    }),
-  );
-  if (byId.length === files.length) return new Map();
-  return new Map([...(await r.nameMappings(ref.schema, ref.table, files))].map(([id, m]) => [id, m.columns]));
+  const identities = new Map(byId.map((f) => [f.id, identityOf(recordedFile(ctx.dataPath, f))]));
+  const found = await ctx.fieldIds.carried(byId.map((f) => ({ local: local.get(f.id)!, identity: identities.get(f.id)!, named: ctx.store.url(recordedFile(ctx.dataPath, f).key) })));
+  const layouts = new Map(byId.flatMap((f) => (found.has(identities.get(f.id)!) ? [[f.id, found.get(identities.get(f.id)!)!]] : [])));
+  if (byId.length === files.length) return { mappings: new Map(), layouts };
+  return { mappings: new Map([...(await r.nameMappings(ref.schema, ref.table, files))].map(([id, m]) => [id, m.columns])), layouts };
 }
 
 /**
@@ -346,14 +343,14 @@ export async function scanAt(
   const both = await held.hold([...files, ...deletes].map((f) => recordedFile(ctx.dataPath, f)));
   const [data, del] = [both.slice(0, files.length), both.slice(files.length)];
   const local = new Map(files.map((f, i) => [f.id, data[i]!]));
-  const mappings = await checkedTogether(
+  const { mappings, layouts } = await checkedTogether(
     mappingsOf(ctx, r, ref, files, local),
     checkDeletes(ctx, deletes.map((d, i) => ({ file: d, local: del[i]!, recordCount: records.get(d.dataFileId)! }))),
   );
   const sql = tableScan(
     {
       columns: table.columns,
-      files: files.map((f, i) => ({ local: data[i]!, rowIdStart: f.rowIdStart, mapping: mappings.get(f.id) })),
+      files: files.map((f, i) => ({ local: data[i]!, rowIdStart: f.rowIdStart, mapping: mappings.get(f.id), layout: layouts.get(f.id) })),
       deletes: deletes.map((d, i) => ({ local: del[i]!, dataFile: local.get(d.dataFileId)! })),
     },
     positions,

@@ -60,7 +60,7 @@ async function changesQuery(ctx: RowChangesContext, schema: string, table: strin
   // A delete file is trusted only once its positions fit its data file (decision 0040), as a scan's are;
   // that check and the field-id check run at once.
   const deletes = new Map(events.flatMap((e) => [e.within, e.without].filter((d) => d !== null).map((d) => [d.id, { d, recordCount: e.file.recordCount }] as const)));
-  const mappings = await checkedTogether(
+  const { mappings } = await checkedTogether(
     mappingsOf(ctx, rTo, { schema, table }, files, new Map(files.map((f) => [f.id, localOf.get(f.path)!]))),
     checkDeletes(ctx, [...deletes.values()].map(({ d, recordCount }) => ({ file: d, local: localOf.get(d.path)!, recordCount }))),
   );

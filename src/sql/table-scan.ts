@@ -6,6 +6,7 @@
 import type { NameMappingColumn } from '../../keys/name-mappings.js';
 import type { ColumnInfo } from '../read/records.js';
 import { duckType } from './duck-types.js';
+import type { FileLayout } from './file-columns.js';
 import { ident, literal } from './sql-text.js';
 
 export interface ScanFile {
@@ -15,6 +16,8 @@ export interface ScanFile {
   rowIdStart: number;
   /** A file without field ids: the names its columns are read by (its name mapping's rows). */
   mapping?: readonly NameMappingColumn[] | undefined;
+  /** A file with field ids: each one's column name, where the footer was looked at (file-columns.ts). */
+  layout?: FileLayout | undefined;
 }
 
 /**
@@ -59,19 +62,20 @@ export function tableScan(t: ScanInput, positions = false): string {
   const entries = columns.map((c) => `${c.id}: {name: ${literal(c.name)}, type: ${literal(duckType(c))}, default_value: ${fill(c)}}`);
   // A file that carries its rows' ids gives them; in any other the entry reads NULL, and the id is the position's.
   if (positions) entries.push(`${ROW_ID_FIELD_ID}: {name: '${EMBEDDED}', type: 'BIGINT', default_value: NULL::VARCHAR}`);
-  const byId = t.files.filter((f) => f.mapping === undefined);
+  const files = positions || columns.some((c) => (c.children ?? []).length > 0) ? t.files : t.files.map((f) => byNames(f, columns));
+  const byId = files.filter((f) => f.mapping === undefined);
   // A delete file applies to a data file the scan reads (scanAt passes no other).
   const deleting = t.deletes.length > 0;
   const reads = { filename: positions, rowNumber: positions || deleting, ordinal: deleting };
   const idRead = `read_parquet([${byId.map((f) => literal(f.local)).join(', ')}], schema = map {${entries.join(', ')}}${readOptions(reads)})`;
-  const byName = mappedReads(columns, t.files, byId.length, reads, positions);
+  const byName = mappedReads(columns, files, byId.length, reads, positions);
   // Files read by name join those read by id by column name; with none, the read is the one read_parquet.
   const idPart = `SELECT *${deleting ? `, file_index::BIGINT AS ${ORDINAL}` : ''} FROM ${idRead}`;
   const source = byName.length === 0 ? idRead : `(${[...(byId.length > 0 ? [idPart] : []), ...byName.map((r) => r.sql)].join(' UNION ALL BY NAME ')})`;
   const select =
     `${columns.map((c) => `d.${ident(c.name)}`).join(', ')}` +
     (positions ? `, d.${FILE} AS ${POSITION[0]}, d.file_row_number AS ${POSITION[1]}, coalesce(d.${EMBEDDED}, f.start + d.file_row_number) AS ${POSITION[2]}` : '');
-  const starts = positions ? ` JOIN (VALUES ${t.files.map((f) => `(${literal(f.local)}, ${f.rowIdStart}::BIGINT)`).join(', ')}) AS f(l, start) ON f.l = d.${FILE}` : '';
+  const starts = positions ? ` JOIN (VALUES ${files.map((f) => `(${literal(f.local)}, ${f.rowIdStart}::BIGINT)`).join(', ')}) AS f(l, start) ON f.l = d.${FILE}` : '';
   const read = `${source} AS d${starts}`;
   if (!deleting) return `SELECT ${select} FROM ${read}`;
   // A row is its file's ordinal in the scan (read_parquet's file_index, past the reads before its own) and its
@@ -89,6 +93,26 @@ export function tableScan(t: ScanInput, positions = false): string {
   const ordinal = byName.length === 0 ? 'd.file_index::BIGINT' : `d.${ORDINAL}`;
   return `SELECT ${select} FROM ${read} WHERE (${ordinal} << ${ORDINAL_SHIFT}) + d.file_row_number NOT IN (${deleted})`;
 }
+
+/**
+ * A file with field ids whose footer names them, read by those names: DuckDB reads a file through a field-id
+ * `schema` on one thread (a GROUP BY over one 4M-row file 30 ms against 17 by name, two threads). Each column
+ * of the table is the file's column with its id, or its default where the file has none, as the field-id read
+ * gives it. Tables with nested columns stay with field ids: a struct's fields are matched by id too.
+ */
+function byNames(f: ScanFile, columns: readonly ColumnInfo[]): ScanFile {
+  if (f.mapping !== undefined || f.layout === undefined) return f;
+  const names = f.layout.names;
+  // A column named as one DuckDB adds to a read (or this scan does) would be read in its place.
+  if ([...names.values()].some((n) => ADDED.has(n.toLowerCase()) || n.toLowerCase().startsWith('__strata'))) return f;
+  const mapping = columns
+    .filter((c) => names.has(c.id))
+    .map((c, i): NameMappingColumn => ({ columnId: i, sourceName: names.get(c.id)!, targetFieldId: c.id, parentColumn: null, isPartition: false }));
+  return { ...f, mapping };
+}
+
+/** The columns DuckDB's read_parquet can add to a file's own (its virtual columns). */
+const ADDED = new Set(['filename', 'file_row_number', 'file_index']);
 
 /** What each read_parquet of a scan adds to its rows: the file's path, the row's number in it, the file's ordinal. */
 interface ReadExtras {
@@ -115,7 +139,8 @@ function mappedReads(columns: readonly ColumnInfo[], files: readonly ScanFile[],
   const groups = new Map<string, { mapping: readonly NameMappingColumn[]; locals: string[] }>();
   for (const f of files) {
     if (f.mapping === undefined) continue;
-    const key = JSON.stringify(f.mapping);
+    // Files read by names their footers gave share a read only with files of the same columns and types.
+    const key = JSON.stringify([f.layout?.key, f.mapping]);
     const g = groups.get(key);
     if (g === undefined) groups.set(key, { mapping: f.mapping, locals: [f.local] });
     else g.locals.push(f.local);
