@@ -53,17 +53,14 @@ export async function sqlBench(z: SqlSizes, out: (s?: string) => void): Promise<
 
     out('\n### sql: catalog.sql against DuckDB reading the same Parquet files directly\n');
     out(
-      `Scans: main.t (id BIGINT, k INTEGER, v DOUBLE, s VARCHAR), ${n(z.rows)} rows in ${z.files} files of ${n(scan.perFile)} ` +
-        `(ids sorted across files) loaded with catalog.load, each with a positional delete file of 1% of its rows (${DELETED}); ` +
-        `${n(z.rows - scan.deleted)} rows live; and the same columns, ${n(z.bigRows)} rows in one file, with such a delete file and without. ` +
-        'DuckDB direct: the same files in one read_parquet anti-joined with the delete files, on ' +
-        'its own in-memory instance. "First": the first query after opening (catalog.sql\'s creates its DuckDB instance; DuckDB direct ' +
-        `on a new instance); "warm": the median of the ${z.warm} after it (a new range each). Binding: ${n(z.tables)} tables of ` +
-        `${FILES_PER_TABLE} files of ${ROWS_PER_SMALL_FILE} rows, a commit each; ${n(z.calls)} calls per query and side, a random table ` +
-        'each (the same sequence on both sides); the self-join reads a table at the snapshots of its first and last file. Catalogs built ' +
-        `once, untimed (relaxed, checkpointEvery: 0), on a directory store; each of ${z.runs} run(s) opens them afresh, the sides ` +
-        'alternating; every answer checked equal. First: the median of the runs; the rest from the run with the median warm p50. ' +
-        'catalog / side above 1x: catalog.sql slower.\n',
+      `Scans: main.t (id BIGINT, k INTEGER, v DOUBLE, s VARCHAR) loaded with catalog.load: ${n(z.rows)} rows in ${z.files} files ` +
+        `(ids sorted across files), each with a delete file of 1% of its rows (${DELETED}); and ${n(z.bigRows)} rows in one file, with ` +
+        'such a delete file and without. DuckDB: the same files in one read_parquet, anti-joined with the delete files by hand, on its ' +
+        `own instance. First: the first query after opening (each side creates its DuckDB instance); warm: the median of the ${z.warm} ` +
+        `after it. Binding: ${n(z.tables)} tables of ${FILES_PER_TABLE} files of ${ROWS_PER_SMALL_FILE} rows; ${n(z.calls)} calls per ` +
+        'query and side on random tables; the self-join reads a table at its first and last snapshot. Catalogs built once, untimed; ' +
+        `each of ${z.runs} run(s) opens them afresh, sides alternating, answers checked equal; first: median of the runs, the rest ` +
+        'from the run with the median warm p50. catalog / side above 1x: catalog.sql slower.\n',
     );
     out('| case | side | first query ms | warm ms | first: catalog / side | warm: catalog / side |');
     out('| --- | --- | ---: | ---: | ---: | ---: |');
