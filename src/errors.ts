@@ -19,7 +19,9 @@ export type ErrorCode =
   /** A statement stopped by its time limit (sql()'s timeoutMs); nothing of it committed. */
   | 'TIMEOUT'
   /** A statement stopped by its caller's signal, or by close(); nothing of it committed. */
-  | 'CANCELLED';
+  | 'CANCELLED'
+  /** A statement that needed more memory than DuckDB's limit (Catalog.open's sql.memoryLimit); nothing of it committed. */
+  | 'OUT_OF_MEMORY';
 
 export interface ErrorDetails {
   /** The snapshot the request named, where it named one. */

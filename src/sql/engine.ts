@@ -422,5 +422,15 @@ export function duckError(e: unknown): unknown {
     return new StrataError('INVALID_ARGUMENT', `the statement reaches ${refused[1]}, outside the lake: sql() reads the catalog's tables by name, and host files only when the caller opts in (sql(q, { hostFiles: true }) or Catalog.open({ sql: { hostFiles } }))`, { cause: e });
   }
   if (/^IO Error/i.test(m)) return new StrataError('STORE_UNAVAILABLE', `DuckDB could not read a file: ${m}`, { cause: e });
+  // DuckDB's own advice (SET memory_limit) is refused on the catalog's locked instance; the limit is the catalog's.
+  if (/^Out of Memory Error/.test(m)) {
+    const limit = /\/([\d.]+ [KMGT]?i?B) used\)/.exec(m)?.[1];
+    return new StrataError(
+      'OUT_OF_MEMORY',
+      `the statement needed more memory than DuckDB's limit${limit === undefined ? '' : ` of ${limit}`} and was stopped; nothing of it was committed. ` +
+        `Open the catalog with a larger one (Catalog.open({ dir, sql: { memoryLimit } }), in bytes), or run the statement over fewer rows (DuckDB: ${m.split('\n')[0]})`,
+      { cause: e },
+    );
+  }
   return new StrataError('INVALID_ARGUMENT', m, { cause: e });
 }
