@@ -3,7 +3,7 @@
 // route's JSON schema; this module adds what every request shares: the bearer token, the spec's error body
 // for whatever fails (never a stack trace), 406 for the spec's routes it does not serve, and one log line.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Catalog } from '../catalog/catalog.js';
 import { StrataError } from '../errors.js';
 import { ENDPOINTS, registerRoutes } from './routes.js';
@@ -36,6 +36,8 @@ export async function serve(catalog: Catalog, options: ServeOptions = {}): Promi
   if (prefix !== undefined && !/^[A-Za-z0-9._-]+$/.test(prefix)) {
     throw new StrataError('INVALID_ARGUMENT', `serve(): the prefix ${JSON.stringify(prefix)} must be letters, digits, ".", "_" or "-" (it is one segment of every path)`);
   }
+  // Loaded here, not with the package: an embedder or a CLI call that serves nothing does not pay for it (~45 ms).
+  const { default: Fastify } = await import('fastify');
   const app = Fastify({ logger: false, exposeHeadRoutes: false, return503OnClosing: true });
   const prefixes = prefix === undefined ? [] : [prefix];
 

@@ -5,19 +5,18 @@
 // within seconds instead of holding a commit for as long as TCP keeps a dead connection open. Every failure
 // that remains is STORE_UNAVAILABLE naming the operation, the key and the endpoint — never the credentials:
 // its message is redacted, and it carries no SDK error as its cause (those hold the request that was sent).
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-  type S3ClientConfig,
-} from '@aws-sdk/client-s3';
+import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { options } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import { assertValidObjectKey, type ObjectInfo, type ObjectStore } from './object-store.js';
 import { StoreClock } from './store-clock.js';
+
+/**
+ * The AWS SDK, loaded by the first request any S3 store makes: ~45 ms of module loading that a process
+ * working on a directory store (every CLI call on one) need not pay.
+ */
+let loading: Promise<typeof import('@aws-sdk/client-s3')> | undefined;
+const sdk = () => (loading ??= import('@aws-sdk/client-s3'));
 
 export interface S3StoreOptions {
   bucket: string;
@@ -134,7 +133,10 @@ export class S3Store implements ObjectStore {
   readonly description: string;
   readonly maxKeyBytes: number;
   private readonly clock = new StoreClock();
-  private readonly client: S3Client;
+  /** Makes the client; the config it closes over holds the credentials, which no field shows (inspect, logs). */
+  private readonly connect: () => Promise<S3Client>;
+  /** The client, made with the first request (see sdk()). */
+  private connection: Promise<S3Client> | undefined;
   private readonly bucket: string;
   private readonly prefix: string;
   private readonly maxAttempts: number;
@@ -192,19 +194,29 @@ export class S3Store implements ObjectStore {
       ...(endpoint === undefined ? {} : { endpoint: endpoint.bare }),
       ...(credentials === undefined ? {} : { credentials }),
     };
-    this.client = new S3Client(config);
-    // Innermost, so it sees every raw response, errors (a 404 for an absent log entry) included.
-    this.client.middlewareStack.add(
-      (next) => async (args) => {
-        const out = await next(args);
-        const date = (out.response as { headers?: Record<string, string | undefined> } | undefined)?.headers?.date;
-        if (date !== undefined) this.clock.observe(Date.parse(date));
-        return out;
-      },
-      { step: 'deserialize', priority: 'low', name: 'strataStoreClock' },
-    );
+    this.connect = () =>
+      sdk().then(({ S3Client }) => {
+        const client = new S3Client(config);
+        // Innermost, so it sees every raw response, errors (a 404 for an absent log entry) included.
+        client.middlewareStack.add(
+          (next) => async (args) => {
+            const out = await next(args);
+            const date = (out.response as { headers?: Record<string, string | undefined> } | undefined)?.headers?.date;
+            if (date !== undefined) this.clock.observe(Date.parse(date));
+            return out;
+          },
+          { step: 'deserialize', priority: 'low', name: 'strataStoreClock' },
+        );
+        return client;
+      });
     this.description = `s3://${this.bucket}/${this.prefix}${endpoint ? ` at ${endpoint.bare}` : ''}`;
     this.maxKeyBytes = 1024 - (this.prefix === '' ? 0 : Buffer.byteLength(this.prefix) + 1);
+  }
+
+  /** The S3 client: the SDK loaded and the client made on the first request, not when the store is built. */
+  private client(): Promise<S3Client> {
+    this.connection ??= this.connect();
+    return this.connection;
   }
 
   private key(key: string): string {
@@ -305,7 +317,7 @@ export class S3Store implements ObjectStore {
   /** The object's bytes (undefined if there is none), body included in the attempt. */
   private async read(Key: string, attempt: Attempt): Promise<Uint8Array | undefined> {
     try {
-      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }), attempt);
+      const out = await (await this.client()).send(new (await sdk()).GetObjectCommand({ Bucket: this.bucket, Key }), attempt);
       return out.Body ? await out.Body.transformToByteArray() : new Uint8Array();
     } catch (e) {
       if (status(e) === 404 || (e as S3Failure).name === 'NoSuchKey') return undefined;
@@ -331,7 +343,7 @@ export class S3Store implements ObjectStore {
     const Key = this.key(key);
     return this.retrying(this.operation('info', key), async (attempt) => {
       try {
-        const out = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key }), attempt);
+        const out = await (await this.client()).send(new (await sdk()).HeadObjectCommand({ Bucket: this.bucket, Key }), attempt);
         return { key, lastModified: out.LastModified?.getTime() ?? 0, size: out.ContentLength ?? 0 };
       } catch (e) {
         if (status(e) === 404 || (e as S3Failure).name === 'NotFound') return undefined;
@@ -347,7 +359,7 @@ export class S3Store implements ObjectStore {
     for (let attempt = 1; ; attempt++) {
       const { abortSignal, disarm } = this.signal(op, last);
       try {
-        await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: body, IfNoneMatch: '*' }), { abortSignal }).finally(disarm);
+        await (await this.client()).send(new (await sdk()).PutObjectCommand({ Bucket: this.bucket, Key, Body: body, IfNoneMatch: '*' }), { abortSignal }).finally(disarm);
         return true;
       } catch (e) {
         if (abortSignal.aborted) throw this.timedOut(op, last);
@@ -368,7 +380,7 @@ export class S3Store implements ObjectStore {
 
   async replace(key: string, body: Uint8Array): Promise<void> {
     const Key = this.key(key);
-    await this.retrying(this.operation('replace', key), (a) => this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: body }), a));
+    await this.retrying(this.operation('replace', key), async (a) => (await this.client()).send(new (await sdk()).PutObjectCommand({ Bucket: this.bucket, Key, Body: body }), a));
   }
 
   async *list(prefix: string, options: { startAfter?: string } = {}): AsyncIterable<ObjectInfo> {
@@ -378,9 +390,9 @@ export class S3Store implements ObjectStore {
     const startAfter = options.startAfter === undefined ? undefined : this.key(options.startAfter);
     do {
       // A budget per page: the caller's time between pages is not the service's.
-      const page = await this.retrying(this.operation('list', prefix), (a) =>
-        this.client.send(
-          new ListObjectsV2Command({
+      const page = await this.retrying(this.operation('list', prefix), async (a) =>
+        (await this.client()).send(
+          new (await sdk()).ListObjectsV2Command({
             Bucket: this.bucket,
             Prefix: full,
             ...(token === undefined ? (startAfter === undefined ? {} : { StartAfter: startAfter }) : { ContinuationToken: token }),
@@ -408,7 +420,7 @@ export class S3Store implements ObjectStore {
     // and deletes are rare (reclamation, log compaction).
     for (const key of keys) {
       const Key = this.key(key);
-      await this.retrying(this.operation('delete', key), (a) => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key }), a));
+      await this.retrying(this.operation('delete', key), async (a) => (await this.client()).send(new (await sdk()).DeleteObjectCommand({ Bucket: this.bucket, Key }), a));
     }
   }
 
@@ -431,6 +443,6 @@ export class S3Store implements ObjectStore {
   }
 
   close(): void {
-    this.client.destroy();
+    void this.connection?.then((client) => client.destroy());
   }
 }
