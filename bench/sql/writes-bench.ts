@@ -80,14 +80,11 @@ export async function writesBench(z: WriteSizes, out: (s?: string) => void): Pro
   const mid = (op: Op) => [...results.get(op)!].sort((a, b) => a.ms - b.ms)[Math.floor(results.get(op)!.length / 2)]!;
   out('\n### sql writes: UPDATE of 1% of a table, compaction of many small files\n');
   out(
-    `UPDATE main.big SET v = v + 1 WHERE id % 100 = 0 on ${n(z.rows)} rows in ${z.files} files: ${n(z.rows / 100)} rows changed, a ` +
-      'delete file per data file and one file of the new rows with their row ids, one commit; and WHERE id BETWEEN ' +
-      `${n(z.rows / 2)} AND ${n(z.rows / 2 + z.rows / 1000 - 1)}, ${n(z.rows / 1000)} rows of one file, which file skipping narrows ` +
-      `the statement to. catalog.compact of ${n(z.small)} files of 100 rows: one file, row ids carried, one maintenance commit. Each ` +
-      'operation runs in a fresh process on a fresh copy of the built catalog (directory store, relaxed), DuckDB and the mirror made ' +
-      'before the clock starts; peak RSS is that process\'s. The floor is DuckDB alone doing the physical work on the same files (the ' +
-      'UPDATE: the changed rows and their (file, position) pairs written as two Parquet files; compaction: every file read into one). ' +
-      `Median of ${z.runs} run(s); catalog / floor = the catalog's time over the floor's.\n`,
+    `UPDATE main.big SET v = v + 1 WHERE id % 100 = 0 on ${n(z.rows)} rows in ${z.files} files (a delete file per data file, ` +
+      `one file of the new rows with their ids, one commit), and WHERE id BETWEEN ${n(z.rows / 2)} AND ${n(z.rows / 2 + z.rows / 1000 - 1)} ` +
+      `(one file, by file skipping); catalog.compact of ${n(z.small)} files of 100 rows into one. Each in a fresh process on a fresh ` +
+      "copy (directory store, relaxed), DuckDB ready before the clock starts; peak RSS is that process's. Floor: DuckDB alone doing " +
+      `the physical work on the same files. Median of ${z.runs} run(s).\n`,
   );
   out('| case | side | time ms | peak RSS MiB | RSS after open MiB | catalog / floor |');
   out('| --- | --- | ---: | ---: | ---: | ---: |');
