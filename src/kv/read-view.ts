@@ -38,6 +38,12 @@ const SYNC_GET_MANY = 1024;
 const SCAN_BATCH = 256;
 
 /**
+ * The bytes a native call may gather before it stops short of SCAN_BATCH. classic-level's default (16 KiB)
+ * cut a batch of data file rows at ~100 entries: more crossings, and a short batch reads as the last one.
+ */
+const SCAN_BATCH_BYTES = 1024 * 1024;
+
+/**
  * What readers, transactions, the planner and GC read the catalog through: one frozen state. The index's
  * own views (IndexView) are frozen LevelDB states; a group commit plans later members on an OverlayView
  * (overlay-view.ts), the state after the earlier members, which exists nowhere yet.
@@ -366,7 +372,7 @@ export class IndexView implements ReadView {
 
   private async *frozenBatches(range: Range): AsyncGenerator<[Key, Uint8Array][]> {
     this.assertOpen();
-    const it = this.guarded(() => this.db.iterator({ ...range, limit: range.limit ?? -1, snapshot: this.frozen }));
+    const it = this.guarded(() => this.db.iterator({ ...range, limit: range.limit ?? -1, snapshot: this.frozen, highWaterMarkBytes: SCAN_BATCH_BYTES }));
     const read = () =>
       it.nextv(SCAN_BATCH).catch((e: unknown) => {
         throw this.damaged(e);

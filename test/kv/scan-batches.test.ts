@@ -16,7 +16,8 @@ afterEach(async () => {
 });
 
 const key = (i: number) => encodeKey(Space.Metadata, [`k${String(i).padStart(5, '0')}`]);
-const put = (i: number, v: string) => ({ type: 'put' as const, key: key(i), value: encodeValue({ value: v }) });
+// Values of ~200 bytes, like a data file's row: a batch of 256 of them is past classic-level's default 16 KiB.
+const put = (i: number, v: string) => ({ type: 'put' as const, key: key(i), value: encodeValue({ value: v.padEnd(200, '.') }) });
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const range = { gte: key(0), lt: key(99_999) };
 
@@ -47,7 +48,8 @@ describe('scans', () => {
     } finally {
       await view.close();
     }
-    // A scan left at a batch's end, with its store closed right after: the store closes and nothing is left to throw.
+    // A scan left at a batch's end (a whole batch of such rows: no byte limit cuts it short), with its store
+    // closed right after: the store closes and nothing is left to throw.
     const last = await kv.readView();
     const it = last.scanBatches(range)[Symbol.asyncIterator]();
     expect((await it.next()).value).toHaveLength(256);
