@@ -118,7 +118,8 @@ describe('values printed as DuckDB prints them', () => {
       fc.asyncProperty(fc.array(fc.oneof(tricky, anyText), { minLength: 1, maxLength: 12 }), async (texts) => {
         const exprs = texts.flatMap((s) => {
           const v = sqlString(s);
-          return [`[${v}]`, `{'k': ${v}}`, `MAP {${v}: ${v}}`, ...(s === '' ? [] : [`struct_pack("${s.replaceAll('"', '""')}" := ${v})`])];
+          // A field named __proto__ is refused, not printed (test/sql/values.test.ts): no JavaScript object holds it.
+          return [`[${v}]`, `{'k': ${v}}`, `MAP {${v}: ${v}}`, ...(s === '' || s === '__proto__' ? [] : [`struct_pack("${s.replaceAll('"', '""')}" := ${v})`])];
         });
         await expectAsDuckDB(c, exprs);
       }),

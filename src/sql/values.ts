@@ -8,6 +8,7 @@
 // print it in this process's zone, at its offset of today. Nested values convert field by field, so a
 // DECIMAL in a list is text too. sql(), tableChanges and RETURNING all convert through here.
 import type { DuckDBConnection, DuckDBDateValue, DuckDBResultReader, DuckDBTimestampTZValue, DuckDBValueConverter, JS } from '@duckdb/node-api';
+import { StrataError } from '../errors.js';
 import { run } from './engine.js';
 
 let converter: Promise<DuckDBValueConverter<JS>> | undefined;
@@ -54,7 +55,38 @@ function columnsOf(r: { deduplicatedColumnNames(): string[]; columnTypes(): { to
 
 /** A result read whole. */
 export async function rowsOf(r: DuckDBResultReader): Promise<Rows> {
+  refuseProtoNames(r);
   return { rows: r.convertRowObjects(await exactValues()) as Record<string, unknown>[], columns: columnsOf(r) };
+}
+
+/** What a type holds: a STRUCT's fields (and a UNION's members) by name, a LIST's, ARRAY's or MAP's values. */
+interface TypeTree {
+  entryNames?: readonly string[];
+  entryTypes?: readonly TypeTree[];
+  memberTags?: readonly string[];
+  memberTypes?: readonly TypeTree[];
+  valueType?: TypeTree;
+  keyType?: TypeTree;
+}
+
+const PROTO = '__proto__';
+
+/**
+ * Refuses a result with a column or a STRUCT field named `__proto__`: the node API builds each row and each
+ * struct as a plain object, where that name sets the prototype instead of a property, so its value would
+ * come back lost or as something else. Refused, never answered wrong.
+ */
+function refuseProtoNames(r: { deduplicatedColumnNames(): string[]; columnTypes(): unknown[] }): void {
+  const named = (t: TypeTree): boolean =>
+    (t.entryNames ?? []).includes(PROTO) ||
+    [...(t.entryTypes ?? []), ...(t.memberTypes ?? []), ...(t.valueType ? [t.valueType] : []), ...(t.keyType ? [t.keyType] : [])].some(named);
+  if (r.deduplicatedColumnNames().includes(PROTO) || (r.columnTypes() as TypeTree[]).some(named)) {
+    throw new StrataError(
+      'INVALID_ARGUMENT',
+      `the result has a column or a STRUCT field named ${PROTO}, which a JavaScript object cannot hold as a name (it sets the ` +
+        `object's prototype): name it otherwise (SELECT … AS other, struct_pack(other := …))`,
+    );
+  }
 }
 
 /**
@@ -63,6 +95,7 @@ export async function rowsOf(r: DuckDBResultReader): Promise<Rows> {
  */
 export async function streamRows(c: DuckDBConnection, sql: string): Promise<{ columns: Rows['columns']; batches: AsyncGenerator<Rows['rows']> }> {
   const result = await run(() => c.stream(sql));
+  refuseProtoNames(result);
   const converted = result.yieldConvertedRowObjects(await exactValues());
   async function* batches(): AsyncGenerator<Rows['rows']> {
     for (let first = true; ; first = false) {

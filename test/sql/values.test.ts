@@ -79,3 +79,23 @@ describe('values crossing into JavaScript', () => {
     for await (const batch of c.sqlBatches('SELECT 1 AS a, 2 AS a')) expect(batch.columns.map((col) => batch.rows[0]![col.name])).toEqual([1, 2]);
   });
 });
+
+describe('names a JavaScript object cannot hold', () => {
+  it('a column or a STRUCT field named __proto__ is refused, whole or streamed, never answered without its value', async () => {
+    const c = await openCatalog();
+    for (const q of [
+      `SELECT struct_pack("__proto__" := 'x') AS s`,
+      `SELECT [struct_pack(a := 1, "__proto__" := [2])] AS l`,
+      `SELECT MAP {'k': struct_pack("__proto__" := NULL)} AS m`,
+      `SELECT 1 AS "__proto__"`,
+    ]) {
+      await expectCode(c.sql(q), 'INVALID_ARGUMENT', /__proto__.*name it otherwise/);
+      const batches = async () => {
+        for await (const _ of c.sqlBatches(q)) void _;
+      };
+      await expectCode(batches(), 'INVALID_ARGUMENT', /__proto__/);
+    }
+    // Any other name, __proto__ inside a value included, reads back.
+    expect((await c.sql(`SELECT struct_pack(proto := '__proto__') AS s, '__proto__' AS "__proto"`)).rows).toEqual([{ s: { proto: '__proto__' }, __proto: '__proto__' }]);
+  });
+});
