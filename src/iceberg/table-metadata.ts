@@ -222,8 +222,8 @@ const NO_METRICS: Metrics = { value_counts: null, null_value_counts: null, lower
 
 /**
  * An entry with its snapshot and sequence numbers written out (an existing entry must not inherit them). One
- * literal, every field named: V8 builds an object spread from a template ten times slower, and a manifest
- * holds an entry per file.
+ * literal, every field named: V8 built `{ ...template, more }` over twenty times slower (10,000 of them: 42 ms
+ * against 1–7), and a manifest holds an entry per file.
  */
 function entry(status: EntryStatus, begin: number, content: 0 | 1, location: string, records: number, size: number, m: Metrics, referenced: string | null): ManifestEntry {
   return {

@@ -165,61 +165,62 @@ function entries(c: ColumnInfo, source: string, parent: number | null, next: num
 
 /**
  * Which files carry field ids on their columns, read once per process and file (and told of the files this
- * process wrote, which do): what the first read of a file registered unseen is checked against.
+ * process wrote, which do): what the first read of a file registered unseen is checked against. The footer
+ * read for it also gives the file's layout, kept with it.
  */
 export class FieldIdChecks {
-  /** By file identity (key, size, CRC): whether its columns carry field ids. */
-  private readonly done = new Map<string, Promise<boolean>>();
-  /** By file identity: the layout of a file read by field id that this process has looked at. */
-  private readonly layouts = new Map<string, Promise<FileLayout | undefined>>();
+  /** Files this process wrote with field ids, by identity (key, size, CRC). */
+  private readonly written = new Set<string>();
+  /** By identity: what a file's footer says, once read (a failed read is forgotten, and read again). */
+  private readonly footers = new Map<string, Promise<{ fieldIds: boolean; layout: FileLayout | undefined }>>();
 
   constructor(private readonly engine: Connections) {}
 
   /** A file this process wrote with field ids. */
   wrote(identity: string): void {
-    this.done.set(identity, Promise.resolve(true));
+    this.written.add(identity);
   }
 
   /** Whether this process knows the file's columns carry field ids (it wrote it, or read it). */
   async wroteWithFieldIds(identity: string): Promise<boolean> {
-    return (await this.done.get(identity)?.catch(() => false)) === true;
+    return this.written.has(identity) || (await this.footers.get(identity)?.catch(() => undefined))?.fieldIds === true;
   }
 
   /**
    * Throws CORRUPT naming the first of the files (read by field id: no mapping) whose columns carry no field
-   * ids: read by them, every column would be NULL. Otherwise each file's layout, by identity, where its footer
-   * allows one; a file this process wrote is looked at too, once (one query for all of a statement's).
+   * ids: read by them, every column would be NULL. Otherwise each file's layout, in order, where its footer
+   * allows one; a file this process wrote is looked at too, once (one query for all of a statement's), and is
+   * read by field id when its footer cannot be read.
    */
-  async carried(files: readonly { local: string; identity: string; named: string }[]): Promise<Map<string, FileLayout>> {
-    const fresh = files.filter((f) => !this.layouts.has(f.identity) || !this.done.has(f.identity));
+  async carried(files: readonly { local: string; identity: string; named: string }[]): Promise<(FileLayout | undefined)[]> {
+    const fresh = files.filter((f) => !this.footers.has(f.identity));
     if (fresh.length > 0) {
       const reading = this.engine.withConnection((c) => topLevelColumns(c, fresh.map((f) => f.local)));
-      reading.catch(() => undefined);
       for (const f of fresh) {
-        const columns = reading.then((all) => all.get(f.local) ?? []);
-        // A footer that cannot be read leaves the file to be read by field id (whether it may be is done's
-        // question), and is read again by the next statement.
-        const layout = columns.then(layoutOf, () => undefined);
-        this.layouts.set(f.identity, layout);
-        columns.catch(() => this.layouts.delete(f.identity));
-        if (!this.done.has(f.identity)) {
-          const p = columns.then((cs) => cs.every((c) => c.fieldId !== null));
-          this.done.set(f.identity, p);
-          p.catch(() => this.done.delete(f.identity));
-        }
+        const footer = reading.then((all) => {
+          const columns = all.get(f.local) ?? [];
+          return { fieldIds: columns.every((c) => c.fieldId !== null), layout: layoutOf(columns) };
+        });
+        this.footers.set(f.identity, footer);
+        footer.catch(() => this.footers.delete(f.identity));
       }
     }
-    const out = new Map<string, FileLayout>();
-    for (const f of files) {
-      if (!(await this.done.get(f.identity)!)) {
+    // Taken before waiting: a failed read leaves the map while the loop waits on an earlier file.
+    const reads = files.map((f) => this.footers.get(f.identity)!);
+    const out: (FileLayout | undefined)[] = [];
+    for (const [i, f] of files.entries()) {
+      const footer = await reads[i]!.catch((e: unknown) => {
+        if (this.written.has(f.identity)) return undefined;
+        throw e;
+      });
+      if (footer !== undefined && !footer.fieldIds && !this.written.has(f.identity)) {
         throw new StrataError(
           'CORRUPT',
           `${f.named} is registered to be read by Parquet field id, and its columns carry none (it was not in the store when it was registered, so no name mapping was recorded): ` +
             `read by field id every column would be NULL. Nothing was read from it; register it again now that the store holds it (removeDataFile, then addDataFile reads it and maps its columns by name), or ${HOW}`,
         );
       }
-      const layout = await this.layouts.get(f.identity)!;
-      if (layout !== undefined) out.set(f.identity, layout);
+      out.push(footer?.layout);
     }
     return out;
   }

@@ -268,11 +268,15 @@ export async function mappingsOf(
   ref: { schema: string; table: string },
   files: readonly DataFileInfo[],
   local: ReadonlyMap<FileId, string>,
-): Promise<{ mappings: Map<FileId, readonly NameMappingColumn[]>; layouts: Map<FileId, FileLayout> }> {
+): Promise<{ mappings: Map<FileId, readonly NameMappingColumn[]>; layouts: Map<FileId, FileLayout | undefined> }> {
   const byId = files.filter((f) => f.mappingId === null);
-  const identities = new Map(byId.map((f) => [f.id, identityOf(recordedFile(ctx.dataPath, f))]));
-  const found = await ctx.fieldIds.carried(byId.map((f) => ({ local: local.get(f.id)!, identity: identities.get(f.id)!, named: ctx.store.url(recordedFile(ctx.dataPath, f).key) })));
-  const layouts = new Map(byId.flatMap((f) => (found.has(identities.get(f.id)!) ? [[f.id, found.get(identities.get(f.id)!)!]] : [])));
+  const found = await ctx.fieldIds.carried(
+    byId.map((f) => {
+      const recorded = recordedFile(ctx.dataPath, f);
+      return { local: local.get(f.id)!, identity: identityOf(recorded), named: ctx.store.url(recorded.key) };
+    }),
+  );
+  const layouts = new Map(byId.map((f, i) => [f.id, found[i]]));
   if (byId.length === files.length) return { mappings: new Map(), layouts };
   return { mappings: new Map([...(await r.nameMappings(ref.schema, ref.table, files))].map(([id, m]) => [id, m.columns])), layouts };
 }
