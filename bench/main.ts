@@ -114,7 +114,7 @@ for (const w of WORKLOADS.filter((x) => values.only === undefined || x.name.incl
     }
   }
   const [baseLabel, ...others] = [...results.keys()];
-  for (const label of others) {
+  for (const label of w.unrelatedCases ? [] : others) {
     const ratios = SIDES.map(
       ([s]) => `${s} ${(median(results.get(baseLabel!)!.get(s)!).perSec / median(results.get(label)!.get(s)!).perSec).toFixed(2)}x`,
     );

@@ -1,6 +1,6 @@
 // The workloads of the suite. Each builds its catalog (untimed) through a Driver, then times one kind of
 // operation; every side gets the same operations in the same order (a seeded generator picks them).
-import type { Driver, FileSpec, Side } from './drivers/driver.js';
+import { type Driver, type FileSpec, type Side, TEN_COLUMNS } from './drivers/driver.js';
 import { measure, measureConcurrent, rng, type Sample } from './harness.js';
 import { commitFloor } from './commit-floor.js';
 import { logFloor } from './log-floor.js';
@@ -30,6 +30,8 @@ export interface Workload {
    * `reopen` closes the side and opens it again on the same directory: a new process's first touch.
    */
   run(d: Driver, z: Sizes, reopen: () => Promise<Driver>): Promise<Record<string, Sample>>;
+  /** Its cases time different operations, so no case is a slowdown of another. */
+  unrelatedCases?: true;
   /** A sentence measured in the same run, printed under the table: the floor the sides stand on. */
   aside?(z: Sizes, runs: number): Promise<string>;
 }
@@ -54,13 +56,22 @@ async function firstAndWarm(n: number, measureOps: (from: number, n: number) => 
   return { 'first commits': first, warm: await measureOps(n * (WARM_UP + 1), n) };
 }
 
-export async function createTables(d: Driver, n: number, prefix = 't'): Promise<number> {
+export async function createTables(d: Driver, n: number, prefix = 't', columns?: typeof TEN_COLUMNS): Promise<number> {
   let s = 0;
   for (let start = 0; start < n; start += 100) {
-    s = await d.createTables(Array.from({ length: Math.min(100, n - start) }, (_, i) => `${prefix}${start + i}`));
+    s = await d.createTables(Array.from({ length: Math.min(100, n - start) }, (_, i) => `${prefix}${start + i}`), columns);
   }
   return s;
 }
+
+const shuffled = (n: number, pick: (n: number) => number) => {
+  const order = Array.from({ length: n }, (_, i) => i);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = pick(i + 1);
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return order;
+};
 
 const commitOne = (durable: boolean): Workload => ({
   name: `commit 1 data file (${durable ? 'durable' : 'relaxed'})`,
@@ -251,11 +262,7 @@ const firstTouch: Workload = {
       if (left[t] === 0) open--;
     }
     const total = want.reduce((a, b) => a + b, 0);
-    const order = Array.from({ length: z.tables }, (_, i) => i);
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = pick(i + 1);
-      [order[i], order[j]] = [order[j]!, order[i]!];
-    }
+    const order = shuffled(z.tables, pick);
     const listAll = (side: Driver) => async () => {
       for (const t of order) if ((await side.listFiles(newest, `t${t}`)) !== want[t]) throw new Error(`${side.side}: wrong file count`);
     };
@@ -263,6 +270,52 @@ const firstTouch: Workload = {
     return { 'first touch': await measure(1, total, listAll(fresh)), 'listed again': await measure(1, total, listAll(fresh)) };
   },
 };
+
+/**
+ * Where users are: many small tables of ten columns, each commit a few files into one of them (durable), then
+ * what a query engine asks per query of such a catalog: a reader opened for one lookup at a random retained
+ * snapshot, and each table's files listed once by a process that has just opened the catalog.
+ */
+const smallTables = (shape: { tables: (z: Sizes) => number; commits: (z: Sizes) => number; files: number }): Workload => ({
+  name: `many small tables: commits of ${shape.files} files, a reader per lookup, first-touch listings`,
+  unit: 'ops/s',
+  durable: true,
+  sides: ['strata', 'peer'],
+  unrelatedCases: true,
+  describe: (z) =>
+    `${shape.tables(z)} tables of ten columns; ${shape.commits(z)} commits (durable), each of ${shape.files} data files into a random ` +
+    `table, timed; then, after the side is closed and opened again, ${z.lookups} lookups of a random table with its ` +
+    'columns at a random snapshot of that history, each through a read opened for it and closed after; then, opened ' +
+    "again, every table is listed once at the newest snapshot in random order (the first touch; ops are tables), then all again. The peer's " +
+    "commit reads and writes the table's stats row; its read checks the snapshot first; its listing joins the delete files. " +
+    'The raw limit cannot reopen, so it has no row',
+  run: async (d, z, reopen) => {
+    const tables = shape.tables(z);
+    await createTables(d, tables, 't', TEN_COLUMNS);
+    const pick = rng(8);
+    const into = Array.from({ length: shape.commits(z) }, () => pick(tables));
+    const snapshots: number[] = [];
+    const want = new Array<number>(tables).fill(0);
+    const commits = await measure(into.length, 1, async (i) => {
+      snapshots.push(await d.addFiles(`t${into[i]}`, files(i * shape.files, shape.files)));
+      want[into[i]!]! += shape.files;
+    });
+    const lookups = Array.from({ length: z.lookups }, () => ({ table: `t${pick(tables)}`, snapshot: snapshots[pick(snapshots.length)]! }));
+    const reopened = await reopen();
+    const resolve = await measure(lookups.length, 1, async (i) => {
+      if ((await reopened.resolveOnce(lookups[i]!.snapshot, lookups[i]!.table)) !== TEN_COLUMNS.length) throw new Error(`${d.side}: wrong column count`);
+    });
+    const newest = snapshots.at(-1)!;
+    const order = shuffled(tables, pick);
+    const fresh = await reopen();
+    const listing = () =>
+      measure(order.length, 1, async (i) => {
+        if ((await fresh.listFiles(newest, `t${order[i]}`)) !== want[order[i]!]) throw new Error(`${fresh.side}: wrong file count`);
+      });
+    const first = await listing();
+    return { commit: commits, 'resolve, a reader per lookup': resolve, 'list, first touch': first, 'list again': await listing() };
+  },
+});
 
 const snapshotResolution: Workload = {
   name: 'resolve a snapshot by id, by timestamp and by tag',
@@ -295,5 +348,7 @@ export const WORKLOADS: Workload[] = [
   listFiles,
   planner,
   firstTouch,
+  smallTables({ tables: (z) => Math.max(4, z.tables / 5), commits: (z) => z.commits * 10, files: 10 }),
+  smallTables({ tables: (z) => Math.max(4, z.tables / 2), commits: (z) => Math.round((z.commits * 20) / 3), files: 4 }),
   snapshotResolution,
 ];

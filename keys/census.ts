@@ -129,7 +129,7 @@ export class Census {
         this.fileTable.push({ id: fields[0] as number, begin: begin!, tableId: decodeFileTable(key, value), key: name });
         break;
       case Space.DataFileEndIndex:
-        this.fileEnds.push({ tableId: fields[0] as number, ...decodeDataFileEnd(key, value), key: name });
+        this.fileEnds.push({ ...decodeDataFileEnd(key, value), key: name });
         break;
       case Space.FilePathIndex:
         this.paths.push({ path: fields[0] as string, ids: decodePathIndex(key, value), key: name });

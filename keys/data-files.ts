@@ -153,6 +153,13 @@ export class ManifestedFile implements DataFileRow, StoredVersion {
     return this.#id;
   }
 
+  /** The same file with end `end`: what a listing that read the ends after the manifests makes of it. */
+  withEnd(end: SnapshotId): ManifestedFile {
+    const file: ManifestFile = [this.#id, this.path, this.format, this.recordCount, this.fileSizeBytes, this.footerSize, this.rowIdStart, this.contentCrc32];
+    if (this.mappingId !== undefined) file[8] = this.mappingId;
+    return new ManifestedFile(this.#tableId, this.#begin, file, end);
+  }
+
   get begin(): SnapshotId {
     return this.#begin;
   }
@@ -176,6 +183,15 @@ const partKey = (tableId: CatalogId, begin: number, part: number): Key => encode
 
 /** The manifests of every commit that added files to the table, in commit order. */
 export const manifestsOfTable = (tableId: CatalogId): KeyRange => prefixRange(keyPrefix(Space.DataFileManifest, [tableId]));
+
+/** The manifests of table `tableId` and of every table after it by id: what a read-ahead over small tables reads. */
+export const manifestsFrom = (tableId: CatalogId): KeyRange => ({
+  gte: keyPrefix(Space.DataFileManifest, [tableId]),
+  lt: prefixEnd(keyPrefix(Space.DataFileManifest)),
+});
+
+/** The table a DataFileManifest key belongs to. */
+export const manifestTableOf = (key: Key): CatalogId => readU64(key, 1) as CatalogId;
 
 /** A commit's first manifest part: its files, and whether more parts follow (read them at manifestParts(key)). */
 export function decodeManifest(key: Key, bytes: Uint8Array): { files: ManifestFile[]; more: boolean } {
@@ -234,7 +250,14 @@ export const dataFileEnds = (tableId: CatalogId, from: FileId): KeyRange => ({
   lt: prefixEnd(keyPrefix(Space.DataFileEndIndex, [tableId])),
 });
 
-export const decodeDataFileEnd = (key: Key, bytes: Uint8Array): { id: number; end: SnapshotId } => ({
+/** The ends of the data files of tables `first` to `last` (by id), in key order. */
+export const dataFileEndsOfTables = (first: CatalogId, last: CatalogId): KeyRange => ({
+  gte: keyPrefix(Space.DataFileEndIndex, [first]),
+  lt: prefixEnd(keyPrefix(Space.DataFileEndIndex, [last])),
+});
+
+export const decodeDataFileEnd = (key: Key, bytes: Uint8Array): { tableId: CatalogId; id: number; end: SnapshotId } => ({
+  tableId: readU64(key, 1) as CatalogId,
   id: readU64(key, 9),
   end: decodeValue<DataFileEndRow>(key, bytes).end,
 });

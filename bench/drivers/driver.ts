@@ -14,8 +14,8 @@ export interface Driver {
   readonly side: Side;
   /** What one durable commit costs this side, for the report. */
   readonly durability: string;
-  /** Creates tables (columns id int64, payload varchar) in schema main, in one commit; returns its snapshot. */
-  createTables(names: string[]): Promise<number>;
+  /** Creates tables (COLUMNS unless given) in schema main, in one commit; returns its snapshot. */
+  createTables(names: string[], columns?: ColumnSpec[]): Promise<number>;
   renameTables(pairs: [from: string, to: string][]): Promise<number>;
   addFiles(table: string, files: FileSpec[]): Promise<number>;
   /** table(main, name) with its columns at the snapshot; returns the number of columns. */
@@ -45,7 +45,18 @@ export interface DriverOptions {
   logLayout?: 'segments' | 'objects';
 }
 
-export const COLUMNS = [
+export interface ColumnSpec {
+  name: string;
+  type: string;
+}
+
+export const COLUMNS: ColumnSpec[] = [
   { name: 'id', type: 'int64' },
   { name: 'payload', type: 'varchar' },
+];
+
+/** A table as users make them: the shape the many-small-tables workloads resolve. */
+export const TEN_COLUMNS: ColumnSpec[] = [
+  ...COLUMNS,
+  ...['int32', 'int64', 'float64', 'varchar', 'timestamp', 'date', 'boolean', 'decimal(18,3)'].map((type, i) => ({ name: `c${i}`, type })),
 ];

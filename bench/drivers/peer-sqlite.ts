@@ -1,11 +1,13 @@
 // The peer: DuckLake's catalog tables in SQLite (better-sqlite3), laid out as DuckLake's specification gives
 // them, queried with DuckLake's visibility filter, in WAL mode, with the indexes a competent operator would
 // add for these queries. Commits follow DuckLake's steps: read the latest snapshot, check for conflicting
-// snapshots since, write the new rows, the snapshot and its changes, all in one transaction. A drop ends
+// snapshots since, write the new rows, the table's stats row, the snapshot and its changes, all in one
+// transaction. A read opened for one question checks its snapshot first; a listing joins each data file to
+// its delete file. A drop ends
 // what DuckLake's DropTables ends, by id list: the table rows, their columns and their data files.
 import Database from 'better-sqlite3';
 import * as path from 'node:path';
-import { COLUMNS, type Driver, type DriverOptions, type FileSpec } from './driver.js';
+import { COLUMNS, type ColumnSpec, type Driver, type DriverOptions, type FileSpec } from './driver.js';
 
 /** What only the large-transaction section asks of the peer (Strata's side is its own API there). */
 export interface PeerDriver extends Driver {
@@ -33,6 +35,9 @@ CREATE TABLE ducklake_data_file(data_file_id INTEGER PRIMARY KEY, table_id BIGIN
   end_snapshot BIGINT, file_order BIGINT, path TEXT, path_is_relative BOOLEAN, file_format TEXT,
   record_count BIGINT, file_size_bytes BIGINT, footer_size BIGINT, row_id_start BIGINT, partition_id BIGINT,
   encryption_key TEXT, partial_file_info TEXT, mapping_id BIGINT);
+CREATE TABLE ducklake_delete_file(delete_file_id INTEGER PRIMARY KEY, table_id BIGINT, begin_snapshot BIGINT,
+  end_snapshot BIGINT, data_file_id BIGINT, path TEXT, path_is_relative BOOLEAN, format TEXT, delete_count BIGINT,
+  file_size_bytes BIGINT, footer_size BIGINT, encryption_key TEXT);
 CREATE TABLE ducklake_table_stats(table_id INTEGER PRIMARY KEY, record_count BIGINT, next_row_id BIGINT,
   file_size_bytes BIGINT);
 -- The indexes a competent operator adds for DuckLake's lookups by name, by id and by table.
@@ -41,6 +46,7 @@ CREATE INDEX table_by_name ON ducklake_table(schema_id, table_name, begin_snapsh
 CREATE INDEX table_by_id ON ducklake_table(table_id, end_snapshot);
 CREATE INDEX column_by_table ON ducklake_column(table_id, begin_snapshot);
 CREATE INDEX data_file_by_table ON ducklake_data_file(table_id, begin_snapshot);
+CREATE INDEX delete_file_by_table ON ducklake_delete_file(table_id, begin_snapshot);
 CREATE INDEX snapshot_by_time ON ducklake_snapshot(snapshot_time);
 -- DuckLake has no snapshot tags; the table an operator would add for them.
 CREATE TABLE strata_snapshot_tag(tag_name TEXT PRIMARY KEY, snapshot_id BIGINT, created_at INTEGER) WITHOUT ROWID;
@@ -86,9 +92,15 @@ export async function openPeer(opts: DriverOptions): Promise<PeerDriver> {
       `SELECT column_id, column_name, column_type, column_order, nulls_allowed FROM ducklake_column c
        WHERE table_id = @table AND ${VISIBLE('c')} ORDER BY column_order`,
     ),
+    // DuckLake's listing: each data file beside the delete file that applies to it at the snapshot, in file order.
     filesAt: db.prepare(
-      `SELECT data_file_id, path, file_format, record_count, file_size_bytes, footer_size, row_id_start, begin_snapshot, end_snapshot
-       FROM ducklake_data_file f WHERE table_id = @table AND ${VISIBLE('f')}`,
+      `SELECT data.data_file_id, data.path, data.file_format, data.record_count, data.file_size_bytes, data.footer_size,
+         data.row_id_start, data.begin_snapshot, data.end_snapshot, del.path AS delete_path, del.delete_count
+       FROM ducklake_data_file AS data
+       LEFT JOIN (SELECT * FROM ducklake_delete_file WHERE table_id = @table AND ${VISIBLE('ducklake_delete_file')}) AS del
+         USING (data_file_id)
+       WHERE data.table_id = @table AND ${VISIBLE('data')}
+       ORDER BY data.file_order, data.data_file_id`,
     ),
     schemaAt: db.prepare(`SELECT schema_id FROM ducklake_schema s WHERE schema_name = @schema AND ${VISIBLE('s')}`),
     insertSchema: db.prepare('INSERT INTO ducklake_schema VALUES (?, ?, ?, NULL, ?, ?, 1)'),
@@ -128,7 +140,7 @@ export async function openPeer(opts: DriverOptions): Promise<PeerDriver> {
       .immediate();
 
   /** Tables `names` in schema `schemaId` from catalog id `id` on; returns the next free id. */
-  const insertTables = (s: number, schemaId: number, schema: string, names: string[], columns: typeof COLUMNS, id: number, changes: string[]) => {
+  const insertTables = (s: number, schemaId: number, schema: string, names: string[], columns: ColumnSpec[], id: number, changes: string[]) => {
     for (const name of names) {
       q.insertTable.run(id, `uuid-${id}`, s, schemaId, name, `${name}/`);
       columns.forEach((c, i) => q.insertColumn.run(i + 1, s, id, i + 1, c.name, c.type));
@@ -145,6 +157,10 @@ export async function openPeer(opts: DriverOptions): Promise<PeerDriver> {
     }
   };
 
+  // DuckLake opens a transaction at a snapshot by reading that snapshot's row first.
+  const checkSnapshot = (s: number) => {
+    if (q.snapshotById.get(s) === undefined) throw new Error(`peer: no snapshot ${s}`);
+  };
   const tableAt = (s: number, name: string) => q.tableAt.get({ schema: 'main', name, s }) as { table_id: number } | undefined;
   const resolve = (snapshot: number, table: string) => {
     const t = tableAt(snapshot, table);
@@ -160,10 +176,10 @@ export async function openPeer(opts: DriverOptions): Promise<PeerDriver> {
   return {
     side: 'peer',
     durability: opts.durable ? 'SQLite WAL, synchronous=FULL: WAL fsync per commit' : 'SQLite WAL, synchronous=NORMAL: no fsync per commit',
-    createTables: async (names) =>
+    createTables: async (names, columns = COLUMNS) =>
       commit(true, (s, latest) => {
         const changes: string[] = [];
-        const id = insertTables(s, 0, 'main', names, COLUMNS, latest.next_catalog_id, changes);
+        const id = insertTables(s, 0, 'main', names, columns, latest.next_catalog_id, changes);
         return { changes, nextCatalogId: id, nextFileId: latest.next_file_id };
       }),
     createSchema: async (name, tables) =>
@@ -218,10 +234,15 @@ export async function openPeer(opts: DriverOptions): Promise<PeerDriver> {
         return { changes: [`inserted_into_table:${t.table_id}`], nextCatalogId: latest.next_catalog_id, nextFileId: fileId };
       }),
     resolve: async (snapshot, table) => resolve(snapshot, table).columns,
-    resolveOnce: async (snapshot, table) => db.transaction(() => resolve(snapshot, table).columns)(),
+    resolveOnce: async (snapshot, table) =>
+      db.transaction(() => {
+        checkSnapshot(snapshot);
+        return resolve(snapshot, table).columns;
+      })(),
     listFiles: async (snapshot, table) => list(snapshot, resolve(snapshot, table).id),
     plan: async (snapshot, table) =>
       db.transaction(() => {
+        checkSnapshot(snapshot);
         const t = resolve(snapshot, table);
         return list(snapshot, t.id);
       })(),

@@ -102,7 +102,7 @@ export async function openRaw(opts: DriverOptions): Promise<Driver> {
   return {
     side: 'raw',
     durability: opts.durable ? 'LevelDB batch, sync: true (WAL fsync)' : 'LevelDB batch, sync: false',
-    createTables: async (names) => {
+    createTables: async (names, columns = COLUMNS) => {
       const s = ++snapshotId;
       const puts: Put[] = [];
       for (const name of names) {
@@ -110,7 +110,7 @@ export async function openRaw(opts: DriverOptions): Promise<Driver> {
         live.set(name, { id, begin: s, nextRowId: 0 });
         puts.push(put(Space.Table, [id], s, { schemaId: 0, name, end: null }));
         puts.push(put(Space.RelationNameIndex, [0, name], s, { kind: 'table', id, end: null }));
-        COLUMNS.forEach((c, i) => puts.push(put(Space.Column, [id, i + 1], s, { name: c.name, type: c.type, order: i + 1, end: null })));
+        columns.forEach((c, i) => puts.push(put(Space.Column, [id, i + 1], s, { name: c.name, type: c.type, order: i + 1, end: null })));
         puts.push(put(Space.TableStats, [id], undefined, { recordCount: 0, nextRowId: 0 }));
       }
       await write(s, puts);

@@ -26,9 +26,9 @@ export async function openStrata(opts: DriverOptions): Promise<Driver> {
       segments: opts.durable ? 'segmented log: one pwrite + fdatasync per log entry' : 'relaxed segmented log: one pwrite, no sync',
       objects: opts.durable ? 'log object: fdatasync + link + directory fsync' : 'relaxed: log object fdatasync + link, no directory fsync',
     }[logLayout],
-    createTables: (names) =>
+    createTables: (names, columns = COLUMNS) =>
       commit(async (tx) => {
-        for (const n of names) await tx.createTable('main', n, COLUMNS);
+        for (const n of names) await tx.createTable('main', n, columns);
       }),
     renameTables: (pairs) =>
       commit(async (tx) => {

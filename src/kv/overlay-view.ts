@@ -61,7 +61,14 @@ export class OverlayView implements ReadView {
     return this.puts.under(groupPrefix(g)).length > 0 ? undefined : this.base.cached(g);
   }
 
+  // What is read through an overlay holds puts that no index state has yet: none of it is kept.
   offer(): void {}
+
+  readsAheadFrom(): boolean {
+    return false;
+  }
+
+  offerReadAhead(): void {}
 
   async getImmutable<T>(key: Key): Promise<T | undefined> {
     const bytes = this.puts.get(key);

@@ -38,7 +38,7 @@ export class VersionCache {
   /**
    * Parents read whole since they last changed: later misses under them (a name being created, a group
    * evicted) read only their own group, so a transaction creating many names does not re-read the parent
-   * for each one.
+   * for each one. Also the file groups a listing's read-ahead found (readsAheadFrom).
    */
   private readonly warmed = new Set<string>();
   /**
@@ -134,6 +134,25 @@ export class VersionCache {
   /** Whether a miss under this parent should read the whole parent: until the cache holds what that read. */
   shouldReadAhead(parentId: string): boolean {
     return !this.warmed.has(parentId);
+  }
+
+  /**
+   * Whether a read-ahead that starts at group `id` (a table's files, then the tables after it) is worth its
+   * read, for a view of state `viewSeq` opened at `generation`: what it reads would be kept and served to that
+   * view, and no read-ahead found the group since (a miss on one that was evicted reads only its own group).
+   */
+  readsAheadFrom(id: string, viewSeq: KvSeq, generation: number): boolean {
+    return this.applying === 0 && viewSeq === this.latest && generation === this.removals && !this.warmed.has(id);
+  }
+
+  /** The groups a read-ahead found (see readsAheadFrom), kept under the same rule as offer(). */
+  offerReadAhead(groups: readonly [string, readonly StoredVersion[]][], viewSeq: KvSeq): void {
+    if (this.applying > 0 || viewSeq !== this.latest) return;
+    if (this.warmed.size + groups.length >= this.capacity) this.warmed.clear();
+    for (const [id, versions] of groups) {
+      this.store(id, versions);
+      this.warmed.add(id);
+    }
   }
 
   /**

@@ -4,6 +4,7 @@
 // Either way a listing is in commit order (inCommitOrder).
 import {
   dataFileEnds,
+  dataFileEndsOfTables,
   dataFileEntity,
   dataFileIdOf,
   type DataFileRow,
@@ -14,7 +15,9 @@ import {
   type ManifestFile,
   MANIFEST_PART_FILES,
   manifestParts,
+  manifestsFrom,
   manifestsOfTable,
+  manifestTableOf,
   ManifestedFile,
 } from '../../keys/data-files.js';
 import { deleteFileEntity, deleteFileIdEnd, deleteFileIdOf, type DeleteFileRow, deleteFilesOfTable } from '../../keys/delete-files.js';
@@ -26,6 +29,7 @@ import { isVisible } from '../../keys/visibility.js';
 import type { ReadView } from '../kv/read-view.js';
 import { MAX_CACHED_GROUP } from '../kv/version-cache.js';
 import { snapshotRow, tableStats, versionBatches } from './catalog-queries.js';
+import type { TableStatsRow } from '../../keys/stats.js';
 import type { DataFileInfo, DeleteFileInfo } from './records.js';
 
 export type DataFileVersion = { id: FileId } & Version<DataFileRow>;
@@ -50,7 +54,9 @@ async function fileScanEnd(view: ReadView, at: SnapshotId, end: (nextFileId: Fil
  */
 export async function* dataFilesAt(view: ReadView, at: SnapshotId, tableId: CatalogId): AsyncGenerator<DataFileVersion[]> {
   const group = dataFilesOfTable(tableId);
-  const hit = view.cached(group);
+  let hit = view.cached(group);
+  const stats = hit === undefined ? await tableStats(view, tableId) : undefined;
+  hit ??= await smallTablesFrom(view, tableId, stats);
   if (hit !== undefined) {
     const out: DataFileVersion[] = [];
     for (const v of inCommitOrder(hit)) {
@@ -66,7 +72,7 @@ export async function* dataFilesAt(view: ReadView, at: SnapshotId, tableId: Cata
   // A table none of whose files ever ended has no ends to merge (a point read instead of an iterator). Else
   // the ends are asked for from the first batch of manifests on: their first read starts now, so the two
   // trips to LevelDB's thread pool overlap instead of following each other.
-  const ends = (await tableStats(view, tableId))?.endedFiles === 0 ? NO_ENDS : new EndCursor(view, tableId);
+  const ends = stats?.endedFiles === 0 ? NO_ENDS : new EndCursor(view, tableId);
   // Handed on a batch of LevelDB's at a time, not a manifest at a time: a step through these generators
   // costs more than the ten files a commit of a few files adds (docs/decisions/0005).
   let out: DataFileVersion[] = [];
@@ -113,6 +119,76 @@ export async function* dataFilesAt(view: ReadView, at: SnapshotId, tableId: Cata
   for (const v of whole) Object.freeze(v);
   // A group is in key order, which is file-id order; commits of two writers can interleave their ids.
   view.offer(group, whole.sort((a, b) => a.id - b.id));
+}
+
+/**
+ * Files read ahead at a table's first listing. Listing a small table from the index costs a LevelDB iterator,
+ * ~80 µs through the thread pool whatever it holds, where SQLite answers in ~70 µs: for a catalog of many
+ * small tables, each listed once by a process that just opened it, that was the whole cost. Reading the
+ * tables after it in the same iterator costs ~0.3 µs a file; their first listings then come from memory.
+ */
+export const LISTING_READ_AHEAD = 16_384;
+
+const NO_FILES: readonly StoredVersion[] = Object.freeze([]);
+
+/**
+ * The versions of table `tableId`'s data files, read with those of the tables after it by id (up to
+ * LISTING_READ_AHEAD files, whole tables only), all of which go to the cache. Undefined where the cache
+ * would not keep them, or already read them ahead and let them go, or the table is too large to keep, or its
+ * stats do not say how many files it has (a row from before they were counted): it is read alone.
+ */
+async function smallTablesFrom(view: ReadView, tableId: CatalogId, stats: TableStatsRow | undefined): Promise<readonly StoredVersion[] | undefined> {
+  if (stats?.dataFiles === undefined || stats.endedFiles === undefined) return undefined;
+  const files = stats.dataFiles + stats.endedFiles;
+  if (files === 0) return NO_FILES;
+  if (files > MAX_CACHED_GROUP || !view.readsAheadFrom(dataFilesOfTable(tableId))) return undefined;
+  // Per table, its files as versions with no end (the ends, few, are read after); null for a table not kept
+  // (too many files, or a manifest in parts: a commit of hundreds of files, which its own listing reads).
+  const added = new Map<CatalogId, ManifestedFile[] | null>();
+  let read = 0;
+  scan: for await (const batch of view.scanBatches(manifestsFrom(tableId))) {
+    for (const [key, bytes] of batch) {
+      const table = manifestTableOf(key);
+      let files = added.get(table);
+      if (files === undefined) {
+        // Only whole tables: the read stops where the next one starts.
+        if (read >= LISTING_READ_AHEAD) break scan;
+        added.set(table, (files = []));
+      }
+      if (files === null) continue;
+      const begin = snapshotId(beginOf(key));
+      const manifest = decodeManifest(key, bytes);
+      if (manifest.more || files.length + manifest.files.length > MAX_CACHED_GROUP) {
+        added.set(table, null);
+        continue;
+      }
+      for (const file of manifest.files) files.push(new ManifestedFile(table, begin, file, null));
+      read += manifest.files.length;
+    }
+  }
+  const last = [...added.keys()].at(-1);
+  if (last === undefined) return undefined;
+  const ended = new Map<CatalogId, Map<number, SnapshotId>>();
+  for await (const batch of view.scanBatches(dataFileEndsOfTables(tableId, last))) {
+    for (const [key, bytes] of batch) {
+      const { tableId: table, id, end } = decodeDataFileEnd(key, bytes);
+      let byId = ended.get(table);
+      if (byId === undefined) ended.set(table, (byId = new Map()));
+      byId.set(id, end);
+    }
+  }
+  const groups: [Group, readonly StoredVersion[]][] = [];
+  for (const [table, files] of added) {
+    if (files === null) continue;
+    const ends = ended.get(table);
+    const versions = ends === undefined ? files : files.map((v) => (ends.has(v.id) ? v.withEnd(ends.get(v.id)!) : v));
+    for (const v of versions) Object.freeze(v);
+    // A group is in key order, which is file-id order; commits of two writers can interleave their ids.
+    const inOrder = versions.every((v, i) => i === 0 || versions[i - 1]!.id < v.id);
+    groups.push([dataFilesOfTable(table), inOrder ? versions : versions.sort((a, b) => a.id - b.id)]);
+  }
+  view.offerReadAhead(groups);
+  return groups[0]?.[0].fields[0] === tableId ? groups[0][1] : undefined;
 }
 
 /** The file id of a data file version of a cached group (kept by a listing, or patched in by an apply). */

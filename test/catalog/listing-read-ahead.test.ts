@@ -1,0 +1,146 @@
+// A small table's first listing also reads the files of the tables after it, so that their first listings
+// come from memory (src/read/file-listing.ts, smallTablesFrom). What it reads must be what each table's own
+// listing would read — files of interleaved id blocks, ends, tables with no files, commits in manifest parts —
+// and it must actually spare the later listings their LevelDB iterators.
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { Level } from 'level';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Catalog } from '../../src/index.js';
+import { openCatalog, steppingClock, tempDir } from '../helpers.js';
+import { propertyRuns } from '../support/property-runs.js';
+
+const COLUMNS = [{ name: 'x', type: 'int64' }];
+
+async function listAt(c: Catalog, snapshot: number, table: string): Promise<string[]> {
+  const r = await c.reader({ snapshot });
+  try {
+    return (await r.dataFiles('main', table)).map((f) => `${f.id} ${f.path} ${f.rowIdStart}`);
+  } finally {
+    await r.close();
+  }
+}
+
+/** Counts the LevelDB iterators the catalogs of this process open from now on. */
+function countIterators(): () => number {
+  const spy = vi.spyOn(Level.prototype as unknown as { _iterator: (...a: unknown[]) => unknown }, '_iterator');
+  return () => spy.mock.calls.length;
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+const step = fc.record({ writer: fc.nat(1), table: fc.nat(5), add: fc.nat(3), remove: fc.nat(2), pick: fc.nat() });
+
+describe("a listing's read-ahead of the tables after it", () => {
+  it('lists what a model says for every table at every snapshot, first touch in any order', { timeout: 120_000 }, async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 6 }), fc.array(step, { minLength: 1, maxLength: 30 }), fc.array(fc.nat(), { minLength: 6, maxLength: 6 }), async (tables, steps, order) => {
+        const dir = await tempDir();
+        const store = { path: path.join(dir, 'store') };
+        const clock = steppingClock();
+        const a = await openCatalog({ dir: path.join(dir, 'a'), store, clock, checkpointEvery: 0 });
+        const b = await openCatalog({ dir: path.join(dir, 'b'), store, clock, checkpointEvery: 0 });
+        const { snapshot: created } = await a.transaction(async (tx) => {
+          for (let t = 0; t < tables; t++) await tx.createTable('main', `t${t}`, COLUMNS);
+        });
+        // Two writers, each handing out file ids from a block of its own: a table's ids interleave.
+        const live = Array.from({ length: tables }, () => [] as { id: number; path: string }[]);
+        const model = new Map<number, string[][]>();
+        const rows = new Array<number>(tables).fill(0);
+        const listed = Array.from({ length: tables }, () => [] as string[]);
+        model.set(created!, listed.map(() => []));
+        let n = 0;
+        for (const s of steps) {
+          const t = s.table % tables;
+          const files = live[t]!;
+          const gone = new Set<number>();
+          const added: { id: number; path: string }[] = [];
+          const { snapshot } = await (s.writer === 0 ? a : b).transaction(async (tx) => {
+            for (let i = 0; i < s.remove && gone.size < files.length; i++) {
+              const f = files[(s.pick + i) % files.length]!;
+              if (gone.has(f.id)) continue;
+              await tx.removeDataFile('main', `t${t}`, f.id);
+              gone.add(f.id);
+            }
+            for (let i = 0; i < s.add; i++) {
+              const p = `f${n++}.parquet`;
+              added.push({ id: await tx.addDataFile('main', `t${t}`, { path: p, recordCount: 10, fileSizeBytes: 100 }), path: p });
+            }
+          });
+          if (snapshot === null) continue;
+          added.sort((x, y) => x.id - y.id);
+          const stay = listed[t]!.filter((line) => !gone.has(Number(line.split(' ')[0])));
+          listed[t] = [...stay, ...added.map((f) => `${f.id} ${f.path} ${(rows[t]! += 10) - 10}`)];
+          live[t] = [...files.filter((f) => !gone.has(f.id)), ...added];
+          model.set(snapshot, listed.map((l) => [...l]));
+        }
+        const newest = Math.max(...model.keys());
+        // A fresh index (built from the log) and the writer reopened: each first touch may start a read-ahead.
+        await a.close();
+        const fresh = await openCatalog({ dir: path.join(dir, 'fresh'), store, clock, checkpointEvery: 0 });
+        const reopened = await openCatalog({ dir: path.join(dir, 'a'), store, clock, checkpointEvery: 0 });
+        const firstTouch = order.slice(0, tables).map((k, i) => (k + i) % tables);
+        for (const c of [fresh, reopened]) {
+          for (const t of firstTouch) expect(await listAt(c, newest, `t${t}`), `t${t} first touched`).toEqual(model.get(newest)![t]);
+          for (const [snapshot, want] of model) {
+            for (let t = 0; t < tables; t++) expect(await listAt(c, snapshot, `t${t}`), `t${t} at ${snapshot}`).toEqual(want[t]);
+          }
+        }
+        // Commits patch the groups read ahead in place, by key: each table loses its oldest file and gains one.
+        for (let t = 0; t < tables; t++) {
+          const gone = live[t]![0];
+          const p = `f${n++}.parquet`;
+          let id = 0;
+          const { snapshot } = await reopened.transaction(async (tx) => {
+            if (gone !== undefined) await tx.removeDataFile('main', `t${t}`, gone.id);
+            id = await tx.addDataFile('main', `t${t}`, { path: p, recordCount: 10, fileSizeBytes: 100 });
+          });
+          const want = [...listed[t]!.filter((line) => gone === undefined || Number(line.split(' ')[0]) !== gone.id), `${id} ${p} ${rows[t]}`];
+          expect(await listAt(reopened, snapshot!, `t${t}`), `t${t} after a commit`).toEqual(want);
+        }
+        await Promise.all([b.close(), fresh.close(), reopened.close()]);
+      }),
+      { numRuns: propertyRuns(25) },
+    );
+  });
+
+  it("spares the later tables' first listings their iterators, and leaves out what its own listing must read", { timeout: 60_000 }, async () => {
+    const dir = await tempDir();
+    const opts = { dir, clock: steppingClock(), checkpointEvery: 0 };
+    let c = await openCatalog(opts);
+    await c.transaction(async (tx) => {
+      for (let t = 0; t < 20; t++) await tx.createTable('main', `t${t}`, COLUMNS);
+    });
+    const add = (t: number, from: number, count: number) =>
+      c.transaction(async (tx) => {
+        for (let i = 0; i < count; i++) await tx.addDataFile('main', `t${t}`, { path: `t${t}/f${from + i}.parquet`, recordCount: 1, fileSizeBytes: 10 });
+      });
+    for (let round = 0; round < 3; round++) for (let t = 0; t < 20; t++) if (t !== 5 && t !== 9) await add(t, round * 2, 2);
+    // t5: one commit of more files than a manifest part holds; t9: none.
+    await add(5, 0, 600);
+    const want = new Map<number, number>();
+    for (let t = 0; t < 20; t++) want.set(t, t === 5 ? 600 : t === 9 ? 0 : 6);
+    await c.close();
+    c = await openCatalog(opts);
+    const iterators = countIterators();
+    const count = async (t: number) => {
+      const r = await c.reader();
+      try {
+        return (await r.dataFiles('main', `t${t}`)).length;
+      } finally {
+        await r.close();
+      }
+    };
+    expect(await count(2)).toBe(6);
+    const atFirst = iterators();
+    expect(atFirst).toBeGreaterThan(0);
+    for (const t of [3, 4, 6, 7, 8, 9, 10, 15, 19]) expect(await count(t), `t${t}`).toBe(want.get(t));
+    expect(iterators(), 'tables after the first, read ahead').toBe(atFirst);
+    // The table in parts is read by its own listing; so are the tables before the first.
+    expect(await count(5)).toBe(600);
+    expect(iterators()).toBeGreaterThan(atFirst);
+    expect(await count(0)).toBe(6);
+  });
+});
