@@ -133,7 +133,7 @@ const NO_FILES: readonly StoredVersion[] = Object.freeze([]);
 
 /**
  * The versions of table `tableId`'s data files, read with those of the tables after it by id (up to
- * LISTING_READ_AHEAD files, whole tables only), all of which go to the cache. Undefined where the cache
+ * LISTING_READ_AHEAD files, whole tables only, up to the first one cached), all of which go to the cache. Undefined where the cache
  * would not keep them, or already read them ahead and let them go, or the table is too large to keep, or its
  * stats do not say how many files it has (a row from before they were counted): it is read alone.
  */
@@ -151,8 +151,9 @@ async function smallTablesFrom(view: ReadView, tableId: CatalogId, stats: TableS
       const table = manifestTableOf(key);
       let files = added.get(table);
       if (files === undefined) {
-        // Only whole tables: the read stops where the next one starts.
-        if (read >= LISTING_READ_AHEAD) break scan;
+        // Only whole tables: the read stops where the next one starts, or at one the cache holds (an earlier
+        // read-ahead from a table touched before this one went on from there).
+        if (read >= LISTING_READ_AHEAD || (table !== tableId && view.cached(dataFilesOfTable(table)) !== undefined)) break scan;
         added.set(table, (files = []));
       }
       if (files === null) continue;

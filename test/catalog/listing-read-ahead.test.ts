@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { Level } from 'level';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Space } from '../../keys/spaces.js';
 import type { Catalog } from '../../src/index.js';
 import { openCatalog, steppingClock, tempDir } from '../helpers.js';
 import { propertyRuns } from '../support/property-runs.js';
@@ -25,6 +26,26 @@ async function listAt(c: Catalog, snapshot: number, table: string): Promise<stri
 function countIterators(): () => number {
   const spy = vi.spyOn(Level.prototype as unknown as { _iterator: (...a: unknown[]) => unknown }, '_iterator');
   return () => spy.mock.calls.length;
+}
+
+type Entries = [Uint8Array, Uint8Array][];
+
+/** Counts the manifest entries LevelDB hands the catalogs of this process from now on. */
+function countManifestReads(): () => number {
+  let read = 0;
+  const proto = Level.prototype as unknown as { _iterator: (...a: unknown[]) => { _nextv: (...a: unknown[]) => Promise<Entries> } };
+  const original = proto._iterator;
+  vi.spyOn(proto, '_iterator').mockImplementation(function (this: unknown, ...args: unknown[]) {
+    const it = original.apply(this, args);
+    const nextv = it._nextv.bind(it);
+    it._nextv = async (...a: unknown[]) => {
+      const entries = await nextv(...a);
+      read += entries.filter(([key]) => key[0] === Space.DataFileManifest).length;
+      return entries;
+    };
+    return it;
+  });
+  return () => read;
 }
 
 afterEach(() => {
@@ -142,5 +163,29 @@ describe("a listing's read-ahead of the tables after it", () => {
     expect(await count(5)).toBe(600);
     expect(iterators()).toBeGreaterThan(atFirst);
     expect(await count(0)).toBe(6);
+  });
+
+  it('stops at a table an earlier read-ahead read, so first touches in any order read each manifest about once', async () => {
+    const dir = await tempDir();
+    const opts = { dir, clock: steppingClock(), checkpointEvery: 0 };
+    let c = await openCatalog(opts);
+    await c.transaction(async (tx) => {
+      for (let t = 0; t < 40; t++) await tx.createTable('main', `t${t}`, COLUMNS);
+    });
+    for (let round = 0; round < 40; round++) {
+      for (let t = 0; t < 40; t++) {
+        await c.transaction((tx) => tx.addDataFile('main', `t${t}`, { path: `t${t}/f${round}.parquet`, recordCount: 1, fileSizeBytes: 10 }));
+      }
+    }
+    await c.close();
+    c = await openCatalog(opts);
+    const read = countManifestReads();
+    const r = await c.reader();
+    // t5 reads t5–t39 (1,400 manifests); t0 then reads t0–t4 (200) and stops at t5, past which LevelDB may
+    // have fetched two batches ahead (512 entries). Reading on to the end would make it 3,000.
+    for (const t of [5, 0, ...Array.from({ length: 40 }, (_, i) => i)]) expect(await r.dataFiles('main', `t${t}`)).toHaveLength(40);
+    await r.close();
+    expect(read()).toBeGreaterThanOrEqual(1600);
+    expect(read()).toBeLessThanOrEqual(1400 + 200 + 512);
   });
 });
