@@ -7,7 +7,8 @@
 // load through serve(), first and repeated, and the bytes written to serve one more commit (bench/iceberg/).
 // `--only "commit profile"` where a warm commit's time goes, by layer, for the commit shapes (bench/commit-profile.ts).
 // `--only sql` catalog.sql against DuckDB over the same Parquet files: a full scan with deletes, a selective
-// predicate on a sorted column, four questions of one large file with and without deletes, and binding on a
+// predicate on a sorted column, four questions of one large file (after one DELETE, after 100, with none) and of
+// the same rows in 1,000 files each with a delete file, and binding on a
 // catalog of many tables (bench/sql/); `--only "sql writes"` an
 // UPDATE of 1% of a 1M-row table and a compaction of 1,000 small files, time and peak RSS (bench/sql/writes-bench.ts).
 // Runs every workload against Strata, the peer (DuckLake's catalog on SQLite) and the raw LevelDB limit, in
@@ -160,9 +161,9 @@ if (values.only === undefined || 'sql'.includes(values.only)) {
   const { sqlBench } = await import('./sql/sql-bench.js');
   await sqlBench(
     bySize({
-      smoke: { rows: 4000, files: 2, bigRows: 4000, tables: 4, calls: 5, warm: 2, runs },
-      quick: { rows: 100_000, files: 10, bigRows: 400_000, tables: 100, calls: 200, warm: 5, runs },
-      full: { rows: 1_000_000, files: 10, bigRows: 4_000_000, tables: 1000, calls: 1000, warm: 10, runs },
+      smoke: { rows: 4000, files: 2, bigRows: 4000, deleteCommits: 3, deleteFiles: 3, tables: 4, calls: 5, warm: 2, runs },
+      quick: { rows: 100_000, files: 10, bigRows: 400_000, deleteCommits: 100, deleteFiles: 100, tables: 100, calls: 200, warm: 5, runs },
+      full: { rows: 1_000_000, files: 10, bigRows: 4_000_000, deleteCommits: 100, deleteFiles: 1000, tables: 1000, calls: 1000, warm: 10, runs },
     }),
     out,
   );

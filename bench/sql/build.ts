@@ -17,9 +17,12 @@ export interface ScanTable {
   dir: string;
   /** Local paths of the data files, in id order: file i holds ids [i * perFile, (i + 1) * perFile). */
   data: string[];
+  /** The live delete file of each data file (none where nothing was deleted). */
   deletes: string[];
   perFile: number;
   deleted: number;
+  /** The commits that deleted rows from each data file, each a delete file replacing the one before. */
+  deleteCommits: number;
 }
 
 /** The local path of the one file a load added. */
@@ -29,15 +32,16 @@ async function loaded(catalog: Catalog, schema: string, table: string, source: s
 }
 
 /**
- * main.t: id BIGINT (sorted across files), k INTEGER, v DOUBLE, s VARCHAR; one delete file per data file,
- * unless `deleting` is false.
+ * main.t: id BIGINT (sorted across files), k INTEGER, v DOUBLE, s VARCHAR. Of each data file, `deletes`
+ * commits (as many DELETEs) delete DELETED's rows a part at a time, each adding a delete file that holds the
+ * file's positions deleted so far, as a DELETE writes it; 0: nothing deleted.
  */
-export async function buildScanTable(dir: string, rows: number, files: number, deleting = true): Promise<ScanTable> {
+export async function buildScanTable(dir: string, rows: number, files: number, deletes = 1): Promise<ScanTable> {
   const perFile = Math.ceil(rows / files);
   const catalog = await Catalog.open({ dir, ...OPEN });
   const db = await DuckDBInstance.create(':memory:');
   const c = await db.connect();
-  const out: ScanTable = { dir, data: [], deletes: [], perFile, deleted: 0 };
+  const out: ScanTable = { dir, data: [], deletes: [], perFile, deleted: 0, deleteCommits: deletes };
   try {
     await catalog.transaction((tx) =>
       tx.createTable('main', 't', [
@@ -54,13 +58,17 @@ export async function buildScanTable(dir: string, rows: number, files: number, d
       await writeParquet(c, source, `SELECT i AS id, (i * 7919 % 1000)::INTEGER AS k, (i % 1000) / 8.0 AS v, 'row ' || i AS s FROM range(${lo}, ${hi}) t(i)`);
       const f = await loaded(catalog, 'main', 't', source);
       out.data.push(f.local);
-      if (!deleting) continue;
-      const relative = `main/t/delete-${i}.parquet`;
-      const d = await writeDeleteFile(c, catalog.dataFileLocation(relative), f.local, `SELECT pos FROM range(0, ${hi - lo}) t(pos) WHERE ${DELETED}`);
+      if (deletes === 0) continue;
       const r = await catalog.reader();
       const dataFileId = (await r.dataFiles('main', 't').finally(() => r.close())).find((x) => x.path === f.path)!.id;
-      await catalog.transaction((tx) => tx.addDeleteFile('main', 't', { dataFileId, path: relative, deleteCount: d.rows, fileSizeBytes: d.bytes }));
-      out.deletes.push(catalog.dataFileLocation(relative));
+      let d = { rows: 0, bytes: 0 };
+      for (let j = 0; j < deletes; j++) {
+        const relative = `main/t/delete-${i}-${j}.parquet`;
+        const sofar = `SELECT pos FROM range(0, ${hi - lo}) t(pos) WHERE ${DELETED} AND (pos // 100) % ${deletes} <= ${j}`;
+        d = await writeDeleteFile(c, catalog.dataFileLocation(relative), f.local, sofar);
+        await catalog.transaction((tx) => tx.addDeleteFile('main', 't', { dataFileId, path: relative, deleteCount: d.rows, fileSizeBytes: d.bytes }));
+        if (j === deletes - 1) out.deletes.push(catalog.dataFileLocation(relative));
+      }
       out.deleted += d.rows;
     }
     return out;

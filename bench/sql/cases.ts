@@ -37,14 +37,16 @@ export function scanCases(scan: ScanTable, warm: number): Case[] {
   ];
 }
 
+const deletedBy = (t: ScanTable) =>
+  t.deleteCommits === 0 ? 'none deleted' : `1% deleted by ${t.deleteCommits === 1 ? 'one DELETE' : `${t.deleteCommits} DELETEs`}`;
+
 /**
- * One large file, as a table a DELETE has been through and as the same rows that none has: a full scan, a
- * GROUP BY, a selective filter and the first rows, each against DuckDB over the same file, with the same
- * deletes applied by hand where there are some.
+ * Four questions of table `t` — a full scan, a GROUP BY, a selective filter and the first rows — each against
+ * DuckDB over the same files, with the same deletes applied by hand where there are some.
  */
-export function oneFileCases(deleted: ScanTable, plain: ScanTable, warm: number): Case[] {
+export function questionCases(t: ScanTable, warm: number): Case[] {
   const pick = rng(13);
-  const from = Array.from({ length: warm + 1 }, () => pick(deleted.perFile - SPAN));
+  const from = Array.from({ length: warm + 1 }, () => pick(t.perFile * t.data.length - SPAN));
   const questions: [string, (i: number) => { select: string; where?: string; tail?: string }][] = [
     ['full scan', () => ({ select: TOTAL })],
     ['GROUP BY k % 5', () => ({ select: 'SELECT k % 5 AS g, count(*) AS n, sum(v) AS sv', tail: ' GROUP BY g ORDER BY g' })],
@@ -52,26 +54,17 @@ export function oneFileCases(deleted: ScanTable, plain: ScanTable, warm: number)
     // How many of the first five rows come back: their number is fixed where which rows are not.
     ['LIMIT 5', () => ({ select: 'SELECT count(*) AS n FROM (SELECT *', tail: ' LIMIT 5)' })],
   ];
-  return questions.flatMap(([label, q]) => {
+  const files = `${t.data.length.toLocaleString('en-US')} file${t.data.length === 1 ? '' : 's'}`;
+  return questions.map(([label, q]) => {
     const sql = (i: number, from: string, where = q(i).where) => `${q(i).select} FROM ${from}${where ? ` WHERE ${where}` : ''}${q(i).tail ?? ''}`;
-    return [
-      {
-        label: `${deleted.data.length} file, 1% deleted: ${label}`,
-        warm,
-        sides: [
-          catalogSide(deleted.dir, (i) => sql(i, 't')),
-          directSide('DuckDB, deletes by hand', (i) => {
+    const direct =
+      t.deletes.length === 0
+        ? directSide('DuckDB direct', (i) => sql(i, readParquet(t.data)))
+        : directSide('DuckDB, deletes by hand', (i) => {
             const { select, where, tail } = q(i);
-            return `${scanWithDeletes(select, deleted.data, deleted.deletes, where)}${tail ?? ''}`;
-          }),
-        ],
-      },
-      {
-        label: `${plain.data.length} file, none deleted: ${label}`,
-        warm,
-        sides: [catalogSide(plain.dir, (i) => sql(i, 't')), directSide('DuckDB direct', (i) => sql(i, readParquet(plain.data)))],
-      },
-    ];
+            return `${scanWithDeletes(select, t.data, t.deletes, where)}${tail ?? ''}`;
+          });
+    return { label: `${files}, ${deletedBy(t)}: ${label}`, warm, sides: [catalogSide(t.dir, (i) => sql(i, 't')), direct] };
   });
 }
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fmt } from '../harness.js';
 import { buildManyTables, buildScanTable, DELETED } from './build.js';
-import { bindCases, oneFileCases, scanCases } from './cases.js';
+import { bindCases, questionCases, scanCases } from './cases.js';
 import { runCase, type Summary } from './compare.js';
 import { CATALOG, timeSide } from './sides.js';
 
@@ -15,8 +15,12 @@ export interface SqlSizes {
   /** Rows of the scanned table, over `files` data files (and as many delete files). */
   rows: number;
   files: number;
-  /** Rows of the one-file tables: one with 1% of them deleted, one with none. */
+  /** Rows of the one-file tables (1% deleted by one DELETE, by `deleteCommits`, none) and of the many-file one. */
   bigRows: number;
+  /** DELETEs that deleted that 1% a part at a time. */
+  deleteCommits: number;
+  /** Files of the table whose every file has a delete file (bigRows rows in all): a table updated this many times. */
+  deleteFiles: number;
   /** Tables of the binding catalog, and the timed calls per query and side. */
   tables: number;
   calls: number;
@@ -39,7 +43,12 @@ export async function sqlBench(z: SqlSizes, out: (s?: string) => void): Promise<
   };
   try {
     const scan = await buildScanTable(await tmp('scan'), z.rows, z.files);
-    const oneFile = oneFileCases(await buildScanTable(await tmp('deleted'), z.bigRows, 1), await buildScanTable(await tmp('plain'), z.bigRows, 1, false), z.warm);
+    const oneFile = [
+      ...questionCases(await buildScanTable(await tmp('deleted'), z.bigRows, 1), z.warm),
+      ...questionCases(await buildScanTable(await tmp('deletes'), z.bigRows, 1, z.deleteCommits), z.warm),
+      ...questionCases(await buildScanTable(await tmp('plain'), z.bigRows, 1, 0), z.warm),
+      ...questionCases(await buildScanTable(await tmp('delete-files'), z.bigRows, z.deleteFiles), z.warm),
+    ];
     const many = await buildManyTables(await tmp('many'), z.tables, FILES_PER_TABLE, ROWS_PER_SMALL_FILE);
     const scanning = [...scanCases(scan, z.warm), ...oneFile];
     const binding = bindCases(many, z.calls);
@@ -54,8 +63,10 @@ export async function sqlBench(z: SqlSizes, out: (s?: string) => void): Promise<
     out('\n### sql: catalog.sql against DuckDB reading the same Parquet files directly\n');
     out(
       `Scans: main.t (id BIGINT, k INTEGER, v DOUBLE, s VARCHAR) loaded with catalog.load: ${n(z.rows)} rows in ${z.files} files ` +
-        `(ids sorted across files), each with a delete file of 1% of its rows (${DELETED}); and ${n(z.bigRows)} rows in one file, with ` +
-        'such a delete file and without. DuckDB: the same files in one read_parquet, anti-joined with the delete files by hand, on its ' +
+        `(ids sorted across files), each with a delete file of 1% of its rows (${DELETED}); ${n(z.bigRows)} rows in one file, with ` +
+        `such a delete file, with the same rows deleted by ${z.deleteCommits} commits of a delete file each (each replacing the one ` +
+        `before, as a DELETE's does), and without; ${n(z.bigRows)} rows in ${n(z.deleteFiles)} files, each with its delete file. ` +
+        'DuckDB: the same files in one read_parquet, anti-joined with the live delete files by hand, on its ' +
         `own instance. First: the first query after opening (each side creates its DuckDB instance); warm: the median of the ${z.warm} ` +
         `after it. Binding: ${n(z.tables)} tables of ${FILES_PER_TABLE} files of ${ROWS_PER_SMALL_FILE} rows; ${n(z.calls)} calls per ` +
         'query and side on random tables; the self-join reads a table at its first and last snapshot. Catalogs built once, untimed; ' +
