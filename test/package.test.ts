@@ -2,7 +2,7 @@
 // empty project, `npx strata` working there, and a TypeScript file importing `stratalake` that type-checks
 // against the shipped declarations (and fails to when it misuses them) and runs.
 import { execFile } from 'node:child_process';
-import { readdir, writeFile } from 'node:fs/promises';
+import { readdir, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -61,6 +61,13 @@ describe('the package, installed by its name', () => {
     expect(init.code, init.stderr).toBe(0);
     expect(init.stdout).toContain('catalog ready');
     expect((await run('npx', ['--no-install', 'stratalake', 'snapshots', '--dir', './lake'], project)).code).toBe(0);
+    // The command is one bundled file: an index left unsealed is checked by the child process bundled beside
+    // it, and kept (a child that could not start would count as damage, and the index would be rebuilt).
+    await rm(path.join(project, 'lake', 'index', 'STRATA-SEAL'));
+    await writeFile(path.join(project, 'lake', 'index', 'KEPT'), '');
+    const unsealed = await run('npx', ['--no-install', 'strata', 'info', '--dir', './lake'], project);
+    expect(unsealed.code, unsealed.stderr).toBe(0);
+    expect(await readdir(path.join(project, 'lake', 'index'))).toContain('KEPT');
 
     // Type-checked with the library checks on (skipLibCheck off), Node's types from this repository.
     const compilerOptions = { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, outDir: 'out', skipLibCheck: false, typeRoots: [path.join(root, 'node_modules', '@types')], types: ['node'] };

@@ -41,7 +41,7 @@ async function namesAt(c: Catalog, at: number): Promise<Map<number, string>> {
  */
 export async function changesInWords(c: Catalog, snapshots: readonly SnapshotInfo[]): Promise<Map<number, string[]>> {
   const cache = new Map<string, Promise<Map<number, string>>>();
-  const versionOf = new Map(snapshots.map((s) => [s.id, s.schemaVersion]));
+  const versionOf = new Map<number, number>(snapshots.map((s) => [s.id, s.schemaVersion]));
   const names = (at: number) => {
     const version = versionOf.get(at);
     const key = version === undefined ? `snapshot ${at}` : `version ${version}`;

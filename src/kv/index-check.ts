@@ -22,7 +22,9 @@ export type CheckOutcome =
 export function checkInChild(dir: string): Promise<CheckOutcome> {
   return new Promise((resolve, reject) => {
     const loader = ext === '.ts' ? ['--import', 'tsx'] : [];
-    const child = spawn(process.execPath, [...loader, script, dir], { cwd: path.dirname(self), stdio: ['ignore', 'ignore', 'pipe'] });
+    // The child runs beside its script, so a path relative to this process's directory would name another
+    // place there: LevelDB found nothing, the check failed, and a sound index was rebuilt from the store.
+    const child = spawn(process.execPath, [...loader, script, path.resolve(dir)], { cwd: path.dirname(self), stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
