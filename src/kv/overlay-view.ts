@@ -64,8 +64,8 @@ export class OverlayView implements ReadView {
   // What is read through an overlay holds puts that no index state has yet: none of it is kept.
   offer(): void {}
 
-  readsAheadFrom(): boolean {
-    return false;
+  readAheadStart(): undefined {
+    return undefined;
   }
 
   offerReadAhead(): void {}

@@ -11,7 +11,7 @@ import { StrataError } from '../errors.js';
 import { decodeVersion, type StoredVersion } from '../../keys/versions.js';
 import type { PutSet, Range } from './put-set.js';
 import type { SnapshotTimeline } from './snapshot-timeline.js';
-import { MAX_CACHED_GROUP, type VersionCache } from './version-cache.js';
+import { MAX_CACHED_GROUP, type ReadAheadStart, type VersionCache } from './version-cache.js';
 
 export type Db = Level<Uint8Array, Uint8Array>;
 /**
@@ -21,6 +21,7 @@ export type Db = Level<Uint8Array, Uint8Array>;
 export type FrozenState = ReturnType<Db['snapshot']>;
 
 export type { Range } from './put-set.js';
+export type { ReadAheadStart } from './version-cache.js';
 
 const NO_VERSIONS: readonly StoredVersion[] = Object.freeze([]);
 
@@ -64,12 +65,13 @@ export interface ReadView {
   /** Offers a whole group read another way (e.g. from manifests); kept only as the cache's rules allow. */
   offer(g: Group, versions: readonly StoredVersion[]): void;
   /**
-   * Whether a read of group `g` and the groups after it, for the cache, would be kept and is not done
-   * already (VersionCache.readsAheadFrom); false where reads are not the index's (an overlay).
+   * Where a read of other groups beside `g`, for the cache, should start — at the first group of its parent
+   * or at `g` — or undefined where it should not be made (VersionCache.readAheadStart; always so where reads
+   * are not the index's, an overlay).
    */
-  readsAheadFrom(g: Group): boolean;
-  /** Offers the whole groups such a read found. */
-  offerReadAhead(groups: readonly [Group, readonly StoredVersion[]][]): void;
+  readAheadStart(g: Group): ReadAheadStart | undefined;
+  /** Offers the whole groups such a read found; `fromFirst`: it started at the parent's first group. */
+  offerReadAhead(groups: readonly [Group, readonly StoredVersion[]][], fromFirst: boolean): void;
   getImmutable<T>(key: Key): Promise<T | undefined>;
   stateValue<T>(key: Key, opts?: StateValueOptions): Promise<T | undefined>;
   get(key: Key): Promise<Uint8Array | undefined>;
@@ -283,15 +285,17 @@ export class IndexView implements ReadView {
     if (cachedKind(g) !== undefined && versions.length <= MAX_CACHED_GROUP) this.cache.offer(groupId(g), versions, this.seq);
   }
 
-  readsAheadFrom(g: Group): boolean {
-    return cachedKind(g) !== undefined && this.cache.readsAheadFrom(groupId(g), this.seq, this.generation);
+  readAheadStart(g: Group): ReadAheadStart | undefined {
+    return cachedKind(g) === undefined ? undefined : this.cache.readAheadStart(groupId(g), groupId(parentGroup(g)), this.seq, this.generation);
   }
 
-  offerReadAhead(groups: readonly [Group, readonly StoredVersion[]][]): void {
+  offerReadAhead(groups: readonly [Group, readonly StoredVersion[]][], fromFirst: boolean): void {
     const kept = groups.filter(([g, versions]) => cachedKind(g) !== undefined && versions.length <= MAX_CACHED_GROUP);
+    const parent = groups[0] === undefined ? undefined : groupId(parentGroup(groups[0][0]));
     this.cache.offerReadAhead(
       kept.map(([g, versions]) => [groupId(g), versions]),
       this.seq,
+      fromFirst ? parent : undefined,
     );
   }
 

@@ -27,6 +27,9 @@ import { decodeVersion, type StoredVersion } from '../../keys/versions.js';
  */
 export const MAX_CACHED_GROUP = 4096;
 
+/** Where a read-ahead of file groups starts: at the parent's first group, or at the group missed. */
+export type ReadAheadStart = 'first' | 'here';
+
 /**
  * Approximately least-recently-used, at the cost of a Map lookup per hit: groups live in a young and an old
  * generation; a hit in the old one moves the group to the young one; when the young one fills half the
@@ -38,9 +41,12 @@ export class VersionCache {
   /**
    * Parents read whole since they last changed: later misses under them (a name being created, a group
    * evicted) read only their own group, so a transaction creating many names does not re-read the parent
-   * for each one. Also the file groups a listing's read-ahead found (readsAheadFrom).
+   * for each one. Also the file groups a listing's read-ahead found, and their parent once a read-ahead
+   * from its first group was kept (readAheadStart).
    */
   private readonly warmed = new Set<string>();
+  /** Parents missed under once (secondMiss). */
+  private readonly missedOnce = new Set<string>();
   /**
    * Parents every group of which the cache holds: read whole (not cut at the read-ahead limit), with nothing
    * under them evicted or dropped since, and every group created under them since stored as it was written.
@@ -131,28 +137,51 @@ export class VersionCache {
     this.points.set(key, value);
   }
 
-  /** Whether a miss under this parent should read the whole parent: until the cache holds what that read. */
+  /**
+   * Whether a miss under this parent should read the whole parent: not before a second miss under it (see
+   * secondMiss), and not once the cache holds what that read.
+   */
   shouldReadAhead(parentId: string): boolean {
-    return !this.warmed.has(parentId);
+    return !this.warmed.has(parentId) && this.secondMiss(parentId);
   }
 
   /**
-   * Whether a read-ahead that starts at group `id` (a table's files, then the tables after it) is worth its
-   * read, for a view of state `viewSeq` opened at `generation`: what it reads would be kept and served to that
-   * view, and no read-ahead found the group since (a miss on one that was evicted reads only its own group).
+   * Where a read of other groups beside group `id` (a table's files; `parentId`, every table's) should start,
+   * for a view of state `viewSeq` opened at `generation`: undefined where it should not be made — what it reads
+   * would not be kept or served to that view, a read-ahead found the group before (a miss on one that was
+   * evicted reads only its own group), or this is the first miss under the parent; else at the parent's first
+   * group until a read from there was kept, and at `id` after.
    */
-  readsAheadFrom(id: string, viewSeq: KvSeq, generation: number): boolean {
-    return this.applying === 0 && viewSeq === this.latest && generation === this.removals && !this.warmed.has(id);
+  readAheadStart(id: string, parentId: string, viewSeq: KvSeq, generation: number): ReadAheadStart | undefined {
+    if (this.applying > 0 || viewSeq !== this.latest || generation !== this.removals || this.warmed.has(id) || !this.secondMiss(parentId)) return undefined;
+    return this.warmed.has(parentId) ? 'here' : 'first';
   }
 
-  /** The groups a read-ahead found (see readsAheadFrom), kept under the same rule as offer(). */
-  offerReadAhead(groups: readonly [string, readonly StoredVersion[]][], viewSeq: KvSeq): void {
+  /**
+   * Whether a parent was missed under before (and records this miss). A process that asks about one entity —
+   * a command that shows one table — reads that entity's groups alone, a few small reads, instead of every
+   * table's rows, columns and files (tens of ms on a thousand tables); one that asks about a second entity is
+   * likely to ask about many, and reads ahead from then on.
+   */
+  private secondMiss(parentId: string): boolean {
+    if (this.missedOnce.has(parentId)) return true;
+    if (this.missedOnce.size >= this.capacity) this.missedOnce.clear();
+    this.missedOnce.add(parentId);
+    return false;
+  }
+
+  /**
+   * The groups a read-ahead found (see readAheadStart), kept under the same rule as offer(); `fromFirst`, the
+   * parent of a read that started at its first group.
+   */
+  offerReadAhead(groups: readonly [string, readonly StoredVersion[]][], viewSeq: KvSeq, fromFirst?: string): void {
     if (this.applying > 0 || viewSeq !== this.latest) return;
     if (this.warmed.size + groups.length >= this.capacity) this.warmed.clear();
     for (const [id, versions] of groups) {
       this.store(id, versions);
       this.warmed.add(id);
     }
+    if (fromFirst !== undefined) this.warmed.add(fromFirst);
   }
 
   /**

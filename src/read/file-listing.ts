@@ -131,30 +131,41 @@ export const LISTING_READ_AHEAD = 16_384;
 
 const NO_FILES: readonly StoredVersion[] = Object.freeze([]);
 
+/** Below every table id: where a read of every table's manifests starts. */
+const FIRST_TABLE = 0 as CatalogId;
+
 /**
- * The versions of table `tableId`'s data files, read with those of the tables after it by id (up to
- * LISTING_READ_AHEAD files, whole tables only, up to the first one cached), all of which go to the cache. Undefined where the cache
- * would not keep them, or already read them ahead and let them go, or the table is too large to keep, or its
- * stats do not say how many files it has (a row from before they were counted): it is read alone.
+ * The versions of table `tableId`'s data files, read with those of other small tables (up to
+ * LISTING_READ_AHEAD files, whole tables only), all of which go to the cache. Where the read starts is the
+ * cache's call (VersionCache.readAheadStart): a catalog's first read-ahead starts at its first table, passing
+ * over tables already cached, so that a catalog within the limit is read once whatever table was touched
+ * first; a later one starts at `tableId` and stops at the first table cached (an earlier read-ahead went on
+ * from there). Undefined where the cache would not keep what is read, or read the table ahead and let it go,
+ * or this is the process's first miss (a command that shows one table reads no other), or the table is too
+ * large to keep, or its stats do not say how many files it has (a row from before they were counted), or the
+ * read stopped before it: it is read alone.
  */
 async function smallTablesFrom(view: ReadView, tableId: CatalogId, stats: TableStatsRow | undefined): Promise<readonly StoredVersion[] | undefined> {
   if (stats?.dataFiles === undefined || stats.endedFiles === undefined) return undefined;
   const files = stats.dataFiles + stats.endedFiles;
   if (files === 0) return NO_FILES;
-  if (files > MAX_CACHED_GROUP || !view.readsAheadFrom(dataFilesOfTable(tableId))) return undefined;
+  const start = files > MAX_CACHED_GROUP ? undefined : view.readAheadStart(dataFilesOfTable(tableId));
+  if (start === undefined) return undefined;
+  const from = start === 'first' ? FIRST_TABLE : tableId;
   // Per table, its files as versions with no end (the ends, few, are read after); null for a table not kept
   // (too many files, or a manifest in parts: a commit of hundreds of files, which its own listing reads).
   const added = new Map<CatalogId, ManifestedFile[] | null>();
   let read = 0;
-  scan: for await (const batch of view.scanBatches(manifestsFrom(tableId))) {
+  scan: for await (const batch of view.scanBatches(manifestsFrom(from))) {
     for (const [key, bytes] of batch) {
       const table = manifestTableOf(key);
       let files = added.get(table);
       if (files === undefined) {
-        // Only whole tables: the read stops where the next one starts, or at one the cache holds (an earlier
-        // read-ahead from a table touched before this one went on from there).
-        if (read >= LISTING_READ_AHEAD || (table !== tableId && view.cached(dataFilesOfTable(table)) !== undefined)) break scan;
-        added.set(table, (files = []));
+        // Only whole tables: the read stops where the next one starts.
+        if (read >= LISTING_READ_AHEAD) break scan;
+        const cached = table !== tableId && view.cached(dataFilesOfTable(table)) !== undefined;
+        if (cached && start === 'here') break scan;
+        added.set(table, (files = cached ? null : []));
       }
       if (files === null) continue;
       const begin = snapshotId(beginOf(key));
@@ -170,7 +181,7 @@ async function smallTablesFrom(view: ReadView, tableId: CatalogId, stats: TableS
   const last = [...added.keys()].at(-1);
   if (last === undefined) return undefined;
   const ended = new Map<CatalogId, Map<number, SnapshotId>>();
-  for await (const batch of view.scanBatches(dataFileEndsOfTables(tableId, last))) {
+  for await (const batch of view.scanBatches(dataFileEndsOfTables(from, last))) {
     for (const [key, bytes] of batch) {
       const { tableId: table, id, end } = decodeDataFileEnd(key, bytes);
       let byId = ended.get(table);
@@ -188,8 +199,8 @@ async function smallTablesFrom(view: ReadView, tableId: CatalogId, stats: TableS
     const inOrder = versions.every((v, i) => i === 0 || versions[i - 1]!.id < v.id);
     groups.push([dataFilesOfTable(table), inOrder ? versions : versions.sort((a, b) => a.id - b.id)]);
   }
-  view.offerReadAhead(groups);
-  return groups[0]?.[0].fields[0] === tableId ? groups[0][1] : undefined;
+  view.offerReadAhead(groups, start === 'first');
+  return groups.find(([g]) => g.fields[0] === tableId)?.[1];
 }
 
 /** The file id of a data file version of a cached group (kept by a listing, or patched in by an apply). */

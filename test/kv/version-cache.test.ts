@@ -73,6 +73,9 @@ describe('VersionCache', () => {
   it('counts a parent as read whole only when the cache took its groups', () => {
     const cache = new VersionCache(kvSeq(5));
     const parent = groupId(group(Space.Table, []));
+    // The first miss under a parent reads its own group: a command asking about one table reads no other.
+    expect(cache.shouldReadAhead(parent)).toBe(false);
+    expect(cache.shouldReadAhead(parent)).toBe(true);
     // Read from an older state (a reader opened before the last commit): nothing kept, so the next miss
     // under the parent must read it whole again rather than one group at a time.
     cache.offerParent(parent, [[tableGroup(1), [version(1, 1)]]], kvSeq(4), true);
