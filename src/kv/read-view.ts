@@ -70,8 +70,11 @@ export interface ReadView {
    * are not the index's, an overlay).
    */
   readAheadStart(g: Group): ReadAheadStart | undefined;
-  /** Offers the whole groups such a read found; `fromFirst`: it started at the parent's first group. */
-  offerReadAhead(groups: readonly [Group, readonly StoredVersion[]][], fromFirst: boolean): void;
+  /**
+   * Offers the whole groups such a read for `g` found, from where it started; `whole`: they are every group
+   * under `g`'s parent (nothing cut short or left out), so a group not among them has no versions.
+   */
+  offerReadAhead(g: Group, groups: readonly [Group, readonly StoredVersion[]][], from: ReadAheadStart, whole: boolean): void;
   getImmutable<T>(key: Key): Promise<T | undefined>;
   stateValue<T>(key: Key, opts?: StateValueOptions): Promise<T | undefined>;
   get(key: Key): Promise<Uint8Array | undefined>;
@@ -278,7 +281,9 @@ export class IndexView implements ReadView {
   }
 
   cached(g: Group): readonly StoredVersion[] | undefined {
-    return cachedKind(g) === undefined ? undefined : this.cache.get(groupId(g), this.generation);
+    if (cachedKind(g) === undefined) return undefined;
+    // Under a parent held whole, a group the cache lacks has no versions.
+    return this.cache.get(groupId(g), this.generation) ?? (this.cache.holdsWhole(groupId(parentGroup(g)), this.generation) ? NO_VERSIONS : undefined);
   }
 
   offer(g: Group, versions: readonly StoredVersion[]): void {
@@ -289,13 +294,15 @@ export class IndexView implements ReadView {
     return cachedKind(g) === undefined ? undefined : this.cache.readAheadStart(groupId(g), groupId(parentGroup(g)), this.seq, this.generation);
   }
 
-  offerReadAhead(groups: readonly [Group, readonly StoredVersion[]][], fromFirst: boolean): void {
-    const kept = groups.filter(([g, versions]) => cachedKind(g) !== undefined && versions.length <= MAX_CACHED_GROUP);
-    const parent = groups[0] === undefined ? undefined : groupId(parentGroup(groups[0][0]));
+  offerReadAhead(g: Group, groups: readonly [Group, readonly StoredVersion[]][], from: ReadAheadStart, whole: boolean): void {
+    if (cachedKind(g) === undefined) return;
+    const kept = groups.filter(([, versions]) => versions.length <= MAX_CACHED_GROUP);
     this.cache.offerReadAhead(
-      kept.map(([g, versions]) => [groupId(g), versions]),
+      groupId(parentGroup(g)),
+      kept.map(([x, versions]) => [groupId(x), versions]),
       this.seq,
-      fromFirst ? parent : undefined,
+      from,
+      whole && kept.length === groups.length,
     );
   }
 

@@ -171,17 +171,22 @@ export class VersionCache {
   }
 
   /**
-   * The groups a read-ahead found (see readAheadStart), kept under the same rule as offer(); `fromFirst`, the
-   * parent of a read that started at its first group.
+   * The groups a read-ahead found under `parentId` (see readAheadStart), kept under the same rule as offer().
+   * `from`: where it started; at the first group, the parent counts as read ahead, and as held whole when the
+   * read was `whole` (every group under it, none cut or left out), as offerParent's.
    */
-  offerReadAhead(groups: readonly [string, readonly StoredVersion[]][], viewSeq: KvSeq, fromFirst?: string): void {
+  offerReadAhead(parentId: string, groups: readonly [string, readonly StoredVersion[]][], viewSeq: KvSeq, from: ReadAheadStart, whole: boolean): void {
     if (this.applying > 0 || viewSeq !== this.latest) return;
     if (this.warmed.size + groups.length >= this.capacity) this.warmed.clear();
+    const flips = this.flips;
     for (const [id, versions] of groups) {
       this.store(id, versions);
       this.warmed.add(id);
     }
-    if (fromFirst !== undefined) this.warmed.add(fromFirst);
+    if (from !== 'first') return;
+    this.warmed.add(parentId);
+    // One flip kept what this loop stored (in the old generation); a second would have dropped some.
+    if (whole && this.flips - flips <= 1) this.complete.add(parentId);
   }
 
   /**

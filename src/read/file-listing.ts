@@ -20,11 +20,19 @@ import {
   manifestTableOf,
   ManifestedFile,
 } from '../../keys/data-files.js';
-import { deleteFileEntity, deleteFileIdEnd, deleteFileIdOf, type DeleteFileRow, deleteFilesOfTable } from '../../keys/delete-files.js';
+import {
+  deleteFileEntity,
+  deleteFileIdEnd,
+  deleteFileIdOf,
+  type DeleteFileRow,
+  deleteFilesFrom,
+  deleteFilesOfTable,
+  deleteFileTableOf,
+} from '../../keys/delete-files.js';
 import { type CatalogId, type FileId, fileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
 import { beginOf, type Key } from '../../keys/key-codec.js';
 import type { Group } from '../../keys/groups.js';
-import type { StoredVersion, Version } from '../../keys/versions.js';
+import { decodeVersion, type StoredVersion, type Version } from '../../keys/versions.js';
 import { isVisible } from '../../keys/visibility.js';
 import type { ReadView } from '../kv/read-view.js';
 import { MAX_CACHED_GROUP } from '../kv/version-cache.js';
@@ -199,7 +207,7 @@ async function smallTablesFrom(view: ReadView, tableId: CatalogId, stats: TableS
     const inOrder = versions.every((v, i) => i === 0 || versions[i - 1]!.id < v.id);
     groups.push([dataFilesOfTable(table), inOrder ? versions : versions.sort((a, b) => a.id - b.id)]);
   }
-  view.offerReadAhead(groups, start === 'first');
+  view.offerReadAhead(dataFilesOfTable(tableId), groups, start, false);
   return groups.find(([g]) => g.fields[0] === tableId)?.[1];
 }
 
@@ -301,10 +309,69 @@ class EndCursor implements Ends {
 
 /** The table's delete files visible at `at`, in batches. */
 export async function* deleteFilesAt(view: ReadView, at: SnapshotId, tableId: CatalogId): AsyncGenerator<DeleteFileVersion[]> {
+  const hit = view.cached(deleteFilesOfTable(tableId)) ?? (await deleteFilesReadAhead(view, tableId));
+  if (hit !== undefined) {
+    const out: DeleteFileVersion[] = [];
+    for (const v of hit) {
+      const row = v.row as DeleteFileRow;
+      if (isVisible(v.begin, row.end, at)) out.push({ id: deleteFileIdOf(v.fields), begin: v.begin as SnapshotId, row });
+    }
+    if (out.length > 0) yield out;
+    return;
+  }
   const end = await fileScanEnd(view, at, (next) => deleteFileIdEnd(tableId, next));
   for await (const batch of versionBatches<DeleteFileRow>(view, deleteFilesOfTable(tableId), at, end)) {
     yield batch.map((v) => ({ id: deleteFileIdOf(v.fields), begin: v.begin, row: v.row }));
   }
+}
+
+/**
+ * The versions of table `tableId`'s delete files, read with those of other tables as smallTablesFrom reads
+ * data files (the same limit, the same starts). Most tables have none, and a table without is a group that
+ * does not exist, which only a read of every table tells: a read from the first table to the end, nothing
+ * cut short or left out, leaves the cache holding them whole, and any table's first listing after it is an
+ * answer from memory — one iterator for the catalog instead of one per table. A read from the first table
+ * decodes the tables already cached again, so that all it offers comes from one read. Undefined as for
+ * smallTablesFrom.
+ */
+async function deleteFilesReadAhead(view: ReadView, tableId: CatalogId): Promise<readonly StoredVersion[] | undefined> {
+  const start = view.readAheadStart(deleteFilesOfTable(tableId));
+  if (start === undefined) return undefined;
+  const groups = new Map<CatalogId, StoredVersion[] | null>();
+  let read = 0;
+  let cut = false;
+  // The read passed the table's place: a table it found nothing of has no delete files.
+  let passed = false;
+  scan: for await (const batch of view.scanBatches(deleteFilesFrom(start === 'first' ? FIRST_TABLE : tableId))) {
+    for (const [key, bytes] of batch) {
+      const table = deleteFileTableOf(key);
+      passed ||= table > tableId;
+      let versions = groups.get(table);
+      if (versions === undefined) {
+        const cached = start === 'here' && table !== tableId && view.cached(deleteFilesOfTable(table)) !== undefined;
+        if (read >= LISTING_READ_AHEAD || cached) {
+          cut = true;
+          break scan;
+        }
+        groups.set(table, (versions = []));
+      }
+      if (versions === null) continue;
+      // A table this large is left to its own listing, which streams it.
+      if (versions.length === MAX_CACHED_GROUP) {
+        groups.set(table, null);
+        continue;
+      }
+      versions.push(decodeVersion(key, bytes));
+      read++;
+    }
+  }
+  const found: [Group, readonly StoredVersion[]][] = [];
+  for (const [table, versions] of groups) if (versions !== null) found.push([deleteFilesOfTable(table), Object.freeze(versions)]);
+  const whole = !cut && found.length === groups.size;
+  view.offerReadAhead(deleteFilesOfTable(tableId), found, start, whole);
+  const own = groups.get(tableId);
+  if (own !== undefined) return own ?? undefined;
+  return passed || !cut ? NO_FILES : undefined;
 }
 
 /** A data file by id, whatever its visibility (a file has exactly one version). */

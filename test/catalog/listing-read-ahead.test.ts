@@ -223,3 +223,92 @@ describe("a listing's read-ahead of the tables after it", () => {
     expect(read()).toBe(40 + 1600);
   });
 });
+
+const deleteStep = fc.record({ table: fc.nat(5), add: fc.nat(2), deletes: fc.nat(2), pick: fc.nat() });
+
+async function deletesAt(c: Catalog, snapshot: number, table: string): Promise<string[]> {
+  const r = await c.reader({ snapshot });
+  try {
+    return (await r.deleteFiles('main', table)).map((d) => `${d.id} ${d.dataFileId} ${d.path}`);
+  } finally {
+    await r.close();
+  }
+}
+
+describe("delete files' read-ahead", () => {
+  it('lists what a model says for every table at every snapshot, first touch in any order, and after later commits', { timeout: 120_000 }, async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 6 }), fc.array(deleteStep, { minLength: 1, maxLength: 30 }), fc.array(fc.nat(), { minLength: 6, maxLength: 6 }), async (tables, steps, order) => {
+        const dir = await tempDir();
+        const store = { path: path.join(dir, 'store') };
+        const clock = steppingClock();
+        const a = await openCatalog({ dir: path.join(dir, 'a'), store, clock, checkpointEvery: 0 });
+        const { snapshot: created } = await a.transaction(async (tx) => {
+          for (let t = 0; t < tables; t++) await tx.createTable('main', `t${t}`, COLUMNS);
+        });
+        // Per table: its data files, and the live delete file of each (a new one replaces it).
+        const data = Array.from({ length: tables }, () => [] as number[]);
+        const live = Array.from({ length: tables }, () => new Map<number, string>());
+        const model = new Map<number, string[][]>([[created!, live.map(() => [])]]);
+        const listed = () => live.map((m) => [...m].map(([dataFile, line]) => ({ dataFile, line })).sort((x, y) => Number(x.line.split(' ')[0]) - Number(y.line.split(' ')[0])).map((x) => x.line));
+        let n = 0;
+        const step = async (c: Catalog, t: number, add: number, deletes: number, pick: number) => {
+          const added: number[] = [];
+          const aimed: [number, string][] = [];
+          const { snapshot } = await c.transaction(async (tx) => {
+            for (let i = 0; i < add; i++) added.push(await tx.addDataFile('main', `t${t}`, { path: `d${n++}.parquet`, recordCount: 10, fileSizeBytes: 100 }));
+            const files = [...data[t]!, ...added];
+            for (let i = 0; i < deletes && files.length > 0; i++) {
+              const dataFileId = files[(pick + i) % files.length]!;
+              if (aimed.some(([f]) => f === dataFileId)) continue;
+              const p = `x${n++}.parquet`;
+              const id = await tx.addDeleteFile('main', `t${t}`, { dataFileId, path: p, deleteCount: 1 + i, fileSizeBytes: 50 });
+              aimed.push([dataFileId, `${id} ${dataFileId} ${p}`]);
+            }
+          });
+          if (snapshot === null) return;
+          data[t]!.push(...added);
+          for (const [dataFile, line] of aimed) live[t]!.set(dataFile, line);
+          model.set(snapshot, listed());
+        };
+        for (const s of steps) await step(a, s.table % tables, s.add, s.deletes, s.pick);
+        const newest = Math.max(...model.keys());
+        await a.close();
+        const fresh = await openCatalog({ dir: path.join(dir, 'fresh'), store, clock, checkpointEvery: 0 });
+        const reopened = await openCatalog({ dir: path.join(dir, 'a'), store, clock, checkpointEvery: 0 });
+        const firstTouch = order.slice(0, tables).map((k, i) => (k + i) % tables);
+        for (const c of [fresh, reopened]) {
+          for (const t of firstTouch) expect(await deletesAt(c, newest, `t${t}`), `t${t} first touched`).toEqual(model.get(newest)![t]);
+          for (const [snapshot, want] of model) {
+            for (let t = 0; t < tables; t++) expect(await deletesAt(c, snapshot, `t${t}`), `t${t} at ${snapshot}`).toEqual(want[t]);
+          }
+        }
+        // Commits after: a table with no delete file yet gains one, in a group the cache may hold as absent.
+        for (let t = 0; t < tables; t++) {
+          await step(reopened, t, 1, 1, 0);
+          expect(await deletesAt(reopened, Math.max(...model.keys()), `t${t}`), `t${t} after a commit`).toEqual(model.get(Math.max(...model.keys()))![t]);
+        }
+        await Promise.all([fresh.close(), reopened.close()]);
+      }),
+      { numRuns: propertyRuns(25) },
+    );
+  });
+
+  it('costs the first listings of a catalog without delete files one read, not an iterator each', async () => {
+    const dir = await tempDir();
+    const opts = { dir, clock: steppingClock(), checkpointEvery: 0 };
+    let c = await openCatalog(opts);
+    await c.transaction(async (tx) => {
+      for (let t = 0; t < 20; t++) await tx.createTable('main', `t${t}`, COLUMNS);
+    });
+    await c.close();
+    c = await openCatalog(opts);
+    const r = await c.reader();
+    await r.deleteFiles('main', 't0');
+    await r.deleteFiles('main', 't1');
+    const iterators = countIterators();
+    for (let t = 2; t < 20; t++) expect(await r.deleteFiles('main', `t${t}`)).toEqual([]);
+    expect(iterators()).toBe(0);
+    await r.close();
+  });
+});
