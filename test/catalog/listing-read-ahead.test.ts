@@ -60,6 +60,33 @@ afterEach(() => {
 
 const step = fc.record({ writer: fc.nat(1), table: fc.nat(5), add: fc.nat(3), remove: fc.nat(2), pick: fc.nat() });
 
+type Listing = (c: Catalog, snapshot: number, table: string) => Promise<string[]>;
+
+/**
+ * Opens a fresh index on the store (built from the log) and the writer's own again (its writer closed), and
+ * checks that each lists what `model` (snapshot → each table's lines) says: first every table at the newest
+ * snapshot in the order `order` draws (each first touch may start a read-ahead), then every table at every
+ * snapshot.
+ */
+async function reopenedAsModelSays(
+  at: { dir: string; store: { path: string }; clock: () => number },
+  model: ReadonlyMap<number, string[][]>,
+  order: readonly number[],
+  list: Listing,
+): Promise<{ fresh: Catalog; reopened: Catalog }> {
+  const open = (name: string) => openCatalog({ dir: path.join(at.dir, name), store: at.store, clock: at.clock, checkpointEvery: 0 });
+  const [fresh, reopened] = [await open('fresh'), await open('a')];
+  const newest = Math.max(...model.keys());
+  const tables = model.get(newest)!.length;
+  for (const c of [fresh, reopened]) {
+    for (const t of order.map((k, i) => (k + i) % tables)) expect(await list(c, newest, `t${t}`), `t${t} first touched`).toEqual(model.get(newest)![t]);
+    for (const [snapshot, want] of model) {
+      for (let t = 0; t < tables; t++) expect(await list(c, snapshot, `t${t}`), `t${t} at ${snapshot}`).toEqual(want[t]);
+    }
+  }
+  return { fresh, reopened };
+}
+
 describe("a listing's read-ahead of the tables after it", () => {
   it('lists what a model says for every table at every snapshot, first touch in any order', { timeout: 120_000 }, async () => {
     await fc.assert(
@@ -103,18 +130,8 @@ describe("a listing's read-ahead of the tables after it", () => {
           live[t] = [...files.filter((f) => !gone.has(f.id)), ...added];
           model.set(snapshot, listed.map((l) => [...l]));
         }
-        const newest = Math.max(...model.keys());
-        // A fresh index (built from the log) and the writer reopened: each first touch may start a read-ahead.
         await a.close();
-        const fresh = await openCatalog({ dir: path.join(dir, 'fresh'), store, clock, checkpointEvery: 0 });
-        const reopened = await openCatalog({ dir: path.join(dir, 'a'), store, clock, checkpointEvery: 0 });
-        const firstTouch = order.slice(0, tables).map((k, i) => (k + i) % tables);
-        for (const c of [fresh, reopened]) {
-          for (const t of firstTouch) expect(await listAt(c, newest, `t${t}`), `t${t} first touched`).toEqual(model.get(newest)![t]);
-          for (const [snapshot, want] of model) {
-            for (let t = 0; t < tables; t++) expect(await listAt(c, snapshot, `t${t}`), `t${t} at ${snapshot}`).toEqual(want[t]);
-          }
-        }
+        const { fresh, reopened } = await reopenedAsModelSays({ dir, store, clock }, model, order.slice(0, tables), listAt);
         // Commits patch the groups read ahead in place, by key: each table loses its oldest file and gains one.
         for (let t = 0; t < tables; t++) {
           const gone = live[t]![0];
@@ -272,17 +289,8 @@ describe("delete files' read-ahead", () => {
           model.set(snapshot, listed());
         };
         for (const s of steps) await step(a, s.table % tables, s.add, s.deletes, s.pick);
-        const newest = Math.max(...model.keys());
         await a.close();
-        const fresh = await openCatalog({ dir: path.join(dir, 'fresh'), store, clock, checkpointEvery: 0 });
-        const reopened = await openCatalog({ dir: path.join(dir, 'a'), store, clock, checkpointEvery: 0 });
-        const firstTouch = order.slice(0, tables).map((k, i) => (k + i) % tables);
-        for (const c of [fresh, reopened]) {
-          for (const t of firstTouch) expect(await deletesAt(c, newest, `t${t}`), `t${t} first touched`).toEqual(model.get(newest)![t]);
-          for (const [snapshot, want] of model) {
-            for (let t = 0; t < tables; t++) expect(await deletesAt(c, snapshot, `t${t}`), `t${t} at ${snapshot}`).toEqual(want[t]);
-          }
-        }
+        const { fresh, reopened } = await reopenedAsModelSays({ dir, store, clock }, model, order.slice(0, tables), deletesAt);
         // Commits after: a table with no delete file yet gains one, in a group the cache may hold as absent.
         for (let t = 0; t < tables; t++) {
           await step(reopened, t, 1, 1, 0);
