@@ -243,7 +243,7 @@ export class VersionCache {
           continue;
         }
         const created = patchedOrUndefined([], changes);
-        if (created === undefined) this.complete.delete(parentId);
+        if (created === undefined || !keeps(spec, created)) this.complete.delete(parentId);
         else {
           this.store(id, created);
           this.patched.push(id);
@@ -263,8 +263,9 @@ export class VersionCache {
         this.complete.delete(parentId);
         continue;
       }
-      // Metadata groups are kept whatever their size; file groups only up to the cap (as when read).
-      if (spec.readAhead || next.length <= MAX_CACHED_GROUP) this.store(id, next);
+      if (keeps(spec, next)) this.store(id, next);
+      // A group let go leaves its parent short of it: a miss there must read, not take it for one with none.
+      else this.complete.delete(parentId);
       this.patched.push(id);
     }
   }
@@ -286,6 +287,9 @@ export class VersionCache {
     this.patchedPoints = [];
   }
 }
+
+/** Metadata groups are kept whatever their size; file groups only up to the cap (as when read). */
+const keeps = (spec: GroupKind, versions: readonly StoredVersion[]) => spec.readAhead || versions.length <= MAX_CACHED_GROUP;
 
 /**
  * patched(), or undefined when a put does not decode (a value a buggy writer logged): the group is then left

@@ -7,7 +7,7 @@ import { Space } from '../../keys/spaces.js';
 import { encodeValue } from '../../keys/value-codec.js';
 import { isStrataError } from '../../src/index.js';
 import { IndexView } from '../../src/kv/read-view.js';
-import { VersionCache } from '../../src/kv/version-cache.js';
+import { MAX_CACHED_GROUP, VersionCache } from '../../src/kv/version-cache.js';
 import { openCatalog, tempDir } from '../helpers.js';
 
 const tableGroup = (id: number) => groupId(group(Space.Table, [id]));
@@ -116,6 +116,24 @@ describe('VersionCache', () => {
     expect(cache.holdsWhole(parent, before)).toBe(false);
     cache.offerParent(parent, [[tableGroup(7), [version(7, 6)]]], kvSeq(7), true);
     for (let id = 100; id < 160; id++) cache.offer(tableGroup(id), [], kvSeq(7)); // past half the capacity: a flip
+    expect(cache.holdsWhole(parent, cache.generation)).toBe(false);
+  });
+
+  it('a file group a commit takes past the cap is let go, and its parent is no longer held whole', () => {
+    const cache = new VersionCache(kvSeq(1));
+    const files = (table: number) => group(Space.DeleteFile, [table]);
+    const key = (table: number, id: number, begin: number) => encodeKey(Space.DeleteFile, [table, id], begin);
+    const parent = groupId(group(Space.DeleteFile, []));
+    const full = Array.from({ length: MAX_CACHED_GROUP }, (_, i) => ({ key: key(1, i, 1), fields: [1, i], begin: 1, row: { end: null } }));
+    cache.offerReadAhead(parent, [[groupId(files(1)), full]], kvSeq(1), 'first', true);
+    expect(cache.holdsWhole(parent, cache.generation)).toBe(true);
+    // Table 1 gains one more delete file (past the cap), table 2 its first (MAX_CACHED_GROUP + 1 of them).
+    const puts = [key(1, MAX_CACHED_GROUP, 2), ...Array.from({ length: MAX_CACHED_GROUP + 1 }, (_, i) => key(2, i, 2))].map((k) => ({ type: 'put' as const, key: k, value: encodeValue({ end: null }) }));
+    cache.beginApply(puts);
+    cache.endApply(kvSeq(2));
+    expect(cache.get(groupId(files(1)), cache.generation)).toBeUndefined();
+    expect(cache.get(groupId(files(2)), cache.generation)).toBeUndefined();
+    // Else a listing would take the missing group for one with no files.
     expect(cache.holdsWhole(parent, cache.generation)).toBe(false);
   });
 
