@@ -72,9 +72,10 @@ export interface ReadView {
   readAheadStart(g: Group): ReadAheadStart | undefined;
   /**
    * Offers the whole groups such a read for `g` found, from where it started; `whole`: they are every group
-   * under `g`'s parent (nothing cut short or left out), so a group not among them has no versions.
+   * under `g`'s parent (nothing cut short or left out), so a group not among them has no versions. `leftOut`:
+   * groups it passed over as too large, whose misses read alone from then on.
    */
-  offerReadAhead(g: Group, groups: readonly [Group, readonly StoredVersion[]][], from: ReadAheadStart, whole: boolean): void;
+  offerReadAhead(g: Group, groups: readonly [Group, readonly StoredVersion[]][], from: ReadAheadStart, whole: boolean, leftOut: readonly Group[]): void;
   getImmutable<T>(key: Key): Promise<T | undefined>;
   stateValue<T>(key: Key, opts?: StateValueOptions): Promise<T | undefined>;
   get(key: Key): Promise<Uint8Array | undefined>;
@@ -294,7 +295,7 @@ export class IndexView implements ReadView {
     return cachedKind(g) === undefined ? undefined : this.cache.readAheadStart(groupId(g), groupId(parentGroup(g)), this.seq, this.generation);
   }
 
-  offerReadAhead(g: Group, groups: readonly [Group, readonly StoredVersion[]][], from: ReadAheadStart, whole: boolean): void {
+  offerReadAhead(g: Group, groups: readonly [Group, readonly StoredVersion[]][], from: ReadAheadStart, whole: boolean, leftOut: readonly Group[]): void {
     if (cachedKind(g) === undefined) return;
     const kept = groups.filter(([, versions]) => versions.length <= MAX_CACHED_GROUP);
     this.cache.offerReadAhead(
@@ -303,6 +304,7 @@ export class IndexView implements ReadView {
       this.seq,
       from,
       whole && kept.length === groups.length,
+      leftOut.map(groupId),
     );
   }
 

@@ -173,11 +173,14 @@ export class VersionCache {
   /**
    * The groups a read-ahead found under `parentId` (see readAheadStart), kept under the same rule as offer().
    * `from`: where it started; at the first group, the parent counts as read ahead, and as held whole when the
-   * read was `whole` (every group under it, none cut or left out), as offerParent's.
+   * read was `whole` (every group under it, none cut or left out), as offerParent's. `leftOut`: groups it
+   * passed over as too large.
    */
-  offerReadAhead(parentId: string, groups: readonly [string, readonly StoredVersion[]][], viewSeq: KvSeq, from: ReadAheadStart, whole: boolean): void {
+  offerReadAhead(parentId: string, groups: readonly [string, readonly StoredVersion[]][], viewSeq: KvSeq, from: ReadAheadStart, whole: boolean, leftOut: readonly string[] = []): void {
     if (this.applying > 0 || viewSeq !== this.latest) return;
-    if (this.warmed.size + groups.length >= this.capacity) this.warmed.clear();
+    if (this.warmed.size + groups.length + leftOut.length >= this.capacity) this.warmed.clear();
+    // A group left out (too large to keep) is marked like one read: its misses read it alone, not ahead again.
+    for (const id of leftOut) this.warmed.add(id);
     const flips = this.flips;
     for (const [id, versions] of groups) {
       this.store(id, versions);

@@ -142,6 +142,15 @@ const NO_FILES: readonly StoredVersion[] = Object.freeze([]);
 /** Below every table id: where a read of every table's manifests starts. */
 const FIRST_TABLE = 0 as CatalogId;
 
+/** Why a read-ahead passed a table over: its group is in the cache already, or it is left to its own listing. */
+const CACHED = 'cached';
+const LEFT_OUT = 'left out';
+type Passed = typeof CACHED | typeof LEFT_OUT;
+
+/** The groups of the tables a read-ahead left out: their misses read alone, not ahead again. */
+const leftOut = <T>(read: ReadonlyMap<CatalogId, T | Passed>, groupOf: (table: CatalogId) => Group): Group[] =>
+  [...read].filter(([, v]) => v === LEFT_OUT).map(([table]) => groupOf(table));
+
 /**
  * The versions of table `tableId`'s data files, read with those of other small tables (up to
  * LISTING_READ_AHEAD files, whole tables only), all of which go to the cache. Where the read starts is the
@@ -160,10 +169,12 @@ async function smallTablesFrom(view: ReadView, tableId: CatalogId, stats: TableS
   const start = files > MAX_CACHED_GROUP ? undefined : view.readAheadStart(dataFilesOfTable(tableId));
   if (start === undefined) return undefined;
   const from = start === 'first' ? FIRST_TABLE : tableId;
-  // Per table, its files as versions with no end (the ends, few, are read after); null for a table not kept
-  // (too many files, or a manifest in parts: a commit of hundreds of files, which its own listing reads).
-  const added = new Map<CatalogId, ManifestedFile[] | null>();
+  // Per table, its files as versions with no end (the ends, few, are read after), or why it is not kept: it
+  // is cached already, or left out (too many files, or a manifest in parts: a commit of hundreds of files),
+  // which its own listing reads.
+  const added = new Map<CatalogId, ManifestedFile[] | Passed>();
   let read = 0;
+  let seen = 0;
   scan: for await (const batch of view.scanBatches(manifestsFrom(from))) {
     for (const [key, bytes] of batch) {
       const table = manifestTableOf(key);
@@ -173,13 +184,19 @@ async function smallTablesFrom(view: ReadView, tableId: CatalogId, stats: TableS
         if (read >= LISTING_READ_AHEAD) break scan;
         const cached = table !== tableId && view.cached(dataFilesOfTable(table)) !== undefined;
         if (cached && start === 'here') break scan;
-        added.set(table, (files = cached ? null : []));
+        added.set(table, (files = cached ? CACHED : []));
       }
-      if (files === null) continue;
+      // Entries passed over cost their reading too (a table left out may hold a manifest per commit of
+      // millions): past the limit the read stops, without the table it was in.
+      if (++seen > LISTING_READ_AHEAD) {
+        added.delete(table);
+        break scan;
+      }
+      if (!Array.isArray(files)) continue;
       const begin = snapshotId(beginOf(key));
       const manifest = decodeManifest(key, bytes);
       if (manifest.more || files.length + manifest.files.length > MAX_CACHED_GROUP) {
-        added.set(table, null);
+        added.set(table, LEFT_OUT);
         continue;
       }
       for (const file of manifest.files) files.push(new ManifestedFile(table, begin, file, null));
@@ -199,7 +216,7 @@ async function smallTablesFrom(view: ReadView, tableId: CatalogId, stats: TableS
   }
   const groups: [Group, readonly StoredVersion[]][] = [];
   for (const [table, files] of added) {
-    if (files === null) continue;
+    if (!Array.isArray(files)) continue;
     const ends = ended.get(table);
     const versions = ends === undefined ? files : files.map((v) => (ends.has(v.id) ? v.withEnd(ends.get(v.id)!) : v));
     for (const v of versions) Object.freeze(v);
@@ -207,7 +224,7 @@ async function smallTablesFrom(view: ReadView, tableId: CatalogId, stats: TableS
     const inOrder = versions.every((v, i) => i === 0 || versions[i - 1]!.id < v.id);
     groups.push([dataFilesOfTable(table), inOrder ? versions : versions.sort((a, b) => a.id - b.id)]);
   }
-  view.offerReadAhead(dataFilesOfTable(tableId), groups, start, false);
+  view.offerReadAhead(dataFilesOfTable(tableId), groups, start, false, leftOut(added, dataFilesOfTable));
   return groups.find(([g]) => g.fields[0] === tableId)?.[1];
 }
 
@@ -337,8 +354,9 @@ export async function* deleteFilesAt(view: ReadView, at: SnapshotId, tableId: Ca
 async function deleteFilesReadAhead(view: ReadView, tableId: CatalogId): Promise<readonly StoredVersion[] | undefined> {
   const start = view.readAheadStart(deleteFilesOfTable(tableId));
   if (start === undefined) return undefined;
-  const groups = new Map<CatalogId, StoredVersion[] | null>();
+  const groups = new Map<CatalogId, StoredVersion[] | Passed>();
   let read = 0;
+  let seen = 0;
   let cut = false;
   // The read passed the table's place: a table it found nothing of has no delete files.
   let passed = false;
@@ -355,10 +373,16 @@ async function deleteFilesReadAhead(view: ReadView, tableId: CatalogId): Promise
         }
         groups.set(table, (versions = []));
       }
-      if (versions === null) continue;
+      // As smallTablesFrom: entries passed over count too, and a read stopped inside a table has none of it.
+      if (++seen > LISTING_READ_AHEAD) {
+        groups.delete(table);
+        cut = true;
+        break scan;
+      }
+      if (!Array.isArray(versions)) continue;
       // A table this large is left to its own listing, which streams it.
       if (versions.length === MAX_CACHED_GROUP) {
-        groups.set(table, null);
+        groups.set(table, LEFT_OUT);
         continue;
       }
       versions.push(decodeVersion(key, bytes));
@@ -366,12 +390,16 @@ async function deleteFilesReadAhead(view: ReadView, tableId: CatalogId): Promise
     }
   }
   const found: [Group, readonly StoredVersion[]][] = [];
-  for (const [table, versions] of groups) if (versions !== null) found.push([deleteFilesOfTable(table), Object.freeze(versions)]);
+  for (const [table, versions] of groups) if (Array.isArray(versions)) found.push([deleteFilesOfTable(table), Object.freeze(versions)]);
   const whole = !cut && found.length === groups.size;
-  view.offerReadAhead(deleteFilesOfTable(tableId), found, start, whole);
   const own = groups.get(tableId);
-  if (own !== undefined) return own ?? undefined;
-  return passed || !cut ? NO_FILES : undefined;
+  // A table the read found nothing of, having passed its place, has none: kept as such, its next listing
+  // is an answer from memory even where the parent is not held whole.
+  const none = own === undefined && (passed || !cut);
+  if (none) found.push([deleteFilesOfTable(tableId), NO_FILES]);
+  view.offerReadAhead(deleteFilesOfTable(tableId), found, start, whole, leftOut(groups, deleteFilesOfTable));
+  if (none) return NO_FILES;
+  return Array.isArray(own) ? own : undefined;
 }
 
 /** A data file by id, whatever its visibility (a file has exactly one version). */

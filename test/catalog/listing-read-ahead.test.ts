@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { Level } from 'level';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Space } from '../../keys/spaces.js';
+import { MAX_CACHED_GROUP } from '../../src/kv/version-cache.js';
 import type { Catalog } from '../../src/index.js';
 import { openCatalog, steppingClock, tempDir } from '../helpers.js';
 import { propertyRuns } from '../support/property-runs.js';
@@ -36,13 +37,15 @@ function countManifestReads(): () => number {
   return () => count(Space.DataFileManifest);
 }
 
-/** Counts the entries of each space LevelDB hands the catalogs of this process from now on. */
-function countReads(): (space: Space) => number {
+/** Counts the entries of each space LevelDB hands the catalogs of this process from now on (and its iterators, as `iterators`). */
+function countReads(): ((space: Space) => number) & { iterators: () => number } {
   const read = new Map<number, number>();
+  let opened = 0;
   const proto = Level.prototype as unknown as { _iterator: (...a: unknown[]) => { _nextv: (...a: unknown[]) => Promise<Entries> } };
   const original = proto._iterator;
   vi.spyOn(proto, '_iterator').mockImplementation(function (this: unknown, ...args: unknown[]) {
     const it = original.apply(this, args);
+    opened++;
     const nextv = it._nextv.bind(it);
     it._nextv = async (...a: unknown[]) => {
       const entries = await nextv(...a);
@@ -51,7 +54,7 @@ function countReads(): (space: Space) => number {
     };
     return it;
   });
-  return (space) => read.get(space) ?? 0;
+  return Object.assign((space: Space) => read.get(space) ?? 0, { iterators: () => opened });
 }
 
 afterEach(() => {
@@ -300,6 +303,43 @@ describe("delete files' read-ahead", () => {
       }),
       { numRuns: propertyRuns(25) },
     );
+  });
+
+  it('reads a table left out as too large alone, and keeps a table found to have none, whether or not the catalog is held whole', async () => {
+    const dir = await tempDir();
+    const opts = { dir, clock: steppingClock(), checkpointEvery: 0 };
+    let c = await openCatalog(opts);
+    await c.transaction(async (tx) => {
+      for (let t = 0; t < 20; t++) await tx.createTable('main', `t${t}`, COLUMNS);
+    });
+    // t0: more delete files than a cached group holds (one per data file), so no read is ever held whole.
+    const many = MAX_CACHED_GROUP + 4;
+    const ids: number[] = [];
+    await c.transaction(async (tx) => {
+      for (let i = 0; i < many; i++) ids.push(await tx.addDataFile('main', 't0', { path: `t0/f${i}.parquet`, recordCount: 10, fileSizeBytes: 100 }));
+    });
+    await c.transaction(async (tx) => {
+      for (const [i, dataFileId] of ids.entries()) await tx.addDeleteFile('main', 't0', { dataFileId, path: `t0/x${i}.parquet`, deleteCount: 1, fileSizeBytes: 50 });
+    });
+    await c.close();
+    c = await openCatalog(opts);
+    const read = countReads();
+    const r = await c.reader();
+    const deletes = async (t: number) => {
+      const [before, iterators] = [read(Space.DeleteFile), read.iterators()];
+      const n = (await r.deleteFiles('main', `t${t}`)).length;
+      return { n, read: read(Space.DeleteFile) - before, iterators: read.iterators() - iterators };
+    };
+    await deletes(1);
+    await deletes(2);
+    // t10 had none: answered from memory after its first listing, every time.
+    await deletes(10);
+    expect(await deletes(10)).toEqual({ n: 0, read: 0, iterators: 0 });
+    expect(await deletes(10)).toEqual({ n: 0, read: 0, iterators: 0 });
+    // t0 is read by its own listing each time, never ahead first and then again.
+    expect(await deletes(0)).toEqual({ n: many, read: many, iterators: 1 });
+    expect(await deletes(0)).toEqual({ n: many, read: many, iterators: 1 });
+    await r.close();
   });
 
   it('costs the first listings of a catalog without delete files one read, not an iterator each', async () => {

@@ -137,6 +137,18 @@ describe('VersionCache', () => {
     expect(cache.holdsWhole(parent, cache.generation)).toBe(false);
   });
 
+  it('a file group created past the cap under a parent held whole is not kept, and the parent is no longer whole', () => {
+    const cache = new VersionCache(kvSeq(1));
+    const parent = groupId(group(Space.DeleteFile, []));
+    cache.offerReadAhead(parent, [], kvSeq(1), 'first', true);
+    expect(cache.holdsWhole(parent, cache.generation)).toBe(true);
+    const puts = Array.from({ length: MAX_CACHED_GROUP + 1 }, (_, i) => ({ type: 'put' as const, key: encodeKey(Space.DeleteFile, [3, i], 2), value: encodeValue({ end: null }) }));
+    cache.beginApply(puts);
+    cache.endApply(kvSeq(2));
+    expect(cache.get(groupId(group(Space.DeleteFile, [3])), cache.generation)).toBeUndefined();
+    expect(cache.holdsWhole(parent, cache.generation)).toBe(false);
+  });
+
   it('keeps a metadata group however many versions it has', () => {
     const cache = new VersionCache(kvSeq(1));
     const history = Array.from({ length: 10_000 }, (_, i) => version(1, i + 1));
