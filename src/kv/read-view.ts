@@ -21,7 +21,6 @@ export type Db = Level<Uint8Array, Uint8Array>;
 export type FrozenState = ReturnType<Db['snapshot']>;
 
 export type { Range } from './put-set.js';
-export type { ReadAheadStart } from './version-cache.js';
 
 const NO_VERSIONS: readonly StoredVersion[] = Object.freeze([]);
 
