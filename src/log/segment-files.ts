@@ -7,11 +7,27 @@ import * as path from 'node:path';
 import { type KvSeq, kvSeq } from '../../keys/ids.js';
 import { StrataError } from '../errors.js';
 import { decodeEntry, type LogEntry } from './log-entry.js';
-import { allZero, decodeHeader, HEADER_BYTES, type Header, type Segment, SEGMENTS_DIR, segmentFirst } from './segment-file.js';
+import {
+  decodeHead,
+  formatOf,
+  headBytes,
+  readSector,
+  type RecordHead,
+  recordBody,
+  SECTOR_BYTES,
+  type Segment,
+  SEGMENTS_DIR,
+  segmentFirst,
+} from './segment-file.js';
 import type { LockState } from './segment-lock.js';
 
 /** Bytes read at once while scanning a segment's headers. */
 const SCAN_BYTES = 1 << 20;
+/**
+ * Bytes first read past the end of a format-2 segment's records: its space is written ahead of them, so
+ * the file's size does not say where they end, and a look for new records usually finds zeros at once.
+ */
+const FIRST_LOOK_BYTES = 4096;
 /** File descriptors a handle keeps open for reading. */
 const OPEN_SEGMENTS = 8;
 
@@ -46,16 +62,18 @@ export class SegmentFiles {
   async read(seq: KvSeq): Promise<LogEntry | undefined> {
     const at = this.locate(seq);
     if (at === undefined) return undefined;
-    const { seg, fd, header, offset } = at;
-    const body = Buffer.allocUnsafe(header.length);
-    if (fs.readSync(fd, body, 0, header.length, offset + HEADER_BYTES) !== header.length) throw this.corrupt(seq, seg, offset, 'the entry is cut short');
+    const { seg, fd, head, offset } = at;
+    const record = Buffer.allocUnsafe(head.bytes);
+    if (fs.readSync(fd, record, 0, head.bytes, offset) !== head.bytes) throw this.corrupt(seq, seg, offset, 'the entry is cut short');
+    const body = recordBody(seg.format!, record, seq);
+    if (typeof body === 'string') throw this.corrupt(seq, seg, offset, body);
     const entry = decodeEntry(`${this.where(seg, offset)} (log entry ${seq})`, body);
     if (entry.seq !== seq) throw this.corrupt(seq, seg, offset, `the record's entry names entry ${entry.seq}`);
     return entry;
   }
 
   async writtenAt(seq: KvSeq): Promise<number | undefined> {
-    return this.locate(seq)?.header.writtenAt;
+    return this.locate(seq)?.head.writtenAt;
   }
 
   async *readAfter(seq: KvSeq): AsyncGenerator<LogEntry> {
@@ -94,7 +112,7 @@ export class SegmentFiles {
    * The record of entry `seq`: undefined when the log ends before it. A segment boundary that skips numbers,
    * or a torn record with a segment after it, is CORRUPT naming the first entry missing.
    */
-  locate(seq: KvSeq): { seg: Segment; fd: number; header: Header; offset: number } | undefined {
+  locate(seq: KvSeq): { seg: Segment; fd: number; head: RecordHead; offset: number } | undefined {
     if (seq < 1) return undefined;
     if (this.segments.length === 0) this.list();
     for (let tries = 0; ; tries++) {
@@ -109,11 +127,11 @@ export class SegmentFiles {
       if (index >= seg.offsets.length) this.scan(seg, fd);
       if (index < seg.offsets.length) {
         const offset = seg.offsets[index]!;
-        const b = Buffer.allocUnsafe(HEADER_BYTES);
-        const header = fs.readSync(fd, b, 0, HEADER_BYTES, offset) === HEADER_BYTES ? decodeHeader(b, 0) : undefined;
-        if (header?.seq === seq) return { seg, fd, header, offset };
+        const b = Buffer.allocUnsafe(headBytes(seg.format!));
+        const head = fs.readSync(fd, b, 0, b.length, offset) === b.length ? decodeHead(seg.format!, b, 0) : undefined;
+        if (head?.seq === seq) return { seg, fd, head, offset };
         // The segment changed under its offsets (replaced by compaction, or damaged): read it once more.
-        if (tries > 0) throw this.corrupt(seq, seg, offset, header === undefined ? 'its header fails its checksum' : `the record there names entry ${header.seq}`);
+        if (tries > 0) throw this.corrupt(seq, seg, offset, head === undefined ? 'its header fails its checksum' : `the record there names entry ${head.seq}`);
         this.reset(seg);
         continue;
       }
@@ -168,7 +186,7 @@ export class SegmentFiles {
       const first = segmentFirst(name);
       if (first === undefined) continue;
       // Stryker disable next-line ArrayDeclaration,BooleanLiteral: fd() resets a segment whose inode it has not seen, before anything reads these
-      segs.push(known.get(name) ?? { first: kvSeq(first), name, ino: undefined, offsets: [], end: 0, torn: false });
+      segs.push(known.get(name) ?? { first: kvSeq(first), name, ino: undefined, format: undefined, offsets: [], end: 0, torn: false });
     }
     this.segments = segs.sort((a, b) => a.first - b.first);
   }
@@ -214,49 +232,138 @@ export class SegmentFiles {
   }
 
   reset(seg: Segment): void {
+    seg.format = undefined;
     seg.offsets = [];
     seg.end = 0;
     // Stryker disable next-line BooleanLiteral: whatever reads `torn` after a reset scans first, and the scan sets it
     seg.torn = false;
   }
 
-  /** Reads headers from `seg.end` to the end of the file: records complete so far, then a torn tail or nothing. */
+  /**
+   * Reads records from `seg.end` on: those complete so far, then a torn record or nothing. Of format 2, a
+   * record is torn when one of its sectors is zeros (not written yet, or never: a crash); the records end at
+   * a sector of zeros where the next would begin.
+   */
   scan(seg: Segment, fd: number): void {
+    seg.torn = false;
+    if (seg.format === undefined) {
+      const first = Buffer.alloc(4);
+      fs.readSync(fd, first, 0, 4, 0);
+      seg.format = formatOf(first);
+    }
+    if (seg.format === 1) this.scanHeaders(seg, fd);
+    else this.scanSectors(seg, fd);
+  }
+
+  private scanSectors(seg: Segment, fd: number): void {
+    let buf = Buffer.allocUnsafe(0);
+    let bufAt = seg.end;
+    /** `bytes` from `pos` in `buf`, read when not there yet (past the file's end: fewer, read as zeros). */
+    const cover = (pos: number, bytes: number) => {
+      if (pos + bytes <= bufAt + buf.length) return;
+      buf = Buffer.allocUnsafe(Math.max(bytes, buf.length === 0 ? FIRST_LOOK_BYTES : Math.min(SCAN_BYTES, buf.length * 4)));
+      bufAt = pos;
+      buf = buf.subarray(0, fs.readSync(fd, buf, 0, buf.length, pos));
+    };
+    for (;;) {
+      const pos = seg.end;
+      const expected = seg.first + seg.offsets.length;
+      cover(pos, SECTOR_BYTES);
+      const first = readSector(buf, pos - bufAt);
+      if (first === 'zeros') return;
+      if (first === 'short') {
+        seg.torn = true;
+        return;
+      }
+      if (first === 'bad') throw this.corrupt(kvSeq(expected), seg, pos, 'its first sector fails its checksum');
+      if (first.seq !== expected) {
+        throw first.seq > expected ? this.missing(kvSeq(expected), seg, pos) : this.corrupt(kvSeq(expected), seg, pos, `the record there names entry ${first.seq}`);
+      }
+      if (first.index !== 0) throw this.corrupt(kvSeq(expected), seg, pos, `its first sector is sector ${first.index} of ${first.count}`);
+      const bytes = first.count * SECTOR_BYTES;
+      cover(pos, bytes);
+      for (let i = 1; i < first.count; i++) {
+        const s = readSector(buf, pos - bufAt + i * SECTOR_BYTES);
+        if (s === 'zeros' || s === 'short') {
+          seg.torn = true;
+          continue;
+        }
+        if (s === 'bad') throw this.corrupt(kvSeq(expected), seg, pos, `its sector ${i} fails its checksum`);
+        if (s.seq !== expected || s.index !== i || s.count !== first.count) {
+          throw this.corrupt(kvSeq(expected), seg, pos, `its sector ${i} names sector ${s.index} of ${s.count} of entry ${s.seq}`);
+        }
+      }
+      if (seg.torn) return;
+      seg.offsets.push(pos);
+      seg.end = pos + bytes;
+    }
+  }
+
+  /**
+   * For the writer that opens the tail: what lies past the records of format-2 `seg` (scanned) must be
+   * zeros, or sectors of entries after them — what a crash left of appends whose sectors did not all land,
+   * the first perhaps not at all. Returns whether there are any such sectors: they are to be cut. A sector
+   * that is neither, or names an entry before, is CORRUPT.
+   */
+  leftovers(seg: Segment, fd: number): boolean {
+    const size = fs.fstatSync(fd).size;
+    const next = seg.first + seg.offsets.length;
+    let found = false;
+    const b = Buffer.allocUnsafe(SCAN_BYTES);
+    for (let at = seg.end; at < size; at += b.length) {
+      const n = fs.readSync(fd, b, 0, Math.min(b.length, size - at), at);
+      for (let i = 0; i < n; i += SECTOR_BYTES) {
+        const s = readSector(b.subarray(0, n), i);
+        if (s === 'zeros') continue;
+        if (s === 'short') {
+          found = true;
+          continue;
+        }
+        if (s === 'bad' || s.seq < next) {
+          throw this.corrupt(kvSeq(next), seg, at + i, `past the last record, a sector ${s === 'bad' ? 'fails its checksum' : `names entry ${s.seq}`}`);
+        }
+        found = true;
+      }
+    }
+    return found;
+  }
+
+  /** Format 1: reads headers from `seg.end` to the end of the file: records complete so far, then a torn tail or nothing. */
+  private scanHeaders(seg: Segment, fd: number): void {
     const size = fs.fstatSync(fd).size;
     let buf = Buffer.allocUnsafe(0);
     let bufAt = 0;
-    seg.torn = false;
     while (seg.end < size) {
       const pos = seg.end;
-      if (pos + HEADER_BYTES > bufAt + buf.length) {
+      if (pos + headBytes(1) > bufAt + buf.length) {
         // Stryker disable next-line MethodExpression,ArithmeticOperator: a read past the end returns what is there; the buffer's size sets only how often the scan reads
         const n = Math.min(SCAN_BYTES, size - pos);
         buf = Buffer.allocUnsafe(n);
         bufAt = pos;
         buf = buf.subarray(0, fs.readSync(fd, buf, 0, n, pos));
-        if (buf.length < HEADER_BYTES) {
+        if (buf.length < headBytes(1)) {
           seg.torn = true; // a prefix of a header
           return;
         }
       }
       const expected = seg.first + seg.offsets.length;
-      const header = decodeHeader(buf, pos - bufAt);
-      if (header === undefined) {
+      const head = decodeHead(1, buf, pos - bufAt);
+      if (head === undefined) {
         if (this.zerosFrom(fd, pos, size)) {
           seg.torn = true;
           return;
         }
         throw this.corrupt(kvSeq(expected), seg, pos, 'its header fails its checksum');
       }
-      if (header.seq !== expected) {
-        throw header.seq > expected ? this.missing(kvSeq(expected), seg, pos) : this.corrupt(kvSeq(expected), seg, pos, `the record there names entry ${header.seq}`);
+      if (head.seq !== expected) {
+        throw head.seq > expected ? this.missing(kvSeq(expected), seg, pos) : this.corrupt(kvSeq(expected), seg, pos, `the record there names entry ${head.seq}`);
       }
-      if (pos + HEADER_BYTES + header.length > size) {
+      if (pos + head.bytes > size) {
         seg.torn = true; // the segment ends inside the entry
         return;
       }
       seg.offsets.push(pos);
-      seg.end = pos + HEADER_BYTES + header.length;
+      seg.end = pos + head.bytes;
     }
   }
 
@@ -266,7 +373,7 @@ export class SegmentFiles {
     for (let at = from; at < size; at += b.length) {
       // Stryker disable next-line ArithmeticOperator: asking for more than is left to the end reads what is left
       const n = fs.readSync(fd, b, 0, Math.min(b.length, size - at), at);
-      if (!allZero(b.subarray(0, n))) return false;
+      if (!b.subarray(0, n).every((x) => x === 0)) return false;
     }
     return true;
   }

@@ -4,18 +4,19 @@
 // is this layout's create-if-absent: a writer appends entry N only if the log ends at N-1 under the lock. A
 // durable append costs one fdatasync, where a new object costs two syncs (its data, then its directory).
 //
-//   segments/<first seq, 20 digits>.seg   records [header][entry], first seq ascending, no gaps
+//   segments/<first seq, 20 digits>.seg   records, first seq ascending, no gaps (segment-file.ts: sectors that
+//                                         each name their record and carry a CRC; old segments: header + entry)
 //   segments/LOCK                         flock'ed by appenders; holds a generation that moves whenever a
 //                                         segment is created or replaced, so a writer knows to look again
-//   header: [u32 entry bytes][f64 seq][f64 written at, ms][u32 CRC-32 of the 20 bytes before]
-//   entry:  log-entry.ts's checksummed frame, which names its own seq
 //
-// A torn tail — what a crash leaves of an append: a prefix of the last record, or zeros where the file grew
-// before the data landed — is not an entry: readers stop before it and the next lock holder cuts it off.
-// Anything else that fails a check, at the tail too, is CORRUPT naming the entry: a header that fails its own
-// CRC (so a damaged length cannot pass for a prefix), a complete entry whose frame fails, a record naming
-// another seq. Entry 1 has a segment of its own; later segments roll past `rollBytes`, and are written whole
-// to a temporary name and linked into place, so a segment never exists without its first record.
+// Space is written as zeros ahead of the records (decision 0051), so a durable append syncs bytes the file
+// already has. A torn record — what a crash leaves of an append: some of its sectors written, the others
+// zeros, or the file ending inside it — is not an entry: readers stop before it, and the next lock holder
+// cuts it off, with whatever sectors of later appends a crash left past it. Anything else that fails a check,
+// at the tail too, is CORRUPT naming the entry: a sector that fails its CRC (no single flipped bit makes a
+// written sector zeros, so damage never passes for a crash), a record naming another seq, a complete entry
+// whose frame fails. Entry 1 has a segment of its own; later segments roll past `rollBytes`, and are written
+// whole to a temporary name and linked into place, so a segment never exists without its first record.
 // Log compaction replaces each segment a checkpoint covers by one of stubs, under the lock.
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -27,13 +28,20 @@ import { Checkpoints } from './checkpoint.js';
 import type { AppendOptions, CommitLog } from './commit-log.js';
 import { compactedThrough, markCompacted } from './compaction-marks.js';
 import { decodeEntry, type LogEntry } from './log-entry.js';
-import { decodeHeader, encodeRecord, HEADER_BYTES, type Segment, SEGMENTS_DIR, segmentName } from './segment-file.js';
+import { decodeHead, encodeRecord, recordBody, type Segment, SEGMENTS_DIR, segmentName } from './segment-file.js';
 import { SegmentFiles } from './segment-files.js';
 import { AppendLock } from './segment-lock.js';
 
 const TMP_PREFIX = 'tmp-';
 /** Segments roll past this size (64 MiB): big enough that rolls are rare, small enough to scan on open. */
 const DEFAULT_ROLL_BYTES = 64 << 20;
+/**
+ * Space written (as zeros) ahead of the records at a time: a sync of a record written over it does not
+ * grow the file, so it need not commit the file system's journal (decision 0051). A record this big or
+ * bigger is written past the end instead: its own bytes cost more than the journal.
+ */
+const AHEAD_BYTES = 1 << 20;
+const AHEAD = Buffer.alloc(AHEAD_BYTES);
 
 // Looked up on each call (not promisified once), so a test's fault-injecting file system sees every sync.
 const fdatasync = (fd: number) => new Promise<void>((resolve, reject) => fs.fdatasync(fd, (e) => (e ? reject(e) : resolve())));
@@ -98,7 +106,8 @@ export class SegmentLog implements CommitLog {
         throw new StrataError('CORRUPT', `log entry ${entry.seq} cannot be appended to ${this.description}: the log ends at entry ${head}, and no writer may leave a gap`);
       }
       const t = this.tail;
-      if (t === undefined || t.seg.first === 1 || t.seg.end >= this.rollBytes) await this.roll(record, entry.seq);
+      // A segment of the old format is not appended to: the next record begins one of the current format.
+      if (t === undefined || t.seg.first === 1 || t.seg.format === 1 || t.seg.end >= this.rollBytes) await this.roll(record, entry.seq);
       else await this.write(t.seg, t.fd, record, opts.overlap === true);
       this.lock.announce(entry.seq);
       return true;
@@ -124,6 +133,7 @@ export class SegmentLog implements CommitLog {
    */
   private async write(seg: Segment, fd: number, record: Buffer, overlap: boolean): Promise<void> {
     try {
+      writeAhead(fd, seg.end, record.length, this.rollBytes);
       for (let done = 0; done < record.length; ) done += fs.writeSync(fd, record, done, record.length - done, seg.end + done);
       if (this.sync && overlap) await fdatasync(fd);
       else if (this.sync) fs.fdatasyncSync(fd);
@@ -149,9 +159,14 @@ export class SegmentLog implements CommitLog {
     const name = segmentName(seq);
     let linked = false;
     try {
-      if (this.tail !== undefined) await fdatasync(this.tail.fd);
+      if (this.tail !== undefined) {
+        // What was written ahead of its records is not needed any more; a crash that keeps it leaves zeros.
+        fs.ftruncateSync(this.tail.fd, this.tail.seg.end);
+        await fdatasync(this.tail.fd);
+      }
       const fd = fs.openSync(tmp, 'wx');
       try {
+        writeAhead(fd, 0, record.length, this.rollBytes);
         for (let done = 0; done < record.length; ) done += fs.writeSync(fd, record, done, record.length - done, done);
         await fdatasync(fd);
       } finally {
@@ -188,16 +203,18 @@ export class SegmentLog implements CommitLog {
     if (this.tail === undefined || this.tail.generation !== generation) this.openTail();
     const t = this.tail;
     if (t === undefined) return kvSeq(0);
-    const size = fs.fstatSync(t.fd).size;
-    if (size < t.seg.end) this.files.reset(t.seg); // cut short behind our back: read it again from the start
-    if (size !== t.seg.end || t.seg.torn) this.files.scan(t.seg, t.fd);
-    if (t.seg.torn) {
-      fs.ftruncateSync(t.fd, t.seg.end);
-      if (this.sync) fs.fdatasyncSync(t.fd);
-      // Stryker disable next-line BooleanLiteral: left set, it makes the next append scan again, which clears it
-      t.seg.torn = false;
-    }
+    if (fs.fstatSync(t.fd).size < t.seg.end) this.files.reset(t.seg); // cut short behind our back: read it again from the start
+    this.files.scan(t.seg, t.fd);
+    if (t.seg.torn) this.cut(t);
     return kvSeq(t.seg.first + t.seg.offsets.length - 1);
+  }
+
+  /** Cuts off what follows the tail's records: a torn record, and what a crash left past it. */
+  private cut(t: { seg: Segment; fd: number }): void {
+    fs.ftruncateSync(t.fd, t.seg.end);
+    if (this.sync) fs.fdatasyncSync(t.fd);
+    // Stryker disable next-line BooleanLiteral: left set, it makes the next append scan again, which clears it
+    t.seg.torn = false;
   }
 
   /** Opens the newest segment for appending (none: an empty log), clearing temporary files crashed writers left. */
@@ -218,6 +235,8 @@ export class SegmentLog implements CommitLog {
     seg.ino = ino;
     this.files.scan(seg, fd);
     this.tail = { seg, fd, generation: this.lock.generation() };
+    // Sectors of an append a crash cut short may lie past a sector of zeros, where scans stop.
+    if (seg.torn || (seg.format === 2 && this.files.leftovers(seg, fd))) this.cut(this.tail);
   }
 
   private async takeLock(): Promise<void> {
@@ -255,14 +274,17 @@ export class SegmentLog implements CommitLog {
     const parts: Buffer[] = [];
     for (const [i, offset] of seg.offsets.entries()) {
       const seq = kvSeq(seg.first + i);
-      const header = decodeHeader(whole, offset)!; // scanned under this lock: sound
-      const raw = whole.subarray(offset, offset + HEADER_BYTES + header.length);
-      if (seq < from || seq > through) {
-        parts.push(raw);
-        continue;
+      const raw = whole.subarray(offset, seg.offsets[i + 1] ?? seg.end);
+      const where = `${this.files.where(seg, offset)} (log entry ${seq})`;
+      const head = decodeHead(seg.format!, raw, 0);
+      const body = head === undefined ? `its ${seg.format === 1 ? 'header' : 'first sector'} fails its checksum` : recordBody(seg.format!, raw, seq);
+      if (typeof body === 'string') {
+        throw new StrataError('CORRUPT', `${where} cannot be read: ${body}. The store's log is damaged: restore it from a backup (strata verify lists what else is damaged)`);
       }
-      const entry = decodeEntry(`${this.files.where(seg, offset)} (log entry ${seq})`, raw.subarray(HEADER_BYTES));
-      parts.push(entry.kind === 'stub' ? raw : encodeRecord({ ...entry, kind: 'stub', epoch: 0, snapshots: [], mutations: [] }, header.writtenAt));
+      const entry = decodeEntry(where, body);
+      const keep = seq < from || seq > through || entry.kind === 'stub';
+      // Rewritten in the current format: a segment holds records of one.
+      parts.push(seg.format === 2 && keep ? raw : encodeRecord(keep ? entry : { ...entry, kind: 'stub', epoch: 0, snapshots: [], mutations: [] }, head!.writtenAt));
     }
     const tmp = path.join(this.dir, `${TMP_PREFIX}${randomBytes(8).toString('hex')}`);
     try {
@@ -294,6 +316,17 @@ export class SegmentLog implements CommitLog {
     this.tail = undefined;
     this.lock.close();
   }
+}
+
+/**
+ * Writes zeros ahead of a record of `bytes` about to go at `end` of `fd`, unless the file has room already:
+ * as far as the segment will grow before it rolls, at most AHEAD_BYTES.
+ */
+function writeAhead(fd: number, end: number, bytes: number, rollBytes: number): void {
+  const size = fs.fstatSync(fd).size;
+  const to = Math.min(end + AHEAD_BYTES, rollBytes);
+  if (end + bytes <= size || to <= end + bytes) return;
+  for (let at = size; at < to; ) at += fs.writeSync(fd, AHEAD, 0, to - at, at);
 }
 
 async function syncDir(dir: string): Promise<void> {

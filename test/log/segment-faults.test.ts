@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { kvSeq } from '../../keys/ids.js';
 import { isStrataError } from '../../src/errors.js';
 import { crc32 } from 'node:zlib';
-import { HEADER_BYTES, SEGMENTS_DIR, segmentName } from '../../src/log/segment-file.js';
+import { encodeRecord, SECTOR_BYTES, SEGMENTS_DIR, segmentName } from '../../src/log/segment-file.js';
 import { SegmentLog } from '../../src/log/segment-log.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { injectFsFaults } from '../support/faulty-fs.js';
@@ -173,14 +173,14 @@ describe('a record that reads otherwise than when its segment was scanned', () =
   const alterHeader = (times: number, change: (header: Buffer) => void) => {
     let left = times;
     rewrite = (bytes) => {
-      if (left === 0 || bytes.length !== HEADER_BYTES || bytes.readDoubleBE(4) !== 3) return;
+      if (left === 0 || bytes.length !== SECTOR_BYTES || bytes.readDoubleBE(4) !== 3) return;
       left--;
       change(bytes);
     };
   };
   const namingEntry2 = (header: Buffer) => {
     header.writeDoubleBE(2, 4);
-    header.writeUInt32BE(crc32(header.subarray(0, 20)), 20);
+    header.writeUInt32BE(crc32(header.subarray(24), crc32(header.subarray(0, 20))), 20);
   };
 
   it('is read again once (the segment may have been replaced), and read whole if it then reads as scanned', async () => {
@@ -245,7 +245,11 @@ describe('the sync of a torn tail cut off', () => {
       const log = new SegmentLog(new DirectoryStore(root, { sync }), root, { sync });
       for (let s = 1; s <= 2; s++) expect(await log.append(entry(s))).toBe(true);
       log.close();
-      fs.appendFileSync(span(root, 2).file, Buffer.alloc(100));
+      // The first of two sectors of an append of entry 3 a crash cut short.
+      const last = span(root, 2);
+      const fd = fs.openSync(last.file, 'r+');
+      fs.writeSync(fd, encodeRecord(entry(3, 700), Date.now()), 0, SECTOR_BYTES, last.offset + last.length);
+      fs.closeSync(fd);
       const writer = new SegmentLog(new DirectoryStore(root, { sync }), root, { sync });
       const counts = [];
       for (const s of [3, 4]) {

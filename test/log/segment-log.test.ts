@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { kvSeq } from '../../keys/ids.js';
 import { isStrataError } from '../../src/errors.js';
-import { HEADER_BYTES, SEGMENTS_DIR } from '../../src/log/segment-file.js';
+import { SECTOR_BYTES, SEGMENTS_DIR } from '../../src/log/segment-file.js';
 import { entry, span, splice } from '../support/segments.js';
 import { SegmentLog } from '../../src/log/segment-log.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
@@ -58,6 +58,9 @@ for (const [name, wrap] of Object.entries(passThroughDoubles)) {
 }
 
 
+/** Whether the file holds only zeros from `offset` on. */
+const zerosFrom = (file: string, offset: number) => fs.readFileSync(file).subarray(offset).every((b) => b === 0);
+
 async function appendAll(log: SegmentLog, from: number, to: number): Promise<void> {
   for (let s = from; s <= to; s++) expect(await log.append(entry(s))).toBe(true);
 }
@@ -71,10 +74,11 @@ describe('the segment layout', () => {
   it('a torn tail — any prefix of the last record — is not an entry to any reader, and the next lock holder cuts it off', async () => {
     const root = await tempDir();
     const log = new SegmentLog(new DirectoryStore(root), root);
-    await appendAll(log, 1, 4);
+    await appendAll(log, 1, 3);
+    expect(await log.append(entry(4, 1500))).toBe(true); // four sectors
     const last = span(root, kvSeq(4));
     const whole = fs.readFileSync(last.file);
-    for (const keep of [1, 10, HEADER_BYTES - 1, HEADER_BYTES, HEADER_BYTES + 5, last.length - 1]) {
+    for (const keep of [1, 10, SECTOR_BYTES - 1, SECTOR_BYTES, SECTOR_BYTES + 5, last.length - 1]) {
       fs.writeFileSync(last.file, whole.subarray(0, last.offset + keep));
       const reader = new SegmentLog(new DirectoryStore(root), root);
       expect(await reader.read(kvSeq(4)), `keep ${keep}`).toBeUndefined();
@@ -84,38 +88,44 @@ describe('the segment layout', () => {
       const e4 = entry(4);
       expect(await writer.append(e4)).toBe(true);
       expect((await reader.read(kvSeq(4)))!.txn).toBe(e4.txn);
-      expect(fs.statSync(last.file).size).toBe(last.offset + span(root, kvSeq(4)).length);
+      expect(zerosFrom(last.file, last.offset + span(root, kvSeq(4)).length), `keep ${keep}`).toBe(true);
       writer.close();
       reader.close();
       fs.writeFileSync(last.file, whole);
     }
   });
 
-  it('zeros where the file grew before the data landed are a torn tail; anything else after the last record is CORRUPT', async () => {
+  it('the space written ahead of the records is the end of the log; anything but zeros there is CORRUPT, and so is a damaged last record', async () => {
     const root = await tempDir();
     const log = new SegmentLog(new DirectoryStore(root), root);
     await appendAll(log, 1, 3);
     const last = span(root, kvSeq(3));
     const whole = fs.readFileSync(last.file);
-    fs.writeFileSync(last.file, Buffer.concat([whole, Buffer.alloc(4096)]));
+    expect(whole.length).toBeGreaterThan(last.offset + last.length + 4096); // written ahead
+    expect(zerosFrom(last.file, last.offset + last.length)).toBe(true);
     const reader = new SegmentLog(new DirectoryStore(root), root);
     expect(await reader.head(kvSeq(0))).toBe(3);
     expect(await reader.read(kvSeq(4))).toBeUndefined();
-    // A complete header followed by garbage, or garbage where a header belongs: damage, not a crash.
-    const junk = Buffer.alloc(64, 0xab);
-    fs.writeFileSync(last.file, Buffer.concat([whole, junk]));
-    corrupt(await new SegmentLog(new DirectoryStore(root), root).head(kvSeq(0)).catch((e: unknown) => e), 4);
-    corrupt(await new SegmentLog(new DirectoryStore(root), root).append(entry(4)).catch((e: unknown) => e), 4);
+    // Garbage where the next record would begin, or further on: damage, not a crash.
+    for (const at of [0, 3 * SECTOR_BYTES + 7]) {
+      const junk = Buffer.from(whole);
+      junk.fill(0xab, last.offset + last.length + at, last.offset + last.length + at + 64);
+      fs.writeFileSync(last.file, junk);
+      if (at === 0) corrupt(await new SegmentLog(new DirectoryStore(root), root).head(kvSeq(0)).catch((e: unknown) => e), 4);
+      corrupt(await new SegmentLog(new DirectoryStore(root), root).append(entry(4)).catch((e: unknown) => e), 4);
+    }
     // A complete last record whose entry fails its checksum is CORRUPT too, never cut off.
     const flipped = Buffer.from(whole);
-    flipped[last.offset + last.length - 1]! ^= 0x40;
+    flipped[last.offset + 100]! ^= 0x40;
     fs.writeFileSync(last.file, flipped);
     corrupt(await new SegmentLog(new DirectoryStore(root), root).read(kvSeq(3)).catch((e: unknown) => e), 3);
-    // A header whose length was damaged (so that the record would seem to run past the end) fails its own CRC.
+    corrupt(await new SegmentLog(new DirectoryStore(root), root).append(entry(4)).catch((e: unknown) => e), 3);
+    // A sector count that was damaged (so that the record would seem to run on into zeros) fails the sector's CRC.
     const longer = Buffer.from(whole);
-    longer.writeUInt32BE(longer.readUInt32BE(last.offset) + 1000, last.offset);
+    longer.writeUInt32BE(longer.readUInt32BE(last.offset + 16) + 1, last.offset + 16);
     fs.writeFileSync(last.file, longer);
     corrupt(await new SegmentLog(new DirectoryStore(root), root).read(kvSeq(3)).catch((e: unknown) => e), 3);
+    corrupt(await new SegmentLog(new DirectoryStore(root), root).append(entry(4)).catch((e: unknown) => e), 3);
   });
 
   it('rolls to a new segment past rollBytes, entry 1 alone in the first; a missing segment is a gap naming its first entry', async () => {
@@ -126,7 +136,8 @@ describe('the segment layout', () => {
     expect(names[0]).toBe('00000000000000000001.seg');
     expect(names[1]).toBe('00000000000000000002.seg');
     expect(names.length).toBeGreaterThan(3);
-    for (const n of names.slice(1, -1)) expect(fs.statSync(path.join(root, SEGMENTS_DIR, n)).size).toBeLessThan(2000 + 200);
+    // Rolled segments keep nothing of the space written ahead: they end with their last record.
+    for (const n of names.slice(1, -1)) expect(fs.statSync(path.join(root, SEGMENTS_DIR, n)).size).toBeLessThan(2000 + SECTOR_BYTES);
     const other = new SegmentLog(new DirectoryStore(root), root, { rollBytes: 2000 });
     expect(await other.head(kvSeq(0))).toBe(40);
     for (let s = 1; s <= 40; s++) expect((await other.read(kvSeq(s)))!.seq).toBe(s);
@@ -141,7 +152,7 @@ describe('the segment layout', () => {
     const root = await tempDir();
     const a = new SegmentLog(new DirectoryStore(root), root, { rollBytes: 1500 });
     const b = new SegmentLog(new DirectoryStore(root), root, { rollBytes: 1500 });
-    await appendAll(a, 1, 30);
+    for (let s = 1; s <= 30; s++) expect(await a.append(entry(s, 1000))).toBe(true); // three sectors each; a stub takes one
     for (let s = 1; s <= 30; s++) expect((await b.read(kvSeq(s)))!.kind).toBe('commit');
     const before = fs.readdirSync(path.join(root, SEGMENTS_DIR)).filter((n) => n.endsWith('.seg')).reduce((n, f) => n + fs.statSync(path.join(root, SEGMENTS_DIR, f)).size, 0);
     await a.compact(kvSeq(25));

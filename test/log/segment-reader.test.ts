@@ -5,15 +5,14 @@
 // many segments it reads.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { kvSeq } from '../../keys/ids.js';
 import { isStrataError } from '../../src/errors.js';
-import { encodeRecord, HEADER_BYTES, SEGMENTS_DIR, segmentName } from '../../src/log/segment-file.js';
+import { encodeRecord, SECTOR_BYTES, SEGMENTS_DIR, segmentName } from '../../src/log/segment-file.js';
 import { SegmentLog, type SegmentLogOptions } from '../../src/log/segment-log.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { tempDir } from '../helpers.js';
-import { entry, span, splice } from '../support/segments.js';
+import { entry, restamp, span, splice } from '../support/segments.js';
 
 const open = (root: string, opts?: SegmentLogOptions) => new SegmentLog(new DirectoryStore(root), root, opts);
 
@@ -43,20 +42,18 @@ const openFds = () => fs.readdirSync('/proc/self/fd').length;
 describe('a segment reader whose files changed', () => {
   it('a record cut short after the reader found it is damage, not the end of the log', async () => {
     const root = await tempDir();
-    (await logOf(root, [40, 40, 40])).close();
+    (await logOf(root, [40, 40, 700])).close();
     const reader = open(root);
     expect(await reader.head(kvSeq(0))).toBe(3);
     const third = span(root, 3);
-    fs.truncateSync(third.file, third.offset + HEADER_BYTES + 5);
+    fs.truncateSync(third.file, third.offset + SECTOR_BYTES + 5);
     expect(await refusal(reader.read(kvSeq(3)), 'CORRUPT')).toBe(`${at(3, third.offset, reader)} cannot be read: the entry is cut short. ${DAMAGED}`);
   });
 
   it('a record whose header names its entry but whose frame holds another is damage naming both', async () => {
     const root = await tempDir();
     (await logOf(root, [40, 40, 40])).close();
-    const record = encodeRecord(entry(3), Date.now());
-    record.writeDoubleBE(2, 4);
-    record.writeUInt32BE(crc32(record.subarray(0, 20)), 20);
+    const record = restamp(encodeRecord(entry(3), Date.now()), 2);
     const second = span(root, 2);
     splice(second, record);
     const reader = open(root);

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { kvSeq } from '../../keys/ids.js';
 import { isStrataError } from '../../src/errors.js';
-import { HEADER_BYTES, SEGMENTS_DIR, segmentFirst, segmentName } from '../../src/log/segment-file.js';
+import { encodeRecord, SECTOR_BYTES, SEGMENTS_DIR, segmentFirst, segmentName } from '../../src/log/segment-file.js';
 import { SegmentLog, type SegmentLogOptions } from '../../src/log/segment-log.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { tempDir } from '../helpers.js';
@@ -19,6 +19,16 @@ async function logOf(root: string, sizes: number[], opts?: SegmentLogOptions): P
   const log = open(root, opts);
   for (const [i, bytes] of sizes.entries()) expect(await log.append(entry(i + 1, bytes))).toBe(true);
   return log;
+}
+
+/** Whether the file holds only zeros from `offset` on. */
+const zerosFrom = (file: string, offset: number) => fs.readFileSync(file).subarray(offset).every((b) => b === 0);
+
+/** Writes `bytes` right after the record `s`, over the zeros written ahead. */
+function overwriteAfter(s: { file: string; offset: number; length: number }, bytes: Buffer): void {
+  const fd = fs.openSync(s.file, 'r+');
+  fs.writeSync(fd, bytes, 0, bytes.length, s.offset + s.length);
+  fs.closeSync(fd);
 }
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -38,19 +48,85 @@ describe('segment recovery', () => {
     const writer = open(root);
     const e3 = entry(3, 10);
     expect(await writer.append(e3)).toBe(true);
-    expect(fs.statSync(torn.file).size).toBe(torn.offset + span(root, 3).length);
+    expect(zerosFrom(torn.file, torn.offset + span(root, 3).length)).toBe(true);
     expect((await open(root).read(kvSeq(3)))!.txn).toBe(e3.txn);
     expect(await open(root).head(kvSeq(0))).toBe(3);
   });
 
-  it('the next writer cuts off zeros where the file grew, and its record is followed by nothing', async () => {
+  it('the next writer cuts off the sectors of an append whose first sector never landed, and its record is followed by zeros', async () => {
     const root = await tempDir();
     (await logOf(root, [40, 40])).close();
     const last = span(root, 2);
-    fs.appendFileSync(last.file, Buffer.alloc(8192));
-    const writer = open(root);
-    expect(await writer.append(entry(3, 10))).toBe(true);
-    expect(fs.statSync(last.file).size).toBe(span(root, 3).offset + span(root, 3).length);
+    const end = last.offset + last.length;
+    const lost = encodeRecord(entry(3, 1500), Date.now()); // four sectors: the first stays zeros
+    const b = fs.readFileSync(last.file);
+    lost.copy(b, end + SECTOR_BYTES, SECTOR_BYTES);
+    fs.writeFileSync(last.file, b);
+    expect(await open(root).head(kvSeq(0))).toBe(2);
+    const e3 = entry(3, 10);
+    expect(await open(root).append(e3)).toBe(true);
+    expect(zerosFrom(last.file, span(root, 3).offset + span(root, 3).length)).toBe(true);
+    expect((await open(root).read(kvSeq(3)))!.txn).toBe(e3.txn);
+    expect(await open(root).head(kvSeq(0))).toBe(3);
+  });
+
+  it('a crash after any subset of an append\'s sectors, written in any order, leaves a log that opens: the entry whole, or cut', async () => {
+    const root = await tempDir();
+    (await logOf(root, [40, 40])).close();
+    const last = span(root, 2);
+    const end = last.offset + last.length;
+    const before = fs.readFileSync(last.file);
+    const lost = entry(3, 1500);
+    const record = encodeRecord(lost, Date.now());
+    const sectors = record.length / SECTOR_BYTES;
+    expect(sectors).toBe(4);
+    for (let landed = 0; landed < 1 << sectors; landed++) {
+      const b = Buffer.from(before);
+      for (let i = 0; i < sectors; i++) if (landed & (1 << i)) record.copy(b, end + i * SECTOR_BYTES, i * SECTOR_BYTES, (i + 1) * SECTOR_BYTES);
+      fs.writeFileSync(last.file, b);
+      const whole = landed === (1 << sectors) - 1;
+      const first = open(root);
+      expect(await first.head(kvSeq(0)), `sectors ${landed.toString(2)}`).toBe(whole ? 3 : 2);
+      first.close();
+      const writer = open(root);
+      expect(await writer.append(entry(3, 10)), `sectors ${landed.toString(2)}`).toBe(!whole);
+      expect(await writer.append(entry(4, 10))).toBe(true);
+      writer.close();
+      const reader = open(root);
+      expect(await reader.head(kvSeq(0))).toBe(4);
+      if (whole) expect((await reader.read(kvSeq(3)))!.txn).toBe(lost.txn);
+      reader.close();
+      const after = span(root, 4);
+      expect(zerosFrom(last.file, after.offset + after.length), `sectors ${landed.toString(2)}`).toBe(true);
+    }
+  });
+
+  it('no single flipped bit in any acknowledged record, the last included, reads as a torn append: each is CORRUPT naming its entry', async () => {
+    const root = await tempDir();
+    (await logOf(root, [40, 40, 700])).close(); // the last record takes two sectors
+    const file = span(root, 2).file;
+    const fd = fs.openSync(file, 'r+');
+    const flip = (at: number, mask: number) => {
+      const b = Buffer.alloc(1);
+      fs.readSync(fd, b, 0, 1, at);
+      b[0]! ^= mask;
+      fs.writeSync(fd, b, 0, 1, at);
+    };
+    for (const seq of [2, 3]) {
+      const s = span(root, seq);
+      for (let bit = 0; bit < s.length * 8; bit++) {
+        flip(s.offset + (bit >> 3), 1 << (bit & 7));
+        // The writer's open (which cuts torn appends) and a reader's read of the entry both say CORRUPT.
+        const writer = open(root);
+        const appended = await writer.append(entry(4)).catch((e: unknown) => e);
+        const read = await writer.read(kvSeq(seq)).catch((e: unknown) => e);
+        writer.close();
+        expect(isStrataError(appended, 'CORRUPT') && (appended as Error).message.includes(`log entry ${seq} `), `entry ${seq}, bit ${bit}: ${String(appended)}`).toBe(true);
+        expect(isStrataError(read, 'CORRUPT'), `entry ${seq}, bit ${bit}: ${String(read)}`).toBe(true);
+        flip(s.offset + (bit >> 3), 1 << (bit & 7));
+      }
+    }
+    fs.closeSync(fd);
     expect(await open(root).head(kvSeq(0))).toBe(3);
   });
 
@@ -92,17 +168,17 @@ describe('segment recovery', () => {
   it('garbage where a header belongs is damage naming its checksum and what to do', async () => {
     const root = await tempDir();
     (await logOf(root, [40, 40])).close();
-    fs.appendFileSync(span(root, 2).file, Buffer.alloc(40, 0x5a));
+    overwriteAfter(span(root, 2), Buffer.alloc(40, 0x5a));
     damaged(
       await open(root).head(kvSeq(0)).catch((e: unknown) => e),
-      /log entry 3 \(segment .* at byte \d+ in .*\) cannot be read: its header fails its checksum\. The log is damaged: restore the segment from a backup \(strata verify lists what else is damaged\)/,
+      /log entry 3 \(segment .* at byte \d+ in .*\) cannot be read: its first sector fails its checksum\. The log is damaged: restore the segment from a backup \(strata verify lists what else is damaged\)/,
     );
   });
 
   it('a torn record with a segment after it is no torn tail but damage, whether the header or the entry was cut', async () => {
-    for (const keep of [10, HEADER_BYTES + 5]) {
+    for (const keep of [10, SECTOR_BYTES + 5]) {
       const root = await tempDir();
-      const log = await logOf(root, [40, 40, 40]);
+      const log = await logOf(root, [40, 40, 700]);
       const third = span(root, 3);
       fs.truncateSync(third.file, third.offset + keep);
       log.close();
@@ -118,16 +194,16 @@ describe('segment recovery', () => {
     }
   });
 
-  it('garbage of exactly a header\'s length after the records a reader has read is damage, not a torn tail', async () => {
+  it('garbage after the records a reader has read is damage, not a torn tail', async () => {
     const root = await tempDir();
     (await logOf(root, [40, 40])).close();
     const reader = open(root);
     expect(await reader.head(kvSeq(0))).toBe(2);
-    fs.appendFileSync(span(root, 2).file, Buffer.alloc(HEADER_BYTES, 0x5a));
-    damaged(await reader.read(kvSeq(3)).catch((e: unknown) => e), /^log entry 3 \(segment .* at byte \d+ in .*\) cannot be read: its header fails its checksum\./);
+    overwriteAfter(span(root, 2), Buffer.alloc(24, 0x5a));
+    damaged(await reader.read(kvSeq(3)).catch((e: unknown) => e), /^log entry 3 \(segment .* at byte \d+ in .*\) cannot be read: its first sector fails its checksum\./);
   });
 
-  it('zeros longer than one read of the scan are a torn tail too', async () => {
+  it('zeros past the space written ahead, longer than one read of the scan, are the end of the log too', async () => {
     const root = await tempDir();
     (await logOf(root, [40, 40])).close();
     fs.appendFileSync(span(root, 2).file, Buffer.alloc(3 << 20));

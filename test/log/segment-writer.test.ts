@@ -105,7 +105,7 @@ describe('segment compaction', () => {
     const out = await log.compact(kvSeq(4)).catch((e: unknown) => e);
     expect(isStrataError(out, 'CORRUPT'), String(out)).toBe(true);
     expect((out as Error).message).toMatch(
-      new RegExp(`^segment ${SEGMENTS_DIR}/${segmentName(2)} at byte ${third.offset} \\(log entry 3\\) cannot be read: checksum mismatch .*The store's log is damaged`),
+      new RegExp(`^segment ${SEGMENTS_DIR}/${segmentName(2)} at byte ${third.offset} \\(log entry 3\\) cannot be read: its first sector fails its checksum\\. The store's log is damaged`),
     );
   });
 });

@@ -7,7 +7,7 @@ import type { CommitLog } from '../../src/log/commit-log.js';
 import { decodeEntry, encodeEntry, type LogEntry } from '../../src/log/log-entry.js';
 import { logObjectKey } from '../../src/log/object-log.js';
 import { type LogLayout, openLog } from '../../src/log/open-log.js';
-import { encodeRecord, HEADER_BYTES } from '../../src/log/segment-file.js';
+import { decodeHead, encodeRecord, formatOf, recordBody } from '../../src/log/segment-file.js';
 import { SegmentLog } from '../../src/log/segment-log.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { span, splice } from './segments.js';
@@ -43,9 +43,11 @@ export async function rewriteEntry(root: string, seq: number, change: (e: LogEnt
     return;
   }
   const s = span(root, seq);
-  const record = fs.readFileSync(s.file).subarray(s.offset, s.offset + s.length);
-  const next = change(decodeEntry('segment record', record.subarray(HEADER_BYTES)));
-  splice(s, next === undefined ? new Uint8Array(0) : encodeRecord(next, record.readDoubleBE(12)));
+  const file = fs.readFileSync(s.file);
+  const format = formatOf(file);
+  const record = file.subarray(s.offset, s.offset + s.length);
+  const next = change(decodeEntry('segment record', recordBody(format, record, seq) as Buffer));
+  splice(s, next === undefined ? new Uint8Array(0) : encodeRecord(next, decodeHead(format, record, 0)!.writtenAt));
 }
 
 /** Flips one bit of entry `seq`'s stored bytes, `fromEnd` bytes before their end (inside its payload). */
