@@ -326,7 +326,12 @@ function writeAhead(fd: number, end: number, bytes: number, rollBytes: number): 
   const size = fs.fstatSync(fd).size;
   const to = Math.min(end + AHEAD_BYTES, rollBytes);
   if (end + bytes <= size || to <= end + bytes) return;
-  for (let at = size; at < to; ) at += fs.writeSync(fd, AHEAD, 0, to - at, at);
+  try {
+    for (let at = size; at < to; ) at += fs.writeSync(fd, AHEAD, 0, to - at, at);
+  } catch {
+    // No room ahead (a full disk): the record grows the file instead, as far as it has room for the record.
+    fs.ftruncateSync(fd, size);
+  }
 }
 
 async function syncDir(dir: string): Promise<void> {

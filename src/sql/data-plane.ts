@@ -24,6 +24,8 @@ import type { StopOptions } from './stop.js';
 import { write } from './write.js';
 import { Mirror } from './mirror.js';
 import { viewDefinition } from './view-definition.js';
+import { duckType } from './duck-types.js';
+import { StrataError } from '../errors.js';
 import { isSelect, type PlaneContext, select, selectBatches, type SqlOptions, type SqlResult } from './query.js';
 
 export type { ChangeBound, CompactOptions, CompactResult, LoadOptions, LoadResult, SqlOptions, SqlResult };
@@ -141,6 +143,18 @@ export class DataPlane implements TxnSql {
   /** A view's text checked to be one SELECT, as DuckDB's parser serialises it (view-definition.ts). */
   viewDefinition(sql: string, view: string): Promise<string> {
     return viewDefinition((q, arg) => this.engine.textFunction(q, arg), sql, view);
+  }
+
+  /** Why DuckDB cannot read `value` as a `type` (its cast's message), or undefined (TxnSql.defaultProblem). */
+  async defaultProblem(type: string, value: string): Promise<string | undefined> {
+    try {
+      // The value is bound, never spliced into the text: it is data, whatever it says.
+      await this.engine.textFunction(`SELECT CAST($1::VARCHAR AS ${duckType({ type })})::VARCHAR`, value);
+      return undefined;
+    } catch (e) {
+      if (e instanceof StrataError && e.code !== 'INVALID_ARGUMENT') throw e;
+      return (e as Error).message.split('\n')[0];
+    }
   }
 
   /** A SELECT's rows batch by batch; a write's one result, once it committed. */

@@ -59,6 +59,27 @@ export function columnTree(c: ColumnSpec, order: number): ColumnTree {
   return { row: { ...row, type: nested, defaultValue: null }, children };
 }
 
+/**
+ * `c`'s default checked to be a value of its type as DuckDB reads it (`defaultProblem`, TxnSql's): it fills
+ * every row of a file written before the column, so one DuckDB cannot cast would fail each such read.
+ */
+export async function checkDefault(
+  sql: { defaultProblem(type: string, value: string): Promise<string | undefined> },
+  c: { name: string; type: string; defaultValue: string | null },
+): Promise<void> {
+  if (c.defaultValue === null || nestedType(c.type) !== undefined) return; // a nested column takes none (columnTree)
+  const problem = await sql.defaultProblem(c.type, c.defaultValue);
+  if (problem !== undefined) {
+    throw invalid(`column ${quote(c.name)} defaults to ${JSON.stringify(c.defaultValue)}, which is no value of type ${c.type} (${problem}); give a constant of the column's type, or no default`);
+  }
+}
+
+/** checkDefault for a column and each of its fields. */
+export async function checkDefaults(sql: Parameters<typeof checkDefault>[0], tree: ColumnTree): Promise<void> {
+  await checkDefault(sql, tree.row);
+  for (const t of tree.children) await checkDefaults(sql, t);
+}
+
 /** A column as a table's rows hold it: its id, its parent's (a nested column's field), its place among its siblings. */
 export interface FlatColumn {
   id: number;

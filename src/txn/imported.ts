@@ -50,9 +50,11 @@ export interface ImportedSnapshot {
   restoredTables: CatalogId[];
 }
 
-/** What applying a snapshot needs of the transaction: its own check of a view, and the store's path limit. */
+/** What applying a snapshot needs of the transaction: its own checks of a view and of a column, and the store's path limit. */
 export interface ImportChecks {
   view(schema: string, name: string, sql: string, dialect: string): Promise<{ sql: string; dialect: string }>;
+  /** A column's row checked as the API checks a column it adds (its default a value of its type). */
+  column(row: { name: string; type: string; defaultValue: string | null }): Promise<void>;
   maxPathBytes: number;
 }
 
@@ -92,7 +94,7 @@ export async function applyImported(p: PendingCatalog, s: ImportedSnapshot, chec
     return { schemaId: r.schemaId, name: r.name, uuid: r.uuid, ...(await checks.view(schema, r.name, r.sql, r.dialect)) };
   });
   const touchedTables = new Set<CatalogId>([...s.tables.map((t) => t.id), ...s.columns.map((c) => c.tableId)]);
-  for (const c of s.columns) await applyColumn(p, s.id, c);
+  for (const c of s.columns) await applyColumn(p, s.id, c, checks);
   for (const x of s.schemas) await about(`schema ${x.id}`, s.id, () => schemaStands(p, x.id));
   for (const [kind, list] of [['table', s.tables], ['view', s.views]] as const) {
     for (const x of list) await about(`${kind} ${x.id}`, s.id, () => relationStands(p, kind, x.id));
@@ -162,7 +164,7 @@ async function relationStands(p: PendingCatalog, kind: RelationKind, id: Catalog
   if (same(owner.kind, owner.id, c)) throw invalid(`${owner.kind} ${owner.id} is called ${quote(next.name)} in the same schema`);
 }
 
-async function applyColumn(p: PendingCatalog, at: SnapshotId, c: ImportedSnapshot['columns'][number]): Promise<void> {
+async function applyColumn(p: PendingCatalog, at: SnapshotId, c: ImportedSnapshot['columns'][number], checks: ImportChecks): Promise<void> {
   const what = `column ${c.id} of table ${c.tableId}`;
   const cols = await p.loadColumns(c.tableId);
   const change = cols.changes.get(c.id);
@@ -171,6 +173,7 @@ async function applyColumn(p: PendingCatalog, at: SnapshotId, c: ImportedSnapsho
   if (c.ends && !live) throw refuse(what, at, `it ends here, but is not live at snapshot ${p.base}`);
   if (!c.ends && live) throw refuse(what, at, `a version begins here while its version from snapshot ${change.base!.begin} is live (two versions of one column overlap)`);
   const next = c.next === null ? null : await about(what, at, () => ({ ...c.next!, name: checkName('column name', c.next!.name), type: nestedType(c.next!.type) ?? checkColumnType(`type of column ${quote(c.next!.name)}`, c.next!.type) }));
+  if (next !== null) await about(what, at, () => checks.column(next));
   p.replaceColumn(c.tableId, c.id, next);
 }
 

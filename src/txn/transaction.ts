@@ -12,7 +12,7 @@ import { listed, quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
 import type { NameMappingColumn } from '../../keys/name-mappings.js';
 import { columnTree as columnInfos } from '../read/reader.js';
-import { type ColumnSpec, columnTree } from './column-specs.js';
+import { checkDefault, checkDefaults, type ColumnSpec, columnTree } from './column-specs.js';
 import { checkDeleteCount, checkedColumnStats, checkedDataFile, checkedDeleteFile, type ColumnStatsSpec, type DataFileSpec, type DeleteFileSpec, type FileInspector } from './file-specs.js';
 import { copyArgs } from './copy-args.js';
 import { PendingReads } from './pending-reads.js';
@@ -40,6 +40,11 @@ export interface TxnSql {
    * saying why not: a view is stored as what the parser made of it, never as text to run.
    */
   viewDefinition(sql: string, view: string): Promise<string>;
+  /**
+   * Why DuckDB cannot read `value` as a value of the catalog type `type` (its own cast's message), or
+   * undefined: a column's default fills every row of a file written before the column, so it must be one.
+   */
+  defaultProblem(type: string, value: string): Promise<string | undefined>;
 }
 
 /** What a transaction needs of the writer it runs in. */
@@ -143,6 +148,7 @@ export class Transaction {
         if (seen.has(row.name)) throw invalid(`table ${quote(schema, name)} names column ${quote(row.name)} twice`);
         seen.add(row.name);
       }
+      for (const t of trees) await checkDefaults(this.ctx.sql, t);
       const schemaId = await this.p.requireSchema(schema);
       await this.p.requireFreeRelationName(schemaId, schema, name);
       const id = await this.p.allocateCatalogId();
@@ -176,6 +182,7 @@ export class Transaction {
       const cols = await this.p.loadColumns(t.id);
       const live = topLevel(cols);
       const tree = columnTree(column, Math.max(0, ...live.map(([, c]) => c.next!.order)) + 1);
+      await checkDefaults(this.ctx.sql, tree);
       if (live.some(([, c]) => c.next!.name === tree.row.name)) {
         throw alreadyExists(`column ${quote(tree.row.name)} already exists in table ${quote(schema, table)}`);
       }
@@ -345,6 +352,7 @@ export class Transaction {
     return this.op('importSnapshot', [s], () =>
       applyImported(this.p, s, {
         view: (schema, name, sql, dialect) => this.viewDefinition(schema, name, sql, dialect),
+        column: (row) => checkDefault(this.ctx.sql, row),
         maxPathBytes: this.ctx.maxPathBytes,
       }),
     );

@@ -65,6 +65,10 @@ const cases: [string, ErrorCode, (tx: Transaction) => Promise<unknown>][] = [
     tx.addDeleteFile('sales', 'orders', { dataFileId: 0, path: 'd.parquet', deleteCount: 0, fileSizeBytes: 1 })],
   ['a negative delete file size', 'INVALID_ARGUMENT', (tx) =>
     tx.addDeleteFile('sales', 'orders', { dataFileId: 0, path: 'd.parquet', deleteCount: 1, fileSizeBytes: -1 })],
+  // A default every read of an older file fills in: DuckDB must be able to read it as the column's type.
+  ['a default that is no value of its column\'s type', 'INVALID_ARGUMENT', (tx) => tx.createTable('sales', 'n', [{ name: 'a', type: 'int32', default: 'soon' }])],
+  ['a default outside its column\'s range', 'INVALID_ARGUMENT', (tx) => tx.addColumn('sales', 'customers', { name: 'b', type: 'int8', default: '300' })],
+  ['a default that is no date', 'INVALID_ARGUMENT', (tx) => tx.addColumn('sales', 'customers', { name: 'd', type: 'date', default: '2026-02-30' })],
   ['dropping the only column', 'INVALID_ARGUMENT', (tx) => tx.dropColumn('sales', 'customers', 'id')],
   ['a view without SQL', 'INVALID_ARGUMENT', (tx) => tx.createView('sales', 'v', '  ')],
   ['a non-string option', 'INVALID_ARGUMENT', (tx) => tx.setOption('k', 5 as unknown as string)],

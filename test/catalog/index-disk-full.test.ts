@@ -109,7 +109,8 @@ describe.skipIf(!canMount)('a full disk', () => {
       const before = await logHead(path.join(small, 'store'));
       const filler = fill(small);
 
-      const added = files('b', 200);
+      // More than the log's tail has written ahead (1 MiB), so the record must grow the file.
+      const added = files('b', 12_000);
       await expect(
         c.transaction(async (tx) => {
           for (const p of added) await tx.addDataFile('main', 't', { path: p, recordCount: 1, fileSizeBytes: 10 });

@@ -36,6 +36,13 @@ export const TAMPERED: [string, string, ErrorCode, RegExp][] = [
     'INVALID_ARGUMENT',
     /parents go round in a cycle/,
   ],
+  [
+    "a default outside its column's type (a double past int64's range, as a REAL in a text column)",
+    "UPDATE ducklake_column SET initial_default = -9.2233720368547779e+18, default_value = -9.2233720368547779e+18 WHERE column_name = 'id'",
+    'INVALID_ARGUMENT',
+    /column "id" defaults to "-9\.2233720368547779e\+18", which is no value of type int64 \(Conversion Error: Could not convert/,
+  ],
+  ['a default that is no value of its column\'s type', "UPDATE ducklake_column SET initial_default = 'soon', default_value = 'soon' WHERE column_name = 'amount'", 'INVALID_ARGUMENT', /column "amount" defaults to "soon", which is no value of type decimal\(12,2\)/],
   ['two columns with one name', "UPDATE ducklake_column SET column_name = 'id' WHERE column_name = 'status'", 'INVALID_ARGUMENT', /names column "id" twice/],
   [
     'a column id given to two live columns',

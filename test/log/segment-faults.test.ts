@@ -19,6 +19,8 @@ import { entry, span } from '../support/segments.js';
 import { tempDir } from '../helpers.js';
 
 let failWrite = false;
+/** Fail the writes of zeros ahead of the records, as a disk with no room for them would. */
+let failAhead = false;
 let failSync = false;
 let failDirSync = false;
 let rewrite: ((bytes: Buffer) => void) | undefined;
@@ -28,8 +30,9 @@ let syncs = 0;
 let dirSyncs = 0;
 const eio = (call: string) => Object.assign(new Error(`EIO: i/o error, ${call}`), { code: 'EIO' });
 injectFsFaults({
-  beforeSegmentWrite: () => {
+  beforeSegmentWrite: (bytes) => {
     if (failWrite) throw eio('write');
+    if (failAhead && bytes.every((b) => b === 0)) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
   },
   segmentSyncError: () => (failSync ? eio('fdatasync') : undefined),
   segmentWriteLimit: () => writeLimit,
@@ -165,6 +168,29 @@ describe('the syncs of each mode', () => {
       { syncs: 3, dirSyncs: 0 },
       { syncs: 4, dirSyncs: 0 },
     ]);
+  });
+});
+
+describe('space written ahead that the disk has no room for', () => {
+  it('is not needed: the record is written past the end, as a segment would grow without it', async () => {
+    const root = await tempDir();
+    const log = new SegmentLog(new DirectoryStore(root), root);
+    for (let s = 1; s <= 2; s++) expect(await log.append(entry(s))).toBe(true);
+    log.close();
+    const last = span(root, 2);
+    fs.truncateSync(last.file, last.offset + last.length); // nothing left ahead
+    const writer = new SegmentLog(new DirectoryStore(root), root);
+    failAhead = true;
+    try {
+      expect(await writer.append(entry(3))).toBe(true);
+    } finally {
+      failAhead = false;
+    }
+    const third = span(root, 3);
+    expect(fs.statSync(third.file).size).toBe(third.offset + third.length);
+    expect((await new SegmentLog(new DirectoryStore(root), root).read(kvSeq(3)))!.seq).toBe(3);
+    expect(await writer.append(entry(4))).toBe(true);
+    expect(fs.statSync(third.file).size).toBeGreaterThan(span(root, 4).offset + span(root, 4).length); // written ahead again
   });
 });
 

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 
 export interface FsFaults {
   /** Before bytes are written to a segment (an append, or the first record of a new segment); may throw. */
-  beforeSegmentWrite?: () => void;
+  beforeSegmentWrite?: (bytes: Buffer) => void;
   /** The most bytes a write to a segment takes at once (a short write, which POSIX allows), or no limit. */
   segmentWriteLimit?: () => number | undefined;
   /** After a segment's fdatasync has completed (a durable append is done). */
@@ -49,7 +49,7 @@ export function injectFsFaults(faults: FsFaults): void {
   }) as typeof fs.closeSync;
   fs.writeSync = ((fd: number, ...rest: unknown[]) => {
     if (segmentFds.has(fd)) {
-      faults.beforeSegmentWrite?.();
+      faults.beforeSegmentWrite?.(rest[0] as Buffer);
       const limit = faults.segmentWriteLimit?.();
       // (buffer, offset, length, position): the form the segmented log writes in.
       if (limit !== undefined && typeof rest[2] === 'number') rest[2] = Math.min(rest[2], limit);
