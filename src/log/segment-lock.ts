@@ -1,8 +1,8 @@
 // The append lock of the segmented log: flock(2) on `segments/LOCK`, taken by the processes of one host in
 // turn while they append (released by the kernel if a holder dies). The file also holds a generation that
 // moves whenever a segment is created or replaced, so a holder knows to read the directory again rather
-// than append to a tail that is no longer the tail; and, after it, the newest entry appended (written
-// before the append returns), so a reader asking "anything new?" reads 16 bytes instead of the tail.
+// than append to a tail that is no longer the tail; and, after it, the newest entry whose append began
+// (written before the record), so a reader or writer asking "anything new?" reads 16 bytes instead of the tail.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { setImmediate as yieldTurn, setTimeout as sleep } from 'node:timers/promises';
@@ -11,7 +11,7 @@ import { makeDirs } from '../make-dirs.js';
 
 const LOCK_FILE = 'LOCK';
 
-/** What the lock file says: its generation, and the newest entry appended (0: none said yet). */
+/** What the lock file says: its generation, and the newest entry whose append began (0: none said yet). */
 export interface LockState {
   generation: number;
   head: number;
@@ -51,7 +51,12 @@ export class AppendLock {
   }
 
   generation(): number {
-    return readState(this.file()).generation;
+    return this.state().generation;
+  }
+
+  /** The lock file's state, read once. */
+  state(): LockState {
+    return readState(this.file());
   }
 
   /**
@@ -71,9 +76,10 @@ export class AppendLock {
   }
 
   /**
-   * Under the lock, after entry `seq` was written and before its append returns. Not synced: after a
-   * machine crash it may be behind the log, which only processes that open again (and read the log, not
-   * this) come across; ahead of it, it is not equal to what a reader has, so the reader reads the tail.
+   * Under the lock, before entry `seq` is written (a write that fails leaves it ahead of the log). Not
+   * synced: after a machine crash it may be behind the log, which only processes that open again (and read
+   * the log, not this) come across; ahead of it, it is not equal to what a reader or writer has, so either
+   * reads the tail.
    */
   announce(seq: number): void {
     const b = Buffer.alloc(8);

@@ -70,6 +70,31 @@ describe('segment recovery', () => {
     expect(await open(root).head(kvSeq(0))).toBe(3);
   });
 
+  it('a writer whose tail another process began to append to and died reads it before appending, and leaves nothing of it', async () => {
+    const root = await tempDir();
+    const writer = await logOf(root, [40, 40, 40]);
+    const last = span(root, 3);
+    // Another process announced entry 4 in the lock file, as every append does before its record, and died
+    // with the first three of its record's four sectors written: more than this writer's next two records cover.
+    const lock = fs.openSync(path.join(root, SEGMENTS_DIR, 'LOCK'), 'r+');
+    const head = Buffer.alloc(8);
+    head.writeDoubleBE(4);
+    fs.writeSync(lock, head, 0, 8, 8);
+    fs.closeSync(lock);
+    const fd = fs.openSync(last.file, 'r+');
+    fs.writeSync(fd, encodeRecord(entry(4, 1500), Date.now()), 0, 3 * SECTOR_BYTES, last.offset + last.length);
+    fs.closeSync(fd);
+    const e4 = entry(4, 10);
+    expect(await writer.append(e4)).toBe(true);
+    expect(await writer.append(entry(5, 10))).toBe(true);
+    const fifth = span(root, 5);
+    expect(zerosFrom(last.file, fifth.offset + fifth.length)).toBe(true);
+    const reader = open(root);
+    expect(await reader.head(kvSeq(0))).toBe(5);
+    expect((await reader.read(kvSeq(4)))!.txn).toBe(e4.txn);
+    reader.close();
+  });
+
   it('a crash after any subset of an append\'s sectors, written in any order, leaves a log that opens: the entry whole, or cut', async () => {
     const root = await tempDir();
     (await logOf(root, [40, 40])).close();
