@@ -265,15 +265,17 @@ export class SegmentFiles {
       bufAt = pos;
       buf = buf.subarray(0, fs.readSync(fd, buf, 0, buf.length, pos));
     };
+    /** The last record found, as read. */
+    let last: Buffer | undefined;
     for (;;) {
       const pos = seg.end;
       const expected = seg.first + seg.offsets.length;
       cover(pos, SECTOR_BYTES);
       const first = readSector(buf, pos - bufAt);
-      if (first === 'zeros') return;
+      if (first === 'zeros') break;
       if (first === 'short') {
         seg.torn = true;
-        return;
+        break;
       }
       if (first === 'bad') throw this.corrupt(kvSeq(expected), seg, pos, 'its first sector fails its checksum');
       if (first.seq !== expected) {
@@ -282,20 +284,26 @@ export class SegmentFiles {
       if (first.index !== 0) throw this.corrupt(kvSeq(expected), seg, pos, `its first sector is sector ${first.index} of ${first.count}`);
       const bytes = first.count * SECTOR_BYTES;
       cover(pos, bytes);
-      for (let i = 1; i < first.count; i++) {
-        const s = readSector(buf, pos - bufAt + i * SECTOR_BYTES);
-        if (s === 'zeros' || s === 'short') {
-          seg.torn = true;
-          continue;
-        }
-        if (s === 'bad') throw this.corrupt(kvSeq(expected), seg, pos, `its sector ${i} fails its checksum`);
-        if (s.seq !== expected || s.index !== i || s.count !== first.count) {
-          throw this.corrupt(kvSeq(expected), seg, pos, `its sector ${i} names sector ${s.index} of ${s.count} of entry ${s.seq}`);
-        }
+      // Whether each later sector was written, by its first word: a written one begins with the magic, which
+      // no flipped bit makes zero. Whether it is sound is for the read of the entry to say (every sector's
+      // CRC), and for this scan of the last record it finds, below: a scan reads every record of a segment.
+      for (let i = 1; i < first.count && !seg.torn; i++) {
+        const at = pos - bufAt + i * SECTOR_BYTES;
+        if (buf.length - at >= SECTOR_BYTES && buf.readUInt32BE(at) !== 0) continue;
+        const s = readSector(buf, at);
+        if (s === 'zeros' || s === 'short') seg.torn = true;
+        else throw this.corrupt(kvSeq(expected), seg, pos, `its sector ${i} fails its checksum`);
       }
-      if (seg.torn) return;
+      if (seg.torn) break;
+      last = buf.subarray(pos - bufAt, pos - bufAt + bytes);
       seg.offsets.push(pos);
       seg.end = pos + bytes;
+    }
+    // The last record found is checked whole: a writer appends after it, and must not after a damaged one.
+    if (last !== undefined) {
+      const seq = seg.first + seg.offsets.length - 1;
+      const body = recordBody(2, last, seq);
+      if (typeof body === 'string') throw this.corrupt(kvSeq(seq), seg, seg.offsets.at(-1)!, body);
     }
   }
 
