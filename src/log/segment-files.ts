@@ -308,6 +308,18 @@ export class SegmentFiles {
   }
 
   /**
+   * Whether `seg`'s file still ends its last record read as it did, by one pread of its last bytes: a file
+   * cut short behind this handle's back (or replaced) does not, and is read again.
+   */
+  endsAsRead(seg: Segment, fd: number): boolean {
+    const b = Buffer.allocUnsafe(SECTOR_BYTES);
+    if (seg.format === 1) return fs.readSync(fd, b, 0, 1, seg.end - 1) === 1;
+    if (fs.readSync(fd, b, 0, SECTOR_BYTES, seg.end - SECTOR_BYTES) !== SECTOR_BYTES) return false;
+    const s = readSector(b, 0);
+    return typeof s !== 'string' && s.seq === seg.first + seg.offsets.length - 1 && s.index === s.count - 1;
+  }
+
+  /**
    * For the writer that opens the tail: what lies past the records of format-2 `seg` (scanned) must be
    * zeros, or sectors of entries after them — what a crash left of appends whose sectors did not all land,
    * the first perhaps not at all. Returns whether there are any such sectors: they are to be cut. A sector
