@@ -345,13 +345,16 @@ interface Tail {
 function writeAhead(fd: number, end: number, bytes: number, rollBytes: number, size: number): number {
   const to = Math.min(end + AHEAD_BYTES, rollBytes);
   if (end + bytes <= size || to <= end + bytes) return size;
+  // Never below the records' end: `size` is what this writer last knew of the file, and another writer's
+  // records may lie past it (this one caught up through reads since, which do not look at the size).
+  const from = Math.max(size, end);
   try {
-    for (let at = size; at < to; ) at += fs.writeSync(fd, AHEAD, 0, to - at, at);
+    for (let at = from; at < to; ) at += fs.writeSync(fd, AHEAD, 0, to - at, at);
     return to;
   } catch {
     // No room ahead (a full disk): the record grows the file instead, as far as it has room for the record.
-    fs.ftruncateSync(fd, size);
-    return size;
+    fs.ftruncateSync(fd, from);
+    return from;
   }
 }
 

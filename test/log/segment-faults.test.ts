@@ -171,6 +171,23 @@ describe('the syncs of each mode', () => {
   });
 });
 
+describe('a writer whose append failed, while another appended after it', () => {
+  it('writes ahead only past the records, whatever it last knew of the file: the other writer\'s entries stay', async () => {
+    const root = await tempDir();
+    const a = new SegmentLog(new DirectoryStore(root), root);
+    for (let s = 1; s <= 3; s++) expect(await a.append(entry(s))).toBe(true);
+    await failure(((failWrite = true), a.append(entry(4))));
+    const b = new SegmentLog(new DirectoryStore(root), root);
+    for (let s = 4; s <= 5; s++) expect(await b.append(entry(s))).toBe(true);
+    // A reads what B wrote (as a refresh does), so the lock names A's last entry again.
+    expect(await a.head(kvSeq(0))).toBe(5);
+    expect(await a.append(entry(6))).toBe(true);
+    const reader = new SegmentLog(new DirectoryStore(root), root);
+    expect(await reader.head(kvSeq(0))).toBe(6);
+    for (let s = 1; s <= 6; s++) expect((await reader.read(kvSeq(s)))!.seq).toBe(s);
+  });
+});
+
 describe('space written ahead that the disk has no room for', () => {
   it('is not needed: the record is written past the end, as a segment would grow without it', async () => {
     const root = await tempDir();
