@@ -135,22 +135,29 @@ export class SegmentLog implements CommitLog {
    */
   private async write(t: Tail, record: Buffer, overlap: boolean): Promise<void> {
     const { seg, fd } = t;
+    // Where the record goes, and its number, taken now: while it is written and synced, a read of this
+    // handle's (a refresh: the lock already names the entry) may scan it into the same segment.
+    const at = seg.end;
+    const seq = seg.first + seg.offsets.length;
     try {
-      t.size = Math.max(writeAhead(fd, seg.end, record.length, this.rollBytes, t.size), seg.end + record.length);
-      for (let done = 0; done < record.length; ) done += fs.writeSync(fd, record, done, record.length - done, seg.end + done);
+      t.size = Math.max(writeAhead(fd, at, record.length, this.rollBytes, t.size), at + record.length);
+      for (let done = 0; done < record.length; ) done += fs.writeSync(fd, record, done, record.length - done, at + done);
       if (this.sync && overlap) await fdatasync(fd);
       else if (this.sync) fs.fdatasyncSync(fd);
     } catch (e) {
       try {
-        fs.ftruncateSync(fd, seg.end);
-        t.size = seg.end;
+        fs.ftruncateSync(fd, at);
+        t.size = at;
       } catch {
         // Left as a torn tail, which the next lock holder cuts off.
       }
-      throw this.files.unavailable(`log entry ${seg.first + seg.offsets.length} was not written`, e);
+      // A read that took the record in before it was cut reads the segment again.
+      if (seg.end > at) this.files.reset(seg);
+      throw this.files.unavailable(`log entry ${seq} was not written`, e);
     }
-    seg.offsets.push(seg.end);
-    seg.end += record.length;
+    if (seg.end > at) return; // a read took it in already
+    seg.offsets.push(at);
+    seg.end = at + record.length;
   }
 
   /**
@@ -223,7 +230,9 @@ export class SegmentLog implements CommitLog {
   private cut(t: Tail): void {
     fs.ftruncateSync(t.fd, t.seg.end);
     t.size = t.seg.end;
-    if (this.sync) fs.fdatasyncSync(t.fd);
+    // Synced in relaxed mode too: the space is written again next, and a crash that kept the new records
+    // but not the cut could leave old sectors past them, which no open would take.
+    fs.fdatasyncSync(t.fd);
     // Stryker disable next-line BooleanLiteral: left set, it makes the next append scan again, which clears it
     t.seg.torn = false;
   }
@@ -267,6 +276,9 @@ export class SegmentLog implements CommitLog {
     await this.takeLock();
     try {
       this.syncTail();
+      // Before any segment is replaced, as a roll does before it links: a writer holding the old file open
+      // must look again even if this process dies between a rename and the bump after it.
+      this.lock.bump();
       for (const seg of [...this.files.segments]) {
         const last = seg.first + this.files.locateEnd(seg) - 1;
         if (last >= from && seg.first <= through) await this.stubSegment(seg, from, through);

@@ -95,6 +95,27 @@ describe('segment recovery', () => {
     reader.close();
   });
 
+  it('a read of the writer\'s own handle while its append is synced takes the record in once: the next append lands after it', async () => {
+    const root = await tempDir();
+    const a = await logOf(root, [40, 40, 40]);
+    expect(await a.head(kvSeq(3))).toBe(3);
+    const appending = a.append(entry(4, 3000), { overlap: true }); // the sync goes through libuv's pool
+    await new Promise((r) => setImmediate(r));
+    const during = a.head(kvSeq(3)); // a refresh while the record is written and being synced
+    expect(await appending).toBe(true);
+    expect(await during).toBeGreaterThanOrEqual(3);
+    expect(await a.head(kvSeq(0))).toBe(4);
+    const b = open(root);
+    expect(await b.append(entry(5))).toBe(true);
+    expect(await a.append(entry(5))).toBe(false);
+    const e6 = entry(6);
+    expect(await a.append(e6)).toBe(true);
+    const c = open(root);
+    expect(await c.head(kvSeq(0))).toBe(6);
+    expect((await c.read(kvSeq(6)))!.txn).toBe(e6.txn);
+    for (const h of [a, b, c]) h.close();
+  });
+
   it('a crash after any subset of an append\'s sectors, written in any order, leaves a log that opens: the entry whole, or cut', async () => {
     const root = await tempDir();
     (await logOf(root, [40, 40])).close();
