@@ -323,17 +323,16 @@ export class SegmentFiles {
    * For the writer that opens the tail: what lies past the records of format-2 `seg` (scanned) must be
    * zeros, or sectors of entries after them — what a crash left of appends whose sectors did not all land,
    * the first perhaps not at all. Returns whether there are any such sectors: they are to be cut. A sector
-   * that is neither, or names an entry before, is CORRUPT.
+   * that is neither, or names an entry before, is CORRUPT. `size`: the file's.
    */
-  leftovers(seg: Segment, fd: number): boolean {
-    const size = fs.fstatSync(fd).size;
+  leftovers(seg: Segment, fd: number, size: number): boolean {
     const next = seg.first + seg.offsets.length;
     let found = false;
     const b = Buffer.allocUnsafe(SCAN_BYTES);
     for (let at = seg.end; at < size; at += b.length) {
-      const n = fs.readSync(fd, b, 0, Math.min(b.length, size - at), at);
-      for (let i = 0; i < n; i += SECTOR_BYTES) {
-        const s = readSector(b.subarray(0, n), i);
+      const read = b.subarray(0, fs.readSync(fd, b, 0, Math.min(b.length, size - at), at));
+      for (let i = 0; i < read.length; i += SECTOR_BYTES) {
+        const s = readSector(read, i);
         if (s === 'zeros') continue;
         if (s === 'short') {
           found = true;

@@ -256,7 +256,7 @@ export class SegmentLog implements CommitLog {
     this.files.scan(seg, fd);
     this.tail = { seg, fd, generation: this.lock.generation(), size: fs.fstatSync(fd).size };
     // Sectors of an append a crash cut short may lie past a sector of zeros, where scans stop.
-    if (seg.torn || (seg.format === 2 && this.files.leftovers(seg, fd))) this.cut(this.tail);
+    if (seg.torn || (seg.format === 2 && this.files.leftovers(seg, fd, this.tail.size))) this.cut(this.tail);
   }
 
   private async takeLock(): Promise<void> {

@@ -8,7 +8,7 @@ import { Level } from 'level';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Space } from '../../keys/spaces.js';
 import { MAX_CACHED_GROUP } from '../../src/kv/version-cache.js';
-import type { Catalog } from '../../src/index.js';
+import type { Catalog, ColumnSpec } from '../../src/index.js';
 import { openCatalog, steppingClock, tempDir } from '../helpers.js';
 import { propertyRuns } from '../support/property-runs.js';
 
@@ -90,6 +90,17 @@ async function reopenedAsModelSays(
   return { fresh, reopened };
 }
 
+
+/** A catalog of `n` tables t0… of `columns`, with the options to open it again. */
+async function withTables(n: number, columns: ColumnSpec[] = COLUMNS) {
+  const opts = { dir: await tempDir(), clock: steppingClock(), checkpointEvery: 0 };
+  const catalog = await openCatalog(opts);
+  await catalog.transaction(async (tx) => {
+    for (let t = 0; t < n; t++) await tx.createTable('main', `t${t}`, columns);
+  });
+  return { opts, catalog };
+}
+
 describe("a listing's read-ahead of the tables after it", () => {
   it('lists what a model says for every table at every snapshot, first touch in any order', { timeout: 120_000 }, async () => {
     await fc.assert(
@@ -154,12 +165,8 @@ describe("a listing's read-ahead of the tables after it", () => {
   });
 
   it("spares the later tables' first listings their iterators, and leaves out what its own listing must read", { timeout: 60_000 }, async () => {
-    const dir = await tempDir();
-    const opts = { dir, clock: steppingClock(), checkpointEvery: 0 };
-    let c = await openCatalog(opts);
-    await c.transaction(async (tx) => {
-      for (let t = 0; t < 20; t++) await tx.createTable('main', `t${t}`, COLUMNS);
-    });
+    const { opts, catalog } = await withTables(20);
+    let c = catalog;
     const add = (t: number, from: number, count: number) =>
       c.transaction(async (tx) => {
         for (let i = 0; i < count; i++) await tx.addDataFile('main', `t${t}`, { path: `t${t}/f${from + i}.parquet`, recordCount: 1, fileSizeBytes: 10 });
@@ -197,12 +204,8 @@ describe("a listing's read-ahead of the tables after it", () => {
   });
 
   it("a process's first look at a table reads that table's rows, columns and files alone; its second reads ahead", async () => {
-    const dir = await tempDir();
-    const opts = { dir, clock: steppingClock(), checkpointEvery: 0 };
-    let c = await openCatalog(opts);
-    await c.transaction(async (tx) => {
-      for (let t = 0; t < 20; t++) await tx.createTable('main', `t${t}`, [...COLUMNS, { name: 'y', type: 'varchar' }]);
-    });
+    const { opts, catalog } = await withTables(20, [...COLUMNS, { name: 'y', type: 'varchar' }]);
+    let c = catalog;
     for (let t = 0; t < 20; t++) await c.transaction((tx) => tx.addDataFile('main', `t${t}`, { path: `t${t}/f.parquet`, recordCount: 1, fileSizeBytes: 10 }));
     await c.close();
     c = await openCatalog(opts);
@@ -220,12 +223,8 @@ describe("a listing's read-ahead of the tables after it", () => {
   });
 
   it('reads each manifest about once, whatever table is touched first', async () => {
-    const dir = await tempDir();
-    const opts = { dir, clock: steppingClock(), checkpointEvery: 0 };
-    let c = await openCatalog(opts);
-    await c.transaction(async (tx) => {
-      for (let t = 0; t < 40; t++) await tx.createTable('main', `t${t}`, COLUMNS);
-    });
+    const { opts, catalog } = await withTables(40);
+    let c = catalog;
     for (let round = 0; round < 40; round++) {
       for (let t = 0; t < 40; t++) {
         await c.transaction((tx) => tx.addDataFile('main', `t${t}`, { path: `t${t}/f${round}.parquet`, recordCount: 1, fileSizeBytes: 10 }));
@@ -306,12 +305,8 @@ describe("delete files' read-ahead", () => {
   });
 
   it('reads a table left out as too large alone, and keeps a table found to have none, whether or not the catalog is held whole', async () => {
-    const dir = await tempDir();
-    const opts = { dir, clock: steppingClock(), checkpointEvery: 0 };
-    let c = await openCatalog(opts);
-    await c.transaction(async (tx) => {
-      for (let t = 0; t < 20; t++) await tx.createTable('main', `t${t}`, COLUMNS);
-    });
+    const { opts, catalog } = await withTables(20);
+    let c = catalog;
     // t0: more delete files than a cached group holds (one per data file), so no read is ever held whole.
     const many = MAX_CACHED_GROUP + 4;
     const ids: number[] = [];
@@ -343,12 +338,8 @@ describe("delete files' read-ahead", () => {
   });
 
   it('costs the first listings of a catalog without delete files one read, not an iterator each', async () => {
-    const dir = await tempDir();
-    const opts = { dir, clock: steppingClock(), checkpointEvery: 0 };
-    let c = await openCatalog(opts);
-    await c.transaction(async (tx) => {
-      for (let t = 0; t < 20; t++) await tx.createTable('main', `t${t}`, COLUMNS);
-    });
+    const { opts, catalog } = await withTables(20);
+    let c = catalog;
     await c.close();
     c = await openCatalog(opts);
     const r = await c.reader();
