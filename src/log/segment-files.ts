@@ -12,14 +12,19 @@ import {
   formatOf,
   headBytes,
   readSector,
+  type Sector,
   type RecordHead,
   recordBody,
   SECTOR_BYTES,
   type Segment,
+  type SegmentFormat,
   SEGMENTS_DIR,
   segmentFirst,
 } from './segment-file.js';
 import type { LockState } from './segment-lock.js';
+
+/** Where a record is: its segment, a descriptor on it, its head and its offset. */
+type RecordAt = { seg: Segment; fd: number; head: RecordHead; offset: number };
 
 /** Bytes read at once while scanning a segment's headers. */
 const SCAN_BYTES = 1 << 20;
@@ -112,7 +117,7 @@ export class SegmentFiles {
    * The record of entry `seq`: undefined when the log ends before it. A segment boundary that skips numbers,
    * or a torn record with a segment after it, is CORRUPT naming the first entry missing.
    */
-  locate(seq: KvSeq): { seg: Segment; fd: number; head: RecordHead; offset: number } | undefined {
+  locate(seq: KvSeq): RecordAt | undefined {
     if (seq < 1) return undefined;
     if (this.segments.length === 0) this.list();
     for (let tries = 0; ; tries++) {
@@ -124,7 +129,11 @@ export class SegmentFiles {
       const seg = this.segments[i]!;
       const fd = this.fd(seg);
       const index = seq - seg.first;
-      if (index >= seg.offsets.length) this.scan(seg, fd);
+      if (index >= seg.offsets.length) {
+        const sought = tries === 0 ? this.seek(seg, fd, seq) : undefined;
+        if (typeof sought === 'object') return sought;
+        if (sought === undefined) this.scan(seg, fd);
+      }
       if (index < seg.offsets.length) {
         const offset = seg.offsets[index]!;
         const b = Buffer.allocUnsafe(headBytes(seg.format!));
@@ -144,6 +153,53 @@ export class SegmentFiles {
       this.checkNext(seg, next);
       return undefined; // unreachable: checkNext throws when `seq` falls between two segments
     }
+  }
+
+  /**
+   * The whole record of entry `seq` in format-2 `seg`, or 'ends before' when the segment's records end
+   * right before `seq`, found past what this handle has read by a binary search over the sectors' stamps;
+   * undefined where the search cannot vouch for either (the scan then reads the segment through and says what
+   * is there). A process that opens a catalog reads its newest entry and looks for the next, and a scan of a
+   * full segment reads up to 64 MiB to find them. Along the file, sound stamps name entries in ascending
+   * order up to the records' end, after which lie only zeros and sectors of later entries (what crashed
+   * appends left): so the last sector whose stamp names `seq` or less ends `seq`'s record when that record is
+   * whole, or ends the one before when the sector after it is zeros or the file's end. The record found is
+   * checked whole, as a scan checks the last one it finds.
+   */
+  private seek(seg: Segment, fd: number, seq: KvSeq): RecordAt | 'ends before' | undefined {
+    if (this.formatIn(seg, fd) !== 2) return undefined;
+    const b = Buffer.allocUnsafe(SECTOR_BYTES);
+    const stamp = (sector: number) => (fs.readSync(fd, b, 0, SECTOR_BYTES, sector * SECTOR_BYTES) === SECTOR_BYTES ? readSector(b, 0) : 'short');
+    // Invariant: the stamp of sector `lo` names `seq` or less (or lo is before the records); `hi`'s does not.
+    let lo = seg.end / SECTOR_BYTES - 1;
+    const sectors = Math.floor(fs.fstatSync(fd).size / SECTOR_BYTES);
+    let hi = sectors;
+    let last: { seq: number; index: number; count: number } | undefined;
+    let after: Sector = 'zeros';
+    while (hi - lo > 1) {
+      const mid = lo + Math.floor((hi - lo) / 2);
+      const s = stamp(mid);
+      if (s === 'bad' || s === 'short') return undefined;
+      if (s !== 'zeros' && s.seq <= seq) [lo, last] = [mid, s];
+      else [hi, after] = [mid, s];
+    }
+    if (last === undefined || last.index !== last.count - 1 || (last.seq !== seq && (last.seq !== seq - 1 || after !== 'zeros'))) return undefined;
+    const offset = (lo - last.index) * SECTOR_BYTES;
+    const record = Buffer.allocUnsafe(last.count * SECTOR_BYTES);
+    if (fs.readSync(fd, record, 0, record.length, offset) !== record.length || typeof recordBody(2, record, last.seq) === 'string') return undefined;
+    const head = decodeHead(2, record, 0);
+    if (head?.seq !== last.seq || head.bytes !== record.length) return undefined;
+    return last.seq === seq ? { seg, fd, head, offset } : 'ends before';
+  }
+
+  /** `seg`'s format, from its first word when not read yet. */
+  private formatIn(seg: Segment, fd: number): SegmentFormat {
+    if (seg.format === undefined) {
+      const first = Buffer.alloc(4);
+      fs.readSync(fd, first, 0, 4, 0);
+      seg.format = formatOf(first);
+    }
+    return seg.format;
   }
 
   /** `next` must begin right after `seg`'s last entry, and `seg` must not end in a torn record. */
@@ -246,12 +302,7 @@ export class SegmentFiles {
    */
   scan(seg: Segment, fd: number): void {
     seg.torn = false;
-    if (seg.format === undefined) {
-      const first = Buffer.alloc(4);
-      fs.readSync(fd, first, 0, 4, 0);
-      seg.format = formatOf(first);
-    }
-    if (seg.format === 1) this.scanHeaders(seg, fd);
+    if (this.formatIn(seg, fd) === 1) this.scanHeaders(seg, fd);
     else this.scanSectors(seg, fd);
   }
 

@@ -246,8 +246,11 @@ describe('a record that reads otherwise than when its segment was scanned', () =
     const root = await tempDir();
     const log = new SegmentLog(new DirectoryStore(root), root);
     for (let s = 1; s <= 3; s++) expect(await log.append(entry(s))).toBe(true);
+    // A reader that has scanned the segment through (one new to it finds a record by a search of its own).
+    const reader = new SegmentLog(new DirectoryStore(root), root);
+    expect(await reader.head(kvSeq(0))).toBe(3);
     alterHeader(1, namingEntry2);
-    const read = await new SegmentLog(new DirectoryStore(root), root).read(kvSeq(3));
+    const read = await reader.read(kvSeq(3));
     rewrite = undefined;
     expect(read!.seq).toBe(3);
   });
@@ -261,8 +264,9 @@ describe('a record that reads otherwise than when its segment was scanned', () =
       const log = new SegmentLog(new DirectoryStore(root), root);
       for (let s = 1; s <= 3; s++) expect(await log.append(entry(s))).toBe(true);
       const third = span(root, 3);
-      alterHeader(2, change);
       const reader = new SegmentLog(new DirectoryStore(root), root);
+      expect(await reader.head(kvSeq(0))).toBe(3);
+      alterHeader(2, change);
       const err = await reader.read(kvSeq(3)).catch((e: unknown) => e);
       rewrite = undefined;
       expect(isStrataError(err, 'CORRUPT'), String(err)).toBe(true);

@@ -194,3 +194,57 @@ describe('the descriptors a segment reader keeps', () => {
     expect(openFds()).toBe(before);
   });
 });
+
+/** Bytes this process has read through read calls so far (Linux): each test file runs in a process of its own. */
+const bytesRead = () => Number(/rchar: (\d+)/.exec(fs.readFileSync('/proc/self/io', 'utf8'))![1]);
+
+describe('a reader new to a segment', () => {
+  it('reads an entry deep in it, or finds the log ends after it, without reading the records before it: what a process that opens a catalog does first', async () => {
+    const root = await tempDir();
+    const sizes = Array.from({ length: 3000 }, (_, i) => 200 + ((i * 7919) % 1500));
+    (await logOf(root, sizes)).close();
+    const segment = fs.statSync(path.join(root, SEGMENTS_DIR, segmentName(2))).size;
+    expect(segment).toBeGreaterThan(2 << 20);
+    for (const seq of [3000, 2999, 1500, 2]) {
+      const reader = open(root);
+      const before = bytesRead();
+      const got = await reader.read(kvSeq(seq));
+      const read = bytesRead() - before;
+      expect(got?.seq).toBe(seq);
+      const put = got!.mutations[0]!;
+      expect(put.type === 'put' && Buffer.from(put.value).equals(Buffer.alloc(sizes[seq - 1]!, seq & 0xff))).toBe(true);
+      expect(read, `bytes read for entry ${seq}`).toBeLessThan(64 << 10);
+      reader.close();
+    }
+    // And finds that the log ends there, as a process that opens a catalog whose index is up to date does.
+    const reader = open(root);
+    const before = bytesRead();
+    expect(await reader.read(kvSeq(3001))).toBeUndefined();
+    expect(bytesRead() - before, 'bytes read for entry 3001').toBeLessThan(64 << 10);
+    reader.close();
+  });
+
+  it('finds every entry as a reader that read the segment through does, records of one to four sectors and a torn tail after them', async () => {
+    const root = await tempDir();
+    const sizes = Array.from({ length: 300 }, (_, i) => 10 + ((i * 7919) % 1900));
+    (await logOf(root, sizes)).close();
+    // The next append, torn: its first and third sectors landed, its second did not.
+    const last = span(root, 300);
+    const torn = encodeRecord(entry(301, 1200), Date.now());
+    expect(torn.length).toBe(3 * SECTOR_BYTES);
+    const fd = fs.openSync(last.file, 'r+');
+    fs.writeSync(fd, torn, 0, SECTOR_BYTES, last.offset + last.length);
+    fs.writeSync(fd, torn, 2 * SECTOR_BYTES, SECTOR_BYTES, last.offset + last.length + 2 * SECTOR_BYTES);
+    fs.closeSync(fd);
+    const through = open(root);
+    expect(await through.head(kvSeq(0))).toBe(300);
+    for (let seq = 1; seq <= 302; seq++) {
+      const fresh = open(root);
+      const [a, b] = [await fresh.read(kvSeq(seq)), await through.read(kvSeq(seq))];
+      expect(a?.txn, `entry ${seq}`).toBe(b?.txn);
+      expect(a === undefined).toBe(seq > 300);
+      fresh.close();
+    }
+    through.close();
+  });
+});
