@@ -30,6 +30,7 @@ const LAYERS: [string, number][] = [
   ['src/errors.ts', 0],
   ['src/messages.ts', 0],
   ['src/make-dirs.ts', 1],
+  ['src/on-first-use.ts', 1],
   ['src/snapshot-names.ts', 1],
   ['keys/', 1],
   ['src/arguments.ts', 2],

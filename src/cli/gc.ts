@@ -1,8 +1,8 @@
 // The maintenance commands: retain, excise, reclaim, prune-checkpoints, compact-log, and gc (all of them as
 // one policy). Each step prints its report; long steps show a progress bar on a terminal (cli-progress),
 // never in --json output.
-import { SingleBar } from 'cli-progress';
 import type { Catalog } from '../catalog/catalog.js';
+import { type Bar, newBar } from './bar.js';
 import { StrataError } from '../errors.js';
 import type { AdvanceResult } from '../../gc/retain-from.js';
 import type { ExciseReport } from '../../gc/excise.js';
@@ -42,7 +42,7 @@ export async function excise(c: Catalog, batchSize: number | undefined, o: GcOpt
     return plan;
   }
   const total = plan.versions + plan.snapshots;
-  const bar = o.progress && total > 0 ? new SingleBar({ format: 'excise [{bar}] {value}/{total} versions and snapshots', clearOnComplete: true }) : undefined;
+  const bar = o.progress && total > 0 ? newBar('excise [{bar}] {value}/{total} versions and snapshots') : undefined;
   bar?.start(total, 0);
   try {
     const report = await c.excise({
@@ -72,11 +72,11 @@ export async function reclaim(
   o: GcOptions,
   pending?: number,
 ): Promise<ReclaimReport & { afterExcision?: AfterExcision }> {
-  let bar: SingleBar | undefined;
+  let bar: Bar | undefined;
   const onProgress = (done: number, total: number) => {
     if (!o.progress) return;
     if (bar === undefined) {
-      bar = new SingleBar({ format: 'reclaim [{bar}] {value}/{total} files', clearOnComplete: true });
+      bar = newBar('reclaim [{bar}] {value}/{total} files');
       bar.start(total, 0);
     }
     bar.update(done);

@@ -1,10 +1,10 @@
 // `strata sql`, `strata changes` and `strata load`: a result printed as DuckDB streams it, each value as DuckDB
 // prints it (duck-text.ts) — an aligned table of its first rows with how many there were and the time it
 // took, or every row as CSV (as DuckDB's CSV writer writes them) or as JSON — and a file loaded into a table.
-import { SingleBar } from 'cli-progress';
 import type { Catalog } from '../catalog/catalog.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import type { SqlResult } from '../sql/query.js';
+import { type Bar, newBar } from './bar.js';
 import { duckText, jsonText, type Shape, shapeOf } from './duck-text.js';
 import { alignedLine, cellsOf, ruleLine, widthsOf } from './format.js';
 import { write } from './output.js';
@@ -167,12 +167,12 @@ export async function tableText(r: SqlResult, started: number): Promise<string> 
 function progressBar(what: string, show: boolean): { onProgress?: (p: number) => void; stop: () => void } {
   if (!show) return { stop: () => undefined };
   const started = performance.now();
-  let bar: SingleBar | undefined;
+  let bar: Bar | undefined;
   return {
     onProgress: (p) => {
       if (bar === undefined && performance.now() - started < 1000) return;
       if (bar === undefined) {
-        bar = new SingleBar({ format: `${what} [{bar}] {value}%`, clearOnComplete: true });
+        bar = newBar(`${what} [{bar}] {value}%`);
         bar.start(100, 0);
       }
       bar.update(Math.round(p));

@@ -5,7 +5,6 @@
 // nothing is copied. Cut at a snapshot, the lake is what the catalog was then: later versions are left out
 // and ends after the cut are open.
 import { rename, rm, stat } from 'node:fs/promises';
-import Database from 'better-sqlite3';
 import type { ColumnRow } from '../../keys/columns.js';
 import { type DataFileRow, dataFileIdOf, dataFilesOfTable } from '../../keys/data-files.js';
 import { type DeleteFileRow, deleteFileIdOf, deleteFilesOfTable } from '../../keys/delete-files.js';
@@ -18,6 +17,7 @@ import { checkCount } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
+import { sqlite } from './lake.js';
 import { createStatements, DUCKLAKE_TABLES, DUCKLAKE_VERSION, STRATA_TABLES } from './tables.js';
 import { sqlTime } from './values.js';
 
@@ -199,7 +199,7 @@ export async function exportLake(view: ReadView, file: string, opts: ExportOptio
   // Written under a temporary name and renamed, so a failed export leaves no lake that looks whole.
   const partial = `${file}.partial-${process.pid}`;
   try {
-    const db = new Database(partial);
+    const db = new (sqlite())(partial);
     try {
       db.pragma('journal_mode = DELETE');
       db.transaction(() => {

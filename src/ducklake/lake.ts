@@ -4,9 +4,10 @@
 // INVALID_ARGUMENT naming the table, the row and the column, never a raw SQLite, JSON or range error. What
 // the rows mean together (a table in a live schema, a delete file of a live data file) is checked where they
 // are applied, by the transaction's own checks (src/txn/imported.ts).
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { checkCount, checkOptionalCrc32, MAX_TIME_MS } from '../arguments.js';
 import { StrataError } from '../errors.js';
+import { onFirstUse } from '../on-first-use.js';
 import { parseSqlTime, sqlBool } from './values.js';
 
 /** Where a path is: relative to its parent's (the data path, the schema's, the table's), or absolute. */
@@ -258,6 +259,9 @@ function rowsOf<T>(db: Database.Database, present: ReadonlySet<string>, table: s
   return (db.prepare(`SELECT * FROM "${table}"`).safeIntegers(true).all() as Raw[]).map((r) => make(new Fields(table, r, key)));
 }
 
+/** SQLite, in which DuckLake keeps its catalog: loaded by the first lake read or written. */
+export const sqlite: () => typeof Database = onFirstUse('better-sqlite3');
+
 const REQUIRED = ['ducklake_metadata', 'ducklake_snapshot', 'ducklake_schema', 'ducklake_table', 'ducklake_column', 'ducklake_data_file'];
 const INLINED_DATA = /^ducklake_inlined_data_(\d+)_(\d+)$/;
 const INLINED_DELETE = /^ducklake_inlined_delete_(\d+)$/;
@@ -266,7 +270,7 @@ const INLINED_DELETE = /^ducklake_inlined_delete_(\d+)$/;
 export function readLake(file: string): Lake {
   let db: Database.Database;
   try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
+    db = new (sqlite())(file, { readonly: true, fileMustExist: true });
   } catch (e) {
     throw badLake(file, e instanceof Error ? e.message : String(e), e);
   }

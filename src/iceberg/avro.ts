@@ -2,7 +2,8 @@
 // default long type, which refuses a number past 2^53 rather than writing it wrong; every long Strata
 // writes (ids, sequence numbers, sizes, counts) is a safe integer.
 import { createHash } from 'node:crypto';
-import avro from 'avsc';
+import type * as Avsc from 'avsc';
+import { onFirstUse } from '../on-first-use.js';
 import type { IcebergSchema } from './types.js';
 
 type AvroSchema = Record<string, unknown>;
@@ -139,7 +140,9 @@ export function manifestListBytes(snapshotId: number, parentId: number | null, s
 // An object container file is a header and blocks, each of them an Avro record the spec defines; avsc encodes
 // both. A file is made in one call, not through avsc's streaming BlockEncoder: the stream costs more per record
 // than encoding it, and a manifest is written whole.
-const HEADER = avro.Type.forSchema({
+const avro = onFirstUse<typeof Avsc>('avsc');
+
+const HEADER: AvroSchema = {
   type: 'record',
   name: 'org.apache.avro.file.Header',
   fields: [
@@ -147,9 +150,9 @@ const HEADER = avro.Type.forSchema({
     { name: 'meta', type: { type: 'map', values: 'bytes' } },
     { name: 'sync', type: { type: 'fixed', name: 'Sync', size: 16 } },
   ],
-});
+};
 /** A block: its object count, its objects' bytes (a long length and the bytes: Avro's `bytes`) and the sync marker. */
-const BLOCK = avro.Type.forSchema({
+const BLOCK: AvroSchema = {
   type: 'record',
   name: 'Block',
   fields: [
@@ -157,15 +160,20 @@ const BLOCK = avro.Type.forSchema({
     { name: 'data', type: 'bytes' },
     { name: 'sync', type: { type: 'fixed', name: 'BlockSync', size: 16 } },
   ],
-});
+};
 const MAGIC = Buffer.from([0x4f, 0x62, 0x6a, 0x01]); // 'Obj' 1
 
 /** Each schema's avsc Type, made once: compiling one costs more than encoding a manifest of a hundred files. */
-const compiled = new Map<AvroSchema, avro.Type>();
+const compiled = new Map<AvroSchema, Avsc.Type>();
+
+function typeOf(schema: AvroSchema): Avsc.Type {
+  let type = compiled.get(schema);
+  if (type === undefined) compiled.set(schema, (type = avro().Type.forSchema(schema as unknown as Avsc.Schema)));
+  return type;
+}
 
 function containerFile(schema: AvroSchema, records: readonly unknown[], metadata: Record<string, string>): Uint8Array {
-  let type = compiled.get(schema);
-  if (type === undefined) compiled.set(schema, (type = avro.Type.forSchema(schema as unknown as avro.Schema)));
+  const type = typeOf(schema);
   // A sync marker fixed by the header rather than drawn at random: the same manifest made twice (a second
   // process, a lost object made again) is the same bytes, so the checksum in its name and every list naming
   // it hold. Avro asks only that it separate blocks; readers find it in the header.
@@ -173,8 +181,8 @@ function containerFile(schema: AvroSchema, records: readonly unknown[], metadata
   // The schema itself, not the Type's: a Type does not keep its fields' `field-id`s, by which Iceberg readers
   // find every field.
   const meta = { 'avro.schema': JSON.stringify(schema), 'avro.codec': 'null', ...metadata };
-  const parts = [HEADER.toBuffer({ magic: MAGIC, meta: Object.fromEntries(Object.entries(meta).map(([k, v]) => [k, Buffer.from(v)])), sync })];
+  const parts = [typeOf(HEADER).toBuffer({ magic: MAGIC, meta: Object.fromEntries(Object.entries(meta).map(([k, v]) => [k, Buffer.from(v)])), sync })];
   // One block of every record (a file with none has no block): manifests are read whole.
-  if (records.length > 0) parts.push(BLOCK.toBuffer({ count: records.length, data: Buffer.concat(records.map((r) => type.toBuffer(r))), sync }));
+  if (records.length > 0) parts.push(typeOf(BLOCK).toBuffer({ count: records.length, data: Buffer.concat(records.map((r) => type.toBuffer(r))), sync }));
   return new Uint8Array(Buffer.concat(parts));
 }

@@ -1,0 +1,13 @@
+// Packages that most processes never use, loaded the first time code asks for them. Every CLI call is a
+// process (docs/DESIGN.md §7), and requiring avsc, better-sqlite3 and cli-progress up front cost ~25 ms of
+// each call, though only one that writes Iceberg manifests, reads or writes a DuckLake file or draws a bar
+// needs one. Synchronous, so the code that uses them stays as it was; their types are imported as types.
+import { createRequire } from 'node:module';
+
+const load = createRequire(import.meta.url);
+
+/** The package `name`, required the first time the returned function is called. */
+export function onFirstUse<T>(name: string): () => T {
+  let loaded: T | undefined;
+  return () => (loaded ??= load(name) as T);
+}
