@@ -5,7 +5,7 @@ import { Catalog, type OpenOptions } from '../catalog/catalog.js';
 import { StrataError } from '../errors.js';
 import { parseSnapshotName } from '../snapshot-names.js';
 import type { S3StoreOptions } from '../store/s3-store.js';
-import { printable } from './format.js';
+import { count, printable } from './format.js';
 
 export interface GlobalOptions {
   dir: string;
@@ -144,7 +144,7 @@ export function page<T>(g: GlobalOptions, p: Paging, items: readonly T[], noun: 
   const shown = items.slice(offset, limit === 0 ? undefined : offset + limit);
   const cut = shown.length < items.length;
   const note = cut
-    ? `${shown.length === 0 ? 'none' : `${offset + 1}–${offset + shown.length}`} of ${items.length.toLocaleString('en-US')} ${noun} shown; --limit N (0: all) and --offset N show others`
+    ? `${shown.length === 0 ? 'none' : `${offset + 1}–${offset + shown.length}`} of ${count(items.length)} ${noun} shown; --limit N (0: all) and --offset N show others`
     : '';
   const data = asked === undefined && p.offset === undefined ? items : { total: items.length, offset, limit, items: shown };
   return { items: shown, data, note };

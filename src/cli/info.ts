@@ -1,6 +1,6 @@
 // `strata info`: where a catalog keeps things and how much of it there is — what an operator asks first.
 import type { Catalog } from '../catalog/catalog.js';
-import { size, table } from './format.js';
+import { count, size, table } from './format.js';
 
 export async function describeInfo(c: Catalog) {
   const snapshots = await c.snapshots();
@@ -50,9 +50,9 @@ export function renderInfo(i: Awaited<ReturnType<typeof describeInfo>>): string 
     ['tags', i.tags],
     ['leases', i.leases.length === 0 ? 'none' : i.leases.map((l) => `${l.holder} on ${l.snapshot}${l.expired ? ' (expired)' : ` until ${l.expiresAt.toISOString()}`}`).join('; ')],
     ['schemas, tables, views', `${i.live.schemas}, ${i.live.tables}, ${i.live.views}`],
-    ['data files (newest)', `${i.live.dataFiles.toLocaleString('en-US')}, ${size(i.live.dataBytes)}`],
-    ['delete files (newest)', `${i.live.deleteFiles.toLocaleString('en-US')}, ${size(i.live.deleteBytes)}`],
-    ['live rows', i.live.rows.toLocaleString('en-US')],
+    ['data files (newest)', `${count(i.live.dataFiles)}, ${size(i.live.dataBytes)}`],
+    ['delete files (newest)', `${count(i.live.deleteFiles)}, ${size(i.live.deleteBytes)}`],
+    ['live rows', count(i.live.rows)],
   ];
   return table(['', ''], rows).split('\n').slice(2).join('\n');
 }

@@ -6,7 +6,7 @@ import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import type { SqlResult } from '../sql/query.js';
 import { type Bar, newBar } from './bar.js';
 import { duckText, jsonText, type Shape, shapeOf } from './duck-text.js';
-import { alignedLine, cellsOf, ruleLine, widthsOf } from './format.js';
+import { alignedLine, cellsOf, count, ruleLine, widthsOf } from './format.js';
 import { write } from './output.js';
 
 export type SqlFormat = 'table' | 'json' | 'csv';
@@ -146,10 +146,10 @@ class TablePrinter implements Printer {
       const widths = widthsOf([header, ...this.shown]);
       out += `${[alignedLine(header, widths), ruleLine(widths), ...this.shown.map((c) => alignedLine(c, widths))].join('\n')}\n`;
     }
-    const count = `${this.rows.toLocaleString('en-US')} row${this.rows === 1 ? '' : 's'}`;
+    const rows = `${count(this.rows)} row${this.rows === 1 ? '' : 's'}`;
     const at = last?.snapshot == null ? '' : `, snapshot ${last.snapshot}`;
-    const cut = this.limit !== 0 && this.shown.length < this.rows ? `; the first ${this.shown.length.toLocaleString('en-US')} shown: --limit N shows N (0: all), --csv and --json print every row` : '';
-    await this.write(`${out}(${count}${at}, ${(performance.now() - this.started).toFixed(0)} ms${cut})\n`);
+    const cut = this.limit !== 0 && this.shown.length < this.rows ? `; the first ${count(this.shown.length)} shown: --limit N shows N (0: all), --csv and --json print every row` : '';
+    await this.write(`${out}(${rows}${at}, ${(performance.now() - this.started).toFixed(0)} ms${cut})\n`);
   }
 }
 

@@ -1,6 +1,9 @@
-// A process that opens a catalog on a directory store, commits, reads and serves Iceberg metadata from it,
-// then prints which of the packages only S3 and `strata serve` need it loaded; with --serve it serves too.
+// A process that opens a catalog on a directory store, commits and reads, then prints which of the packages
+// only some calls need it loaded: the AWS SDK (an S3 store), fastify (`strata serve`), avsc (Iceberg
+// manifests), better-sqlite3 (a DuckLake file) and cli-progress (a bar on a terminal). With --serve it serves
+// too; with --iceberg it writes a table's Iceberg metadata; with --export it exports a DuckLake file.
 import { createRequire } from 'node:module';
+import * as path from 'node:path';
 import { Catalog, serve } from '../../src/index.js';
 
 const [dir, mode] = process.argv.slice(2);
@@ -11,6 +14,9 @@ const r = await c.reader();
 await r.dataFiles('main', 't');
 await r.close();
 if (mode === '--serve') await (await serve(c, { port: 0 })).close();
+if (mode === '--iceberg') await c.iceberg('main', 't');
+if (mode === '--export') await c.exportDuckLake(path.join(dir!, 'lake.ducklake'));
 await c.close();
 const loaded = Object.keys(createRequire(import.meta.url).cache);
-console.log(JSON.stringify(['fastify', '@aws-sdk/client-s3'].filter((p) => loaded.some((k) => k.includes(`/node_modules/${p}/`)))));
+const optional = ['fastify', '@aws-sdk/client-s3', 'avsc', 'better-sqlite3', 'cli-progress'];
+console.log(JSON.stringify(optional.filter((p) => loaded.some((k) => k.includes(`/node_modules/${p}/`)))));
