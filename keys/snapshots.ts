@@ -51,6 +51,9 @@ export const snapshotsFrom = (id: number): KeyRange => ({ gte: snapshotKey(id), 
 /** Snapshot records up to `id`, for the greatest one at or below it. */
 export const snapshotsUpTo = (id: number): { gte: Key; lte: Key } => ({ gte: SNAPSHOTS, lte: snapshotKey(id) });
 
+/** Snapshot records of the snapshots in [from, to]. */
+export const snapshotsBetween = (from: number, to: number): KeyRange => ({ gte: snapshotKey(from), lte: snapshotKey(to) });
+
 /** Snapshot changes of the snapshots in [from, to]. */
 export const changesBetween = (from: number, to: number): KeyRange => ({ gte: snapshotChangesKey(from), lte: snapshotChangesKey(to) });
 export const changesUpTo = (id: number): KeyRange => ({ gte: CHANGES, lte: snapshotChangesKey(id) });

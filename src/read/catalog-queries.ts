@@ -125,7 +125,11 @@ export function snapshotChanges(view: ReadView, id: SnapshotId): Promise<Snapsho
 }
 
 export async function snapshotInfo(view: ReadView, id: SnapshotId, row: SnapshotRow): Promise<SnapshotInfo> {
-  const changes = await snapshotChanges(view, id);
+  return snapshotInfoOf(id, row, await snapshotChanges(view, id));
+}
+
+/** A snapshot as callers see it, from its record and its changes (absent: it recorded none). */
+export function snapshotInfoOf(id: SnapshotId, row: SnapshotRow, changes: SnapshotChangesRow | undefined): SnapshotInfo {
   return {
     id,
     time: new Date(row.time),
