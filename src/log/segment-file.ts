@@ -32,6 +32,9 @@ const PREFIX_BYTES = 12;
 export const V1_HEADER_BYTES = 24;
 const ZEROS = Buffer.alloc(SECTOR_BYTES);
 
+/** How many entries `seg` holds as far as read: the last is `first + entriesIn(seg) - 1`. */
+export const entriesIn = (seg: Segment): number => seg.base + seg.offsets.length;
+
 /** One segment file, as far as this handle has read it. */
 export interface Segment {
   first: KvSeq;
@@ -40,7 +43,12 @@ export interface Segment {
   ino: number | undefined;
   /** Its records' format, once its first bytes were read. */
   format: SegmentFormat | undefined;
-  /** Byte offset of each record read, entry `first + i` at `offsets[i]`. */
+  /**
+   * How many of its first entries this handle holds no offset of: a segment is read from its last entry on
+   * when the lock or the next segment says which that is (segment-files.ts `startNearEnd`).
+   */
+  base: number;
+  /** Byte offset of each record read from entry `first + base` on: entry `first + base + i` at `offsets[i]`. */
   offsets: number[];
   /** Where the records read end. */
   end: number;

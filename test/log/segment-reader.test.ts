@@ -198,7 +198,7 @@ describe('the descriptors a segment reader keeps', () => {
 /** Bytes this process has read through read calls so far (Linux): each test file runs in a process of its own. */
 const bytesRead = () => Number(/rchar: (\d+)/.exec(fs.readFileSync('/proc/self/io', 'utf8'))![1]);
 
-describe('a reader new to a segment', () => {
+describe('a handle new to a segment', () => {
   it('reads an entry deep in it, or finds the log ends after it, without reading the records before it: what a process that opens a catalog does first', async () => {
     const root = await tempDir();
     const sizes = Array.from({ length: 3000 }, (_, i) => 200 + ((i * 7919) % 1500));
@@ -222,6 +222,23 @@ describe('a reader new to a segment', () => {
     expect(await reader.read(kvSeq(3001))).toBeUndefined();
     expect(bytesRead() - before, 'bytes read for entry 3001').toBeLessThan(64 << 10);
     reader.close();
+  });
+
+  it('a writer new to the log appends after the last entry without reading the records before it, in the tail or in the segments before', async () => {
+    const root = await tempDir();
+    const sizes = Array.from({ length: 3000 }, (_, i) => 200 + ((i * 7919) % 1500));
+    // Segments of ~1 MiB: rolled ones are read to check that each ends where the next begins.
+    (await logOf(root, sizes, { rollBytes: 1 << 20 })).close();
+    expect(fs.readdirSync(path.join(root, SEGMENTS_DIR)).filter((n) => n.endsWith('.seg')).length).toBeGreaterThan(4);
+    const writer = open(root, { rollBytes: 1 << 20 });
+    const before = bytesRead();
+    expect(await writer.append(entry(3001, 300))).toBe(true);
+    expect(bytesRead() - before, 'bytes read by the first append').toBeLessThan(256 << 10);
+    // And it reads every entry before it, each found by a search, as a reader that reads them in order does.
+    const through = open(root);
+    for (let seq = 3001; seq >= 1; seq -= 7) expect((await writer.read(kvSeq(seq)))?.txn, `entry ${seq}`).toBe((await through.read(kvSeq(seq)))?.txn);
+    writer.close();
+    through.close();
   });
 
   it('finds every entry as a reader that read the segment through does, records of one to four sectors and a torn tail after them', async () => {
