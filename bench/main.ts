@@ -176,6 +176,10 @@ if (values.only === undefined || 'iceberg'.includes(values.only)) {
   const { icebergBench } = await import('./iceberg/load-bench.js');
   await icebergBench(bySize({ smoke: { commits: 5, perCommit: 20, repeats: 3, runs }, quick: { commits: 50, perCommit: 100, repeats: 10, runs }, full: { commits: 99, perCommit: 100, repeats: 10, runs } }), out);
 }
+if (values.only === undefined || 'process start'.includes(values.only)) {
+  const { processBench } = await import('./process/process-bench.js');
+  await processBench(bySize({ smoke: { tables: 20, commits: 20, calls: 1 }, quick: { tables: 200, commits: 600, calls: 3 }, full: { tables: 1000, commits: 3000, calls: 5 } }), out);
+}
 out(`\nTotal time: ${((Date.now() - started) / 1000).toFixed(0)} s.`);
 
 if (values.write) {
