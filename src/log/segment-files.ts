@@ -139,9 +139,9 @@ export class SegmentFiles {
         else this.scan(seg, fd, tries > 0);
       }
       if (index < seg.base) {
-        // Before the entries this handle read from: found by a search, or else the segment is read through.
-        const found = this.seek(seg, fd, seq);
-        if (found?.head.seq === seq) return found;
+        // Before the entry this handle entered the segment at: it is read through, once. Whoever asks for one
+        // entry there usually reads on (a verify, an index catching up), and a search per entry would cost each
+        // of them a binary search.
         this.reset(seg);
         this.scan(seg, fd, true);
       }
@@ -201,8 +201,8 @@ export class SegmentFiles {
 
   /**
    * Takes in the record `found` (by seek) as the last this handle has read of a segment it had read nothing
-   * of: the entries before it are found by a search when asked for (locate), and what follows is read on
-   * from its end.
+   * of: what follows is read on from its end, and the first ask for an entry before it reads the segment
+   * through (locate).
    */
   private anchor(seg: Segment, found: RecordAt): void {
     seg.base = found.head.seq - seg.first;
@@ -330,8 +330,8 @@ export class SegmentFiles {
   /**
    * Takes in `seg`'s last entry as the next segment or the lock names it, without the records before it: a
    * process's first append (or read of the head) read every segment through, ~20 ms for each 8 MB before
-   * its code was optimised, and a segment rolls at 64 MiB. The entries before it are found by a search when
-   * asked for (locate). The record found is checked whole, as a scan checks the last record it finds; the
+   * its code was optimised, and a segment rolls at 64 MiB. An entry before it, when asked for, has the segment
+   * read through (locate). The record found is checked whole, as a scan checks the last record it finds; the
    * records before it are not read, so damage there is found by whoever reads them, as in the object layout.
    */
   private startNearEnd(seg: Segment, fd: number): void {

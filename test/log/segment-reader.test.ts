@@ -234,7 +234,7 @@ describe('a handle new to a segment', () => {
     const before = bytesRead();
     expect(await writer.append(entry(3001, 300))).toBe(true);
     expect(bytesRead() - before, 'bytes read by the first append').toBeLessThan(256 << 10);
-    // And it reads every entry before it, each found by a search, as a reader that reads them in order does.
+    // And it reads every entry before it (the segment read through once) as a reader that reads them in order does.
     const through = open(root);
     for (let seq = 3001; seq >= 1; seq -= 7) expect((await writer.read(kvSeq(seq)))?.txn, `entry ${seq}`).toBe((await through.read(kvSeq(seq)))?.txn);
     writer.close();
