@@ -13,7 +13,6 @@ import {
   formatOf,
   headBytes,
   readSector,
-  type Sector,
   type RecordHead,
   recordBody,
   SECTOR_BYTES,
@@ -130,20 +129,16 @@ export class SegmentFiles {
       const seg = this.segments[i]!;
       const fd = this.fd(seg);
       const index = seq - seg.first;
-      if (index >= entriesIn(seg)) {
-        // A segment this handle has not read is entered by a search, at the entry asked for or the one before
-        // it; one it has read is read on from where it stopped. Read again after a change under its offsets:
-        // through, from the start.
-        const found = tries === 0 && seg.end === 0 ? this.seek(seg, fd, seq) : undefined;
-        if (found !== undefined) this.anchor(seg, found);
-        else this.scan(seg, fd, tries > 0);
-      }
+      // Read on from where this handle stopped; read again after a change under its offsets: through, from the start.
+      if (index >= entriesIn(seg)) this.scan(seg, fd, tries > 0);
       if (index < seg.base) {
         // Before the entry this handle entered the segment at: it is read through, once. Whoever asks for one
         // entry there usually reads on (a verify, an index catching up), and a search per entry would cost each
         // of them a binary search.
+        const held = entriesIn(seg);
         this.reset(seg);
         this.scan(seg, fd, true);
+        if (entriesIn(seg) < held) throw this.corrupt(kvSeq(seg.first + entriesIn(seg)), seg, seg.end, 'read from its start, its segment ends before entries read from the entry a search found');
       }
       if (index < entriesIn(seg)) {
         const offset = seg.offsets[index - seg.base]!;
@@ -167,13 +162,12 @@ export class SegmentFiles {
   }
 
   /**
-   * The whole record of entry `seq` in format-2 `seg`, or of entry `seq - 1` when the segment's records end
-   * with it, found by a binary search over the sectors' stamps; undefined where the search cannot vouch for
-   * either (a scan then says what is there). Along the file, sound stamps name entries in ascending order up
-   * to the records' end, after which lie only zeros and sectors of later entries (what crashed appends left):
-   * so the last sector whose stamp names `seq` or less ends `seq`'s record when that record is whole, or
-   * ends the one before when the sector after it is zeros or the file's end. The record found is checked
-   * whole, as a scan checks the last one it finds.
+   * The whole record of entry `seq` in format-2 `seg`, found by a binary search over the sectors' stamps, or
+   * undefined where the search cannot vouch for it (a scan then says what is there). `seq` must be an entry
+   * through which the segment is known to be on disk (LockState.synced, or the last of a segment another
+   * follows): up to it, sound stamps name entries in ascending order, with no gap (a crash in relaxed mode
+   * can leave gaps only past what was synced); past the records lie only zeros and sectors of later entries.
+   * So the last sector whose stamp names `seq` or less ends `seq`'s record. The record is checked whole.
    */
   private seek(seg: Segment, fd: number, seq: KvSeq): RecordAt | undefined {
     if (this.formatIn(seg, fd) !== 2) return undefined;
@@ -183,20 +177,20 @@ export class SegmentFiles {
     let lo = -1;
     let hi = Math.floor(fs.fstatSync(fd).size / SECTOR_BYTES);
     let last: { seq: number; index: number; count: number } | undefined;
-    let after: Sector = 'zeros';
     while (hi - lo > 1) {
       const mid = lo + Math.floor((hi - lo) / 2);
       const s = stamp(mid);
       if (s === 'bad' || s === 'short') return undefined;
       if (s !== 'zeros' && s.seq <= seq) [lo, last] = [mid, s];
-      else [hi, after] = [mid, s];
+      else hi = mid;
     }
-    if (last === undefined || last.index !== last.count - 1 || (last.seq !== seq && (last.seq !== seq - 1 || after !== 'zeros'))) return undefined;
+    // A sector out of its place (damage) can put the record's start before the file's.
+    if (last?.seq !== seq || last.index !== last.count - 1 || lo < last.index) return undefined;
     const offset = (lo - last.index) * SECTOR_BYTES;
     const record = Buffer.allocUnsafe(last.count * SECTOR_BYTES);
-    if (fs.readSync(fd, record, 0, record.length, offset) !== record.length || typeof recordBody(2, record, last.seq) === 'string') return undefined;
+    if (fs.readSync(fd, record, 0, record.length, offset) !== record.length || typeof recordBody(2, record, seq) === 'string') return undefined;
     const head = decodeHead(2, record, 0);
-    return head?.seq === last.seq && head.bytes === record.length ? { seg, fd, head, offset } : undefined;
+    return head?.seq === seq && head.bytes === record.length ? { seg, fd, head, offset } : undefined;
   }
 
   /**
@@ -328,15 +322,18 @@ export class SegmentFiles {
   }
 
   /**
-   * Takes in `seg`'s last entry as the next segment or the lock names it, without the records before it: a
-   * process's first append (or read of the head) read every segment through, ~20 ms for each 8 MB before
-   * its code was optimised, and a segment rolls at 64 MiB. An entry before it, when asked for, has the segment
-   * read through (locate). The record found is checked whole, as a scan checks the last record it finds; the
-   * records before it are not read, so damage there is found by whoever reads them, as in the object layout.
+   * Takes in, without the records before it, the last entry of `seg` that is known to be on disk with every
+   * record before it: the one before the next segment's first (a segment is synced whole before the next is
+   * made), or in the tail the one the lock says is synced. A process's first append (or read of the head)
+   * read every segment through, ~20 ms for each 8 MB before its code was optimised, and a segment rolls at
+   * 64 MiB. The scan reads on from there, and stops at a gap a crash left past it as a scan from the start
+   * would. An entry before it, when asked for, has the segment read through (locate). The record found is
+   * checked whole, as a scan checks the last record it finds; the records before it are not read, so damage
+   * there is found by whoever reads them, as in the object layout.
    */
   private startNearEnd(seg: Segment, fd: number): void {
     const next = this.segments[this.segments.indexOf(seg) + 1];
-    const last = next === undefined ? this.lockState()?.head : next.first - 1;
+    const last = next === undefined ? this.lockState()?.synced : next.first - 1;
     if (last === undefined || last <= seg.first) return;
     const found = this.seek(seg, fd, kvSeq(last));
     if (found !== undefined) this.anchor(seg, found);

@@ -1,8 +1,9 @@
 // The append lock of the segmented log: flock(2) on `segments/LOCK`, taken by the processes of one host in
 // turn while they append (released by the kernel if a holder dies). The file also holds a generation that
 // moves whenever a segment is created or replaced, so a holder knows to read the directory again rather
-// than append to a tail that is no longer the tail; and, after it, the newest entry whose append began
-// (written before the record), so a reader or writer asking "anything new?" reads 16 bytes instead of the tail.
+// than append to a tail that is no longer the tail; after it, the newest entry whose append began (written
+// before the record), so a reader or writer asking "anything new?" reads 16 bytes instead of the tail; and
+// last, an entry through which the tail is known to be on disk, where a new handle may enter it (decision 0051).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { setImmediate as yieldTurn, setTimeout as sleep } from 'node:timers/promises';
@@ -15,6 +16,13 @@ const LOCK_FILE = 'LOCK';
 export interface LockState {
   generation: number;
   head: number;
+  /**
+   * An entry through which every record of its segment was on disk when it was written (0: none said): it
+   * is written only after a sync of the segment returned, so a crash that kept it kept those records too,
+   * and none of them is ever cut. What lies past it may have gaps after a crash in relaxed mode, where later
+   * pages of a file can reach the disk before earlier ones.
+   */
+  synced: number;
 }
 
 export class AppendLock {
@@ -79,12 +87,13 @@ export class AppendLock {
    * Under the lock, before entry `seq` is written (a write that fails leaves it ahead of the log). Not
    * synced: after a machine crash it may be behind the log, which only processes that open again (and read
    * the log, not this) come across; ahead of it, it is not equal to what a reader or writer has, so either
-   * reads the tail.
+   * reads the tail. With it, `synced` (LockState.synced): what the announcing handle knows to be on disk.
    */
-  announce(seq: number): void {
-    const b = Buffer.alloc(8);
+  announce(seq: number, synced: number): void {
+    const b = Buffer.alloc(16);
     b.writeDoubleBE(seq);
-    fs.writeSync(this.file(), b, 0, 8, 8);
+    b.writeDoubleBE(synced, 8);
+    fs.writeSync(this.file(), b, 0, 16, 8);
   }
 
   /** Under the lock: tells every other holder that the segments changed. */
@@ -114,9 +123,10 @@ export class AppendLock {
   }
 }
 
-const state = Buffer.alloc(16);
+const state = Buffer.alloc(24);
 
 function readState(fd: number): LockState {
-  const n = fs.readSync(fd, state, 0, 16, 0);
-  return { generation: n >= 8 ? state.readDoubleBE(0) : 0, head: n === 16 ? state.readDoubleBE(8) : 0 };
+  const n = fs.readSync(fd, state, 0, 24, 0);
+  // A lock file a version before this one wrote has no third word: nothing is said to be synced.
+  return { generation: n >= 8 ? state.readDoubleBE(0) : 0, head: n >= 16 ? state.readDoubleBE(8) : 0, synced: n === 24 ? state.readDoubleBE(16) : 0 };
 }

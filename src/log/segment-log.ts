@@ -64,6 +64,11 @@ export class SegmentLog implements CommitLog {
   private readonly lock: AppendLock;
   /** The writer's handle on the tail segment, and the lock generation it was opened at. */
   private tail: Tail | undefined;
+  /**
+   * The newest entry this handle knows to be on disk with every record of its segment before it: a sync of
+   * the segment's file (any descriptor's) returned after it was written. What the lock file says as synced.
+   */
+  private synced = 0;
 
   constructor(
     private readonly store: ObjectStore,
@@ -107,7 +112,7 @@ export class SegmentLog implements CommitLog {
       }
       // Said before the record is written: a writer that finds the lock naming an entry past the tail it knows
       // reads the tail again, so it never writes over the sectors of an append that died part-way unseen.
-      this.lock.announce(entry.seq);
+      this.lock.announce(entry.seq, this.synced);
       const t = this.tail;
       // A segment of the old format is not appended to: the next record begins one of the current format.
       if (t === undefined || t.seg.first === 1 || t.seg.format === 1 || t.seg.end >= this.rollBytes) await this.roll(record, entry.seq);
@@ -144,6 +149,7 @@ export class SegmentLog implements CommitLog {
       for (let done = 0; done < record.length; ) done += fs.writeSync(fd, record, done, record.length - done, at + done);
       if (this.sync && overlap) await fdatasync(fd);
       else if (this.sync) fs.fdatasyncSync(fd);
+      if (this.sync) this.synced = seq;
     } catch (e) {
       try {
         fs.ftruncateSync(fd, at);
@@ -190,6 +196,8 @@ export class SegmentLog implements CommitLog {
       fs.linkSync(tmp, path.join(this.dir, name));
       linked = true;
       this.lock.bump();
+      // Written and synced whole under its temporary name, in relaxed mode too.
+      this.synced = seq;
       if (this.sync) await syncDir(this.dir);
     } catch (e) {
       if (!linked) throw this.files.unavailable(`log entry ${seq} was not written (a new segment ${name} could not be made)`, e);
@@ -234,6 +242,7 @@ export class SegmentLog implements CommitLog {
     // Synced in relaxed mode too: the space is written again next, and a crash that kept the new records
     // but not the cut could leave old sectors past them, which no open would take.
     fs.fdatasyncSync(t.fd);
+    this.synced = t.seg.first + entriesIn(t.seg) - 1;
     // Stryker disable next-line BooleanLiteral: left set, it makes the next append scan again, which clears it
     t.seg.torn = false;
   }

@@ -331,3 +331,60 @@ describe('segment compaction', () => {
     expect((out as Error).message).toMatch(/^log entry 9 does not exist in .*segmented log, so the log cannot be compacted through it$/);
   });
 });
+
+describe('a handle that enters a segment at its last entry', () => {
+  it('after a machine crash that kept later pages of a relaxed tail but not earlier ones, sees the log end at the gap, as a scan from the start does', async () => {
+    const root = await tempDir();
+    const relaxed = (r: string) => open(r, { sync: false });
+    const writer = relaxed(root);
+    for (let s = 1; s <= 40; s++) expect(await writer.append(entry(s))).toBe(true);
+    writer.close();
+    // Entries 5..9 never reached the disk; 10..40 and the lock file (naming 40) did.
+    for (let s = 5; s <= 9; s++) overwriteAfter({ ...span(root, s), length: 0 }, Buffer.alloc(span(root, s).length));
+    for (const make of [open, relaxed]) {
+      const fresh = make(root);
+      expect(await fresh.head(kvSeq(0))).toBe(4);
+      expect(await fresh.read(kvSeq(40))).toBeUndefined();
+      fresh.close();
+      const reader = make(root);
+      expect(await reader.read(kvSeq(20))).toBeUndefined();
+      reader.close();
+    }
+    // The next writer takes the log as ending at entry 4: entry 41 would leave a gap; entry 5 follows, and
+    // what lay past the gap (crash debris of a relaxed tail) is cut.
+    const next = open(root);
+    expect(isStrataError(await next.append(entry(41)).catch((e: unknown) => e), 'CORRUPT')).toBe(true);
+    const fifth = entry(5);
+    expect(await next.append(fifth)).toBe(true);
+    next.close();
+    const after = open(root);
+    expect(await after.head(kvSeq(0))).toBe(5);
+    expect((await after.read(kvSeq(5)))!.txn).toBe(fifth.txn);
+    expect(await after.read(kvSeq(40))).toBeUndefined();
+    after.close();
+  });
+
+  it('a sound record where another entry belongs, or a sector out of its place, is damage to it, never the end of the log', async () => {
+    // Segment 2's one record replaced by entry 1's; then by the second sector of entry 2's own two.
+    for (const [sizes, put] of [
+      [[40, 40], (root: string) => splice(span(root, 2), fs.readFileSync(span(root, 1).file).subarray(0, SECTOR_BYTES))],
+      [[40, 700], (root: string) => {
+        const s = span(root, 2);
+        const second = fs.readFileSync(s.file).subarray(s.offset + SECTOR_BYTES, s.offset + 2 * SECTOR_BYTES);
+        const fd = fs.openSync(s.file, 'r+');
+        fs.writeSync(fd, second, 0, SECTOR_BYTES, s.offset);
+        fs.closeSync(fd);
+      }],
+    ] as const) {
+      const root = await tempDir();
+      (await logOf(root, [...sizes])).close();
+      put(root);
+      for (const attempt of [(l: SegmentLog) => l.read(kvSeq(2)), (l: SegmentLog) => l.head(kvSeq(0)), (l: SegmentLog) => l.append(entry(3))]) {
+        const l = open(root);
+        const got = await attempt(l).catch((e: unknown) => e);
+        l.close();
+        expect(isStrataError(got, 'CORRUPT'), `${sizes}: ${String(got)}`).toBe(true);
+      }
+    }
+  });
+});
