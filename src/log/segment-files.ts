@@ -132,9 +132,8 @@ export class SegmentFiles {
       // Read on from where this handle stopped; read again after a change under its offsets: through, from the start.
       if (index >= entriesIn(seg)) this.scan(seg, fd, tries > 0);
       if (index < seg.base) {
-        // Before the entry this handle entered the segment at: it is read through, once. Whoever asks for one
-        // entry there usually reads on (a verify, an index catching up), and a search per entry would cost each
-        // of them a binary search.
+        // Before the entry this handle entered the segment at: it is read through, once (whoever asks for one
+        // entry there usually reads on: a verify, an index catching up).
         const held = entriesIn(seg);
         this.reset(seg);
         this.scan(seg, fd, true);
