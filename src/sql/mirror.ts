@@ -121,8 +121,8 @@ type Scope = { all: true } | { all: false; names: ReadonlySet<string> };
 
 const ALL: Scope = { all: true };
 
-/** Mirrors kept built: the newest few, of any scope and schema version. */
-const KEPT = 4;
+/** Mirrors kept built: the newest few, of any scope and schema version (one of a few tables is small). */
+const KEPT = 8;
 
 export class Mirror {
   /** The mirror databases built, by schema version and scope, oldest first. */
@@ -143,14 +143,21 @@ export class Mirror {
     // First over only the tables and views the text can name: a one-row INSERT into a catalog of a thousand
     // tables spent ~450 ms mirroring them all. What does not bind there is planned over the whole head, so a
     // statement that fails fails as it would there, with the same message.
-    const scoped = await this.planOver(r, { all: false, names: await this.reach(r, namesIn(text)) }, text, shapes);
+    const scoped = await this.planOver(r, await this.scopeOf(r, text), text, shapes);
     if (scoped.ok || !/^(catalog|binder)$/i.test(scoped.failure.type)) return scoped;
     return this.planOver(r, ALL, text, shapes);
   }
 
-  /** `names` with the names in the SQL of each view they name, and so on: the tables a view reads bind with it. */
-  private async reach(r: ReadState, names: Set<string>): Promise<Set<string>> {
-    const views = (await Promise.all((await r.schemas()).map((s) => r.views(s.name)))).flat();
+  /**
+   * The names of the head's tables and views that `text` can name, with those the SQL of each such view can
+   * name, and so on (the tables a view reads bind with it): only names the head has, so statements that
+   * differ in their values share a mirror.
+   */
+  private async scopeOf(r: ReadState, text: string): Promise<Scope> {
+    const schemas = await r.schemas();
+    const views = (await Promise.all(schemas.map((s) => r.views(s.name)))).flat();
+    const tables = (await Promise.all(schemas.map((s) => r.tables(s.name)))).flat();
+    const names = namesIn(text);
     for (let grew = true; grew; ) {
       grew = false;
       for (const v of views) {
@@ -158,7 +165,8 @@ export class Mirror {
         for (const n of namesIn(v.sql)) if (!names.has(n)) (names.add(n), (grew = true));
       }
     }
-    return names;
+    const held = new Set([...tables, ...views].map((x) => x.name.toLowerCase()));
+    return { all: false, names: new Set([...names].filter((n) => held.has(n))) };
   }
 
   private async planOver(r: ReadState, scope: Scope, text: string, shapes: readonly string[]): Promise<Planned> {

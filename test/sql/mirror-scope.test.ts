@@ -34,6 +34,9 @@ describe('the mirror a write is planned over', () => {
       const planned = await mirror.plan(r, "INSERT INTO main.T7 SELECT id, 'x' FROM w");
       expect(planned.ok).toBe(true);
       expect(await mirrored()).toEqual(['t3 t4 t7 w']);
+      // Another statement over the same tables, other values, other words: the same mirror.
+      expect((await mirror.plan(r, "insert into T7 (id) select id + 1 from W where id > 0 -- 'more words' \"t3\"")).ok).toBe(true);
+      expect(await mirrored()).toEqual(['t3 t4 t7 w']);
       // A table the head does not have: planned again over every table, whose names DuckDB's message draws on.
       const typo = await mirror.plan(r, "INSERT INTO t77 VALUES (1, 'a')");
       expect(typo.ok).toBe(false);
