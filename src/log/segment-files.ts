@@ -333,7 +333,8 @@ export class SegmentFiles {
   private startNearEnd(seg: Segment, fd: number): void {
     const next = this.segments[this.segments.indexOf(seg) + 1];
     const last = next === undefined ? this.lockState()?.synced : next.first - 1;
-    if (last === undefined || last <= seg.first) return;
+    // The lock file is read as it is: a word that is no entry's number (damaged) says nothing.
+    if (last === undefined || !Number.isSafeInteger(last) || last <= seg.first) return;
     const found = this.seek(seg, fd, kvSeq(last));
     if (found !== undefined) this.anchor(seg, found);
   }

@@ -165,6 +165,23 @@ describe('what a segment reader trusts of the lock file', () => {
     expect(await reader.head(kvSeq(3))).toBe(5);
   });
 
+  it('a synced entry that is no entry (damaged, or another history) is passed over: the reader reads the tail from its start', async () => {
+    const root = await tempDir();
+    (await logOf(root, [40, 700, 40, 40])).close();
+    const lock = path.join(root, SEGMENTS_DIR, 'LOCK');
+    for (const synced of [12.00000000745058, -3, Number.NaN, 1e300, 2 ** 60, 99, 3.5]) {
+      const fd = fs.openSync(lock, 'r+');
+      const b = Buffer.alloc(8);
+      b.writeDoubleBE(synced);
+      fs.writeSync(fd, b, 0, 8, 16);
+      fs.closeSync(fd);
+      const reader = open(root);
+      expect(await reader.head(kvSeq(0)), `synced ${synced}`).toBe(4);
+      for (let seq = 1; seq <= 4; seq++) expect((await reader.read(kvSeq(seq)))?.seq).toBe(seq);
+      reader.close();
+    }
+  });
+
   it('an announced head of 0 says nothing: a reader asking from 0 again reads the segments', async () => {
     const root = await tempDir();
     (await logOf(root, [40, 40])).close();
