@@ -44,8 +44,8 @@ export interface Segment {
   /** Its records' format, once its first bytes were read. */
   format: SegmentFormat | undefined;
   /**
-   * How many of its first entries this handle holds no offset of: a segment is read from its last entry on
-   * when the lock or the next segment says which that is (segment-files.ts `startNearEnd`).
+   * How many of its first entries this handle holds no offset of: a segment is read from the last entry known
+   * to be on disk with every record before it (segment-files.ts `startNearEnd`).
    */
   base: number;
   /** Byte offset of each record read from entry `first + base` on: entry `first + base + i` at `offsets[i]`. */

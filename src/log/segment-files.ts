@@ -131,14 +131,9 @@ export class SegmentFiles {
       const index = seq - seg.first;
       // Read on from where this handle stopped; read again after a change under its offsets: through, from the start.
       if (index >= entriesIn(seg)) this.scan(seg, fd, tries > 0);
-      if (index < seg.base) {
-        // Before the entry this handle entered the segment at: it is read through, once (whoever asks for one
-        // entry there usually reads on: a verify, an index catching up).
-        const held = entriesIn(seg);
-        this.reset(seg);
-        this.scan(seg, fd, true);
-        if (entriesIn(seg) < held) throw this.corrupt(kvSeq(seg.first + entriesIn(seg)), seg, seg.end, 'read from its start, its segment ends before entries read from the entry a search found');
-      }
+      // Before the entry this handle entered the segment at: it is read through, once (whoever asks for one
+      // entry there usually reads on: a verify, an index catching up).
+      if (index < seg.base) this.readThrough(seg, fd);
       if (index < entriesIn(seg)) {
         const offset = seg.offsets[index - seg.base]!;
         const b = Buffer.allocUnsafe(headBytes(seg.format!));
@@ -211,6 +206,18 @@ export class SegmentFiles {
       seg.format = formatOf(first);
     }
     return seg.format;
+  }
+
+  /**
+   * Reads `seg` from its start again, for whoever needs the offset of every entry in it. Finding fewer entries
+   * than this handle held (a gap or damage before the entry a search entered at) is CORRUPT: nothing may take
+   * the shorter segment for the log.
+   */
+  readThrough(seg: Segment, fd: number): void {
+    const held = entriesIn(seg);
+    this.reset(seg);
+    this.scan(seg, fd, true);
+    if (entriesIn(seg) < held) throw this.corrupt(kvSeq(seg.first + entriesIn(seg)), seg, seg.end, 'read from its start, its segment ends before entries read from the entry a search found');
   }
 
   /** `next` must begin right after `seg`'s last entry, and `seg` must not end in a torn record. */
@@ -310,8 +317,8 @@ export class SegmentFiles {
   /**
    * Reads records from `seg.end` on: those complete so far, then a torn record or nothing. Of format 2, a
    * record is torn when one of its sectors is zeros (not written yet, or never: a crash); the records end at
-   * a sector of zeros where the next would begin. A format-2 segment not read yet is read from its last
-   * entry on, where the lock or the next segment names it and a search finds it whole, unless `through`.
+   * a sector of zeros where the next would begin. A format-2 segment not read yet is read from the last entry
+   * known to be on disk with every record before it (startNearEnd), unless `through`.
    */
   scan(seg: Segment, fd: number, through = false): void {
     seg.torn = false;

@@ -303,11 +303,8 @@ export class SegmentLog implements CommitLog {
 
   /** Replaces `seg` by the same records with those of entries from..through as stubs (their number and place in the chain). */
   private async stubSegment(seg: Segment, from: number, through: number): Promise<void> {
-    if (seg.base > 0) {
-      // Every record is rewritten, so every offset is needed: the segment is read through.
-      this.files.reset(seg);
-      this.files.scan(seg, this.files.fd(seg), true);
-    }
+    // Every record is rewritten, so every offset is needed.
+    if (seg.base > 0) this.files.readThrough(seg, this.files.fd(seg));
     const whole = fs.readFileSync(path.join(this.dir, seg.name));
     const parts: Buffer[] = [];
     for (const [i, offset] of seg.offsets.entries()) {
