@@ -17,6 +17,7 @@ import { FieldIdChecks } from './file-columns.js';
 import { checkHostFiles, type HostFiles } from './host-files.js';
 import { load, type LoadOptions, type LoadResult } from './load.js';
 import { positionDeleteCopy } from './position-deletes.js';
+import { keptPositionsBudget, KeptPositions } from './kept-positions.js';
 import { LocalFiles } from './local-files.js';
 import { RegistrationChecks } from './registration-checks.js';
 import { type ChangeBound, rowChangeBatches, rowChanges, type RowChangesContext } from './row-changes.js';
@@ -105,7 +106,7 @@ export class DataPlane implements TxnSql {
     const direct = store.url(`${dataPath}any`);
     const lakeDirs = path.isAbsolute(direct) ? [cacheDir, path.dirname(direct)] : [cacheDir];
     this.engine = new Engine({ lakeDirs, scratchDir: path.join(dir, 'sql-scratch'), memoryLimit: settings.memoryLimit });
-    const positions = new DeletePositionChecks(this.engine.connections);
+    const positions = new DeletePositionChecks(this.engine.connections, new KeptPositions(this.engine.connections, keptPositionsBudget(settings.memoryLimit)));
     const fieldIds = new FieldIdChecks(this.engine.connections);
     const mirror = new Mirror(this.engine.planner, (q, arg) => this.engine.textFunction(q, arg));
     this.ctx = { reads: base, writable: () => base.writable(), store, dataPath, files, mirror, positions, fieldIds };

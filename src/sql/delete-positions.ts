@@ -12,6 +12,7 @@ import type { NamedDeleteFile } from '../../keys/census.js';
 import type { Violation } from '../../keys/violation.js';
 import { StrataError } from '../errors.js';
 import { type Connections, run } from './engine.js';
+import type { KeptFile, KeptPositions } from './kept-positions.js';
 import { identityOf, type LocalFiles, recordedFile } from './local-files.js';
 import { literal } from './sql-text.js';
 import { StatementFiles } from './statement-files.js';
@@ -49,17 +50,22 @@ export class DeletePositionChecks {
   /** By file and what it must hold: the problem found (undefined: none), once per process. */
   private readonly done = new Map<string, Promise<string | undefined>>();
 
-  constructor(private readonly engine: Connections) {}
+  constructor(
+    private readonly engine: Connections,
+    /** Where positions a statement applies are kept once read (kept-positions.ts). */
+    readonly kept: KeptPositions,
+  ) {}
 
   /**
    * The problem of each file, in order (undefined: it checks out). `identity` names what a file's bytes are
-   * (its key, size and CRC): a file read before under the same identity and needs is not read again.
+   * (its key, size and CRC): a file read before under the same identity and needs is not read again. With
+   * `keep`, the files read are read into `kept`, which the statement about to apply them then finds there.
    */
-  async problems(files: readonly (DeletePositions & { identity: string })[]): Promise<(string | undefined)[]> {
+  async problems(files: readonly (DeletePositions & { identity: string })[], keep = false): Promise<(string | undefined)[]> {
     const key = (f: DeletePositions & { identity: string }) => `${f.identity}/${f.recordCount}/${f.deleteCount}`;
     const fresh = files.filter((f) => !this.done.has(key(f)));
     if (fresh.length > 0) {
-      const reading = this.read(fresh);
+      const reading = keep ? this.readKept(fresh) : this.read(fresh);
       reading.catch(() => undefined);
       fresh.forEach((f, i) => {
         const p = reading.then((found) => found[i]);
@@ -72,10 +78,10 @@ export class DeletePositionChecks {
 
   /**
    * Throws CORRUPT naming the first file whose positions do not fit: a committed delete file the store did
-   * not hold when it was registered, or that changed since, is not applied or built on.
+   * not hold when it was registered, or that changed since, is not applied or built on. `keep`: as problems().
    */
-  async trusted(files: readonly (DeletePositions & { identity: string; named: string; dataFileId: number })[]): Promise<void> {
-    const found = await this.problems(files);
+  async trusted(files: readonly (DeletePositions & { identity: string; named: string; dataFileId: number })[], keep: boolean): Promise<void> {
+    const found = await this.problems(files, keep);
     const bad = found.findIndex((p) => p !== undefined);
     if (bad < 0) return;
     const f = files[bad]!;
@@ -84,6 +90,28 @@ export class DeletePositionChecks {
       `${f.named}, the delete file of data file ${f.dataFileId} (${f.recordCount} rows), is not one the catalog can apply: ${found[bad]}. ` +
         'Nothing was read from it; restore the table to a snapshot before it was registered (restoreTable), or remove its data file',
     );
+  }
+
+  /**
+   * Reads the files into `kept` and checks them there: one read of each file for the check and for the
+   * statements after it. A file that does not fit, or that the load could not read, is read as `read` does;
+   * one whose positions do not fit its data file is forgotten again.
+   */
+  private readKept(files: readonly (DeletePositions & KeptFile)[]): Promise<(string | undefined)[]> {
+    return this.engine.withConnection(async (c) => {
+      const holding = await this.kept.hold(files, c);
+      try {
+        const inKept = files.filter((f) => holding.slots.has(f.identity));
+        const found = inKept.length === 0 ? new Map<number, Read>() : await keptPositionsOf(c, this.kept.table, inKept.map((f) => holding.slots.get(f.identity)!));
+        const rest = files.filter((f) => !holding.slots.has(f.identity));
+        const read = new Map(rest.length === 0 ? [] : (await this.read(rest)).map((p, i) => [rest[i]!, p] as const));
+        const problems = files.map((f) => (read.has(f) ? read.get(f) : mismatch(found.get(holding.slots.get(f.identity)!) ?? EMPTY, f)));
+        await Promise.all(files.map((f, i) => (problems[i] !== undefined && holding.slots.has(f.identity) ? this.kept.forget(f.identity) : undefined)));
+        return problems;
+      } finally {
+        holding.release();
+      }
+    });
   }
 
   /** Reads the files' positions, all in one query; one that fails (a file that is not a delete file) is read alone. */
@@ -109,16 +137,28 @@ const EMPTY: Read = { rows: 0, distinct: 0, missing: 0, min: null, max: null };
  */
 async function positionsOf(c: DuckDBConnection, locals: readonly string[]): Promise<Map<string, Read>> {
   const byName = locals.length > 1 ? ', union_by_name = true' : '';
+  const rows = await countsOf(c, `SELECT filename AS f, pos FROM read_parquet([${locals.map(literal).join(', ')}], filename = true${byName})`);
+  return new Map(rows.map((r) => [String(r.f), r.read]));
+}
+
+/** The counts of the positions `source` gives (columns f and pos), by f. */
+async function countsOf(c: DuckDBConnection, source: string): Promise<{ f: unknown; read: Read }[]> {
   const rows = (
     await run(() =>
       c.runAndReadAll(
-        `SELECT filename AS f, count(*) AS n, count(DISTINCT pos) AS d, count(*) - count(pos) AS m, min(pos)::HUGEINT::VARCHAR AS lo, max(pos)::HUGEINT::VARCHAR AS hi ` +
-          `FROM read_parquet([${locals.map(literal).join(', ')}], filename = true${byName}) GROUP BY filename`,
+        `SELECT f, count(*) AS n, count(DISTINCT pos) AS d, count(*) - count(pos) AS m, min(pos)::HUGEINT::VARCHAR AS lo, max(pos)::HUGEINT::VARCHAR AS hi ` +
+          `FROM (${source}) GROUP BY f`,
       ),
     )
-  ).getRowObjectsJS() as { f: string; n: bigint; d: bigint; m: bigint; lo: string | null; hi: string | null }[];
+  ).getRowObjectsJS() as { f: unknown; n: bigint; d: bigint; m: bigint; lo: string | null; hi: string | null }[];
   const num = (x: string | null) => (x === null ? null : Number(x));
-  return new Map(rows.map((r) => [r.f, { rows: Number(r.n), distinct: Number(r.d), missing: Number(r.m), min: num(r.lo), max: num(r.hi) }]));
+  return rows.map((r) => ({ f: r.f, read: { rows: Number(r.n), distinct: Number(r.d), missing: Number(r.m), min: num(r.lo), max: num(r.hi) } }));
+}
+
+/** The counts of the positions kept in `table` under each of `slots`; a slot with no rows has none. */
+async function keptPositionsOf(c: DuckDBConnection, table: string, slots: readonly number[]): Promise<Map<number, Read>> {
+  const rows = await countsOf(c, `SELECT slot AS f, pos FROM ${table} WHERE slot IN (${slots.join(', ')})`);
+  return new Map(rows.map((r) => [Number(r.f), r.read]));
 }
 
 /** Delete files verify reads positions of in one query, held locally meanwhile. */

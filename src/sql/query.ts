@@ -283,14 +283,16 @@ export async function mappingsOf(
 
 /**
  * Before a statement applies delete files or builds on them: their positions fit their data files (decision
- * 0040; once per process and file, before DuckDB applies them).
+ * 0040; once per process and file, before DuckDB applies them). `keep`: the statement applies them from
+ * the positions kept in memory (kept-positions.ts), which the check reads them into.
  */
-export function checkDeletes(ctx: PlaneContext, deletes: readonly { file: DeleteFileInfo; local: string; recordCount: number }[]): Promise<void> {
+export function checkDeletes(ctx: PlaneContext, deletes: readonly { file: DeleteFileInfo; local: string; recordCount: number }[], keep = false): Promise<void> {
   return ctx.positions.trusted(
     deletes.map(({ file, local, recordCount }) => {
       const recorded = recordedFile(ctx.dataPath, file);
       return { local, identity: identityOf(recorded), named: ctx.store.url(recorded.key), dataFileId: file.dataFileId, recordCount, deleteCount: file.deleteCount };
     }),
+    keep,
   );
 }
 
@@ -349,13 +351,22 @@ export async function scanAt(
   const local = new Map(files.map((f, i) => [f.id, data[i]!]));
   const { mappings, layouts } = await checkedTogether(
     mappingsOf(ctx, r, ref, files, local),
-    checkDeletes(ctx, deletes.map((d, i) => ({ file: d, local: del[i]!, recordCount: records.get(d.dataFileId)! }))),
+    checkDeletes(
+      ctx,
+      deletes.map((d, i) => ({ file: d, local: del[i]!, recordCount: records.get(d.dataFileId)! })),
+      true,
+    ),
   );
+  const identities = deletes.map((d) => identityOf(recordedFile(ctx.dataPath, d)));
+  const kept = ctx.positions.kept;
+  const holding = await kept.hold(deletes.map((d, i) => ({ identity: identities[i]!, local: del[i]!, deleteCount: d.deleteCount })));
+  held.keep(holding);
   const sql = tableScan(
     {
       columns: table.columns,
       files: files.map((f, i) => ({ local: data[i]!, rowIdStart: f.rowIdStart, mapping: mappings.get(f.id), layout: layouts.get(f.id) })),
-      deletes: deletes.map((d, i) => ({ local: del[i]!, dataFile: local.get(d.dataFileId)! })),
+      deletes: deletes.map((d, i) => ({ local: del[i]!, dataFile: local.get(d.dataFileId)!, slot: holding.slots.get(identities[i]!) })),
+      kept: kept.table,
     },
     positions,
   );

@@ -1,11 +1,11 @@
 // The files one statement reads, held until it is done. Each is checked the first time a process reads it
 // (decision 0013), before DuckDB reads it (decision 0024): a damaged file is the check's CORRUPT naming it,
 // never rows DuckDB made of it, and never a DuckDB crash on it.
-import type { Held, LocalFiles } from './local-files.js';
+import type { LocalFiles } from './local-files.js';
 import type { RecordedFile } from '../store/recorded-bytes.js';
 
 export class StatementFiles {
-  private readonly held: Held[] = [];
+  private readonly held: { release(): void }[] = [];
 
   constructor(private readonly local: LocalFiles) {}
 
@@ -14,6 +14,11 @@ export class StatementFiles {
     const h = await this.local.hold(files);
     this.held.push(h);
     return h.paths;
+  }
+
+  /** Something else the statement holds until it is done (kept positions: kept-positions.ts). */
+  keep(h: { release(): void }): void {
+    this.held.push(h);
   }
 
   release(): void {

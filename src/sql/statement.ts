@@ -133,7 +133,15 @@ export function inline(text: string, prefix: string, scans: readonly string[]): 
   return text.replace(placeholder, (_m, i: string) => `(${scans[Number(i)]!})`);
 }
 
-export class Statement {
+export /**
+ * Why SHOW TABLES, SHOW ALL TABLES, SHOW DATABASES are not run: DuckDB answers them from the engine's own
+ * catalog, which holds none of the lake's tables (the engine keeps only what it read there).
+ */
+const SHOW_REFUSED =
+  "SHOW lists DuckDB's own catalog, not the lake's, so sql() does not run it; the lake's schemas and tables are catalog.reader().schemas() and " +
+  'reader().tables(schema) (strata show on the command line), and DESCRIBE schema.table describes one of them';
+
+class Statement {
   private constructor(
     private readonly tree: Node,
     readonly refs: TableRef[],
@@ -160,6 +168,8 @@ export class Statement {
       const map = (n.cte_map as { map?: { key: string }[] } | undefined)?.map;
       for (const c of map ?? []) ctes.add(c.key);
       if (n.type === 'BASE_TABLE') nodes.push(n);
+      // SHOW TABLES and its kin name no query (DESCRIBE t and SUMMARIZE t do, and read the lake through it).
+      if (n.type === 'SHOW_REF' && (n.query === null || n.query === undefined)) throw invalid(SHOW_REFUSED);
       if (n.type === 'TABLE_FUNCTION' && !isPureTableFunction(String((n.function as Node).function_name))) calls.push(n);
       const from = n.from_table as Node | undefined;
       if (n.type === 'SELECT_NODE' && from?.type === 'BASE_TABLE' && n.where_clause) wheres.set(from, n.where_clause);

@@ -49,7 +49,7 @@ function watch(): string[] {
 describe("a statement's first read of a file", () => {
   it('checks the field ids and the delete positions at once, and a later statement over the same files reads nothing again', async () => {
     const events = watch();
-    const reads = vi.spyOn(DeletePositionChecks.prototype as unknown as { read: () => unknown }, 'read');
+    const reads = vi.spyOn(DeletePositionChecks.prototype as unknown as { readKept: () => unknown }, 'readKept');
     const c = await Catalog.open({ dir }); // afresh: this process has checked none of its files
     try {
       byteChecks.mockClear();

@@ -63,6 +63,16 @@ describe('the sandbox: a statement reaches the lake and nothing else', () => {
     ]);
   });
 
+  it("SHOW TABLES, SHOW ALL TABLES and SHOW DATABASES are refused: they list DuckDB's own catalog (where the engine keeps what it read), not the lake's", async () => {
+    const { c } = await lake();
+    await c.sql('SELECT count(*) FROM sales.orders'); // its delete file's positions are kept in DuckDB now
+    for (const q of ['SHOW TABLES', 'SHOW ALL TABLES', 'SHOW DATABASES', 'SHOW TABLES FROM sales', 'SELECT * FROM (SHOW TABLES)']) {
+      await expectCode(c.sql(q), 'INVALID_ARGUMENT', /SHOW lists DuckDB's own catalog, not the lake's.*reader\(\)\.tables\(schema\)/);
+    }
+    // DESCRIBE of a lake table or query is the lake's: it stays.
+    expect((await c.sql('DESCRIBE sales.orders')).rows.map((r) => r.column_name)).toEqual(['id', 'note']);
+  });
+
   it('a refused statement has no side effect: EXPORT, COPY TO, ATTACH, SET, PRAGMA, INSTALL, LOAD, profiling', async () => {
     const { c, dir } = await lake();
     const outside = await tempDir();
