@@ -9,6 +9,7 @@ import { crc32 } from 'node:zlib';
 import type { DuckDBInstance } from '@duckdb/node-api';
 import type { Catalog } from '../catalog/catalog.js';
 import type { ObjectStore } from '../store/object-store.js';
+import { duckdb } from '../sql/engine.js';
 
 export class DemoEngine {
   private constructor(
@@ -18,7 +19,7 @@ export class DemoEngine {
   ) {}
 
   static async start(catalog: Catalog, store: ObjectStore): Promise<DemoEngine> {
-    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const { DuckDBInstance } = duckdb();
     return new DemoEngine(await DuckDBInstance.create(':memory:'), catalog, store);
   }
 

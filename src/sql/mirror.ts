@@ -10,7 +10,7 @@ import { StrataError } from '../errors.js';
 import type { ReadState } from '../read/read-state.js';
 import type { TableInfo } from '../read/records.js';
 import { duckType } from './duck-types.js';
-import { type Connections, run } from './engine.js';
+import { type Connections, duckdb, run } from './engine.js';
 import { protectBig, type ScalarSql } from './statement.js';
 import { definitionOf, viewText } from './view-definition.js';
 import { defaultOf } from './table-scan.js';
@@ -201,8 +201,7 @@ export class Mirror {
         await run(() => c.run(`ATTACH ':memory:' AS ${ident(copy)}; COPY FROM DATABASE ${ident(database)} TO ${ident(copy)}; USE ${ident(copy)}`));
         const before = await columns();
         // What DuckDB splits an ALTER … ADD COLUMN … DEFAULT into: a transaction, the ALTERs, the UPDATE that fills it.
-        // (Imported here, as the engine imports DuckDB: a process that runs no SQL never loads it.)
-        const { StatementType } = await import('@duckdb/node-api');
+        const { StatementType } = duckdb();
         const allowed = new Set([StatementType.TRANSACTION, StatementType.ALTER, StatementType.UPDATE]);
         const pieces = await run(() => c.extractStatements(text));
         for (let i = 0; i < pieces.count; i++) {

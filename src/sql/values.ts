@@ -9,13 +9,13 @@
 // DECIMAL in a list is text too. sql(), tableChanges and RETURNING all convert through here.
 import type { DuckDBConnection, DuckDBDateValue, DuckDBResultReader, DuckDBTimestampTZValue, DuckDBValueConverter, JS } from '@duckdb/node-api';
 import { StrataError } from '../errors.js';
-import { run } from './engine.js';
+import { duckdb, run } from './engine.js';
 
 let converter: Promise<DuckDBValueConverter<JS>> | undefined;
 
 /** The converter, made once DuckDB is loaded (a process that never runs SQL never loads it). */
 function exactValues(): Promise<DuckDBValueConverter<JS>> {
-  converter ??= import('@duckdb/node-api').then(({ DuckDBDateValue: Dates, DuckDBTimestampValue, DuckDBTypeId: T, JSDuckDBValueConverter }) => {
+  converter ??= Promise.resolve(duckdb()).then(({ DuckDBDateValue: Dates, DuckDBTimestampValue, DuckDBTypeId: T, JSDuckDBValueConverter }) => {
     /** Types whose values come as DuckDB's text of them. */
     const asText = new Set([T.DECIMAL, T.TIME, T.TIME_NS, T.TIME_TZ, T.TIMESTAMP, T.TIMESTAMP_S, T.TIMESTAMP_MS, T.TIMESTAMP_NS, T.INTERVAL, T.BIT]);
     // The node API prints a DATE's infinities as the days they are stored as.
