@@ -106,7 +106,7 @@ export class DeletePositionChecks {
         const rest = files.filter((f) => !holding.slots.has(f.identity));
         const read = new Map(rest.length === 0 ? [] : (await this.read(rest)).map((p, i) => [rest[i]!, p] as const));
         const problems = files.map((f) => (read.has(f) ? read.get(f) : mismatch(found.get(holding.slots.get(f.identity)!) ?? EMPTY, f)));
-        await Promise.all(files.map((f, i) => (problems[i] !== undefined && holding.slots.has(f.identity) ? this.kept.forget(f.identity) : undefined)));
+        files.forEach((f, i) => problems[i] !== undefined && this.kept.forget(f.identity));
         return problems;
       } finally {
         holding.release();

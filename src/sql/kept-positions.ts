@@ -56,8 +56,11 @@ export class KeptPositions {
   private nextSlot = 0;
   /** Files whose load failed (not a delete file DuckDB reads, or one whose positions are not numbers). */
   private readonly unkept = new Set<string>();
-  /** Slots evicted whose rows are still in the table. */
-  private evicted: number[] = [];
+  /**
+   * Files evicted or forgotten whose rows are still in the table: deleted by a load once no statement holds
+   * them (a statement that holds one reads its rows under its slot until it ends).
+   */
+  private retired: Entry[] = [];
 
   constructor(
     private readonly engine: Connections,
@@ -108,18 +111,20 @@ export class KeptPositions {
     return { slots, release };
   }
 
-  /** Forgets a file whose positions turned out wrong (its check failed): it is read again if ever asked for. */
-  async forget(identity: string): Promise<void> {
+  /**
+   * Forgets a file whose positions turned out wrong (its check failed): it is loaded afresh if ever asked for
+   * again. Its rows go with the next load once no statement holds it.
+   */
+  forget(identity: string): void {
     const e = this.entries.get(identity);
     if (e === undefined) return;
     this.drop(identity, e);
-    await this.engine.withConnection((c) => run(() => c.run(`DELETE FROM ${this.table} WHERE slot = ${e.slot}`)));
+    this.retired.push(e);
   }
 
   /**
    * Evicts unheld files, least recently used first, until `size` more positions fit; false, evicting
-   * nothing, if they cannot. The evicted rows are deleted by the load that follows (no holding names their
-   * slots, so no statement reads them).
+   * nothing, if they cannot. The evicted rows are deleted by the load that follows.
    */
   private makeRoom(size: number): boolean {
     let freed = 0;
@@ -129,7 +134,7 @@ export class KeptPositions {
       if (this.size + size <= this.budget) break;
       if (e.pins > 0) continue;
       this.drop(identity, e);
-      this.evicted.push(e.slot);
+      this.retired.push(e);
     }
     return true;
   }
@@ -153,10 +158,10 @@ export class KeptPositions {
   private async load(fresh: { file: KeptFile; entry: Entry; done: (ok: boolean) => void }[], given: DuckDBConnection | undefined): Promise<void> {
     const work = async (c: DuckDBConnection) => {
       await this.create(c);
-      const gone = new Set(this.evicted);
+      const gone = new Set(this.retired.filter((e) => e.pins === 0));
       if (gone.size > 0) {
-        await run(() => c.run(`DELETE FROM ${this.table} WHERE slot IN (${[...gone].join(', ')})`));
-        this.evicted = this.evicted.filter((s) => !gone.has(s));
+        await run(() => c.run(`DELETE FROM ${this.table} WHERE slot IN (${[...gone].map((e) => e.slot).join(', ')})`));
+        this.retired = this.retired.filter((e) => !gone.has(e));
       }
       const insert = (batch: typeof fresh) => {
         const slots = `([${batch.map((f) => f.entry.slot).join(', ')}]::INTEGER[])`;

@@ -119,16 +119,21 @@ describe('positions kept in memory', () => {
     expect(await tableSize(kept)).toBe(5);
   });
 
-  it('a forgotten file (its check failed) leaves the table, and is loaded afresh if asked for again', async () => {
+  it('a forgotten file (its check failed) is loaded afresh if asked for again; its rows stay while a statement holds them', async () => {
     const kept = new KeptPositions(engine.connections, 100);
     const h = await kept.hold([file('c.parquet')]);
-    h.release();
-    await kept.forget('c.parquet/id');
+    const old = h.slots.get('c.parquet/id')!;
+    kept.forget('c.parquet/id');
     expect(kept.positions).toBe(0);
-    expect(await tableSize(kept)).toBe(0);
+    // Held still: a load meanwhile (another statement's) leaves its rows where the holder reads them.
     const again = await kept.hold([file('c.parquet')]);
-    expect(again.slots.get('c.parquet/id')).not.toBe(h.slots.get('c.parquet/id'));
+    expect(again.slots.get('c.parquet/id')).not.toBe(old);
+    expect(await rowsOf(kept, old)).toEqual(written.get('c.parquet'));
     expect(await rowsOf(kept, again.slots.get('c.parquet/id')!)).toEqual(written.get('c.parquet'));
+    h.release();
+    (await kept.hold([file('a.parquet')])).release(); // the next load deletes them
+    expect(await rowsOf(kept, old)).toEqual([]);
+    expect(await tableSize(kept)).toBe(written.get('c.parquet')!.length + written.get('a.parquet')!.length);
   });
 });
 
