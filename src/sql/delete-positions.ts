@@ -7,6 +7,7 @@
 // It is checked where a delete file is registered (addDeleteFile, where it lies on this machine), before a
 // statement applies or builds on one (once per process and record, like the first-read check of its bytes),
 // and by verify({ files }). Many files are read in one query: a first listing may name thousands.
+import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { NamedDeleteFile } from '../../keys/census.js';
 import type { Violation } from '../../keys/violation.js';
@@ -16,6 +17,23 @@ import type { KeptFile, KeptPositions } from './kept-positions.js';
 import { identityOf, type LocalFiles, recordedFile } from './local-files.js';
 import { literal } from './sql-text.js';
 import { StatementFiles } from './statement-files.js';
+
+/**
+ * The column that says which delete file a row came from: a name no file has (random per process). DuckDB's own
+ * `filename` and `file_index` are hidden by a column of that name in the file, and a delete file with one had
+ * its positions read as another file's.
+ */
+export const DELETE_FILE = `__strata_${randomBytes(6).toString('hex')}_delete_file`;
+
+/** The rows of delete files (their local paths), each with its file's path as DELETE_FILE; columns matched by name. */
+export function deleteRowsOf(locals: readonly string[]): string {
+  const byName = locals.length > 1 ? ', union_by_name = true' : '';
+  return `read_parquet([${locals.map(literal).join(', ')}], filename = '${DELETE_FILE}'${byName})`;
+}
+
+/** A position that is a whole number, as a BIGINT; a fraction fails the statement (a file holding one is never applied rounded). */
+export const wholePosition = (pos: string) =>
+  `CASE WHEN ${pos} IS NULL OR ${pos}::DOUBLE = trunc(${pos}::DOUBLE) THEN ${pos}::BIGINT ELSE error('a delete position that is not a whole number') END`;
 
 /** A delete file to check: where DuckDB reads it, and what it must hold. */
 export interface DeletePositions {
@@ -32,6 +50,8 @@ interface Read {
   distinct: number;
   /** Rows whose position is NULL or missing. */
   missing: number;
+  /** Positions that are not whole numbers (a pos column of a floating type). */
+  fractional: number;
   min: number | null;
   max: number | null;
 }
@@ -39,6 +59,7 @@ interface Read {
 /** What is wrong with positions `p` for `want`, in words, or undefined. */
 function mismatch(p: Read, want: DeletePositions): string | undefined {
   if (p.missing > 0) return `${p.missing} of its rows have no position (a delete file has file_path and pos)`;
+  if (p.fractional > 0) return `${p.fractional} of its positions are not a whole number (pos is a row's number in its data file: an integer column)`;
   if (p.min !== null && p.min < 0) return `it holds position ${p.min}, and positions start at 0`;
   if (p.max !== null && p.max >= want.recordCount) return `it holds position ${p.max}, past the ${want.recordCount} rows of its data file (positions 0 to ${want.recordCount - 1})`;
   if (p.distinct !== p.rows) return `it holds ${p.rows - p.distinct} positions more than once (${p.rows} rows, ${p.distinct} distinct positions)`;
@@ -128,7 +149,7 @@ export class DeletePositionChecks {
   }
 }
 
-const EMPTY: Read = { rows: 0, distinct: 0, missing: 0, min: null, max: null };
+const EMPTY: Read = { rows: 0, distinct: 0, missing: 0, fractional: 0, min: null, max: null };
 
 /**
  * Each file's counts of positions; a file with no rows has none. Files written by different engines may order
@@ -136,8 +157,7 @@ const EMPTY: Read = { rows: 0, distinct: 0, missing: 0, min: null, max: null };
  * columns, without union_by_name's second pass over its schema: what a statement's first read of one file waits for).
  */
 async function positionsOf(c: DuckDBConnection, locals: readonly string[]): Promise<Map<string, Read>> {
-  const byName = locals.length > 1 ? ', union_by_name = true' : '';
-  const rows = await countsOf(c, `SELECT filename AS f, pos FROM read_parquet([${locals.map(literal).join(', ')}], filename = true${byName})`);
+  const rows = await countsOf(c, `SELECT ${DELETE_FILE} AS f, pos FROM ${deleteRowsOf(locals)}`);
   return new Map(rows.map((r) => [String(r.f), r.read]));
 }
 
@@ -146,13 +166,14 @@ async function countsOf(c: DuckDBConnection, source: string): Promise<{ f: unkno
   const rows = (
     await run(() =>
       c.runAndReadAll(
-        `SELECT f, count(*) AS n, count(DISTINCT pos) AS d, count(*) - count(pos) AS m, min(pos)::HUGEINT::VARCHAR AS lo, max(pos)::HUGEINT::VARCHAR AS hi ` +
+        `SELECT f, count(*) AS n, count(DISTINCT pos) AS d, count(*) - count(pos) AS m, count(*) FILTER (WHERE pos::DOUBLE <> trunc(pos::DOUBLE)) AS fr, ` +
+          'min(pos)::HUGEINT::VARCHAR AS lo, max(pos)::HUGEINT::VARCHAR AS hi ' +
           `FROM (${source}) GROUP BY f`,
       ),
     )
-  ).getRowObjectsJS() as { f: unknown; n: bigint; d: bigint; m: bigint; lo: string | null; hi: string | null }[];
+  ).getRowObjectsJS() as { f: unknown; n: bigint; d: bigint; m: bigint; fr: bigint; lo: string | null; hi: string | null }[];
   const num = (x: string | null) => (x === null ? null : Number(x));
-  return rows.map((r) => ({ f: r.f, read: { rows: Number(r.n), distinct: Number(r.d), missing: Number(r.m), min: num(r.lo), max: num(r.hi) } }));
+  return rows.map((r) => ({ f: r.f, read: { rows: Number(r.n), distinct: Number(r.d), missing: Number(r.m), fractional: Number(r.fr), min: num(r.lo), max: num(r.hi) } }));
 }
 
 /** The counts of the positions kept in `table` under each of `slots`; a slot with no rows has none. */

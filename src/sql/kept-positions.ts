@@ -6,6 +6,7 @@
 // holds, and a file that does not fit is read from its Parquet as before (decision 0052).
 import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { DELETE_FILE, deleteRowsOf, wholePosition } from './delete-positions.js';
 import { type Connections, run } from './engine.js';
 import { literal } from './sql-text.js';
 
@@ -153,25 +154,36 @@ export class KeptPositions {
 
   /**
    * Loads fresh files' positions in one read; a file that fails it is loaded alone, or not kept, and a load
-   * that fails as a whole keeps none of them: each is then read from its Parquet, which says what is wrong.
+   * that fails as a whole keeps none of them this time: each is then read from its Parquet, which says what
+   * is wrong with it, if anything.
    */
   private async load(fresh: { file: KeptFile; entry: Entry; done: (ok: boolean) => void }[], given: DuckDBConnection | undefined): Promise<void> {
     const work = async (c: DuckDBConnection) => {
       await this.create(c);
-      const gone = new Set(this.retired.filter((e) => e.pins === 0));
-      if (gone.size > 0) {
-        await run(() => c.run(`DELETE FROM ${this.table} WHERE slot IN (${[...gone].map((e) => e.slot).join(', ')})`));
-        this.retired = this.retired.filter((e) => !gone.has(e));
+      // Taken before the delete is awaited: a load that starts meanwhile must not delete the same rows (two
+      // deletes of one row at once: DuckDB's "conflict on tuple deletion"); put back if it fails.
+      const gone = this.retired.filter((e) => e.pins === 0);
+      if (gone.length > 0) {
+        this.retired = this.retired.filter((e) => !gone.includes(e));
+        await run(() => c.run(`DELETE FROM ${this.table} WHERE slot IN (${gone.map((e) => e.slot).join(', ')})`)).catch((e: unknown) => {
+          this.retired.push(...gone);
+          throw e;
+        });
       }
       const insert = (batch: typeof fresh) => {
-        const slots = `([${batch.map((f) => f.entry.slot).join(', ')}]::INTEGER[])`;
-        const byName = batch.length > 1 ? ', union_by_name = true' : '';
-        return run(() => c.run(`INSERT INTO ${this.table} SELECT ${slots}[file_index::BIGINT + 1], pos FROM read_parquet([${batch.map((f) => literal(f.file.local)).join(', ')}]${byName})`));
+        const slots = batch.map((f) => `(${literal(f.file.local)}, ${f.entry.slot})`).join(', ');
+        return run(() =>
+          c.run(
+            `INSERT INTO ${this.table} SELECT v.s, ${wholePosition('x.pos')} FROM ${deleteRowsOf(batch.map((f) => f.file.local))} AS x ` +
+              `JOIN (VALUES ${slots}) AS v(l, s) ON v.l = x.${DELETE_FILE}`,
+          ),
+        );
       };
       try {
         await insert(fresh);
         for (const f of fresh) f.done(true);
       } catch {
+        // One file's own failure (not Parquet, a position that is no whole number) keeps it out for good.
         for (const f of fresh) {
           const ok = await insert([f]).then(() => true, () => false);
           if (!ok) this.refuse(f.file.identity, f.entry);
@@ -182,15 +194,22 @@ export class KeptPositions {
     try {
       await (given === undefined ? this.engine.withConnection(work) : work(given));
     } catch {
+      // Not the files' own failure (the table, the connection): none is kept this time; a later statement tries again.
       for (const f of fresh) {
-        this.refuse(f.file.identity, f.entry);
+        this.drop(f.file.identity, f.entry);
         f.done(false);
       }
     }
   }
 
   private create(c: DuckDBConnection): Promise<void> {
-    this.created ??= run(() => c.run(`CREATE TABLE ${this.table} (slot INTEGER NOT NULL, pos BIGINT)`)).then(() => undefined);
+    if (this.created === undefined) {
+      const created = run(() => c.run(`CREATE TABLE ${this.table} (slot INTEGER NOT NULL, pos BIGINT)`)).then(() => undefined);
+      this.created = created;
+      created.catch(() => {
+        if (this.created === created) this.created = undefined; // tried again by the next load
+      });
+    }
     return this.created;
   }
 }

@@ -5,6 +5,7 @@
 // position of its data file, DuckLake's `pos`).
 import type { NameMappingColumn } from '../../keys/name-mappings.js';
 import type { ColumnInfo } from '../read/records.js';
+import { DELETE_FILE, deleteRowsOf } from './delete-positions.js';
 import { duckType } from './duck-types.js';
 import type { FileLayout } from './file-columns.js';
 import { ident, literal } from './sql-text.js';
@@ -102,8 +103,8 @@ export function tableScan(t: ScanInput, positions = false): string {
     ...(unkept.length === 0
       ? []
       : [
-          `SELECT (([${unkept.map(ordinalOf).join(', ')}]::BIGINT[])[x.file_index::BIGINT + 1] << ${ORDINAL_SHIFT}) + x.pos ` +
-            `FROM read_parquet([${unkept.map((d) => literal(d.local)).join(', ')}]) AS x WHERE x.pos IS NOT NULL`,
+          `SELECT (v.o << ${ORDINAL_SHIFT}) + x.pos FROM ${deleteRowsOf(unkept.map((d) => d.local))} AS x ` +
+            `JOIN (VALUES ${unkept.map((d) => `(${literal(d.local)}, ${ordinalOf(d)}::BIGINT)`).join(', ')}) AS v(l, o) ON v.l = x.${DELETE_FILE} WHERE x.pos IS NOT NULL`,
         ]),
   ];
   const deleted = parts.join(' UNION ALL ');

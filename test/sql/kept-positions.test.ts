@@ -9,6 +9,7 @@ import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Catalog } from '../../src/index.js';
 import { Engine } from '../../src/sql/engine.js';
+import { DeletePositionChecks } from '../../src/sql/delete-positions.js';
 import { type KeptFile, KeptPositions } from '../../src/sql/kept-positions.js';
 import { tempDir } from '../helpers.js';
 
@@ -17,11 +18,13 @@ let engine: Engine;
 /** Each delete file by name: its positions, written by a DuckDB of the test's own. */
 const written = new Map<string, number[]>();
 
-async function write(name: string, positions: number[]): Promise<void> {
+/** A delete file of `positions` (of `type`), with `extra` columns (SQL expressions by name) beside file_path and pos. */
+async function write(name: string, positions: number[], type = 'BIGINT', extra: Record<string, string> = {}): Promise<void> {
   const db = await DuckDBInstance.create(':memory:');
   const c = await db.connect();
-  const values = positions.map((p) => `('lake/data.parquet', ${p}::BIGINT)`).join(', ');
-  await c.run(`COPY (SELECT * FROM (VALUES ${values}) AS v(file_path, pos)) TO '${path.join(dir, name)}' (FORMAT parquet)`);
+  const values = positions.map((p) => `('lake/data.parquet', ${p}::${type})`).join(', ');
+  const more = Object.entries(extra).map(([n, v]) => `, ${v} AS ${n}`).join('');
+  await c.run(`COPY (SELECT *${more} FROM (VALUES ${values}) AS v(file_path, pos)) TO '${path.join(dir, name)}' (FORMAT parquet)`);
   c.closeSync();
   db.closeSync();
   written.set(name, positions);
@@ -134,6 +137,57 @@ describe('positions kept in memory', () => {
     (await kept.hold([file('a.parquet')])).release(); // the next load deletes them
     expect(await rowsOf(kept, old)).toEqual([]);
     expect(await tableSize(kept)).toBe(written.get('c.parquet')!.length + written.get('a.parquet')!.length);
+  });
+});
+
+describe('what a review found', () => {
+  it('a load that fails for a reason not its files\' own (here the table, once) refuses none of them for good', async () => {
+    const kept = new KeptPositions(engine.connections, 100);
+    const create = vi.spyOn(kept as unknown as { create: () => Promise<void> }, 'create').mockRejectedValueOnce(new Error('out of memory, once'));
+    const first = await kept.hold([file('a.parquet'), file('b.parquet')]);
+    expect(first.slots.size).toBe(0);
+    first.release();
+    create.mockRestore();
+    const again = await kept.hold([file('a.parquet'), file('b.parquet')]);
+    expect(again.slots.size).toBe(2);
+    expect(await rowsOf(kept, again.slots.get('b.parquet/id')!)).toEqual(written.get('b.parquet'));
+  });
+
+  it('two loads at once, each deleting what was evicted before it: both keep their files', async () => {
+    await write('e.parquet', [20, 21, 22, 23, 24]);
+    const kept = new KeptPositions(engine.connections, 10);
+    (await kept.hold([file('a.parquet')])).release();
+    (await kept.hold([file('b.parquet')])).release(); // 8 kept, nothing held
+    // c (4) evicts a, e (5) evicts b, before either load begins: each load is handed the rows it deletes.
+    const [c, e] = await Promise.all([kept.hold([file('c.parquet')]), kept.hold([file('e.parquet')])]);
+    expect(c.slots.has('c.parquet/id')).toBe(true);
+    expect(e.slots.has('e.parquet/id')).toBe(true);
+    expect(await rowsOf(kept, c.slots.get('c.parquet/id')!)).toEqual(written.get('c.parquet'));
+    expect(await rowsOf(kept, e.slots.get('e.parquet/id')!)).toEqual(written.get('e.parquet'));
+    expect(await tableSize(kept)).toBe(9);
+  });
+
+  it("a delete file's own file_index or filename column does not move its positions to another file's slot", async () => {
+    await write('own-index-1.parquet', [2, 3], 'BIGINT', { file_index: '1::BIGINT', filename: "'x'" });
+    await write('own-index-0.parquet', [5, 7], 'BIGINT', { file_index: '0::BIGINT', filename: "'y'" });
+    const kept = new KeptPositions(engine.connections, 100);
+    const h = await kept.hold([file('own-index-1.parquet'), file('own-index-0.parquet')]);
+    expect(await rowsOf(kept, h.slots.get('own-index-1.parquet/id')!)).toEqual([2, 3]);
+    expect(await rowsOf(kept, h.slots.get('own-index-0.parquet/id')!)).toEqual([5, 7]);
+  });
+
+  it('positions that are not whole numbers are a problem, kept or read from their Parquet, never rounded', async () => {
+    await write('fractions.parquet', [0.4, 1.4, 2.4], 'DOUBLE');
+    await write('whole-doubles.parquet', [0, 1, 2], 'DOUBLE');
+    for (const budget of [100, 0]) {
+      const checks = new DeletePositionChecks(engine.connections, new KeptPositions(engine.connections, budget));
+      const asked = ['fractions.parquet', 'whole-doubles.parquet'].map((n) => ({ ...file(n), recordCount: 10 }));
+      const [fractions, whole] = await checks.problems(asked, true);
+      expect(fractions, `budget ${budget}`).toMatch(/not a whole number/);
+      expect(whole, `budget ${budget}`).toBeUndefined();
+      const [alone] = await new DeletePositionChecks(engine.connections, new KeptPositions(engine.connections, budget)).problems([asked[0]!], false);
+      expect(alone).toMatch(/not a whole number/);
+    }
   });
 });
 
