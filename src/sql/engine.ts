@@ -148,8 +148,7 @@ export class Engine {
   /** A new connection to the executor; the caller closes it. */
   async connect(): Promise<DuckDBConnection> {
     this.assertOpen();
-    this.executor ??= this.start();
-    return (await this.executor).connect();
+    return (await this.executorInstance()).connect();
   }
 
   /**
@@ -257,10 +256,14 @@ export class Engine {
       // A statement is parsed on the planner, then run on the executor: the two start at once (DuckDB opens
       // an instance off this thread), 16–22 ms for both against 24–32 one after the other. A failure to start
       // is connect()'s to throw.
-      this.executor ??= Promise.resolve().then(() => this.start());
-      this.executor.catch(() => undefined);
+      this.executorInstance().catch(() => undefined);
     }
     return this.plannerDb;
+  }
+
+  /** The executor, started on first use (its start's failure is the promise's). */
+  private executorInstance(): Promise<DuckDBInstance> {
+    return (this.executor ??= Promise.resolve().then(() => this.start()));
   }
 
   private start(): Promise<DuckDBInstance> {

@@ -133,7 +133,7 @@ export function inline(text: string, prefix: string, scans: readonly string[]): 
   return text.replace(placeholder, (_m, i: string) => `(${scans[Number(i)]!})`);
 }
 
-export /**
+/**
  * Why SHOW TABLES, SHOW ALL TABLES, SHOW DATABASES are not run: DuckDB answers them from the engine's own
  * catalog, which holds none of the lake's tables (the engine keeps only what it read there).
  */
@@ -141,7 +141,7 @@ const SHOW_REFUSED =
   "SHOW lists DuckDB's own catalog, not the lake's, so sql() does not run it; the lake's schemas and tables are catalog.reader().schemas() and " +
   'reader().tables(schema) (strata show on the command line), and DESCRIBE schema.table describes one of them';
 
-class Statement {
+export class Statement {
   private constructor(
     private readonly tree: Node,
     readonly refs: TableRef[],

@@ -85,29 +85,22 @@ export function tableScan(t: ScanInput, positions = false): string {
   if (!deleting) return `SELECT ${select} FROM ${read}`;
   // A row is its file's ordinal in the scan (read_parquet's file_index, past the reads before its own) and its
   // row number, made one BIGINT; the positions kept in memory (kept-positions.ts) and every other delete file
-  // in one read (one read_parquet per file made DuckDB's scan ~17% slower), each position keyed by the ordinal of the data file the catalog says it deletes from, not by
-  // the path written inside it. NOT IN, not an anti join: DuckDB builds an anti join's hash table on whichever
-  // side it estimates smaller, and a read by field id has no estimate, so it hashed the whole table (GROUP BY
-  // over 4M rows 465 ms against 94, LIMIT 5 365 ms against 4); NOT IN always hashes the deleted positions.
+  // in one read (one read_parquet per file made DuckDB's scan ~17% slower), each position keyed by the ordinal
+  // of the data file the catalog says it deletes from, not by the path written inside it. NOT IN, not an anti
+  // join: DuckDB builds an anti join's hash table on whichever side it estimates smaller, and a read by field id
+  // has no estimate, so it hashed the whole table (GROUP BY over 4M rows 465 ms against 94, LIMIT 5 365 ms
+  // against 4); NOT IN always hashes the deleted positions.
   const ordinals = new Map([...byId.map((f, i) => [f.local, i] as const), ...byName.flatMap((r) => r.locals.map((l, i) => [l, r.offset + i] as const))]);
-  const ordinalOf = (d: ScanInput['deletes'][number]) => ordinals.get(d.dataFile)!;
+  // Each delete file's rows in `source`, named by its `key` (a SQL value) in column `by`, keyed by its data file's ordinal.
+  const deletedFrom = (source: string, by: string, files: readonly { key: string; dataFile: string }[]) =>
+    `SELECT (v.o << ${ORDINAL_SHIFT}) + x.pos FROM ${source} AS x JOIN (VALUES ${files.map((f) => `(${f.key}, ${ordinals.get(f.dataFile)!}::BIGINT)`).join(', ')}) AS v(k, o) ` +
+    // NOT IN over a NULL answers NULL for every row: a position that is not one deletes nothing.
+    `ON v.k = x.${by} WHERE x.pos IS NOT NULL`;
   const [kept, unkept] = [t.deletes.filter((d) => d.slot !== undefined), t.deletes.filter((d) => d.slot === undefined)];
-  // NOT IN over a NULL answers NULL for every row: a position that is not one deletes nothing.
-  const parts = [
-    ...(kept.length === 0
-      ? []
-      : [
-          `SELECT (v.o << ${ORDINAL_SHIFT}) + k.pos FROM ${t.kept!} AS k JOIN (VALUES ${kept.map((d) => `(${d.slot}, ${ordinalOf(d)}::BIGINT)`).join(', ')}) AS v(s, o) ` +
-            'ON k.slot = v.s WHERE k.pos IS NOT NULL',
-        ]),
-    ...(unkept.length === 0
-      ? []
-      : [
-          `SELECT (v.o << ${ORDINAL_SHIFT}) + x.pos FROM ${deleteRowsOf(unkept.map((d) => d.local))} AS x ` +
-            `JOIN (VALUES ${unkept.map((d) => `(${literal(d.local)}, ${ordinalOf(d)}::BIGINT)`).join(', ')}) AS v(l, o) ON v.l = x.${DELETE_FILE} WHERE x.pos IS NOT NULL`,
-        ]),
-  ];
-  const deleted = parts.join(' UNION ALL ');
+  const deleted = [
+    ...(kept.length === 0 ? [] : [deletedFrom(t.kept!, 'slot', kept.map((d) => ({ key: String(d.slot), dataFile: d.dataFile })))]),
+    ...(unkept.length === 0 ? [] : [deletedFrom(deleteRowsOf(unkept.map((d) => d.local)), DELETE_FILE, unkept.map((d) => ({ key: literal(d.local), dataFile: d.dataFile })))]),
+  ].join(' UNION ALL ');
   const ordinal = byName.length === 0 ? 'd.file_index::BIGINT' : `d.${ORDINAL}`;
   return `SELECT ${select} FROM ${read} WHERE (${ordinal} << ${ORDINAL_SHIFT}) + d.file_row_number NOT IN (${deleted})`;
 }
