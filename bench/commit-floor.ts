@@ -17,7 +17,7 @@ import { dataFileEntity } from '../keys/data-files.js';
 import { type FileId, fileId, kvSeq, type SnapshotId, snapshotId } from '../keys/ids.js';
 import type { Mutation } from '../keys/mutation.js';
 import { createSnapshot, type SnapshotRow } from '../keys/snapshots.js';
-import { changedTableStats, EMPTY_TABLE_STATS, putTableStats } from '../keys/stats.js';
+import { changedTableStats, EMPTY_TABLE_STATS, NO_DELETES, putTableStats } from '../keys/stats.js';
 import { openCatalog, type Opened } from '../src/commit/open.js';
 import { Catalog } from '../src/index.js';
 import * as q from '../src/read/catalog-queries.js';
@@ -48,7 +48,7 @@ function commitRows(parts: Opened, table: number, files: number, next: () => Fil
       id = next();
       out.push(dataFileEntity(tableId, id).create(at, { path: `data/floor/f${id}.parquet`, format: 'parquet', recordCount: 1000, fileSizeBytes: 1 << 20, footerSize: null, rowIdStart }));
     }
-    out.push(putTableStats(tableId, changedTableStats(stats, { records: 1000 * files, bytes: (1 << 20) * files, files, ended: 0 }, rowIdStart)));
+    out.push(putTableStats(tableId, changedTableStats(stats, { records: 1000 * files, bytes: (1 << 20) * files, files, ended: 0, deletes: NO_DELETES }, rowIdStart)));
     const row: SnapshotRow = { ...head, time: Math.max(parts.clock(), head.time), nextFileId: fileId(id + 1) };
     const changes = { changes: [`inserted_into_table:${tableId}`], author: null, message: null, extraInfo: null, maintenance: false };
     for (const m of createSnapshot(at, row, changes, false)) out.push(m);

@@ -262,6 +262,7 @@ export class Census {
       tableStatsProblems(
         this.stats,
         this.dataFiles.map((f) => ({ ...f, recordCount: f.row.recordCount, fileSizeBytes: f.row.fileSizeBytes, rowIdEnd: f.row.rowIdStart + f.row.recordCount })),
+        this.deleteFiles.map((d) => ({ tableId: d.tableId, end: d.row.end, deleteCount: d.row.deleteCount, fileSizeBytes: d.row.fileSizeBytes })),
         this.liveTables,
       ),
     );

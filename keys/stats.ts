@@ -21,9 +21,23 @@ export interface TableStatsRow {
    * written before it was kept; for such a table the ends are read.
    */
   endedFiles?: number;
+  /**
+   * The live delete files: how many, their bytes and the rows they delete — with the live data files, a table's
+   * size at the newest snapshot without a listing (DuckLake's ducklake_table_info). Absent in rows written
+   * before they were kept; for such a table the delete files are listed.
+   */
+  deletes?: DeleteTotals;
 }
 
-export const EMPTY_TABLE_STATS: TableStatsRow = { recordCount: 0, nextRowId: 0, fileSizeBytes: 0, dataFiles: 0, endedFiles: 0 };
+export interface DeleteTotals {
+  files: number;
+  bytes: number;
+  rows: number;
+}
+
+export const NO_DELETES: DeleteTotals = { files: 0, bytes: 0, rows: 0 };
+
+export const EMPTY_TABLE_STATS: TableStatsRow = { recordCount: 0, nextRowId: 0, fileSizeBytes: 0, dataFiles: 0, endedFiles: 0, deletes: NO_DELETES };
 
 /**
  * The stats a table starts from when it is created — or created again under its id, as a catalog restore brings
@@ -43,6 +57,8 @@ export interface TableStatsDelta {
   bytes: number;
   files: number;
   ended: number;
+  /** Live delete files gained (negative: lost). */
+  deletes: DeleteTotals;
 }
 
 /** A table's stats after a commit changed its live files by `d`. */
@@ -50,6 +66,7 @@ export function changedTableStats(base: TableStatsRow, d: TableStatsDelta, nextR
   const stats: TableStatsRow = { recordCount: base.recordCount + d.records, nextRowId: Math.max(base.nextRowId, nextRowId), fileSizeBytes: base.fileSizeBytes + d.bytes };
   if (base.dataFiles !== undefined) stats.dataFiles = base.dataFiles + d.files;
   if (base.endedFiles !== undefined) stats.endedFiles = base.endedFiles + d.ended;
+  if (base.deletes !== undefined) stats.deletes = { files: base.deletes.files + d.deletes.files, bytes: base.deletes.bytes + d.deletes.bytes, rows: base.deletes.rows + d.deletes.rows };
   return stats;
 }
 
@@ -79,6 +96,7 @@ export const tableVersionsPrefix = (tableId: CatalogId): Key => keyPrefix(Space.
 export function tableStatsProblems(
   stats: readonly { tableId: number; row: TableStatsRow; key: string }[],
   files: readonly { tableId: number; end: number | null; recordCount: number; fileSizeBytes: number; rowIdEnd: number }[],
+  deleteFiles: readonly { tableId: number; end: number | null; deleteCount: number; fileSizeBytes: number }[],
   liveTables: ReadonlySet<number>,
 ): Violation[] {
   const none = () => ({ records: 0, bytes: 0, files: 0, ended: 0, rowIdEnd: 0 });
@@ -92,6 +110,12 @@ export function tableStatsProblems(
       s.files++;
     } else s.ended++;
     s.rowIdEnd = Math.max(s.rowIdEnd, f.rowIdEnd);
+  }
+  const deletes = new Map<number, DeleteTotals>();
+  for (const d of deleteFiles) {
+    if (d.end !== null) continue;
+    const t = deletes.get(d.tableId) ?? { ...NO_DELETES };
+    deletes.set(d.tableId, { files: t.files + 1, bytes: t.bytes + d.fileSizeBytes, rows: t.rows + d.deleteCount });
   }
   const out: Violation[] = [];
   for (const { tableId, row, key } of stats) {
@@ -111,6 +135,14 @@ export function tableStatsProblems(
         invariant: 'table-stats-add-up',
         key,
         message: `table ${tableId}'s stats say ${row.dataFiles ?? 'some'} files with ${row.recordCount} records in ${row.fileSizeBytes} bytes; its live files are ${s.files} with ${s.records} in ${s.bytes}`,
+      });
+    }
+    const d = deletes.get(tableId) ?? NO_DELETES;
+    if (row.deletes !== undefined && (row.deletes.files !== d.files || row.deletes.bytes !== d.bytes || row.deletes.rows !== d.rows)) {
+      out.push({
+        invariant: 'table-stats-add-up',
+        key,
+        message: `table ${tableId}'s stats say ${row.deletes.files} delete files deleting ${row.deletes.rows} rows in ${row.deletes.bytes} bytes; its live delete files are ${d.files} deleting ${d.rows} in ${d.bytes}`,
       });
     }
     if (row.nextRowId < s.rowIdEnd) out.push({ invariant: 'table-stats-add-up', key, message: `table ${tableId}'s next row id is ${row.nextRowId}, but its files took row ids up to ${s.rowIdEnd - 1}` });

@@ -14,6 +14,7 @@ export type {
   SnapshotInfo,
   TableInfo,
   TableSummary,
+  TableTotals,
   ViewInfo,
 } from './read/records.js';
 export type { Transaction, ColumnSpec, DataFileSpec, DeleteFileSpec } from './txn/transaction.js';

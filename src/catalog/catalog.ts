@@ -13,7 +13,7 @@ import { flag, options } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import { quote } from '../messages.js';
 import * as q from '../read/catalog-queries.js';
-import { type HistoryBound, historyOf, type HistoryOptions, type ReadSource, resolveBound, type TableChanges, tableChangesByName } from '../read/history.js';
+import { type HistoryBound, historyCount, historyOf, type HistoryOptions, type ReadSource, resolveBound, type TableChanges, tableChangesByName } from '../read/history.js';
 import type { Reader } from '../read/reader.js';
 import type { SnapshotInfo } from '../read/records.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
@@ -163,6 +163,11 @@ export class Catalog {
     const out: SnapshotInfo[] = [];
     for await (const s of this.iterateSnapshots(opts)) out.push(s);
     return out;
+  }
+
+  /** How many snapshots snapshots(opts) returns, without reading them (but for one table's, which are found by reading). */
+  snapshotCount(opts?: HistoryOptions): Promise<number> {
+    return this.engine.view((view) => historyCount(view, opts));
   }
 
   /**

@@ -133,20 +133,28 @@ export function wholeNumber(flag: string, v: string, least = 0): number {
 /** Text listings show this many lines unless --limit says otherwise (0: all); JSON shows all. */
 export const TEXT_LIMIT = 100;
 
+/** Where the page --offset and --limit ask for starts, and how long it is (0: to the end). */
+export function pageBounds(g: GlobalOptions, p: Paging): { offset: number; limit: number } {
+  const offset = p.offset === undefined ? 0 : wholeNumber('--offset', p.offset);
+  const asked = p.limit === undefined ? undefined : wholeNumber('--limit', p.limit);
+  return { offset, limit: asked ?? (g.json ? 0 : TEXT_LIMIT) };
+}
+
 /**
  * The part of `items` --limit and --offset ask for, and a line saying what was left out. With --json and
  * either option, the data is { total, offset, limit, items }; without them, the whole array.
  */
 export function page<T>(g: GlobalOptions, p: Paging, items: readonly T[], noun: string): { items: T[]; data: unknown; note: string } {
-  const offset = p.offset === undefined ? 0 : wholeNumber('--offset', p.offset);
-  const asked = p.limit === undefined ? undefined : wholeNumber('--limit', p.limit);
-  const limit = asked ?? (g.json ? 0 : TEXT_LIMIT);
-  const shown = items.slice(offset, limit === 0 ? undefined : offset + limit);
-  const cut = shown.length < items.length;
-  const note = cut
-    ? `${shown.length === 0 ? 'none' : `${offset + 1}–${offset + shown.length}`} of ${count(items.length)} ${noun} shown; --limit N (0: all) and --offset N show others`
-    : '';
-  const data = asked === undefined && p.offset === undefined ? items : { total: items.length, offset, limit, items: shown };
+  const { offset, limit } = pageBounds(g, p);
+  return pageOf(g, p, items.slice(offset, limit === 0 ? undefined : offset + limit), items.length, noun);
+}
+
+/** As page, for a page already cut from `total` items (the rest never read). */
+export function pageOf<T>(g: GlobalOptions, p: Paging, shown: T[], total: number, noun: string): { items: T[]; data: unknown; note: string } {
+  const { offset, limit } = pageBounds(g, p);
+  const note =
+    shown.length < total ? `${shown.length === 0 ? 'none' : `${offset + 1}–${offset + shown.length}`} of ${count(total)} ${noun} shown; --limit N (0: all) and --offset N show others` : '';
+  const data = p.limit === undefined && p.offset === undefined ? shown : { total, offset, limit, items: shown };
   return { items: shown, data, note };
 }
 

@@ -1,11 +1,17 @@
 // `strata info`: where a catalog keeps things and how much of it there is — what an operator asks first.
 import type { Catalog } from '../catalog/catalog.js';
+import type { SnapshotInfo } from '../read/records.js';
 import { count, size, table } from './format.js';
 
 export async function describeInfo(c: Catalog) {
-  const snapshots = await c.snapshots();
-  const head = snapshots.at(-1)!;
+  const retained = await c.snapshotCount();
+  let first: SnapshotInfo | undefined;
+  for await (const s of c.iterateSnapshots()) {
+    first = s;
+    break;
+  }
   const r = await c.reader();
+  const head = r.snapshot;
   const counts = { schemas: 0, tables: 0, views: 0, dataFiles: 0, dataBytes: 0, deleteFiles: 0, deleteBytes: 0, rows: 0 };
   try {
     for (const s of await r.schemas()) {
@@ -13,16 +19,12 @@ export async function describeInfo(c: Catalog) {
       counts.views += (await r.views(s.name)).length;
       for (const t of await r.tables(s.name)) {
         counts.tables++;
-        for await (const f of r.iterateDataFiles(s.name, t.name)) {
-          counts.dataFiles++;
-          counts.dataBytes += f.fileSizeBytes;
-          counts.rows += f.recordCount;
-        }
-        for await (const d of r.iterateDeleteFiles(s.name, t.name)) {
-          counts.deleteFiles++;
-          counts.deleteBytes += d.fileSizeBytes;
-          counts.rows -= d.deleteCount;
-        }
+        const n = await r.tableTotals(s.name, t.name);
+        counts.dataFiles += n.dataFiles;
+        counts.dataBytes += n.dataBytes;
+        counts.deleteFiles += n.deleteFiles;
+        counts.deleteBytes += n.deleteBytes;
+        counts.rows += n.rows;
       }
     }
   } finally {
@@ -31,7 +33,7 @@ export async function describeInfo(c: Catalog) {
   return {
     ...c.storage(),
     head: { id: head.id, time: head.time },
-    snapshots: { retained: snapshots.length, first: snapshots[0]!.id, excised: head.id + 1 - snapshots.length },
+    snapshots: { retained, first: first!.id, excised: head.id + 1 - retained },
     retainFrom: await c.retainFrom(),
     tags: (await c.tags()).length,
     leases: await c.leases(),

@@ -3,7 +3,7 @@
 import { rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Command } from 'commander';
-import { type GlobalOptions, json, page, type Paging, print, qualified, say, snapshotOf, storeOption, TEXT_LIMIT, UsageError, wholeNumber, withCatalog } from './context.js';
+import { type GlobalOptions, json, page, pageBounds, pageOf, type Paging, print, qualified, say, snapshotOf, storeOption, TEXT_LIMIT, UsageError, wholeNumber, withCatalog } from './context.js';
 import { removeDemo, runDemo } from './demo.js';
 import { describeVerify, renderChanges, size, table } from './format.js';
 import { compactLog, describeAdvance, excise, type GcOptions, gc, parseDuration, pruneCheckpoints, reclaim } from './gc.js';
@@ -14,6 +14,7 @@ import { describeCatalog, describeTable, renderCatalog, renderTable } from './sh
 import { type Authorship, load as loadCommand, printResult, type SqlFormat, sql as sqlCommand } from './sql.js';
 import { sketch, svg, timelineOf } from './timeline.js';
 import { type Catalog, importDuckLake } from '../catalog/catalog.js';
+import type { SnapshotInfo } from '../read/records.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 
 const SNAPSHOT_ARGS = `A SNAPSHOT (and FROM, TO, --at) is a snapshot id (7), an ISO-8601 time (2026-03-01T12:00Z; no zone is UTC) or a tag name (tag:NAME names a tag whatever it looks like).`;
@@ -115,9 +116,19 @@ export function program(version: string, quiet: boolean): Command {
       await withCatalog(g, async (c) => {
         const bound = async (v: unknown) => (v === undefined ? undefined : snapshotOf(c, 'snapshot', String(v)));
         const [from, to] = [await bound(o.from), await bound(o.to)];
-        // Newest first: what a person looks for is what happened last; --offset goes back from there.
-        const all = (await c.snapshots({ ...(o.table ? { table: qualified(String(o.table)) } : {}), ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) })).reverse();
-        const cut = page(g, o, all, 'snapshots');
+        const range = { ...(o.table ? { table: qualified(String(o.table)) } : {}), ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
+        // Newest first: what a person looks for is what happened last; --offset goes back from there, and
+        // nothing older than the page is read (but counted, for the line that says how many there are).
+        const { offset, limit } = pageBounds(g, o);
+        const shown: SnapshotInfo[] = [];
+        let seen = 0;
+        let total: number | undefined;
+        for await (const s of c.iterateSnapshots({ ...range, newestFirst: true })) {
+          if (limit !== 0 && shown.length === limit) break;
+          if (seen++ >= offset) shown.push(s);
+        }
+        if (shown.length < limit || limit === 0) total = seen;
+        const cut = pageOf(g, o, shown, total ?? (await c.snapshotCount(range)), 'snapshots');
         if (g.json) return say(json(cut.data));
         say(await snapshotTable(c, cut.items));
         if (cut.note) say(cut.note);

@@ -3,9 +3,10 @@
 import { dataFileIdEnd, dataFileIdOf, type DataFileRow, dataFilesOfTable } from '../../keys/data-files.js';
 import { deleteFileIdEnd, deleteFileIdOf, type DeleteFileRow, deleteFilesOfTable } from '../../keys/delete-files.js';
 import { type CatalogId, type FileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
+import type { Key } from '../../keys/key-codec.js';
 import { changesBetween, type SnapshotChangesRow, snapshotOfKey, type SnapshotRow, snapshotsBetween } from '../../keys/snapshots.js';
 import { decodeValue } from '../../keys/value-codec.js';
-import { options } from '../arguments.js';
+import { flag, options } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import type { ReadView } from '../kv/read-view.js';
 import { quote } from '../messages.js';
@@ -45,6 +46,8 @@ export interface HistoryOptions {
   from?: HistoryBound;
   to?: HistoryBound;
   table?: { schema: string; table: string };
+  /** Newest first: a caller that wants the last few stops early, and nothing older is read. */
+  newestFirst?: boolean;
 }
 
 /** The table's id, by its name at `at`; undefined if no table had that name then. */
@@ -54,12 +57,13 @@ export async function tableIdAt(view: ReadView, at: SnapshotId, schema: string, 
   return rel?.kind === 'table' ? rel.id : undefined;
 }
 
-/** Snapshots in [from, to], oldest first; with `tableId`, only those that created, changed or dropped it. */
+/** Snapshots in [from, to], oldest first (or newest); with `tableId`, only those that created, changed or dropped it. */
 export async function* history(
   view: ReadView,
   from: SnapshotId,
   to: SnapshotId,
   tableId?: CatalogId,
+  newestFirst = false,
 ): AsyncGenerator<SnapshotInfo> {
   const created = tableId === undefined ? undefined : await q.tableCreation(view, tableId);
   const mentions = (changes: string[]) => changes.some((c) => c.endsWith(`_table:${tableId}`));
@@ -69,15 +73,17 @@ export async function* history(
   if (from < retainFrom) for await (const t of q.tags(view)) tagged.add(t.snapshot);
   // The snapshot records are read alongside their changes, in the same order: a get of each (and of its
   // changes again) was most of the time `strata snapshots` took over a long history.
-  const records = view.scan(snapshotsBetween(from, to));
+  const records = view.scan({ ...snapshotsBetween(from, to), reverse: newestFirst });
+  // Whether a record's snapshot comes before `id` in the order read.
+  const before = newestFirst ? (key: Key, id: number) => snapshotOfKey(key) > id : (key: Key, id: number) => snapshotOfKey(key) < id;
   try {
     let record = await records.next();
-    for await (const [key, bytes] of view.scan(changesBetween(from, to))) {
+    for await (const [key, bytes] of view.scan({ ...changesBetween(from, to), reverse: newestFirst })) {
       const id = snapshotOfKey(key);
       if (id < retainFrom && !tagged.has(id)) continue;
       const changes = decodeValue<SnapshotChangesRow>(key, bytes);
       if (tableId !== undefined && id !== created && !mentions(changes.changes)) continue;
-      while (!record.done && snapshotOfKey(record.value[0]) < id) record = await records.next();
+      while (!record.done && before(record.value[0], id)) record = await records.next();
       if (!record.done && snapshotOfKey(record.value[0]) === id) yield q.snapshotInfoOf(id, decodeValue<SnapshotRow>(record.value[0], record.value[1]), changes);
     }
   } finally {
@@ -142,7 +148,36 @@ export async function tableChanges(view: ReadView, tableId: CatalogId, from: Sna
 
 /** snapshots() as a caller asks for it: its options checked, its bounds resolved, its table named now or at `to`. */
 export async function* historyOf(view: ReadView, given: HistoryOptions | undefined): AsyncGenerator<SnapshotInfo> {
-  const opts = options('snapshots()', given, ['from', 'to', 'table']);
+  const { from, to, tableId, newestFirst } = await historyRange(view, given);
+  yield* history(view, from, to, tableId, newestFirst);
+}
+
+/**
+ * How many snapshots historyOf would yield. Over the whole history, or a range, it counts the snapshots'
+ * keys and decodes none of them (`strata snapshots` and `info` say how many there are, and show a page).
+ */
+export async function historyCount(view: ReadView, given: HistoryOptions | undefined): Promise<number> {
+  const { from, to, tableId } = await historyRange(view, given);
+  let n = 0;
+  if (tableId !== undefined) {
+    for await (const _ of history(view, from, to, tableId)) n++;
+    return n;
+  }
+  const retainFrom = (await q.retainFrom(view)).snapshot;
+  const tagged = new Set<number>();
+  if (from < retainFrom) for await (const t of q.tags(view)) tagged.add(t.snapshot);
+  for await (const batch of view.scanBatches(snapshotsBetween(from, to))) {
+    for (const [key] of batch) {
+      const id = snapshotOfKey(key);
+      if (id >= retainFrom || tagged.has(id)) n++;
+    }
+  }
+  return n;
+}
+
+async function historyRange(view: ReadView, given: HistoryOptions | undefined) {
+  const opts = options('snapshots()', given, ['from', 'to', 'table', 'newestFirst']);
+  const newestFirst = flag('snapshots() newestFirst', opts.newestFirst);
   if (opts.table !== undefined) options('snapshots() table', opts.table, ['schema', 'table']);
   const head = (await q.headSnapshot(view)).begin;
   const from = opts.from === undefined ? snapshotId(0) : await resolveBound(view, 'from', opts.from);
@@ -153,7 +188,7 @@ export async function* historyOf(view: ReadView, given: HistoryOptions | undefin
     tableId = (await tableIdAt(view, head, schema, table)) ?? (await tableIdAt(view, to, schema, table));
     if (tableId === undefined) throw new StrataError('NOT_FOUND', `table ${quote(schema, table)} exists neither now nor at snapshot ${to}`);
   }
-  yield* history(view, from, to, tableId);
+  return { from, to, tableId, newestFirst };
 }
 
 /** changes() of a table named as it was at `to` (or at `from`), its bounds checked and resolved. */

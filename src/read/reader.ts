@@ -20,8 +20,10 @@ import type {
   SnapshotInfo,
   TableInfo,
   TableSummary,
+  TableTotals,
   ViewInfo,
 } from './records.js';
+import { tableTotalsAt } from './table-totals.js';
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -95,6 +97,12 @@ export class Reader {
       beginSnapshot: t.begin,
       columns: columnTree(columns, null),
     };
+  }
+
+  /** The table's live data and delete files, their bytes and its rows at this reader's snapshot, without listing them at the newest. */
+  async tableTotals(schema: string, table: string): Promise<TableTotals> {
+    const { id } = await this.requireTable(schema, table);
+    return tableTotalsAt(this.view, this.at, id);
   }
 
   /** The table's data files at this reader's snapshot, streamed: memory stays flat however many there are. */

@@ -23,6 +23,19 @@ export interface TableSummary {
   name: string;
 }
 
+/**
+ * A table's size at a snapshot (DuckLake's ducklake_table_info): its live data files, the live delete files
+ * applying to them, and the rows left. At the newest snapshot from the table's stats, else by a listing.
+ */
+export interface TableTotals {
+  dataFiles: number;
+  dataBytes: number;
+  deleteFiles: number;
+  deleteBytes: number;
+  /** Rows in the live data files, less the rows their delete files delete. */
+  rows: number;
+}
+
 export interface ColumnInfo {
   id: ColumnId;
   name: string;

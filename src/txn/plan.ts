@@ -12,7 +12,7 @@ import { putOption } from '../../keys/options.js';
 import { relationNameEntity, type RelationKind, tableEntity, type TableRow, viewEntity, type ViewRow } from '../../keys/relations.js';
 import { schemaEntity, schemaNameEntity, type SchemaRow } from '../../keys/schemas.js';
 import { createSnapshot, type SnapshotChangesRow, type SnapshotRow } from '../../keys/snapshots.js';
-import { changedTableStats, droppedTableStats, EMPTY_TABLE_STATS, putTableStats, recreatedTableStats, type TableStatsDelta } from '../../keys/stats.js';
+import { changedTableStats, droppedTableStats, EMPTY_TABLE_STATS, NO_DELETES, putTableStats, recreatedTableStats, type TableStatsDelta } from '../../keys/stats.js';
 import type { Entity, Versioned } from '../../keys/versions.js';
 import { checkReadSources, type ReadSource } from '../read/history.js';
 import { checkCount, checkOptionalText, options } from '../arguments.js';
@@ -212,7 +212,7 @@ async function planFiles(g: Gathered): Promise<void> {
   const statsDelta = new Map<CatalogId, TableStatsDelta>();
   const delta = (tableId: CatalogId) => {
     let d = statsDelta.get(tableId);
-    if (!d) statsDelta.set(tableId, (d = { records: 0, bytes: 0, files: 0, ended: 0 }));
+    if (!d) statsDelta.set(tableId, (d = { records: 0, bytes: 0, files: 0, ended: 0, deletes: { ...NO_DELETES } }));
     return d;
   };
   const tableGone = (tableId: CatalogId) => state.tables.get(tableId)?.next === null;
@@ -246,7 +246,16 @@ async function planFiles(g: Gathered): Promise<void> {
     const kind = classify(c);
     const entity = deleteFileEntity(c.tableId, id);
     if (c.endsAtCommit) append(mutations, entity.end({ begin: at, row: c.next! }, at));
-    else if (kind !== 'none') append(mutations, versionMutations(entity, c, at, kind));
+    else if (kind !== 'none') {
+      append(mutations, versionMutations(entity, c, at, kind));
+      const { deletes } = delta(c.tableId);
+      for (const [row, sign] of [[c.base?.row, -1], [c.next, 1]] as const) {
+        if (!row) continue;
+        deletes.files += sign;
+        deletes.bytes += sign * row.fileSizeBytes;
+        deletes.rows += sign * row.deleteCount;
+      }
+    }
   }
 
   // The path index learns of every new file row, in one multi-get for the commit's paths.

@@ -116,6 +116,22 @@ describe('history filters and lineage', () => {
     expect(streamed).toEqual([5, 6, 7, 8]);
   });
 
+  it('newest first: the same snapshots in reverse; counted: as many as it lists, without reading them, below retain-from only the tagged', async () => {
+    const c = await openCatalog();
+    for (let i = 0; i < 6; i++) await c.transaction((tx) => tx.createTable('main', `t${i}`, [{ name: 'x', type: 'int64' }])); // s1..s6
+    await c.transaction((tx) => tx.addDataFile('main', 't2', { path: 'a.parquet', recordCount: 1, fileSizeBytes: 1 })); // s7
+    await c.createTag('keep', 2);
+    await c.advanceRetainFrom({ snapshot: 4 });
+    expect((await c.snapshots()).map((s) => s.id)).toEqual([2, 4, 5, 6, 7]);
+    for (const opts of [{}, { from: 2 }, { from: 4, to: 6 }, { to: 5 }, { table: { schema: 'main', table: 't2' } }, { table: { schema: 'main', table: 't2' }, to: 6 }]) {
+      const ids = (await c.snapshots(opts)).map((s) => s.id);
+      expect((await c.snapshots({ ...opts, newestFirst: true })).map((s) => s.id), JSON.stringify(opts)).toEqual([...ids].reverse());
+      expect(await c.snapshotCount(opts), JSON.stringify(opts)).toBe(ids.length);
+    }
+    await expect(c.snapshots({ newestFirst: 'yes' as never })).rejects.toThrow(/newestFirst must be a boolean/);
+    await c.close();
+  });
+
   it('records the snapshots a commit read and returns them as its lineage; refuses sources that did not exist', async () => {
     const c = await openCatalog();
     await scenario(c);

@@ -4,40 +4,49 @@ import { describe, expect, it } from 'vitest';
 import { catalogId } from '../../keys/ids.js';
 import { encodeKey, keyPrefix } from '../../keys/key-codec.js';
 import { Space } from '../../keys/spaces.js';
-import { changedTableStats, droppedTableStats, EMPTY_TABLE_STATS, recreatedTableStats, type TableStatsRow, tableStatsProblems, tableVersionsPrefix } from '../../keys/stats.js';
+import { changedTableStats, droppedTableStats, EMPTY_TABLE_STATS, NO_DELETES, recreatedTableStats, type TableStatsRow, tableStatsProblems, tableVersionsPrefix } from '../../keys/stats.js';
 
 const startsWith = (key: Uint8Array, prefix: Uint8Array) => Buffer.from(key).subarray(0, prefix.length).equals(Buffer.from(prefix));
 
 describe('the stats a table starts from', () => {
   it('a new table: nothing', () => {
-    expect(recreatedTableStats(undefined)).toStrictEqual({ recordCount: 0, nextRowId: 0, fileSizeBytes: 0, dataFiles: 0, endedFiles: 0 });
+    expect(recreatedTableStats(undefined)).toStrictEqual({ recordCount: 0, nextRowId: 0, fileSizeBytes: 0, dataFiles: 0, endedFiles: 0, deletes: NO_DELETES });
   });
 
   it('a table restored under its id: no live file, but its row ids still taken and its ended files still counted', () => {
     const kept: TableStatsRow = { recordCount: 50, nextRowId: 120, fileSizeBytes: 4096, dataFiles: 3, endedFiles: 4 };
-    expect(recreatedTableStats(kept)).toStrictEqual({ recordCount: 0, nextRowId: 120, fileSizeBytes: 0, dataFiles: 0, endedFiles: 4 });
+    expect(recreatedTableStats(kept)).toStrictEqual({ recordCount: 0, nextRowId: 120, fileSizeBytes: 0, dataFiles: 0, endedFiles: 4, deletes: NO_DELETES });
   });
 
   it('a restored table whose older stats kept no count of ended files keeps none, so listings read its ends', () => {
     const kept: TableStatsRow = { recordCount: 50, nextRowId: 120, fileSizeBytes: 4096 };
-    expect(recreatedTableStats(kept)).toStrictEqual({ recordCount: 0, nextRowId: 120, fileSizeBytes: 0, dataFiles: 0 });
+    expect(recreatedTableStats(kept)).toStrictEqual({ recordCount: 0, nextRowId: 120, fileSizeBytes: 0, dataFiles: 0, deletes: NO_DELETES });
   });
 });
 
 describe('the stats after a commit', () => {
   it('adds what the commit did to the live files, counts the files it ended, and never lowers the next row id', () => {
     const base: TableStatsRow = { recordCount: 10, nextRowId: 40, fileSizeBytes: 100, dataFiles: 2, endedFiles: 1 };
-    expect(changedTableStats(base, { records: -4, bytes: 30, files: 1, ended: 2 }, 55)).toStrictEqual({ recordCount: 6, nextRowId: 55, fileSizeBytes: 130, dataFiles: 3, endedFiles: 3 });
-    expect(changedTableStats(base, { records: 0, bytes: 0, files: 0, ended: 0 }, 12).nextRowId).toBe(40);
+    expect(changedTableStats(base, { records: -4, bytes: 30, files: 1, ended: 2, deletes: NO_DELETES }, 55)).toStrictEqual({ recordCount: 6, nextRowId: 55, fileSizeBytes: 130, dataFiles: 3, endedFiles: 3 });
+    expect(changedTableStats(base, { records: 0, bytes: 0, files: 0, ended: 0, deletes: NO_DELETES }, 12).nextRowId).toBe(40);
+  });
+
+  it('adds what the commit did to the live delete files, and keeps none for a row from before they were counted', () => {
+    const base: TableStatsRow = { recordCount: 10, nextRowId: 40, fileSizeBytes: 100, dataFiles: 2, endedFiles: 1, deletes: { files: 2, bytes: 70, rows: 5 } };
+    const replaced = { records: 0, bytes: 0, files: 0, ended: 0, deletes: { files: 0, bytes: 12, rows: 3 } };
+    expect(changedTableStats(base, replaced, 40).deletes).toStrictEqual({ files: 2, bytes: 82, rows: 8 });
+    expect(changedTableStats(base, { ...replaced, deletes: { files: -1, bytes: -30, rows: -2 } }, 40).deletes).toStrictEqual({ files: 1, bytes: 40, rows: 3 });
+    const { deletes: _, ...old } = base;
+    expect(changedTableStats(old, replaced, 40)).not.toHaveProperty('deletes');
   });
 
   it('keeps no count a row from before the counts were kept lacks: a guess would let a listing skip files', () => {
     const old: TableStatsRow = { recordCount: 10, nextRowId: 40, fileSizeBytes: 100 };
-    expect(changedTableStats(old, { records: 5, bytes: 7, files: 1, ended: 1 }, 45)).toStrictEqual({ recordCount: 15, nextRowId: 45, fileSizeBytes: 107 });
+    expect(changedTableStats(old, { records: 5, bytes: 7, files: 1, ended: 1, deletes: NO_DELETES }, 45)).toStrictEqual({ recordCount: 15, nextRowId: 45, fileSizeBytes: 107 });
     const noEnded: TableStatsRow = { ...old, dataFiles: 4 };
-    expect(changedTableStats(noEnded, { records: 5, bytes: 7, files: 1, ended: 1 }, 45)).toStrictEqual({ recordCount: 15, nextRowId: 45, fileSizeBytes: 107, dataFiles: 5 });
+    expect(changedTableStats(noEnded, { records: 5, bytes: 7, files: 1, ended: 1, deletes: NO_DELETES }, 45)).toStrictEqual({ recordCount: 15, nextRowId: 45, fileSizeBytes: 107, dataFiles: 5 });
     const noLive: TableStatsRow = { ...old, endedFiles: 4 };
-    expect(changedTableStats(noLive, { records: 5, bytes: 7, files: 1, ended: 1 }, 45)).toStrictEqual({ recordCount: 15, nextRowId: 45, fileSizeBytes: 107, endedFiles: 5 });
+    expect(changedTableStats(noLive, { records: 5, bytes: 7, files: 1, ended: 1, deletes: NO_DELETES }, 45)).toStrictEqual({ recordCount: 15, nextRowId: 45, fileSizeBytes: 107, endedFiles: 5 });
   });
 });
 
@@ -45,16 +54,16 @@ describe('the stats a dropped table keeps', () => {
   const base: TableStatsRow = { recordCount: 10, nextRowId: 40, fileSizeBytes: 100, dataFiles: 2, endedFiles: 1 };
 
   it('are the ones it had, with the files its drop ended counted as ended', () => {
-    expect(droppedTableStats(base, { records: -10, bytes: -100, files: -2, ended: 2 })).toStrictEqual({ ...base, endedFiles: 3 });
+    expect(droppedTableStats(base, { records: -10, bytes: -100, files: -2, ended: 2, deletes: NO_DELETES })).toStrictEqual({ ...base, endedFiles: 3 });
   });
 
   it('are the very row it had when the drop ended no file, so the commit writes none (src/txn/plan.ts compares them)', () => {
-    expect(droppedTableStats(base, { records: 0, bytes: 0, files: 0, ended: 0 })).toBe(base);
+    expect(droppedTableStats(base, { records: 0, bytes: 0, files: 0, ended: 0, deletes: NO_DELETES })).toBe(base);
   });
 
   it('are the very row it had when it kept no count of ended files', () => {
     const old: TableStatsRow = { recordCount: 10, nextRowId: 40, fileSizeBytes: 100 };
-    expect(droppedTableStats(old, { records: -10, bytes: -100, files: -2, ended: 2 })).toBe(old);
+    expect(droppedTableStats(old, { records: -10, bytes: -100, files: -2, ended: 2, deletes: NO_DELETES })).toBe(old);
   });
 });
 
@@ -74,7 +83,9 @@ describe('table-stats-add-up', () => {
   const file = (end: number | null, recordCount: number, fileSizeBytes: number, rowIdEnd: number, tableId = 7) => ({ tableId, end, recordCount, fileSizeBytes, rowIdEnd });
   const files = [file(null, 10, 100, 10), file(null, 5, 50, 30), file(3, 8, 80, 18), file(null, 99, 999, 500, 8)];
   const good: TableStatsRow = { recordCount: 15, nextRowId: 30, fileSizeBytes: 150, dataFiles: 2, endedFiles: 1 };
-  const problems = (row: TableStatsRow, live = new Set([7])) => tableStatsProblems([{ tableId: 7, row, key }], files, live);
+  const deleteFile = (end: number | null, deleteCount: number, fileSizeBytes: number, tableId = 7) => ({ tableId, end, deleteCount, fileSizeBytes });
+  const deleteFiles = [deleteFile(null, 2, 20), deleteFile(null, 1, 30), deleteFile(4, 1, 25), deleteFile(null, 9, 90, 8)];
+  const problems = (row: TableStatsRow, live = new Set([7])) => tableStatsProblems([{ tableId: 7, row, key }], files, deleteFiles, live);
 
   it('finds nothing in stats that add up the live files, other tables\' files apart', () => {
     expect(problems(good)).toEqual([]);
@@ -83,7 +94,7 @@ describe('table-stats-add-up', () => {
   });
 
   it('finds nothing in a table with no file at all whose stats are empty', () => {
-    expect(tableStatsProblems([{ tableId: 9, row: EMPTY_TABLE_STATS, key }], files, new Set([9]))).toEqual([]);
+    expect(tableStatsProblems([{ tableId: 9, row: EMPTY_TABLE_STATS, key }], files, deleteFiles, new Set([9]))).toEqual([]);
   });
 
   const mismatch = (says: string) => [{ invariant: 'table-stats-add-up', key, message: `table 7's stats say ${says}; its live files are 2 with 15 in 150` }];
@@ -101,6 +112,16 @@ describe('table-stats-add-up', () => {
     expect(problems({ ...old, recordCount: 1 })).toEqual(mismatch('some files with 1 records in 150 bytes'));
   });
 
+  it('holds the live delete files to the count a row keeps of them, ended ones and other tables\' apart', () => {
+    expect(problems({ ...good, deletes: { files: 2, bytes: 50, rows: 3 } })).toEqual([]);
+    const says = (d: string) => [{ invariant: 'table-stats-add-up', key, message: `table 7's stats say ${d}; its live delete files are 2 deleting 3 in 50` }];
+    expect(problems({ ...good, deletes: { files: 3, bytes: 50, rows: 3 } })).toEqual(says('3 delete files deleting 3 rows in 50 bytes'));
+    expect(problems({ ...good, deletes: { files: 2, bytes: 75, rows: 3 } })).toEqual(says('2 delete files deleting 3 rows in 75 bytes'));
+    expect(problems({ ...good, deletes: { files: 2, bytes: 50, rows: 4 } })).toEqual(says('2 delete files deleting 4 rows in 50 bytes'));
+    expect(tableStatsProblems([{ tableId: 9, row: EMPTY_TABLE_STATS, key }], files, deleteFiles, new Set([9]))).toEqual([]);
+    expect(problems({ ...good, deletes: NO_DELETES })).toHaveLength(1);
+  });
+
   it('reports a next row id a live file already took', () => {
     expect(problems({ ...good, nextRowId: 29 })).toEqual([{ invariant: 'table-stats-add-up', key, message: "table 7's next row id is 29, but its files took row ids up to 29" }]);
   });
@@ -108,8 +129,8 @@ describe('table-stats-add-up', () => {
   it('counts the row ids of ended files as taken too, whatever order the files come in', () => {
     const ended = [file(2, 4, 4, 60), file(null, 15, 150, 15), file(1, 1, 1, 20)];
     const row: TableStatsRow = { recordCount: 15, nextRowId: 59, fileSizeBytes: 150, dataFiles: 1, endedFiles: 2 };
-    expect(tableStatsProblems([{ tableId: 7, row, key }], ended, new Set([7]))).toEqual([{ invariant: 'table-stats-add-up', key, message: "table 7's next row id is 59, but its files took row ids up to 59" }]);
-    expect(tableStatsProblems([{ tableId: 7, row: { ...row, nextRowId: 60 }, key }], ended, new Set([7]))).toEqual([]);
+    expect(tableStatsProblems([{ tableId: 7, row, key }], ended, [], new Set([7]))).toEqual([{ invariant: 'table-stats-add-up', key, message: "table 7's next row id is 59, but its files took row ids up to 59" }]);
+    expect(tableStatsProblems([{ tableId: 7, row: { ...row, nextRowId: 60 }, key }], ended, [], new Set([7]))).toEqual([]);
   });
 
   it('reports fewer ended files counted than have an end: a listing would skip their ends', () => {

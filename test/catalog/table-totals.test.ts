@@ -1,0 +1,72 @@
+// A table's size at a snapshot (Reader.tableTotals): at the newest snapshot from the table's stats row, which
+// every commit keeps, else by listing. Held at every snapshot of a history that moves delete files every way a
+// commit can (a delete file replaced, one ended with its data file, one never visible, compaction, a restore,
+// a drop and a catalog restore) to the rows DuckDB counts and to the files the listing names; verify holds
+// the stats row to the files after each commit.
+import { describe, expect, it } from 'vitest';
+import type { Catalog, TableTotals } from '../../src/index.js';
+import { openCatalog, tempDir } from '../helpers.js';
+
+/** The totals as the listing and DuckDB give them: an answer computed apart from the stats row. */
+async function listed(c: Catalog, snapshot: number): Promise<TableTotals> {
+  const r = await c.reader({ snapshot });
+  try {
+    const data = await r.dataFiles('main', 't');
+    const deletes = await r.deleteFiles('main', 't');
+    const [{ n }] = (await c.sql('SELECT count(*)::INTEGER AS n FROM t', { at: { snapshot } })).rows as [{ n: number }];
+    return {
+      dataFiles: data.length,
+      dataBytes: data.reduce((a, f) => a + f.fileSizeBytes, 0),
+      deleteFiles: deletes.length,
+      deleteBytes: deletes.reduce((a, d) => a + d.fileSizeBytes, 0),
+      rows: n,
+    };
+  } finally {
+    await r.close();
+  }
+}
+
+async function totals(c: Catalog, snapshot?: number): Promise<TableTotals> {
+  const r = await c.reader(snapshot === undefined ? {} : { snapshot });
+  try {
+    return await r.tableTotals('main', 't');
+  } finally {
+    await r.close();
+  }
+}
+
+describe('tableTotals', () => {
+  it('answers what the files and DuckDB say, at the newest snapshot and every older one, whatever moved the delete files', async () => {
+    const c = await openCatalog({ dir: await tempDir() });
+    const steps: [string, () => Promise<unknown>][] = [
+      ['create', () => c.sql('CREATE TABLE t (id BIGINT, v VARCHAR)')],
+      ['insert a', () => c.sql(`INSERT INTO t SELECT i, 'a' FROM range(0, 100) r(i)`)],
+      ['insert b', () => c.sql(`INSERT INTO t SELECT i, 'b' FROM range(100, 150) r(i)`)],
+      ['delete some', () => c.sql('DELETE FROM t WHERE id % 10 = 3')],
+      ['delete more (replaces the delete files)', () => c.sql('DELETE FROM t WHERE id % 10 = 4')],
+      ['update', () => c.sql(`UPDATE t SET v = 'u' WHERE id % 10 = 5`)],
+      ['delete all of b (its data file ends, with its delete file)', () => c.sql('DELETE FROM t WHERE id >= 100 AND id < 150')],
+      ['compact', () => c.compact('main', 't')],
+      ['delete after compaction', () => c.sql('DELETE FROM t WHERE id < 10')],
+      ['restore to before the compaction', () => c.restoreTable('main', 't', 7)],
+      ['drop', () => c.sql('DROP TABLE t')],
+      ['catalog restored to before the drop', () => c.restoreCatalog(10)],
+      ['delete after the restore', () => c.sql('DELETE FROM t WHERE id = 20')],
+    ];
+    const seen: number[] = [];
+    for (const [what, step] of steps) {
+      await step();
+      const head = (await c.snapshots()).at(-1)!.id;
+      expect((await c.verify()).violations, what).toEqual([]);
+      if (what === 'drop') continue;
+      seen.push(head);
+      expect(await totals(c), what).toEqual(await listed(c, head));
+    }
+    // Older snapshots are listed, not read from the stats, which say only what the newest holds.
+    for (const s of seen) expect(await totals(c, s), `snapshot ${s}`).toEqual(await listed(c, s));
+    const newest = await totals(c);
+    expect(newest.deleteFiles).toBeGreaterThan(0);
+    expect(newest.rows).toBeLessThan(100);
+    await c.close();
+  });
+});
