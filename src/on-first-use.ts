@@ -4,10 +4,18 @@
 // needs one. Synchronous, so the code that uses them stays as it was; their types are imported as types.
 import { createRequire } from 'node:module';
 
+/**
+ * Packages the `strata` command's build bundled into one file beside it (src/cli/bundle.mjs defines this at
+ * bundle time; the library has none): DuckDB's Node API is 124 CommonJS modules, ~30 ms of every `strata sql`
+ * to resolve and read one by one.
+ */
+declare const STRATA_BUNDLED_COPIES: Readonly<Record<string, string>> | undefined;
+const copies: Readonly<Record<string, string>> = typeof STRATA_BUNDLED_COPIES === 'undefined' ? {} : STRATA_BUNDLED_COPIES;
+
 const load = createRequire(import.meta.url);
 
 /** The package `name`, required the first time the returned function is called. */
 export function onFirstUse<T>(name: string): () => T {
   let loaded: T | undefined;
-  return () => (loaded ??= load(name) as T);
+  return () => (loaded ??= load(copies[name] ?? name) as T);
 }

@@ -2,8 +2,9 @@
 // ESM file beside the library tsc emitted. Every call is a process, so what it loads is what it pays: the
 // pure-JavaScript packages every call needs (commander, and LevelDB's level, classic-level and abstract-level:
 // ~80 CommonJS modules, each resolved and read on its own) are bundled in; native code, msgpackr (whose
-// optional native extractor resolves from msgpackr itself) and the packages only some calls load (DuckDB, the
-// AWS SDK, fastify, avsc, better-sqlite3, cli-progress) stay imports of the installed packages.
+// optional native extractor resolves from msgpackr itself) and the packages only some calls load (the AWS SDK,
+// fastify, avsc, better-sqlite3, cli-progress) stay imports of the installed packages. DuckDB's Node API, which
+// every statement loads, is bundled into a file of its own beside the command, required when first used.
 import * as esbuild from 'esbuild';
 
 const external = ['@duckdb/node-api', '@aws-sdk/client-s3', 'avsc', 'better-sqlite3', 'cli-progress', 'fastify', 'fs-ext', 'msgpackr', 'node-gyp-build'];
@@ -21,6 +22,32 @@ module.exports = require('node-gyp-build')(path.dirname(require.resolve('classic
   },
 };
 
+// DuckDB's Node API as one CommonJS file, loaded by the command when a statement first needs it (on-first-use.ts);
+// its native bindings stay the installed package's, found from where the Node API itself is installed.
+const DUCKDB_API = 'duckdb-node-api.cjs';
+const bindings = {
+  name: 'duckdb bindings',
+  setup(build) {
+    build.onResolve({ filter: /^@duckdb\/node-bindings$/ }, () => ({ path: 'bindings', namespace: 'duckdb-bindings' }));
+    build.onLoad({ filter: /.*/, namespace: 'duckdb-bindings' }, () => ({
+      loader: 'js',
+      contents: "module.exports = require('node:module').createRequire(require.resolve('@duckdb/node-api/package.json'))('@duckdb/node-bindings');",
+    }));
+  },
+};
+await esbuild.build({
+  entryPoints: { [DUCKDB_API.replace(/\.cjs$/, '')]: '@duckdb/node-api' },
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  outdir: 'dist/src/cli',
+  logLevel: 'warning',
+  // Resolved where it is installed, on purpose (see `bindings`).
+  logOverride: { 'require-resolve-not-external': 'silent' },
+  plugins: [bindings],
+});
+
 await esbuild.build({
   entryPoints: { strata: 'dist/src/cli/main.js', 'index-check-child': 'dist/src/kv/index-check-child.js' },
   bundle: true,
@@ -29,7 +56,9 @@ await esbuild.build({
   external,
   outdir: 'dist/src/cli',
   logLevel: 'warning',
+  logOverride: { 'require-resolve-not-external': 'silent' },
   // The bundled CommonJS packages require() what stays outside: an ES module has no require of its own.
   banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
   plugins: [binding],
+  define: { STRATA_BUNDLED_COPIES: JSON.stringify({ '@duckdb/node-api': `./${DUCKDB_API}` }) },
 });
