@@ -23,14 +23,19 @@ import type { CheckpointResult } from '../commit/background.js';
 import { CommitEngine } from '../commit/commit-engine.js';
 import { ENGINE_OPTIONS, type EngineOptions } from '../commit/open.js';
 import type { VerifyOptions, VerifyReport } from '../commit/verify.js';
-import { type ChangeBound, type CompactOptions, type CompactResult, DataPlane, type LoadOptions, type LoadResult, type SqlEngineOptions, type SqlOptions, type SqlResult, sqlSettings } from '../sql/data-plane.js';
-import { type ExportOptions, type ExportReport, exportLake } from '../ducklake/export.js';
-import { type ImportReport, importLake } from '../ducklake/import.js';
+import type { ChangeBound, CompactOptions, CompactResult, DataPlane, LoadOptions, LoadResult, SqlOptions, SqlResult } from '../sql/data-plane.js';
+import { type SqlEngineOptions, type SqlSettings, sqlSettings } from '../sql/settings.js';
+import type { ExportOptions, ExportReport } from '../ducklake/export.js';
+import type { ImportReport } from '../ducklake/import.js';
 import { dataLocation } from '../ducklake/values.js';
 import { checkIcebergObjects } from '../iceberg/object-names.js';
 import { icebergKeep, reclaimIcebergObjects } from '../iceberg/reclaim-objects.js';
 import { ServedObjects } from '../iceberg/served-objects.js';
-import { type IcebergTable, icebergTable } from '../iceberg/table-metadata.js';
+import type { IcebergTable } from '../iceberg/table-metadata.js';
+
+// The SQL plane (DuckDB's, and every module of sql/), the DuckLake exchange and the Iceberg metadata are loaded
+// when first used: every CLI call is a process, and one that only reads the catalog needs none of them.
+const planeModule = () => import('../sql/data-plane.js');
 
 export interface OpenOptions extends EngineOptions {
   /** How sql() and the other SQL calls run DuckDB: its memory limit, and whether statements read host files. */
@@ -59,19 +64,39 @@ export class Catalog {
   /** The Iceberg objects this process has seen in the store, and the tables it last served (catalog.iceberg()). */
   private readonly served: ServedObjects<IcebergTable>;
 
+  /** The SQL plane once made; until then, its making under way (see plane()). */
+  private made: DataPlane | undefined;
+  private making: Promise<DataPlane> | undefined;
+
   private constructor(
     private readonly engine: CommitEngine,
-    private readonly plane: DataPlane,
+    private readonly settings: SqlSettings,
+    loaded: Awaited<ReturnType<typeof planeModule>> | undefined,
   ) {
     this.dataPath = engine.dataPath;
     this.served = new ServedObjects(engine.store);
+    if (loaded !== undefined) this.made = new loaded.DataPlane(engine, settings);
   }
 
   static async open(given: OpenOptions): Promise<Catalog> {
     const { sql, ...opts } = options('Catalog.open()', given, OPEN_OPTIONS);
     const settings = sqlSettings(sql);
-    const engine = await CommitEngine.open(opts);
-    return new Catalog(engine, new DataPlane(engine, settings));
+    // A writable catalog's transactions check the files they register through the SQL plane, so it loads
+    // beside the open; a read-only one needs it only for a statement, and loads it then.
+    const [engine, loaded] = await Promise.all([CommitEngine.open(opts), opts.readOnly === true ? undefined : planeModule()]);
+    return new Catalog(engine, settings, loaded);
+  }
+
+  /** The SQL plane, made the first time it is asked for. */
+  private plane(): Promise<DataPlane> {
+    if (this.made !== undefined) return Promise.resolve(this.made);
+    this.making ??= planeModule().then((m) => (this.made = new m.DataPlane(this.engine, this.settings)));
+    return this.making;
+  }
+
+  /** A stream of the plane's, the plane loaded when the stream is first read. */
+  private async *fromPlane<T>(stream: (plane: DataPlane) => AsyncGenerator<T>): AsyncGenerator<T> {
+    yield* stream(await this.plane());
   }
 
   /**
@@ -85,8 +110,8 @@ export class Catalog {
    * that are ready at once share one log entry (group commit), each with its own snapshot. An operation
    * that fails where `fn` never looks (not awaited, not caught) fails the whole transaction.
    */
-  transaction(fn: TransactionFn, meta?: CommitMeta): Promise<{ snapshot: SnapshotId | null }> {
-    return this.engine.transaction(fn, meta, this.plane);
+  async transaction(fn: TransactionFn, meta?: CommitMeta): Promise<{ snapshot: SnapshotId | null }> {
+    return this.engine.transaction(fn, meta, this.made ?? (await this.plane()));
   }
 
   /**
@@ -113,25 +138,25 @@ export class Catalog {
   /** One SELECT (docs/DESIGN.md §8; each table at its AT, else `opts.at`, else the newest), or one INSERT (a commit). */
   sql(text: string, opts?: SqlOptions): Promise<SqlResult> {
     this.engine.assertOpen();
-    return this.plane.sql(text, opts);
+    return this.plane().then((p) => p.sql(text, opts));
   }
 
   /** The same, streamed in DuckDB's batches of rows (each with the columns): memory bounded by a batch. */
   sqlBatches(text: string, opts?: SqlOptions): AsyncGenerator<SqlResult> {
     this.engine.assertOpen();
-    return this.plane.sqlBatches(text, opts);
+    return this.fromPlane((p) => p.sqlBatches(text, opts));
   }
 
   /** Loads a CSV or Parquet file into a table as one new data file, in one commit. */
   load(schema: string, table: string, source: string, opts?: LoadOptions): Promise<LoadResult> {
     this.engine.writable();
-    return this.plane.load(schema, table, source, opts);
+    return this.plane().then((p) => p.load(schema, table, source, opts));
   }
 
   /** Rewrites small files and those with deleted rows: a maintenance commit that keeps row ids. */
   compact(schema: string, table: string, opts?: CompactOptions): Promise<CompactResult> {
     this.engine.writable();
-    return this.plane.compact(schema, table, opts);
+    return this.plane().then((p) => p.compact(schema, table, opts));
   }
 
   /** Applies entries that other writers committed to the shared store since this process last looked. */
@@ -184,13 +209,13 @@ export class Catalog {
    * columns as of `to`; a row a commit only moved (a compaction, a restore) is no change. */
   tableChanges(schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }): Promise<SqlResult> {
     this.engine.assertOpen();
-    return this.plane.tableChanges(schema, table, range);
+    return this.plane().then((p) => p.tableChanges(schema, table, range));
   }
 
   /** tableChanges streamed in DuckDB's batches of rows. */
   tableChangesBatches(schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }): AsyncGenerator<SqlResult> {
     this.engine.assertOpen();
-    return this.plane.tableChangesBatches(schema, table, range);
+    return this.fromPlane((p) => p.tableChangesBatches(schema, table, range));
   }
 
   /** The table snapshots a commit said it was computed from (`meta.readSources`), the receipt for a replay. */
@@ -218,8 +243,9 @@ export class Catalog {
   }
 
   /** The retained history (or its part up to `at`) as DuckLake 1.0's catalog tables in a new SQLite file. */
-  exportDuckLake(file: string, opts?: ExportOptions): Promise<ExportReport> {
+  async exportDuckLake(file: string, opts?: ExportOptions): Promise<ExportReport> {
     const checked = options('exportDuckLake()', opts, ['at']);
+    const { exportLake } = await import('../ducklake/export.js');
     return this.engine.view((view) => exportLake(view, file, checked, dataLocation(this.engine.store, this.dataPath), 'Strata'));
   }
 
@@ -233,7 +259,8 @@ export class Catalog {
     const reader = await this.engine.reader(selector);
     try {
       const info = await reader.table(schema, table);
-      const src = { store: this.engine.store, dataPath: this.dataPath, deletes: this.plane, served: this.served };
+      const [{ icebergTable }, deletes] = await Promise.all([import('../iceberg/table-metadata.js'), this.plane()]);
+      const src = { store: this.engine.store, dataPath: this.dataPath, deletes, served: this.served };
       return await this.engine.view((view) => icebergTable({ ...src, view }, `${quote(schema)}.${quote(table)}`, info.id, reader.snapshot.id));
     } finally {
       await reader.close();
@@ -324,7 +351,8 @@ export class Catalog {
    */
   async verify(opts?: VerifyOptions): Promise<VerifyReport> {
     this.engine.assertOpen();
-    const report = await this.engine.verify(flag('files', options('verify()', opts, ['files']).files), this.plane);
+    const files = flag('files', options('verify()', opts, ['files']).files);
+    const report = await this.engine.verify(files, await this.plane());
     // The Iceberg objects served from this store, each against the checksum its name carries.
     const iceberg = await checkIcebergObjects(this.engine.store);
     const violations = [...report.violations, ...iceberg.problems.map((p) => ({ invariant: 'iceberg object matches its name', object: p.key, message: `CORRUPT: ${p.message}; delete it and serve the table again to remake it` }))];
@@ -332,8 +360,9 @@ export class Catalog {
   }
 
   /** Closes open readers, stops running statements (CANCELLED) and closes the index. Acknowledged commits are durable. */
-  close(): Promise<void> {
-    return this.engine.close(this.plane);
+  async close(): Promise<void> {
+    // A plane still being made is closed once made: it may already run a statement's engine.
+    return this.engine.close(this.made ?? (await this.making?.catch(() => undefined)));
   }
 }
 
@@ -344,5 +373,7 @@ export class Catalog {
 export async function importDuckLake(file: string, opts: ImportOptions): Promise<ImportReport> {
   const { copyFiles = false, sql, ...open } = options('importDuckLake()', opts, [...OPEN_OPTIONS, 'copyFiles']);
   if (typeof copyFiles !== 'boolean') throw new StrataError('INVALID_ARGUMENT', 'copyFiles must be a boolean');
-  return importLake(file, open, { copyFiles, sql: sqlSettings(sql) });
+  const settings = sqlSettings(sql);
+  const { importLake } = await import('../ducklake/import.js');
+  return importLake(file, open, { copyFiles, sql: settings });
 }

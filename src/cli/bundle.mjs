@@ -5,19 +5,28 @@
 // optional native extractor resolves from msgpackr itself) and the packages only some calls load (the AWS SDK,
 // fastify, avsc, better-sqlite3, cli-progress) stay imports of the installed packages. DuckDB's Node API, which
 // every statement loads, is bundled into a file of its own beside the command, required when first used.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import * as esbuild from 'esbuild';
+
+// The bundled classic-level JavaScript must be the version whose native binding the command loads: the package
+// depends on classic-level at one exact version, and the command resolves it from its own package.
+const pinned = JSON.parse(readFileSync('package.json', 'utf8')).dependencies['classic-level'];
+const bundled = createRequire(import.meta.url)('classic-level/package.json').version;
+if (pinned !== bundled) throw new Error(`package.json pins classic-level ${pinned}, but ${bundled} is installed to be bundled: npm ci`);
 
 const external = ['@duckdb/node-api', '@aws-sdk/client-s3', 'avsc', 'better-sqlite3', 'cli-progress', 'fastify', 'fs-ext', 'msgpackr', 'node-gyp-build'];
 
-// classic-level finds its native binding from its own directory; bundled, it asks where level's classic-level is installed.
+// classic-level finds its native binding from its own directory, by its own node-gyp-build; bundled, it asks
+// where the package's classic-level is installed and loads both from there.
 const binding = {
   name: 'classic-level binding',
   setup(build) {
     build.onLoad({ filter: /[\\/]classic-level[\\/]binding\.js$/ }, () => ({
       loader: 'js',
-      contents: `const path = require('node:path');
-const level = path.dirname(require.resolve('level'));
-module.exports = require('node-gyp-build')(path.dirname(require.resolve('classic-level/package.json', { paths: [level] })));`,
+      contents: `const { createRequire } = require('node:module');
+const manifest = require.resolve('classic-level/package.json');
+module.exports = createRequire(manifest)('node-gyp-build')(require('node:path').dirname(manifest));`,
     }));
   },
 };
@@ -55,6 +64,10 @@ await esbuild.build({
   format: 'esm',
   external,
   outdir: 'dist/src/cli',
+  // What only some commands load (the SQL plane, the DuckLake exchange, Iceberg, serving, the demo) in files of
+  // its own, which the command that needs it imports.
+  splitting: true,
+  chunkNames: '[name]-[hash]',
   logLevel: 'warning',
   logOverride: { 'require-resolve-not-external': 'silent' },
   // The bundled CommonJS packages require() what stays outside: an ES module has no require of its own.

@@ -4,11 +4,10 @@ import { rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Command } from 'commander';
 import { type GlobalOptions, json, page, pageBounds, pageOf, type Paging, print, qualified, say, snapshotOf, storeOption, TEXT_LIMIT, UsageError, wholeNumber, withCatalog } from './context.js';
-import { removeDemo, runDemo } from './demo.js';
 import { describeVerify, renderChanges, size, table } from './format.js';
 import { compactLog, describeAdvance, excise, type GcOptions, gc, parseDuration, pruneCheckpoints, reclaim } from './gc.js';
 import { snapshotTable } from './history.js';
-import { type ServeFlags, serveUntilStopped } from './serve.js';
+import type { ServeFlags } from './serve.js';
 import { describeInfo, renderInfo } from './info.js';
 import { describeCatalog, describeTable, renderCatalog, renderTable } from './show.js';
 import { type Authorship, load as loadCommand, printResult, type SqlFormat, sql as sqlCommand } from './sql.js';
@@ -392,12 +391,15 @@ export function program(version: string, quiet: boolean): Command {
     .action(async (o: Opts & ServeFlags, cmd: Command) => {
       const g = globals(cmd);
       // Writes no commit, but writes Iceberg's metadata objects to the store: opened to write unless --read-only.
+      // Loaded by the command that uses it, as the demo is: every other call is spared them (decision 0050).
+      const { serveUntilStopped } = await import('./serve.js');
       await withCatalog(g, (c) => serveUntilStopped(c, o));
     });
 
   command('demo', 'build a small history in --dir and show time travel over it').option('--force', 'replace a demo made before')
     .action(async (o: Opts, cmd: Command) => {
       const g = globals(cmd);
+      const { removeDemo, runDemo } = await import('./demo.js');
       if (o.force) await removeDemo(g.dir);
       await runDemo(g.dir, (s) => say(s));
     });

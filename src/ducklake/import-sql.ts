@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { DEFAULT_MEMORY_LIMIT } from '../sql/data-plane.js';
+import { DEFAULT_MEMORY_LIMIT } from '../sql/settings.js';
 import { Engine, type Session } from '../sql/engine.js';
 
 export async function withImportDuckDB<T>(fn: (c: DuckDBConnection, session: Session) => Promise<T>): Promise<T> {

@@ -2,7 +2,6 @@
 // confined DuckDB engine and one cache of fetched files per catalog. Each call runs in a session of its own
 // (engine.ts): stopped by its timeoutMs, its signal or close(), its local files removed when it ends.
 import * as path from 'node:path';
-import { options, positiveCount } from '../arguments.js';
 import type { NamedDeleteFile } from '../../keys/census.js';
 import type { CommitLayer } from '../commit/commit-engine.js';
 import type { ReadState, StateReads } from '../read/read-state.js';
@@ -14,11 +13,11 @@ import type { Violation } from '../../keys/violation.js';
 import { DeletePositionChecks, deletePositionViolations } from './delete-positions.js';
 import { Engine, type Session } from './engine.js';
 import { FieldIdChecks } from './file-columns.js';
-import { checkHostFiles, type HostFiles } from './host-files.js';
 import { load, type LoadOptions, type LoadResult } from './load.js';
 import { positionDeleteCopy } from './position-deletes.js';
 import { keptPositionsBudget, KeptPositions } from './kept-positions.js';
 import { LocalFiles } from './local-files.js';
+import { checkHostFiles, type SqlSettings } from './settings.js';
 import { RegistrationChecks } from './registration-checks.js';
 import { type ChangeBound, rowChangeBatches, rowChanges, type RowChangesContext } from './row-changes.js';
 import type { StopOptions } from './stop.js';
@@ -31,42 +30,7 @@ import { isSelect, type PlaneContext, select, selectBatches, type SqlOptions, ty
 
 export type { ChangeBound, CompactOptions, CompactResult, LoadOptions, LoadResult, SqlOptions, SqlResult };
 
-const MiB = 2 ** 20;
 const GiB = 2 ** 30;
-
-/** How the catalog's DuckDB runs: Catalog.open({ sql }). */
-export interface SqlEngineOptions {
-  /**
-   * DuckDB's memory limit, in bytes, for each of its instances (default 192 MiB): past it DuckDB spills to
-   * `<dir>/sql-scratch`. DuckDB's process grows past its limit by its own buffers (Parquet writers, file
-   * metadata) and the catalog's (a written file is read whole to be stored): compacting a 4M-row table of
-   * 81 MiB of Parquet into one file peaked at 462–477 MiB of RSS at the default, an UPDATE of a quarter of
-   * its rows at 415–440 MiB (bench/sql/memory-child.ts, decision 0031). A query that reads many files at
-   * once needs more than a small limit: tableChanges over 23 snapshots of a 21-file table ran out of memory
-   * below ~192 MiB.
-   */
-  memoryLimit?: number;
-  /**
-   * Whether statements read host files (read_csv('orders.csv'), …) unless a call says otherwise: true for
-   * any file the process can read, a list for the files under those directories; default false.
-   */
-  hostFiles?: boolean | string[];
-}
-
-/** The checked settings of Catalog.open's `sql` option. */
-export interface SqlSettings {
-  memoryLimit: number;
-  hostFiles: HostFiles;
-}
-
-export const DEFAULT_MEMORY_LIMIT = 192 * MiB;
-
-/** Catalog.open's `sql` option, checked (before anything is opened). */
-export function sqlSettings(given: SqlEngineOptions | undefined): SqlSettings {
-  const { memoryLimit, hostFiles } = options('Catalog.open() sql', given, ['memoryLimit', 'hostFiles']);
-  const limit = positiveCount('sql.memoryLimit', memoryLimit, DEFAULT_MEMORY_LIMIT);
-  return { memoryLimit: limit, hostFiles: checkHostFiles('sql.hostFiles', hostFiles) ?? false };
-}
 
 /** What a call's options say of how it is stopped (checked by the Stop, unknown keys by the call). */
 const stopOptions = (given: unknown): StopOptions => {

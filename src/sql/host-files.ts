@@ -5,26 +5,15 @@
 // never reaches a host file, the host instance never the lake's files, and the plan of a write holds a
 // read_parquet, which DuckDB can serialise (read_csv's and read_json's bind data cannot be:
 // "CSVReaderSerialize not implemented").
-import * as path from 'node:path';
 import { StrataError } from '../errors.js';
 import { duckError, run, type HostReach, type Session } from './engine.js';
 import { ident, literal } from './sql-text.js';
 import { protectBig, type ScalarSql } from './statement.js';
 
-/** Whether a statement reads host files, and which: off, every file the process can read, or those under directories. */
-export type HostFiles = false | HostReach;
-
 /** A host call's rows, loaded: the Parquet file holding them and its columns, named and typed as DuckDB has them. */
 export interface LoadedRows {
   local: string;
   columns: { name: string; type: string }[];
-}
-
-/** `hostFiles` as a caller gives it, checked: false, true, or a list of directories (made absolute). */
-export function checkHostFiles(what: string, v: unknown): HostFiles | undefined {
-  if (v === undefined || v === false || v === true) return v;
-  if (Array.isArray(v) && v.length > 0 && v.every((d) => typeof d === 'string' && d !== '' && !d.includes('\u0000'))) return v.map((d: string) => path.resolve(d));
-  throw new StrataError('INVALID_ARGUMENT', `${what} is true (any file the process can read), false, or a non-empty list of directories; got ${JSON.stringify(v)}`);
 }
 
 /**

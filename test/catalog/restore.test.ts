@@ -120,6 +120,27 @@ describe('restore', () => {
     expect(listed.stdout).toContain('deleted from main.t; restored main.t');
   });
 
+  it('a delete of every row and a restore in one transaction: the delete file, never visible, is recorded as such and not ended again', async () => {
+    const c = await openCatalog();
+    await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
+    let file = 0;
+    const { snapshot: withFile } = await c.transaction(async (tx) => {
+      file = await tx.addDataFile('main', 't', { path: 'a.parquet', recordCount: 10, fileSizeBytes: 100 });
+    });
+    await c.transaction((tx) => tx.addDeleteFile('main', 't', { path: 'd1.parquet', dataFileId: file, deleteCount: 3, fileSizeBytes: 7 }));
+    await c.transaction(async (tx) => {
+      await tx.addDeleteFile('main', 't', { path: 'd2.parquet', dataFileId: file, deleteCount: 10, fileSizeBytes: 9 });
+      await tx.restoreTable('main', 't', withFile!);
+    });
+    expect((await c.verify()).violations).toEqual([]);
+    const r = await c.reader();
+    expect((await r.dataFiles('main', 't')).map((f) => f.path)).toEqual(['a.parquet']);
+    expect(await r.deleteFiles('main', 't')).toEqual([]);
+    expect(await r.tableTotals('main', 't')).toEqual({ dataFiles: 1, dataBytes: 100, deleteFiles: 0, deleteBytes: 0, rows: 10 });
+    await r.close();
+    await c.close();
+  });
+
   it('refuses snapshots that do not exist and tables that did not exist then', async () => {
     const c = await openCatalog();
     await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
