@@ -99,7 +99,8 @@ async function prepareRestoreContents(p: PendingCatalog, tableId: CatalogId, at:
     // what it is (path and rows), so restoring twice changes nothing the second time.
     const dataKey = (r: DataFileRow | Row<DataFileRow>) => `${r.path}\0${r.rowIdStart}\0${r.recordCount}`;
     const deleteKey = (r: DeleteFileRow | Row<DeleteFileRow>, dataPath: string) => `${r.path}\0${r.deleteCount}\0${dataPath}`;
-    const liveNow = <T>(m: ReadonlyMap<FileId, FileChange<T>>) => [...m].filter(([, c]) => c.tableId === tableId && c.next !== null);
+    // A file this transaction registered as ending at its commit (a delete of every row) was never live.
+    const liveNow = <T>(m: ReadonlyMap<FileId, FileChange<T>>) => [...m].filter(([, c]) => c.tableId === tableId && c.next !== null && c.endsAtCommit !== true);
     const dataNow = new Map(liveNow(p.dataFiles).map(([id, c]) => [dataKey(c.next!), id]));
     const pathOfNow = new Map(liveNow(p.dataFiles).map(([id, c]) => [id, c.next!.path]));
     const pathOfOld = new Map(oldFiles.map((f) => [f.id, f.row.path]));
