@@ -26,18 +26,18 @@ describe('groups', () => {
     expect(cachedKind(group(Space.TableStats, [3]))).toBeUndefined();
   });
 
-  it('metadata groups are cached with their neighbours read ahead, a table\'s files alone, nothing else at all', () => {
+  it('metadata groups are cached with their neighbours read ahead, a table\'s columns and files alone, nothing else at all', () => {
     const metadata = { fields: 1, readAhead: true };
-    const files = { fields: 1, readAhead: false };
+    const alone = { fields: 1, readAhead: false };
     const policy = new Map<Space, GroupKind>([
       [Space.Schema, metadata],
       [Space.Table, metadata],
       [Space.View, metadata],
-      [Space.Column, metadata],
+      [Space.Column, alone],
       [Space.SchemaNameIndex, metadata],
       [Space.RelationNameIndex, { fields: 2, readAhead: true }],
-      [Space.DataFile, files],
-      [Space.DeleteFile, files],
+      [Space.DataFile, alone],
+      [Space.DeleteFile, alone],
     ]);
     for (const [space, spec] of SPACE_SPECS) {
       const want = policy.get(space);
