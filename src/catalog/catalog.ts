@@ -20,7 +20,7 @@ import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import type { CommitMeta } from '../txn/plan.js';
 import type { TransactionFn } from '../txn/prepared.js';
 import type { CheckpointResult } from '../commit/background.js';
-import { CommitEngine } from '../commit/commit-engine.js';
+import { closedCatalog, CommitEngine } from '../commit/commit-engine.js';
 import { ENGINE_OPTIONS, type EngineOptions } from '../commit/open.js';
 import type { VerifyOptions, VerifyReport } from '../commit/verify.js';
 import type { ChangeBound, CompactOptions, CompactResult, DataPlane, LoadOptions, LoadResult, SqlOptions, SqlResult } from '../sql/data-plane.js';
@@ -35,7 +35,16 @@ import type { IcebergTable } from '../iceberg/table-metadata.js';
 
 // The SQL plane (DuckDB's, and every module of sql/), the DuckLake exchange and the Iceberg metadata are loaded
 // when first used: every CLI call is a process, and one that only reads the catalog needs none of them.
-const planeModule = () => import('../sql/data-plane.js');
+const planeModule = () => loaded(import('../sql/data-plane.js'), 'the SQL plane');
+
+/** A module of this package, imported; one that cannot be is a broken installation, said as such. */
+async function loaded<M>(module: Promise<M>, what: string): Promise<M> {
+  try {
+    return await module;
+  } catch (e) {
+    throw new StrataError('STORE_UNAVAILABLE', `${what} could not be loaded (${(e as Error).message}); the stratalake package is installed incompletely: install it again`, { cause: e });
+  }
+}
 
 export interface OpenOptions extends EngineOptions {
   /** How sql() and the other SQL calls run DuckDB: its memory limit, and whether statements read host files. */
@@ -67,6 +76,8 @@ export class Catalog {
   /** The SQL plane once made; until then, its making under way (see plane()). */
   private made: DataPlane | undefined;
   private making: Promise<DataPlane> | undefined;
+  /** Set as close() begins: no plane is made after it, since none would be closed. */
+  private closing = false;
 
   private constructor(
     private readonly engine: CommitEngine,
@@ -83,20 +94,43 @@ export class Catalog {
     const settings = sqlSettings(sql);
     // A writable catalog's transactions check the files they register through the SQL plane, so it loads
     // beside the open; a read-only one needs it only for a statement, and loads it then.
-    const [engine, loaded] = await Promise.all([CommitEngine.open(opts), opts.readOnly === true ? undefined : planeModule()]);
-    return new Catalog(engine, settings, loaded);
+    const loading = opts.readOnly === true ? undefined : planeModule();
+    // Heard below, or by nobody if the open fails first.
+    loading?.catch(() => undefined);
+    const engine = await CommitEngine.open(opts);
+    try {
+      return new Catalog(engine, settings, await loading);
+    } catch (e) {
+      await engine.close();
+      throw e;
+    }
   }
 
-  /** The SQL plane, made the first time it is asked for. */
+  /** The SQL plane, made the first time it is asked for (a failed load is tried again by the next call). */
   private plane(): Promise<DataPlane> {
     if (this.made !== undefined) return Promise.resolve(this.made);
-    this.making ??= planeModule().then((m) => (this.made = new m.DataPlane(this.engine, this.settings)));
+    if (this.closing) return Promise.reject(closedCatalog());
+    this.making ??= planeModule().then(
+      (m) => (this.made = new m.DataPlane(this.engine, this.settings)),
+      (e: unknown) => {
+        this.making = undefined;
+        throw e;
+      },
+    );
     return this.making;
   }
 
-  /** A stream of the plane's, the plane loaded when the stream is first read. */
+  /** A call of the plane's, once it is loaded, if the catalog is still open then. */
+  private withPlane<T>(call: (plane: DataPlane) => Promise<T>): Promise<T> {
+    if (this.made !== undefined) return call(this.made);
+    return this.plane().then((p) => (this.closing ? Promise.reject(closedCatalog()) : call(p)));
+  }
+
+  /** A stream of the plane's, the plane loaded when the stream is first read (and the catalog still open). */
   private async *fromPlane<T>(stream: (plane: DataPlane) => AsyncGenerator<T>): AsyncGenerator<T> {
-    yield* stream(await this.plane());
+    const plane = await this.plane();
+    if (this.closing) throw closedCatalog();
+    yield* stream(plane);
   }
 
   /**
@@ -111,6 +145,8 @@ export class Catalog {
    * that fails where `fn` never looks (not awaited, not caught) fails the whole transaction.
    */
   async transaction(fn: TransactionFn, meta?: CommitMeta): Promise<{ snapshot: SnapshotId | null }> {
+    // A writable catalog made its plane at open: one without is read-only, and says so before loading anything.
+    if (this.made === undefined) this.engine.writable();
     return this.engine.transaction(fn, meta, this.made ?? (await this.plane()));
   }
 
@@ -138,7 +174,7 @@ export class Catalog {
   /** One SELECT (docs/DESIGN.md §8; each table at its AT, else `opts.at`, else the newest), or one INSERT (a commit). */
   sql(text: string, opts?: SqlOptions): Promise<SqlResult> {
     this.engine.assertOpen();
-    return this.plane().then((p) => p.sql(text, opts));
+    return this.withPlane((p) => p.sql(text, opts));
   }
 
   /** The same, streamed in DuckDB's batches of rows (each with the columns): memory bounded by a batch. */
@@ -150,13 +186,13 @@ export class Catalog {
   /** Loads a CSV or Parquet file into a table as one new data file, in one commit. */
   load(schema: string, table: string, source: string, opts?: LoadOptions): Promise<LoadResult> {
     this.engine.writable();
-    return this.plane().then((p) => p.load(schema, table, source, opts));
+    return this.withPlane((p) => p.load(schema, table, source, opts));
   }
 
   /** Rewrites small files and those with deleted rows: a maintenance commit that keeps row ids. */
   compact(schema: string, table: string, opts?: CompactOptions): Promise<CompactResult> {
     this.engine.writable();
-    return this.plane().then((p) => p.compact(schema, table, opts));
+    return this.withPlane((p) => p.compact(schema, table, opts));
   }
 
   /** Applies entries that other writers committed to the shared store since this process last looked. */
@@ -209,7 +245,7 @@ export class Catalog {
    * columns as of `to`; a row a commit only moved (a compaction, a restore) is no change. */
   tableChanges(schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }): Promise<SqlResult> {
     this.engine.assertOpen();
-    return this.plane().then((p) => p.tableChanges(schema, table, range));
+    return this.withPlane((p) => p.tableChanges(schema, table, range));
   }
 
   /** tableChanges streamed in DuckDB's batches of rows. */
@@ -243,10 +279,12 @@ export class Catalog {
   }
 
   /** The retained history (or its part up to `at`) as DuckLake 1.0's catalog tables in a new SQLite file. */
-  async exportDuckLake(file: string, opts?: ExportOptions): Promise<ExportReport> {
+  exportDuckLake(file: string, opts?: ExportOptions): Promise<ExportReport> {
     const checked = options('exportDuckLake()', opts, ['at']);
-    const { exportLake } = await import('../ducklake/export.js');
-    return this.engine.view((view) => exportLake(view, file, checked, dataLocation(this.engine.store, this.dataPath), 'Strata'));
+    this.engine.assertOpen();
+    return loaded(import('../ducklake/export.js'), 'the DuckLake export').then(({ exportLake }) =>
+      this.engine.view((view) => exportLake(view, file, checked, dataLocation(this.engine.store, this.dataPath), 'Strata')),
+    );
   }
 
   /**
@@ -259,7 +297,7 @@ export class Catalog {
     const reader = await this.engine.reader(selector);
     try {
       const info = await reader.table(schema, table);
-      const [{ icebergTable }, deletes] = await Promise.all([import('../iceberg/table-metadata.js'), this.plane()]);
+      const [{ icebergTable }, deletes] = await Promise.all([loaded(import('../iceberg/table-metadata.js'), 'the Iceberg metadata'), this.plane()]);
       const src = { store: this.engine.store, dataPath: this.dataPath, deletes, served: this.served };
       return await this.engine.view((view) => icebergTable({ ...src, view }, `${quote(schema)}.${quote(table)}`, info.id, reader.snapshot.id));
     } finally {
@@ -361,7 +399,8 @@ export class Catalog {
 
   /** Closes open readers, stops running statements (CANCELLED) and closes the index. Acknowledged commits are durable. */
   async close(): Promise<void> {
-    // A plane still being made is closed once made: it may already run a statement's engine.
+    this.closing = true;
+    // A plane still being made is closed once made: a statement may already run on its engine.
     return this.engine.close(this.made ?? (await this.making?.catch(() => undefined)));
   }
 }
@@ -374,6 +413,6 @@ export async function importDuckLake(file: string, opts: ImportOptions): Promise
   const { copyFiles = false, sql, ...open } = options('importDuckLake()', opts, [...OPEN_OPTIONS, 'copyFiles']);
   if (typeof copyFiles !== 'boolean') throw new StrataError('INVALID_ARGUMENT', 'copyFiles must be a boolean');
   const settings = sqlSettings(sql);
-  const { importLake } = await import('../ducklake/import.js');
+  const { importLake } = await loaded(import('../ducklake/import.js'), 'the DuckLake import');
   return importLake(file, open, { copyFiles, sql: settings });
 }

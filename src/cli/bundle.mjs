@@ -5,15 +5,22 @@
 // optional native extractor resolves from msgpackr itself) and the packages only some calls load (the AWS SDK,
 // fastify, avsc, better-sqlite3, cli-progress) stay imports of the installed packages. DuckDB's Node API, which
 // every statement loads, is bundled into a file of its own beside the command, required when first used.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as esbuild from 'esbuild';
 
 // The bundled classic-level JavaScript must be the version whose native binding the command loads: the package
 // depends on classic-level at one exact version, and the command resolves it from its own package.
-const pinned = JSON.parse(readFileSync('package.json', 'utf8')).dependencies['classic-level'];
-const bundled = createRequire(import.meta.url)('classic-level/package.json').version;
-if (pinned !== bundled) throw new Error(`package.json pins classic-level ${pinned}, but ${bundled} is installed to be bundled: npm ci`);
+// So must DuckDB's Node API, whose copy the command loads in place of the package.
+const { dependencies } = JSON.parse(readFileSync('package.json', 'utf8'));
+for (const name of ['classic-level', '@duckdb/node-api']) {
+  const installed = createRequire(import.meta.url)(`${name}/package.json`).version;
+  if (dependencies[name] !== installed) throw new Error(`package.json pins ${name} ${dependencies[name]}, but ${installed} is installed to be bundled: npm ci`);
+}
+
+// The files an earlier build split off (their names carry a hash of their contents): none may be left to be packed.
+const OUT = 'dist/src/cli';
+for (const f of readdirSync(OUT)) if (f.startsWith('bundle-')) rmSync(`${OUT}/${f}`);
 
 const external = ['@duckdb/node-api', '@aws-sdk/client-s3', 'avsc', 'better-sqlite3', 'cli-progress', 'fastify', 'fs-ext', 'msgpackr', 'node-gyp-build'];
 
@@ -50,7 +57,7 @@ await esbuild.build({
   bundle: true,
   platform: 'node',
   format: 'cjs',
-  outdir: 'dist/src/cli',
+  outdir: OUT,
   logLevel: 'warning',
   // Resolved where it is installed, on purpose (see `bindings`).
   logOverride: { 'require-resolve-not-external': 'silent' },
@@ -63,11 +70,11 @@ await esbuild.build({
   platform: 'node',
   format: 'esm',
   external,
-  outdir: 'dist/src/cli',
+  outdir: OUT,
   // What only some commands load (the SQL plane, the DuckLake exchange, Iceberg, serving, the demo) in files of
   // its own, which the command that needs it imports.
   splitting: true,
-  chunkNames: '[name]-[hash]',
+  chunkNames: 'bundle-[name]-[hash]',
   logLevel: 'warning',
   logOverride: { 'require-resolve-not-external': 'silent' },
   // The bundled CommonJS packages require() what stays outside: an ES module has no require of its own.

@@ -41,6 +41,9 @@ export interface Closable {
   close(): Promise<void>;
 }
 
+/** What a call on a closed catalog is told. */
+export const closedCatalog = () => new StrataError('INVALID_ARGUMENT', 'this catalog is closed; open it again with Catalog.open');
+
 export class CommitEngine implements CommitLayer {
   readonly status = new FollowStatus();
   readonly background: Background;
@@ -195,7 +198,7 @@ export class CommitEngine implements CommitLayer {
   }
 
   assertOpen(): void {
-    if (this.closed) throw new StrataError('INVALID_ARGUMENT', 'this catalog is closed; open it again with Catalog.open');
+    if (this.closed) throw closedCatalog();
   }
 
   /**

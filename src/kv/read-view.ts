@@ -178,7 +178,7 @@ export class IndexView implements ReadView {
     const present = this.completeParents.get(parentId);
     if (present !== undefined && !present.has(id)) return NO_VERSIONS;
     if (this.cache.holdsWhole(parentId, this.generation)) return NO_VERSIONS;
-    if (!spec.readAhead || this.readAhead.has(parentId) || !this.cache.shouldReadAhead(parentId)) {
+    if (spec.readAheadOn === undefined || this.readAhead.has(parentId) || !this.cache.shouldReadAhead(parentId, spec.readAheadOn)) {
       const versions = (await this.readGroups(g, own, Infinity)).versions;
       this.cache.offer(id, versions, this.seq);
       return versions;

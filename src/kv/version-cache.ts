@@ -45,8 +45,8 @@ export class VersionCache {
    * from its first group was kept (readAheadStart).
    */
   private readonly warmed = new Set<string>();
-  /** Parents missed under once (secondMiss). */
-  private readonly missedOnce = new Set<string>();
+  /** How many misses there were under each parent (missed). */
+  private readonly misses = new Map<string, number>();
   /**
    * Parents every group of which the cache holds: read whole (not cut at the read-ahead limit), with nothing
    * under them evicted or dropped since, and every group created under them since stored as it was written.
@@ -138,11 +138,11 @@ export class VersionCache {
   }
 
   /**
-   * Whether a miss under this parent should read the whole parent: not before a second miss under it (see
-   * secondMiss), and not once the cache holds what that read.
+   * Whether a miss under this parent should read the whole parent: from the `on`th miss under it (see
+   * missed), and not once the cache holds what that read.
    */
-  shouldReadAhead(parentId: string): boolean {
-    return !this.warmed.has(parentId) && this.secondMiss(parentId);
+  shouldReadAhead(parentId: string, on: number): boolean {
+    return !this.warmed.has(parentId) && this.missed(parentId, on);
   }
 
   /**
@@ -153,7 +153,7 @@ export class VersionCache {
    * group until a read from there was kept, and at `id` after.
    */
   readAheadStart(id: string, parentId: string, viewSeq: KvSeq, generation: number): ReadAheadStart | undefined {
-    if (this.applying > 0 || viewSeq !== this.latest || generation !== this.removals || this.warmed.has(id) || !this.secondMiss(parentId)) return undefined;
+    if (this.applying > 0 || viewSeq !== this.latest || generation !== this.removals || this.warmed.has(id) || !this.missed(parentId, 2)) return undefined;
     return this.warmed.has(parentId) ? 'here' : 'first';
   }
 
@@ -163,10 +163,12 @@ export class VersionCache {
    * table's rows, columns and files (tens of ms on a thousand tables); one that asks about a second entity is
    * likely to ask about many, and reads ahead from then on.
    */
-  private secondMiss(parentId: string): boolean {
-    if (this.missedOnce.has(parentId)) return true;
-    if (this.missedOnce.size >= this.capacity) this.missedOnce.clear();
-    this.missedOnce.add(parentId);
+  /** Counts a miss under `parentId`: whether it is the `on`th or a later one. */
+  private missed(parentId: string, on: number): boolean {
+    const n = (this.misses.get(parentId) ?? 0) + 1;
+    if (n >= on) return true;
+    if (this.misses.size >= this.capacity) this.misses.clear();
+    this.misses.set(parentId, n);
     return false;
   }
 
@@ -292,7 +294,7 @@ export class VersionCache {
 }
 
 /** Metadata groups are kept whatever their size; file groups only up to the cap (as when read). */
-const keeps = (spec: GroupKind, versions: readonly StoredVersion[]) => spec.readAhead || versions.length <= MAX_CACHED_GROUP;
+const keeps = (spec: GroupKind, versions: readonly StoredVersion[]) => spec.metadata || versions.length <= MAX_CACHED_GROUP;
 
 /**
  * patched(), or undefined when a put does not decode (a value a buggy writer logged): the group is then left

@@ -64,7 +64,7 @@ export type { Version };
 export async function versionAt<T extends Versioned>(view: ReadView, entity: Entity<T>, at: SnapshotId): Promise<Version<T> | undefined> {
   let begin: SnapshotId;
   let row: T;
-  if (cachedKind(entity)?.readAhead) {
+  if (cachedKind(entity)?.metadata) {
     const versions = await view.group(entity);
     // Binary search for the last version with begin <= at.
     let lo = 0;

@@ -203,7 +203,7 @@ describe("a listing's read-ahead of the tables after it", () => {
     expect(await count(0)).toBe(6);
   });
 
-  it("a process's first look at a table reads that table's rows, columns and files alone; its second reads rows and files ahead, never columns", async () => {
+  it("a process's first look at a table reads that table's rows, columns and files alone; its second reads rows and files ahead, its eighth columns", async () => {
     const { opts, catalog } = await withTables(20, [...COLUMNS, { name: 'y', type: 'varchar' }]);
     let c = catalog;
     for (let t = 0; t < 20; t++) await c.transaction((tx) => tx.addDataFile('main', `t${t}`, { path: `t${t}/f.parquet`, recordCount: 1, fileSizeBytes: 10 }));
@@ -217,8 +217,15 @@ describe("a listing's read-ahead of the tables after it", () => {
     expect((await r.table('main', 't3')).columns).toHaveLength(2);
     expect(await r.dataFiles('main', 't3')).toHaveLength(1);
     expect(read(Space.Table)).toBeGreaterThanOrEqual(1 + 20);
-    expect(read(Space.Column), "only t3's: a table's columns are read when it is").toBe(2 + 2);
+    expect(read(Space.Column), "only t3's: a table's columns are read ahead from the eighth table on").toBe(2 + 2);
     expect(read(Space.DataFileManifest)).toBeGreaterThanOrEqual(1 + 17);
+    for (const t of [1, 2, 4, 5, 6]) expect((await r.table('main', `t${t}`)).columns).toHaveLength(2);
+    expect(read(Space.Column), 'seven tables, each its own').toBe(7 * 2);
+    expect((await r.table('main', 't8')).columns).toHaveLength(2);
+    const ahead = read(Space.Column);
+    expect(ahead, 'the eighth: every table').toBeGreaterThanOrEqual(7 * 2 + 20 * 2 - 7 * 2);
+    for (let t = 0; t < 20; t++) expect((await r.table('main', `t${t}`)).columns).toHaveLength(2);
+    expect(read(Space.Column), 'the rest from memory').toBe(ahead);
     await r.close();
   });
 

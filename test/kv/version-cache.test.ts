@@ -74,21 +74,29 @@ describe('VersionCache', () => {
     const cache = new VersionCache(kvSeq(5));
     const parent = groupId(group(Space.Table, []));
     // The first miss under a parent reads its own group: a command asking about one table reads no other.
-    expect(cache.shouldReadAhead(parent)).toBe(false);
-    expect(cache.shouldReadAhead(parent)).toBe(true);
+    expect(cache.shouldReadAhead(parent, 2)).toBe(false);
+    expect(cache.shouldReadAhead(parent, 2)).toBe(true);
     // Read from an older state (a reader opened before the last commit): nothing kept, so the next miss
     // under the parent must read it whole again rather than one group at a time.
     cache.offerParent(parent, [[tableGroup(1), [version(1, 1)]]], kvSeq(4), true);
     expect(cache.get(tableGroup(1), cache.generation)).toBeUndefined();
-    expect(cache.shouldReadAhead(parent)).toBe(true);
+    expect(cache.shouldReadAhead(parent, 2)).toBe(true);
     cache.offerParent(parent, [[tableGroup(1), [version(1, 1)]], [tableGroup(2), [version(2, 1)]]], kvSeq(5), true);
     expect(cache.get(tableGroup(2), cache.generation)).toHaveLength(1);
-    expect(cache.shouldReadAhead(parent)).toBe(false);
+    expect(cache.shouldReadAhead(parent, 2)).toBe(false);
     // Changes under the parent keep its cached groups current, so it stays read.
     cache.beginApply([put(2, 6)]);
     cache.endApply(kvSeq(6));
-    expect(cache.shouldReadAhead(parent)).toBe(false);
+    expect(cache.shouldReadAhead(parent, 2)).toBe(false);
     expect(cache.get(tableGroup(2), cache.generation)).toHaveLength(2);
+  });
+
+  it('a parent is read whole from the miss its kind names: misses before it read their own group', () => {
+    const cache = new VersionCache(kvSeq(5));
+    const parent = groupId(group(Space.Column, []));
+    expect([1, 2, 3, 4, 5, 6, 7, 8, 9].map(() => cache.shouldReadAhead(parent, 8))).toEqual([false, false, false, false, false, false, false, true, true]);
+    // Each parent counts its own misses.
+    expect(cache.shouldReadAhead(groupId(group(Space.Table, [])), 8)).toBe(false);
   });
 
   it('a parent held whole answers a miss under it without a read, and takes the groups created under it as written', () => {
