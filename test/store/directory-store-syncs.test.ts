@@ -37,8 +37,20 @@ async function trace(script: string, durability: 'durable' | 'relaxed', ...args:
     p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the traced writer failed (${code}): ${stderr}`))));
   });
   const fileOf = new Map<string, string>(); // fd → the path it was opened on, for the newest open
+  // A call another thread interrupts is two lines (strace -f): `PID openat(…, "path", … <unfinished ...>`, then
+  // `PID <... openat resumed>) = FD` — the writer's opens race the files Node's loader opens on libuv's threads.
+  const unfinished = new Map<string, string>(); // pid → the path of its open or mkdir under way
   const events: Event[] = [];
   for (const line of (await readFile(out, 'utf8')).split('\n')) {
+    const pid = /^(\d+) /.exec(line)?.[1] ?? '';
+    const begun = /(openat|mkdir(?:at)?)\((?:AT_FDCWD, )?"([^"]+)".*<unfinished \.\.\.>$/.exec(line);
+    if (begun) unfinished.set(pid, begun[2]!);
+    const resumed = /<\.\.\. (openat|mkdir(?:at)?) resumed>.*\) = (\d+)/.exec(line);
+    if (resumed && unfinished.has(pid)) {
+      if (resumed[1] === 'openat') fileOf.set(resumed[2]!, unfinished.get(pid)!);
+      else if (resumed[2] === '0') events.push({ call: 'mkdir', path: unfinished.get(pid)! });
+      unfinished.delete(pid);
+    }
     const open = /openat\(AT_FDCWD, "([^"]+)", [^)]*\) = (\d+)/.exec(line);
     if (open) fileOf.set(open[2]!, open[1]!);
     const sync = /(fdatasync|fsync)\((\d+)/.exec(line);
