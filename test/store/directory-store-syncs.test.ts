@@ -36,16 +36,21 @@ async function trace(script: string, durability: 'durable' | 'relaxed', ...args:
     p.on('error', reject);
     p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the traced writer failed (${code}): ${stderr}`))));
   });
+  return { dir, events: eventsOf(await readFile(out, 'utf8')) };
+}
+
+/** What strace's output (`-f -o`) says the writer did, in order, each descriptor named by the path it was opened on. */
+function eventsOf(trace: string): Event[] {
   const fileOf = new Map<string, string>(); // fd → the path it was opened on, for the newest open
   // A call another thread interrupts is two lines (strace -f): `PID openat(…, "path", … <unfinished ...>`, then
   // `PID <... openat resumed>) = FD` — the writer's opens race the files Node's loader opens on libuv's threads.
   const unfinished = new Map<string, string>(); // pid → the path of its open or mkdir under way
   const events: Event[] = [];
-  for (const line of (await readFile(out, 'utf8')).split('\n')) {
+  for (const line of trace.split('\n')) {
     const pid = /^(\d+) /.exec(line)?.[1] ?? '';
     const begun = /(openat|mkdir(?:at)?)\((?:AT_FDCWD, )?"([^"]+)".*<unfinished \.\.\.>$/.exec(line);
     if (begun) unfinished.set(pid, begun[2]!);
-    const resumed = /<\.\.\. (openat|mkdir(?:at)?) resumed>.*\) = (\d+)/.exec(line);
+    const resumed = /<\.\.\. (openat|mkdir(?:at)?) resumed>.*\)\s*=\s*(\d+)/.exec(line);
     if (resumed && unfinished.has(pid)) {
       if (resumed[1] === 'openat') fileOf.set(resumed[2]!, unfinished.get(pid)!);
       else if (resumed[2] === '0') events.push({ call: 'mkdir', path: unfinished.get(pid)! });
@@ -64,7 +69,7 @@ async function trace(script: string, durability: 'durable' | 'relaxed', ...args:
     const named = /\b(link|rename)\("([^"]+)", "([^"]+)"/.exec(line);
     if (named) events.push({ call: named[1] as 'link' | 'rename', from: named[2]!, to: named[3]! });
   }
-  return { dir, events };
+  return events;
 }
 
 async function traceWrites(durability: 'durable' | 'relaxed'): Promise<Naming[]> {
@@ -107,6 +112,23 @@ async function traceNewDirectories(durability: 'durable' | 'relaxed'): Promise<R
   });
   return parentSynced;
 }
+
+describe('the trace parser', () => {
+  it('names a descriptor whose open strace split in two (another thread ran between): the sync is of that file', () => {
+    const trace = [
+      '3442  openat(AT_FDCWD, "/s/store/.tmp-1", O_WRONLY|O_CREAT|O_EXCL|O_TRUNC|O_CLOEXEC, 0666 <unfinished ...>',
+      '3453  openat(AT_FDCWD, "/node/module.js", O_RDONLY|O_CLOEXEC) = 19',
+      '3442  <... openat resumed>)             = 20',
+      '3451  fdatasync(20)                     = 0',
+      '3442  link("/s/store/.tmp-1", "/s/store/log-layout" <unfinished ...>',
+      '3442  <... link resumed>)               = 0',
+    ].join('\n');
+    expect(eventsOf(trace)).toEqual([
+      { call: 'sync', path: '/s/store/.tmp-1' },
+      { call: 'link', from: '/s/store/.tmp-1', to: '/s/store/log-layout' },
+    ]);
+  });
+});
 
 describe.skipIf(!canTrace)('DirectoryStore system calls (strace)', () => {
   it('durable: every object is fdatasync\'d before it gets its name, and its directory fsync\'d after', { timeout: 60_000 }, async () => {
