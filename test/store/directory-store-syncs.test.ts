@@ -56,7 +56,7 @@ function eventsOf(trace: string): Event[] {
       else if (resumed[2] === '0') events.push({ call: 'mkdir', path: unfinished.get(pid)! });
       unfinished.delete(pid);
     }
-    const open = /openat\(AT_FDCWD, "([^"]+)", [^)]*\) = (\d+)/.exec(line);
+    const open = /openat\(AT_FDCWD, "([^"]+)", [^)]*\)\s+= (\d+)/.exec(line);
     if (open) fileOf.set(open[2]!, open[1]!);
     const sync = /(fdatasync|fsync)\((\d+)/.exec(line);
     const file = sync && fileOf.get(sync[2]!);
@@ -64,7 +64,7 @@ function eventsOf(trace: string): Event[] {
     const wrote = /pwrite64\((\d+)/.exec(line);
     const written = wrote && fileOf.get(wrote[1]!);
     if (written) events.push({ call: 'write', path: written });
-    const made = /\bmkdir(?:at)?\((?:AT_FDCWD, )?"([^"]+)", [^)]*\) = 0/.exec(line);
+    const made = /\bmkdir(?:at)?\((?:AT_FDCWD, )?"([^"]+)", [^)]*\)\s+= 0/.exec(line);
     if (made) events.push({ call: 'mkdir', path: made[1]! });
     const named = /\b(link|rename)\("([^"]+)", "([^"]+)"/.exec(line);
     if (named) events.push({ call: named[1] as 'link' | 'rename', from: named[2]!, to: named[3]! });
