@@ -183,7 +183,7 @@ export class IndexView implements ReadView {
       this.cache.offer(id, versions, this.seq);
       return versions;
     }
-    // The first miss under a parent reads the whole parent (every table, every name in the schema, …) up to
+    // The miss its kind names (GroupKind.readAheadOn) reads the whole parent (every table, every name in the schema, …) up to
     // READ_AHEAD versions: the neighbours are usually wanted next, and one scan costs far less than one per
     // group. Later misses there (a name being created, a group evicted) read only their own group — in this
     // view, and in every view once the cache has taken what was read.

@@ -158,12 +158,11 @@ export class VersionCache {
   }
 
   /**
-   * Whether a parent was missed under before (and records this miss). A process that asks about one entity —
-   * a command that shows one table — reads that entity's groups alone, a few small reads, instead of every
-   * table's rows, columns and files (tens of ms on a thousand tables); one that asks about a second entity is
-   * likely to ask about many, and reads ahead from then on.
+   * Counts a miss under `parentId`: whether it is the `on`th or a later one. A process that asks about one
+   * entity — a command that shows one table — reads that entity's groups alone, a few small reads, instead of
+   * every table's rows, columns and files (tens of ms on a thousand tables); one that asks about more is likely
+   * to ask about many, and reads ahead from the miss the group's kind names (GroupKind.readAheadOn).
    */
-  /** Counts a miss under `parentId`: whether it is the `on`th or a later one. */
   private missed(parentId: string, on: number): boolean {
     const n = (this.misses.get(parentId) ?? 0) + 1;
     if (n >= on) return true;

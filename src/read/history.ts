@@ -67,10 +67,7 @@ export async function* history(
 ): AsyncGenerator<SnapshotInfo> {
   const created = tableId === undefined ? undefined : await q.tableCreation(view, tableId);
   const mentions = (changes: string[]) => changes.some((c) => c.endsWith(`_table:${tableId}`));
-  // The retained history: below retain-from, only tagged snapshots.
-  const retainFrom = (await q.retainFrom(view)).snapshot;
-  const tagged = new Set<number>();
-  if (from < retainFrom) for await (const t of q.tags(view)) tagged.add(t.snapshot);
+  const isRetained = await retained(view, from);
   // The snapshot records are read alongside their changes, in the same order: a get of each (and of its
   // changes again) was most of the time `strata snapshots` took over a long history.
   const records = view.scan({ ...snapshotsBetween(from, to), reverse: newestFirst });
@@ -80,7 +77,7 @@ export async function* history(
     let record = await records.next();
     for await (const [key, bytes] of view.scan({ ...changesBetween(from, to), reverse: newestFirst })) {
       const id = snapshotOfKey(key);
-      if (id < retainFrom && !tagged.has(id)) continue;
+      if (!isRetained(id)) continue;
       const changes = decodeValue<SnapshotChangesRow>(key, bytes);
       if (tableId !== undefined && id !== created && !mentions(changes.changes)) continue;
       while (!record.done && before(record.value[0], id)) record = await records.next();
@@ -163,16 +160,19 @@ export async function historyCount(view: ReadView, given: HistoryOptions | undef
     for await (const _ of history(view, from, to, tableId)) n++;
     return n;
   }
+  const isRetained = await retained(view, from);
+  for await (const batch of view.scanBatches(snapshotsBetween(from, to))) {
+    for (const [key] of batch) if (isRetained(snapshotOfKey(key))) n++;
+  }
+  return n;
+}
+
+/** Whether a snapshot at or after `from` is in the retained history: below retain-from, only a tagged one is. */
+async function retained(view: ReadView, from: SnapshotId): Promise<(id: number) => boolean> {
   const retainFrom = (await q.retainFrom(view)).snapshot;
   const tagged = new Set<number>();
   if (from < retainFrom) for await (const t of q.tags(view)) tagged.add(t.snapshot);
-  for await (const batch of view.scanBatches(snapshotsBetween(from, to))) {
-    for (const [key] of batch) {
-      const id = snapshotOfKey(key);
-      if (id >= retainFrom || tagged.has(id)) n++;
-    }
-  }
-  return n;
+  return (id) => id >= retainFrom || tagged.has(id);
 }
 
 async function historyRange(view: ReadView, given: HistoryOptions | undefined) {

@@ -50,4 +50,3 @@ export function checkHostFiles(what: string, v: unknown): HostFiles | undefined 
   if (Array.isArray(v) && v.length > 0 && v.every((d) => typeof d === 'string' && d !== '' && !d.includes('\u0000'))) return v.map((d: string) => path.resolve(d));
   throw new StrataError('INVALID_ARGUMENT', `${what} is true (any file the process can read), false, or a non-empty list of directories; got ${JSON.stringify(v)}`);
 }
-
