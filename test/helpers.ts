@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +13,10 @@ const catalogs: Catalog[] = [];
 
 afterEach(async () => {
   await Promise.all(catalogs.splice(0).map((c) => c.close()));
-  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+  // Synchronously: CI once saw fs.promises.rm of two small directories outlast the 30 s hook timeout while
+  // other test files loaded the disk, failing a test whose body had passed. A stall of the event loop
+  // cannot time out a hook that is running; housekeeping should not decide a test.
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 /** A fresh temporary directory, removed after the test. */
