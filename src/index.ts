@@ -7,6 +7,7 @@ export type { SnapshotSelector } from './read/resolve-snapshot.js';
 export { StrataError, type ErrorCode, isStrataError } from './errors.js';
 export type { Reader } from './read/reader.js';
 export type {
+  CatalogTotals,
   ColumnInfo,
   DataFileInfo,
   DeleteFileInfo,

@@ -1,6 +1,6 @@
 // `strata info`: where a catalog keeps things and how much of it there is — what an operator asks first.
 import type { Catalog } from '../catalog/catalog.js';
-import type { SnapshotInfo } from '../read/records.js';
+import type { CatalogTotals, SnapshotInfo } from '../read/records.js';
 import { count, size, table } from './format.js';
 
 export async function describeInfo(c: Catalog) {
@@ -12,21 +12,9 @@ export async function describeInfo(c: Catalog) {
   }
   const r = await c.reader();
   const head = r.snapshot;
-  const counts = { schemas: 0, tables: 0, views: 0, dataFiles: 0, dataBytes: 0, deleteFiles: 0, deleteBytes: 0, rows: 0 };
+  let live: CatalogTotals;
   try {
-    for (const s of await r.schemas()) {
-      counts.schemas++;
-      counts.views += (await r.views(s.name)).length;
-      for (const t of await r.tables(s.name)) {
-        counts.tables++;
-        const n = await r.tableTotals(s.name, t.name);
-        counts.dataFiles += n.dataFiles;
-        counts.dataBytes += n.dataBytes;
-        counts.deleteFiles += n.deleteFiles;
-        counts.deleteBytes += n.deleteBytes;
-        counts.rows += n.rows;
-      }
-    }
+    live = await r.totals();
   } finally {
     await r.close();
   }
@@ -37,7 +25,7 @@ export async function describeInfo(c: Catalog) {
     retainFrom: await c.retainFrom(),
     tags: (await c.tags()).length,
     leases: await c.leases(),
-    live: counts,
+    live,
   };
 }
 

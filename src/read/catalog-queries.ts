@@ -293,6 +293,13 @@ export async function tableStats(view: ReadView, tableId: CatalogId): Promise<Ta
   return bytes === undefined ? undefined : decodeValue<TableStatsRow>(key, bytes);
 }
 
+/** Each table's stats row, in one multi-get. */
+export async function tableStatsOf(view: ReadView, tableIds: readonly CatalogId[]): Promise<(TableStatsRow | undefined)[]> {
+  const keys = tableIds.map(tableStatsKey);
+  const values = await view.getMany(keys);
+  return values.map((bytes, i) => (bytes === undefined ? undefined : decodeValue<TableStatsRow>(keys[i]!, bytes)));
+}
+
 /** Each table's column id floor, if excision left one (keys/columns.ts). */
 export async function columnIdFloors(view: ReadView, tableIds: readonly CatalogId[]): Promise<(ColumnIdFloorRow | undefined)[]> {
   const keys = tableIds.map(columnIdFloorKey);

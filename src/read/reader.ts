@@ -13,6 +13,7 @@ import type { ReadView } from '../kv/read-view.js';
 import * as q from './catalog-queries.js';
 import { dataFileInfo, dataFilesAt, deleteFileInfo, deleteFilesAt } from './file-listing.js';
 import type {
+  CatalogTotals,
   ColumnInfo,
   DataFileInfo,
   DeleteFileInfo,
@@ -23,7 +24,7 @@ import type {
   TableTotals,
   ViewInfo,
 } from './records.js';
-import { tableTotalsAt } from './table-totals.js';
+import { catalogTotalsAt, tableTotalsAt } from './table-totals.js';
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -103,6 +104,12 @@ export class Reader {
   async tableTotals(schema: string, table: string): Promise<TableTotals> {
     const { id } = await this.requireTable(schema, table);
     return tableTotalsAt(this.view, this.at, id);
+  }
+
+  /** How many schemas, tables and views are live at this reader's snapshot, and their tables' totals added up. */
+  totals(): Promise<CatalogTotals> {
+    this.assertOpen();
+    return catalogTotalsAt(this.view, this.at);
   }
 
   /** The table's data files at this reader's snapshot, streamed: memory stays flat however many there are. */

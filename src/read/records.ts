@@ -36,6 +36,13 @@ export interface TableTotals {
   rows: number;
 }
 
+/** The live schemas, tables and views at a snapshot, and their tables' totals added up. */
+export interface CatalogTotals extends TableTotals {
+  schemas: number;
+  tables: number;
+  views: number;
+}
+
 export interface ColumnInfo {
   id: ColumnId;
   name: string;
