@@ -34,9 +34,13 @@ export async function openStrata(opts: DriverOptions): Promise<Driver> {
       commit(async (tx) => {
         for (const [from, to] of pairs) await tx.renameTable('main', from, to);
       }),
+    // A commit of several files registers them in one call, as DuckLake's ducklake_add_data_files takes a
+    // list (and the peer inserts them in one SQLite transaction, a prepared statement per file).
     addFiles: (table, files: FileSpec[]) =>
       commit(async (tx) => {
-        for (const f of files) await tx.addDataFile('main', table, { path: f.path, recordCount: f.rows, fileSizeBytes: f.bytes });
+        const specs = files.map((f) => ({ path: f.path, recordCount: f.rows, fileSizeBytes: f.bytes }));
+        if (specs.length === 1) await tx.addDataFile('main', table, specs[0]!);
+        else await tx.addDataFiles('main', table, specs);
       }),
     resolve: async (snapshot, table) => (await (await readerAt(snapshot)).table('main', table)).columns.length,
     resolveOnce: async (snapshot, table) => {

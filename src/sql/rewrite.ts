@@ -103,7 +103,7 @@ export async function rewriteRows(
               await ctx.transaction(
                 async (tx) => {
                   for (const spec of removed) await tx.addDeleteFile(target.schema, target.table, spec);
-                  for (const spec of added) await tx.addDataFile(target.schema, target.table, spec);
+                  await tx.addDataFiles(target.schema, target.table, added);
                 },
                 { message: `${how.verb} ${target.schema}.${target.table}`, basedOn: r.snapshot.id },
               )

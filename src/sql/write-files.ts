@@ -164,7 +164,7 @@ export async function writeRows(ctx: PlaneContext, c: DuckDBConnection, to: Writ
   if (specs.length === 0) return { snapshot: null, files: [], rows: 0 };
   const { snapshot } = await ctx.transaction(
     async (tx) => {
-      for (const spec of specs) await tx.addDataFile(to.schema, to.table, spec);
+      await tx.addDataFiles(to.schema, to.table, specs);
     },
     { message: to.message },
   );

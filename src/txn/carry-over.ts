@@ -12,7 +12,7 @@ import { classify } from './change.js';
 import type { OpName, PendingState } from './pending.js';
 
 /** Operations whose outcome depends only on the state of the table they name. */
-const FILE_OPS: ReadonlySet<OpName> = new Set<OpName>(['addDataFile', 'removeDataFile', 'addDeleteFile']);
+const FILE_OPS: ReadonlySet<OpName> = new Set<OpName>(['addDataFile', 'addDataFiles', 'removeDataFile', 'addDeleteFile']);
 
 /** `changes_made` kinds that change a table's files and nothing else (see plan.ts). */
 const FILE_CHANGES = new Set(['inserted_into_table', 'deleted_from_table', 'compacted_table']);

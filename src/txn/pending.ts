@@ -87,6 +87,7 @@ export type OpName =
   | 'createView'
   | 'dropView'
   | 'addDataFile'
+  | 'addDataFiles'
   | 'removeDataFile'
   | 'addDeleteFile'
   | 'restoreTable'
@@ -163,6 +164,12 @@ export class PendingCatalog {
   #importedAs: SnapshotId | undefined;
   /** Relations given a name by this transaction, by (schema, name); see renamed(). */
   readonly #named = new Map<string, { kind: RelationKind; id: CatalogId }>();
+  /**
+   * Names looked up at the base snapshot, which a transaction never moves: what they named there (null:
+   * nothing). A transaction registering a file per call resolved its table again each time.
+   */
+  readonly #relationsAtBase = new Map<string, { kind: RelationKind; id: CatalogId } | null>();
+  readonly #schemasAtBase = new Map<string, CatalogId | null>();
   #nextCatalogId: number;
   #nextFileId: number;
   /**
@@ -310,8 +317,9 @@ export class PendingCatalog {
 
   async schemaId(name: string): Promise<CatalogId | undefined> {
     for (const [id, c] of this.schemas) if (c.next?.name === name) return id;
-    const id = await q.schemaIdByName(this.view, this.base, name);
-    if (id === undefined) return undefined;
+    let id = this.#schemasAtBase.get(name);
+    if (id === undefined) this.#schemasAtBase.set(name, (id = (await q.schemaIdByName(this.view, this.base, name)) ?? null));
+    if (id === null) return undefined;
     const c = await this.loadSchema(id);
     return c.next?.name === name ? id : undefined;
   }
@@ -380,13 +388,15 @@ export class PendingCatalog {
   }
 
   async relation(schemaId: CatalogId, name: string): Promise<{ kind: RelationKind; id: CatalogId } | undefined> {
-    const named = this.#named.get(nameKey(schemaId, name));
+    const key = nameKey(schemaId, name);
+    const named = this.#named.get(key);
     if (named !== undefined) {
       const next = (named.kind === 'table' ? this.tables : this.views).get(named.id)?.next;
       if (next?.schemaId === schemaId && next.name === name) return named;
     }
-    const rel = await q.relationByName(this.view, this.base, schemaId, name);
-    if (rel === undefined) return undefined;
+    let rel = this.#relationsAtBase.get(key);
+    if (rel === undefined) this.#relationsAtBase.set(key, (rel = (await q.relationByName(this.view, this.base, schemaId, name)) ?? null));
+    if (rel === null) return undefined;
     const c = rel.kind === 'table' ? await this.loadTable(rel.id) : await this.loadView(rel.id);
     return c.next?.schemaId === schemaId && c.next.name === name ? rel : undefined;
   }

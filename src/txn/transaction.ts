@@ -274,28 +274,74 @@ export class Transaction {
   // ---------------------------------------------------------------- files
 
   addDataFile(schema: string, table: string, file: DataFileSpec): Promise<FileId> {
-    return this.op('addDataFile', [schema, table, file], async () => {
-      const row = checkedDataFile(file, this.ctx.maxPathBytes);
-      const t = await this.p.requireTable(schema, table);
-      const live = async () => [...(await this.p.loadColumns(t.id)).changes].filter(([, c]) => c.next !== null).map(([id, c]) => ({ id, row: c.next! }));
-      const stats = file.columnStats === undefined ? undefined : checkedColumnStats(quote(schema, table), new Set((await live()).map((c) => c.id as number)), file.columnStats, row.recordCount);
-      // A file without field ids is read by name: its mapping, recorded with it (files of this transaction laid out alike share one).
-      const columns = await this.ctx.sql.files.dataFile(quote(schema, table), async () => columnInfos(await live()), row);
-      const mappingId = columns === undefined ? undefined : (this.sameMapping(t.id, columns) ?? (await this.p.allocateCatalogId()));
-      const rowIdStart = await this.p.nextRowId(t.id);
-      const id = await this.p.allocateFileId();
+    return this.op('addDataFile', [schema, table, file], async () => (await this.registerDataFiles(schema, table, [file], (e) => e))[0]!);
+  }
+
+  /**
+   * Data files of one table, added as addDataFile adds each in turn (ids and row ids in the order given), in
+   * one operation: the table is resolved and its ids reserved once, not per file. Every file is checked
+   * before any is added, so a refused one leaves the transaction as it was, and the error names it.
+   */
+  addDataFiles(schema: string, table: string, files: readonly DataFileSpec[]): Promise<FileId[]> {
+    return this.op('addDataFiles', [schema, table, files], async () => {
+      if (!Array.isArray(files)) {
+        throw invalid(`addDataFiles() takes an array of data files { path, recordCount, fileSizeBytes }, got ${files === null ? 'null' : typeof files}`);
+      }
+      return this.registerDataFiles(schema, table, files, (e, i) => {
+        const given = (files[i] as { path?: unknown } | undefined)?.path;
+        const named = typeof given === 'string' ? ` (${JSON.stringify(given)})` : '';
+        return e instanceof StrataError ? new StrataError(e.code, `addDataFiles() files[${i}]${named}: ${e.message}`, { cause: e }) : e;
+      });
+    });
+  }
+
+  /** addDataFile(s): checks every file (`refused` names the one that failed), then adds them all. */
+  private async registerDataFiles(schema: string, table: string, files: readonly DataFileSpec[], refused: (e: unknown, index: number) => unknown): Promise<FileId[]> {
+    const t = await this.p.requireTable(schema, table);
+    let liveColumns: ReturnType<Transaction['liveColumns']> | undefined;
+    const live = () => (liveColumns ??= this.liveColumns(t.id));
+    const checked = [];
+    // Mappings this call makes, for its later files laid out alike (files of this transaction share one).
+    const made: { columns: NameMappingColumn[]; mappingId: CatalogId }[] = [];
+    for (const [i, file] of files.entries()) {
+      try {
+        const row = checkedDataFile(file, this.ctx.maxPathBytes);
+        const stats = file.columnStats === undefined ? undefined : checkedColumnStats(quote(schema, table), new Set((await live()).map((c) => c.id as number)), file.columnStats, row.recordCount);
+        // A file without field ids is read by name: its mapping, recorded with it.
+        const columns = await this.ctx.sql.files.dataFile(quote(schema, table), async () => columnInfos(await live()), row);
+        let mappingId: CatalogId | undefined;
+        if (columns !== undefined) {
+          const wanted = JSON.stringify(columns);
+          mappingId = this.sameMapping(t.id, wanted) ?? made.find((m) => JSON.stringify(m.columns) === wanted)?.mappingId;
+          if (mappingId === undefined) made.push({ columns, mappingId: (mappingId = await this.p.allocateCatalogId()) });
+        }
+        checked.push({ row, stats, columns, mappingId });
+      } catch (e) {
+        throw refused(e, i);
+      }
+    }
+    await this.p.reserve('file', checked.length);
+    let rowIdStart = await this.p.nextRowId(t.id);
+    const ids: FileId[] = [];
+    for (const { row, stats, columns, mappingId } of checked) {
+      const id = this.p.takeFileId();
       this.p.addDataFile(id, t.id, { ...row, rowIdStart, ...(mappingId === undefined ? {} : { mappingId }) }, {
         ...(stats === undefined ? {} : { stats }),
         ...(columns === undefined ? {} : { mapping: { mappingId: mappingId!, type: 'map_by_name', columns } }),
       });
-      return id;
-    });
+      rowIdStart += row.recordCount;
+      ids.push(id);
+    }
+    return ids;
   }
 
-  /** The id of a mapping of this transaction's files of the table with these columns, if it made one. */
-  private sameMapping(tableId: CatalogId, columns: NameMappingColumn[]): CatalogId | undefined {
-    const wanted = JSON.stringify(columns);
-    for (const [fid, m] of this.p.fileMappings) if (this.p.dataFiles.get(fid)?.tableId === tableId && JSON.stringify(m.columns) === wanted) return m.mappingId;
+  private async liveColumns(tableId: CatalogId) {
+    return [...(await this.p.loadColumns(tableId)).changes].filter(([, c]) => c.next !== null).map(([id, c]) => ({ id, row: c.next! }));
+  }
+
+  /** The id of a mapping of this transaction's files of the table with these columns (as JSON), if it made one. */
+  private sameMapping(tableId: CatalogId, columns: string): CatalogId | undefined {
+    for (const [fid, m] of this.p.fileMappings) if (this.p.dataFiles.get(fid)?.tableId === tableId && JSON.stringify(m.columns) === columns) return m.mappingId;
     return undefined;
   }
 

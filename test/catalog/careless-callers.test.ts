@@ -127,17 +127,20 @@ describe('a column type changes only by widening, as DuckLake, Iceberg and Delta
 });
 
 describe('no size of one transaction overflows the stack', () => {
-  it('a commit of 100,000 files, a drop of that table, and a cascade drop of a schema of 20,000 tables', async () => {
+  it('a commit of 100,000 files (and another of 100,000 in one call), a drop of that table, and a cascade drop of a schema of 20,000 tables', async () => {
     const c = await openCatalog({ checkpointEvery: 0, durability: 'relaxed' });
     await c.transaction((tx) => tx.createTable('main', 'big', [{ name: 'x', type: 'int32' }]));
-    const { snapshot } = await c.transaction(async (tx) => {
+    await c.transaction(async (tx) => {
       for (let i = 0; i < 100_000; i++) await tx.addDataFile('main', 'big', { path: `big/${i}.parquet`, recordCount: 1, fileSizeBytes: 1 });
     });
+    const { snapshot } = await c.transaction((tx) =>
+      tx.addDataFiles('main', 'big', Array.from({ length: 100_000 }, (_, i) => ({ path: `big/b${i}.parquet`, recordCount: 1, fileSizeBytes: 1 }))),
+    );
     const r = await c.reader({ snapshot: snapshot! });
     let n = 0;
     for await (const batch of r.dataFileBatches('main', 'big')) n += batch.length;
     await r.close();
-    expect(n).toBe(100_000);
+    expect(n).toBe(200_000);
     await c.transaction((tx) => tx.dropTable('main', 'big'));
     await c.transaction(async (tx) => {
       await tx.createSchema('many');
