@@ -35,7 +35,8 @@ export async function openStrata(opts: DriverOptions): Promise<Driver> {
         for (const [from, to] of pairs) await tx.renameTable('main', from, to);
       }),
     // A commit of several files registers them in one call, as DuckLake's ducklake_add_data_files takes a
-    // list (and the peer inserts them in one SQLite transaction, a prepared statement per file).
+    // list (and the peer inserts them in one SQLite transaction, a prepared statement per file); one file
+    // through addDataFile, the call a caller with one file makes.
     addFiles: (table, files: FileSpec[]) =>
       commit(async (tx) => {
         const specs = files.map((f) => ({ path: f.path, recordCount: f.rows, fileSizeBytes: f.bytes }));

@@ -288,9 +288,7 @@ export async function filePathRows(view: ReadView, paths: readonly string[]): Pr
 // ---- singletons
 
 export async function tableStats(view: ReadView, tableId: CatalogId): Promise<TableStatsRow | undefined> {
-  const key = tableStatsKey(tableId);
-  const bytes = await view.get(key);
-  return bytes === undefined ? undefined : decodeValue<TableStatsRow>(key, bytes);
+  return (await tableStatsOf(view, [tableId]))[0];
 }
 
 /** Each table's stats row, in one multi-get. */

@@ -103,7 +103,7 @@ export async function rewriteRows(
               await ctx.transaction(
                 async (tx) => {
                   for (const spec of removed) await tx.addDeleteFile(target.schema, target.table, spec);
-                  await tx.addDataFiles(target.schema, target.table, added);
+                  if (added.length > 0) await tx.addDataFiles(target.schema, target.table, added);
                 },
                 { message: `${how.verb} ${target.schema}.${target.table}`, basedOn: r.snapshot.id },
               )

@@ -64,10 +64,10 @@ export interface FileInspector {
   dataFile(table: string, columns: () => Promise<readonly ColumnInfo[]>, file: { path: string; fileSizeBytes: number; contentCrc32: number | null }): Promise<NameMappingColumn[] | undefined>;
 }
 
-/** A data file as addDataFile (and an import) takes it, checked: the row it becomes, but for its row ids and name mapping. */
-export function checkedDataFile(file: DataFileSpec, maxPathBytes: number): Omit<DataFileRow, 'end' | 'rowIdStart' | 'mappingId'> & { contentCrc32: number | null } {
-  required('addDataFile()', 'a data file { path, recordCount, fileSizeBytes }', file);
-  options('addDataFile()', file, ['path', 'recordCount', 'fileSizeBytes', 'footerSize', 'contentCrc32', 'format', 'columnStats']);
+/** A data file as addDataFile (and an import) takes it, checked: the row it becomes, but for its row ids and name mapping. `call` names the caller in a refusal. */
+export function checkedDataFile(file: DataFileSpec, maxPathBytes: number, call = 'addDataFile()'): Omit<DataFileRow, 'end' | 'rowIdStart' | 'mappingId'> & { contentCrc32: number | null } {
+  required(call, 'a data file { path, recordCount, fileSizeBytes }', file);
+  options(call, file, ['path', 'recordCount', 'fileSizeBytes', 'footerSize', 'contentCrc32', 'format', 'columnStats']);
   return {
     path: checkFilePath('data file path', file.path, maxPathBytes),
     format: checkOptionalText('data file format', file.format) ?? 'parquet',

@@ -10,7 +10,6 @@ import { isWidening, nestedType, wideningsOf } from '../../keys/column-types.js'
 import { StrataError } from '../errors.js';
 import { listed, quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
-import type { NameMappingColumn } from '../../keys/name-mappings.js';
 import { columnTree as columnInfos } from '../read/reader.js';
 import { checkDefault, checkDefaults, type ColumnSpec, columnTree } from './column-specs.js';
 import { checkDeleteCount, checkedColumnStats, checkedDataFile, checkedDeleteFile, type ColumnStatsSpec, type DataFileSpec, type DeleteFileSpec, type FileInspector } from './file-specs.js';
@@ -46,6 +45,9 @@ export interface TxnSql {
    */
   defaultProblem(type: string, value: string): Promise<string | undefined>;
 }
+
+/** The codes of a file's own refusal (its spec, its statistics, its columns), which addDataFiles names the file in. */
+const FILE_REFUSALS: ReadonlySet<string> = new Set(['INVALID_ARGUMENT', 'NOT_FOUND']);
 
 /** What a transaction needs of the writer it runs in. */
 export interface TxnContext {
@@ -103,7 +105,7 @@ export class Transaction {
   // ---------------------------------------------------------------- schemas
 
   createSchema(name: string): Promise<CatalogId> {
-    return this.op('createSchema', [name], async () => {
+    return this.op('createSchema', [name], async (name) => {
       checkName('schema name', name);
       if ((await this.p.schemaId(name)) !== undefined) throw alreadyExists(`schema ${quote(name)} already exists`);
       const id = await this.p.allocateCatalogId();
@@ -113,7 +115,7 @@ export class Transaction {
   }
 
   dropSchema(name: string, opts?: { cascade?: boolean }): Promise<void> {
-    return this.op('dropSchema', [name, opts], async () => {
+    return this.op('dropSchema', [name, opts], async (name, opts) => {
       const cascade = flag('cascade', options('dropSchema()', opts, ['cascade']).cascade);
       const schemaId = await this.p.requireSchema(name);
       const relations = await this.p.relations(schemaId);
@@ -137,7 +139,7 @@ export class Transaction {
   // ---------------------------------------------------------------- tables
 
   createTable(schema: string, name: string, columns: ColumnSpec[]): Promise<CatalogId> {
-    return this.op('createTable', [schema, name, columns], async () => {
+    return this.op('createTable', [schema, name, columns], async (schema, name, columns) => {
       checkName('table name', name);
       if (!Array.isArray(columns) || columns.length === 0) {
         throw invalid(`table ${quote(schema, name)} needs at least one column, got ${JSON.stringify(columns)}`);
@@ -158,7 +160,7 @@ export class Transaction {
   }
 
   renameTable(schema: string, from: string, to: string): Promise<void> {
-    return this.op('renameTable', [schema, from, to], async () => {
+    return this.op('renameTable', [schema, from, to], async (schema, from, to) => {
       checkName('new table name', to);
       const t = await this.p.requireTable(schema, from);
       if (from === to) return;
@@ -168,7 +170,7 @@ export class Transaction {
   }
 
   dropTable(schema: string, name: string): Promise<void> {
-    return this.op('dropTable', [schema, name], async () => {
+    return this.op('dropTable', [schema, name], async (schema, name) => {
       const t = await this.p.requireTable(schema, name);
       (await this.p.prepareDropTable(t.id))();
     });
@@ -177,7 +179,7 @@ export class Transaction {
   // ---------------------------------------------------------------- columns
 
   addColumn(schema: string, table: string, column: ColumnSpec): Promise<ColumnId> {
-    return this.op('addColumn', [schema, table, column], async () => {
+    return this.op('addColumn', [schema, table, column], async (schema, table, column) => {
       const t = await this.p.requireTable(schema, table);
       const cols = await this.p.loadColumns(t.id);
       const live = topLevel(cols);
@@ -191,7 +193,7 @@ export class Transaction {
   }
 
   dropColumn(schema: string, table: string, column: string): Promise<void> {
-    return this.op('dropColumn', [schema, table, column], async () => {
+    return this.op('dropColumn', [schema, table, column], async (schema, table, column) => {
       const { tableId, id, live } = await this.p.requireColumn(schema, table, column);
       if (live === 1) {
         throw invalid(`column ${quote(column)} is the only column of ${quote(schema, table)}; drop the table instead`);
@@ -201,7 +203,7 @@ export class Transaction {
   }
 
   renameColumn(schema: string, table: string, from: string, to: string): Promise<void> {
-    return this.op('renameColumn', [schema, table, from, to], async () => {
+    return this.op('renameColumn', [schema, table, from, to], async (schema, table, from, to) => {
       checkName('new column name', to);
       const { tableId, id, cols } = await this.p.requireColumn(schema, table, from);
       if (from === to) return;
@@ -213,7 +215,7 @@ export class Transaction {
   }
 
   alterColumnType(schema: string, table: string, column: string, type: string): Promise<void> {
-    return this.op('alterColumnType', [schema, table, column, type], async () => {
+    return this.op('alterColumnType', [schema, table, column, type], async (schema, table, column, type) => {
       const { tableId, id, change } = await this.p.requireColumn(schema, table, column);
       const from = change.next!.type;
       if (nestedType(from) !== undefined) {
@@ -236,7 +238,7 @@ export class Transaction {
   // ---------------------------------------------------------------- views
 
   createView(schema: string, name: string, sql: string, opts?: { dialect?: string }): Promise<CatalogId> {
-    return this.op('createView', [schema, name, sql, opts], async () => {
+    return this.op('createView', [schema, name, sql, opts], async (schema, name, sql, opts) => {
       const { dialect: given } = options('createView()', opts, ['dialect']);
       const definition = await this.viewDefinition(schema, name, sql, given);
       const schemaId = await this.p.requireSchema(schema);
@@ -261,7 +263,7 @@ export class Transaction {
   }
 
   dropView(schema: string, name: string): Promise<void> {
-    return this.op('dropView', [schema, name], async () => {
+    return this.op('dropView', [schema, name], async (schema, name) => {
       const schemaId = await this.p.requireSchema(schema);
       const rel = (await this.p.relations(schemaId)).get(name);
       if (rel?.kind !== 'view') {
@@ -274,7 +276,7 @@ export class Transaction {
   // ---------------------------------------------------------------- files
 
   addDataFile(schema: string, table: string, file: DataFileSpec): Promise<FileId> {
-    return this.op('addDataFile', [schema, table, file], async () => (await this.registerDataFiles(schema, table, [file], (e) => e))[0]!);
+    return this.op('addDataFile', [schema, table, file], async (schema, table, file) => (await this.registerDataFiles(schema, table, [file], () => 'addDataFile()', (e) => e))[0]!);
   }
 
   /**
@@ -283,70 +285,93 @@ export class Transaction {
    * before any is added, so a refused one leaves the transaction as it was, and the error names it.
    */
   addDataFiles(schema: string, table: string, files: readonly DataFileSpec[]): Promise<FileId[]> {
-    return this.op('addDataFiles', [schema, table, files], async () => {
+    return this.op('addDataFiles', [schema, table, files], async (schema, table, files) => {
       if (!Array.isArray(files)) {
         throw invalid(`addDataFiles() takes an array of data files { path, recordCount, fileSizeBytes }, got ${files === null ? 'null' : typeof files}`);
       }
-      return this.registerDataFiles(schema, table, files, (e, i) => {
+      const call = (i: number) => `addDataFiles() files[${i}]`;
+      return this.registerDataFiles(schema, table, files, call, (e, i) => {
+        // What was refused about a file says which file; a failure of the store or the index is not the file's.
+        if (!(e instanceof StrataError) || !FILE_REFUSALS.has(e.code) || e.message.startsWith(call(i))) return e;
         const given = (files[i] as { path?: unknown } | undefined)?.path;
-        const named = typeof given === 'string' ? ` (${JSON.stringify(given)})` : '';
-        return e instanceof StrataError ? new StrataError(e.code, `addDataFiles() files[${i}]${named}: ${e.message}`, { cause: e }) : e;
+        return new StrataError(e.code, `${call(i)}${typeof given === 'string' ? ` (${JSON.stringify(given)})` : ''}: ${e.message}`, { cause: e });
       });
     });
   }
 
-  /** addDataFile(s): checks every file (`refused` names the one that failed), then adds them all. */
-  private async registerDataFiles(schema: string, table: string, files: readonly DataFileSpec[], refused: (e: unknown, index: number) => unknown): Promise<FileId[]> {
+  /**
+   * addDataFile(s): every file checked (`call` names the caller and the file in what is refused, `refused`
+   * the file in anything else a check throws) before an id is taken or a row added, as every operation
+   * validates first and changes the pending state last.
+   */
+  private async registerDataFiles(
+    schema: string,
+    table: string,
+    files: readonly DataFileSpec[],
+    call: (index: number) => string,
+    refused: (e: unknown, index: number) => unknown,
+  ): Promise<FileId[]> {
+    const rows = files.map((file, i) => {
+      try {
+        return checkedDataFile(file, this.ctx.maxPathBytes, call(i));
+      } catch (e) {
+        throw refused(e, i);
+      }
+    });
     const t = await this.p.requireTable(schema, table);
     let liveColumns: ReturnType<Transaction['liveColumns']> | undefined;
     const live = () => (liveColumns ??= this.liveColumns(t.id));
     const checked = [];
-    // Mappings this call makes, for its later files laid out alike (files of this transaction share one).
-    const made: { columns: NameMappingColumn[]; mappingId: CatalogId }[] = [];
     for (const [i, file] of files.entries()) {
+      const row = rows[i]!;
       try {
-        const row = checkedDataFile(file, this.ctx.maxPathBytes);
         const stats = file.columnStats === undefined ? undefined : checkedColumnStats(quote(schema, table), new Set((await live()).map((c) => c.id as number)), file.columnStats, row.recordCount);
         // A file without field ids is read by name: its mapping, recorded with it.
         const columns = await this.ctx.sql.files.dataFile(quote(schema, table), async () => columnInfos(await live()), row);
-        let mappingId: CatalogId | undefined;
-        if (columns !== undefined) {
-          const wanted = JSON.stringify(columns);
-          mappingId = this.sameMapping(t.id, wanted) ?? made.find((m) => JSON.stringify(m.columns) === wanted)?.mappingId;
-          if (mappingId === undefined) made.push({ columns, mappingId: (mappingId = await this.p.allocateCatalogId()) });
-        }
-        checked.push({ row, stats, columns, mappingId });
+        checked.push({ row, stats, columns });
       } catch (e) {
         throw refused(e, i);
       }
     }
+    // Files of this transaction laid out alike share one mapping: an earlier operation's, or one this call makes.
+    const made = new Map<string, CatalogId>();
+    const mappingIds: (CatalogId | undefined)[] = [];
+    for (const { columns } of checked) {
+      if (columns === undefined) {
+        mappingIds.push(undefined);
+        continue;
+      }
+      const layout = JSON.stringify(columns);
+      let id = this.sameMapping(t.id, layout) ?? made.get(layout);
+      if (id === undefined) made.set(layout, (id = await this.p.allocateCatalogId()));
+      mappingIds.push(id);
+    }
     await this.p.reserve('file', checked.length);
     let rowIdStart = await this.p.nextRowId(t.id);
-    const ids: FileId[] = [];
-    for (const { row, stats, columns, mappingId } of checked) {
+    return checked.map(({ row, stats, columns }, i) => {
       const id = this.p.takeFileId();
+      const mappingId = mappingIds[i];
       this.p.addDataFile(id, t.id, { ...row, rowIdStart, ...(mappingId === undefined ? {} : { mappingId }) }, {
         ...(stats === undefined ? {} : { stats }),
         ...(columns === undefined ? {} : { mapping: { mappingId: mappingId!, type: 'map_by_name', columns } }),
       });
       rowIdStart += row.recordCount;
-      ids.push(id);
-    }
-    return ids;
+      return id;
+    });
   }
 
   private async liveColumns(tableId: CatalogId) {
     return [...(await this.p.loadColumns(tableId)).changes].filter(([, c]) => c.next !== null).map(([id, c]) => ({ id, row: c.next! }));
   }
 
-  /** The id of a mapping of this transaction's files of the table with these columns (as JSON), if it made one. */
-  private sameMapping(tableId: CatalogId, columns: string): CatalogId | undefined {
-    for (const [fid, m] of this.p.fileMappings) if (this.p.dataFiles.get(fid)?.tableId === tableId && JSON.stringify(m.columns) === columns) return m.mappingId;
+  /** The id of a mapping of this transaction's files of the table with this layout (its columns as JSON), if it made one. */
+  private sameMapping(tableId: CatalogId, layout: string): CatalogId | undefined {
+    for (const [fid, m] of this.p.fileMappings) if (this.p.dataFiles.get(fid)?.tableId === tableId && JSON.stringify(m.columns) === layout) return m.mappingId;
     return undefined;
   }
 
   removeDataFile(schema: string, table: string, dataFileId: number): Promise<void> {
-    return this.op('removeDataFile', [schema, table, dataFileId], async () => {
+    return this.op('removeDataFile', [schema, table, dataFileId], async (schema, table, dataFileId) => {
       const t = await this.p.requireTable(schema, table);
       await this.p.requireLiveDataFile(schema, table, t.id, dataFileId);
       await this.p.loadDeleteFiles(t.id);
@@ -355,7 +380,7 @@ export class Transaction {
   }
 
   addDeleteFile(schema: string, table: string, spec: DeleteFileSpec): Promise<FileId> {
-    return this.op('addDeleteFile', [schema, table, spec], async () => {
+    return this.op('addDeleteFile', [schema, table, spec], async (schema, table, spec) => {
       const row = checkedDeleteFile(spec, this.ctx.maxPathBytes);
       const t = await this.p.requireTable(schema, table);
       const dataFile = await this.p.requireLiveDataFile(schema, table, t.id, spec.dataFileId);
@@ -379,7 +404,7 @@ export class Transaction {
    * only moves forward, so the old state comes back as new versions. The table keeps its current name.
    */
   restoreTable(schema: string, table: string, at: number): Promise<void> {
-    return this.op('restoreTable', [schema, table, at], () => restoreTable(this.p, schema, table, at));
+    return this.op('restoreTable', [schema, table, at], (schema, table, at) => restoreTable(this.p, schema, table, at));
   }
 
   /**
@@ -387,7 +412,7 @@ export class Transaction {
    * back (with their ids), those created since are dropped, and every table's columns and files are restored.
    */
   restoreCatalog(at: number): Promise<void> {
-    return this.op('restoreCatalog', [at], () => restoreCatalog(this.p, at));
+    return this.op('restoreCatalog', [at], (at) => restoreCatalog(this.p, at));
   }
 
   /**
@@ -395,7 +420,7 @@ export class Transaction {
    * created and alone writes (src/txn/imported.ts).
    */
   importSnapshot(s: ImportedSnapshot): Promise<void> {
-    return this.op('importSnapshot', [s], () =>
+    return this.op('importSnapshot', [s], (s) =>
       applyImported(this.p, s, {
         view: (schema, name, sql, dialect) => this.viewDefinition(schema, name, sql, dialect),
         column: (row) => checkDefault(this.ctx.sql, row),
@@ -407,7 +432,7 @@ export class Transaction {
   // ---------------------------------------------------------------- options
 
   setOption(key: string, value: string): Promise<void> {
-    return this.op('setOption', [key, value], async () => {
+    return this.op('setOption', [key, value], async (key, value) => {
       checkName('option key', key);
       if (typeof value !== 'string') throw invalid(`option ${quote(key)} takes a string value, got ${typeof value}`);
       this.p.setOption(key, checkOptionalText(`option ${quote(key)}`, value)!);
@@ -446,14 +471,16 @@ export class Transaction {
    * the ids it reserved) so that a commit that loses the race to another writer can replay them on the
    * newer state. Each failure is kept with the promise the caller got, which tells whether anyone looked.
    */
-  private op<T>(name: OpName, args: unknown[], fn: () => Promise<T>): Promise<T> {
+  private op<A extends unknown[], T>(name: OpName, args: [...A], fn: (...args: A) => Promise<T>): Promise<T> {
     if (this.sealed) {
       return Promise.reject(invalid('this transaction has ended; make changes inside the function passed to transaction()'));
     }
-    const copy = copyArgs(args);
+    const copy = copyArgs(args) as A;
     const recorded = async () => {
       try {
-        const result = await fn();
+        // On the copy, as a replay runs it: a caller changing what it passed, before this operation's turn
+        // comes, must not make what commits depend on whether the commit lost a race.
+        const result = await fn(...copy);
         this.ops.push({ name, args: copy, result, ids: this.p.endOperation() });
         return result;
       } catch (e) {

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { type Catalog, type DataFileSpec, isStrataError } from '../../src/index.js';
+import { type Catalog, type DataFileSpec, isStrataError, type Transaction } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { openCatalog, tempDir } from '../helpers.js';
 
@@ -112,6 +112,65 @@ describe('addDataFiles', () => {
     expect(await listed()).toEqual([['d/f4.parquet', 0]]);
   });
 
+  it('takes no id for a refused call: a file refused after one that needed a name mapping leaves the ids as they were', async () => {
+    const bytes = await parquet(`SELECT 1::BIGINT AS id, 'x' AS name`);
+    const idAfter = async (refusedCall: boolean) => {
+      const c = await lakeWith([{ name: 'ext/a.parquet', bytes }]);
+      let id = 0;
+      await c.transaction(async (tx) => {
+        if (refusedCall) {
+          const e = await tx
+            .addDataFiles('main', 't', [
+              { path: 'ext/a.parquet', recordCount: 1, fileSizeBytes: bytes.length },
+              // Refused only once the table's columns are read: after the first file's mapping was worked out.
+              { path: 'ext/b.parquet', recordCount: 1, fileSizeBytes: 1, columnStats: [{ columnId: 99, nullCount: 0 }] },
+            ])
+            .catch((x: unknown) => x);
+          expect(isStrataError(e, 'NOT_FOUND'), String(e)).toBe(true);
+        }
+        id = await tx.createTable('main', 'x', [{ name: 'x', type: 'int32' }]);
+      });
+      return id;
+    };
+    expect(await idAfter(true)).toBe(await idAfter(false));
+  });
+
+  it('commits what was passed when the call was made, race or no race, though the caller reuses its list and its specs', async () => {
+    const committed = async (race: boolean) => {
+      const root = await tempDir();
+      const store = { path: path.join(root, 'store') };
+      const a = await openCatalog({ dir: path.join(root, 'a'), store, logLayout: 'objects' });
+      await a.sql('CREATE TABLE t (id BIGINT)');
+      const b = await openCatalog({ dir: path.join(root, 'b'), store });
+      let raced = false;
+      let ids: number[] = [];
+      const { snapshot } = await a.transaction(async (tx) => {
+        const batch = [0, 1, 2].map((i) => ({ path: `a/f${i}.parquet`, recordCount: 5, fileSizeBytes: 50 }));
+        const one = { path: 'a/one.parquet', recordCount: 1, fileSizeBytes: 1 };
+        // Neither call has run when the caller reuses what it passed: operations run in turn, later.
+        const added = tx.addDataFiles('main', 't', batch);
+        const single = tx.addDataFile('main', 't', one);
+        batch.length = 0;
+        one.path = 'a/changed.parquet';
+        ids = [...(await added), await single];
+        if (race && !raced) {
+          raced = true;
+          await b.transaction((tx2) => tx2.addDataFile('main', 't', { path: 'b/g.parquet', recordCount: 4, fileSizeBytes: 40 }));
+        }
+      });
+      const r = await a.reader({ snapshot: snapshot! });
+      const files = (await r.dataFiles('main', 't')).filter((f) => f.path.startsWith('a/'));
+      await r.close();
+      return { ids, files: files.map((f) => [f.id, f.path]) };
+    };
+    const calm = await committed(false);
+    expect(calm.files.map(([, p]) => p)).toEqual(['a/f0.parquet', 'a/f1.parquet', 'a/f2.parquet', 'a/one.parquet']);
+    expect(calm.files.map(([id]) => id)).toEqual(calm.ids);
+    const raced = await committed(true);
+    expect(raced.files.map(([, p]) => p)).toEqual(calm.files.map(([, p]) => p));
+    expect(raced.files.map(([id]) => id)).toEqual(raced.ids);
+  });
+
   it('refuses what is not a list of files, and a table that does not exist, as addDataFile does', async () => {
     const c = await lakeWith([]);
     for (const files of [undefined, 'd/f.parquet', { path: 'd/f.parquet', recordCount: 1, fileSizeBytes: 1 }]) {
@@ -121,19 +180,32 @@ describe('addDataFiles', () => {
     }
     const missing = await c.transaction((tx) => tx.addDataFiles('main', 'nope', [])).catch((x: unknown) => x);
     expect(isStrataError(missing, 'NOT_FOUND'), String(missing)).toBe(true);
+    // A spec is checked before the table is looked up, as addDataFile always did.
+    for (const call of [(tx: Transaction) => tx.addDataFile('main', 'nope', null as never), (tx: Transaction) => tx.addDataFiles('main', 'nope', [null as never])]) {
+      const e = await c.transaction(call).catch((x: unknown) => x);
+      expect(isStrataError(e, 'INVALID_ARGUMENT'), String(e)).toBe(true);
+      expect((e as Error).message).toMatch(/^addDataFiles?\(\)( files\[0\])? needs a data file \{ path, recordCount, fileSizeBytes \}; got null/);
+    }
     expect((await c.snapshots()).length).toBe(2);
   });
 
-  it('is replayed on the newer state when its commit loses the race to another writer, keeping the ids it handed out', async () => {
+  it('is replayed on the newer state when its commit loses the race to another writer, keeping the ids and the mapping it handed out', async () => {
     const root = await tempDir();
     const store = { path: path.join(root, 'store') };
     const a = await openCatalog({ dir: path.join(root, 'a'), store, logLayout: 'objects' });
     await a.sql('CREATE TABLE t (id BIGINT)');
     const b = await openCatalog({ dir: path.join(root, 'b'), store });
+    // Two files without field ids, laid out alike (one mapping), and one the store does not hold.
+    const put = async (name: string, select: string) => {
+      const bytes = await parquet(select);
+      await new DirectoryStore(store.path).putIfAbsent(`${a.dataPath}${name}`, bytes);
+      return { path: name, recordCount: 5, fileSizeBytes: bytes.length };
+    };
+    const specs = [await put('a/f0.parquet', 'SELECT i AS id FROM range(0, 5) r(i)'), { path: 'a/f1.parquet', recordCount: 5, fileSizeBytes: 50 }, await put('a/f2.parquet', 'SELECT i AS id FROM range(20, 25) r(i)')];
     let ids: number[] = [];
     let raced = false;
     const { snapshot } = await a.transaction(async (tx) => {
-      ids = await tx.addDataFiles('main', 't', [0, 1, 2].map((i) => ({ path: `a/f${i}.parquet`, recordCount: 5, fileSizeBytes: 50 })));
+      ids = await tx.addDataFiles('main', 't', specs);
       // Another writer commits to the same table first: this transaction's entry is taken and it is replayed.
       if (!raced) {
         raced = true;
@@ -150,6 +222,9 @@ describe('addDataFiles', () => {
       ['a/f2.parquet', 14],
     ]);
     expect(files.slice(1).map((f) => f.id)).toEqual(ids);
+    const [, f0, f1, f2] = files;
+    expect(f0!.mappingId).toEqual(expect.any(Number));
+    expect([f1!.mappingId, f2!.mappingId]).toEqual([null, f0!.mappingId]);
     expect((await a.verify()).violations).toEqual([]);
   });
 });

@@ -74,63 +74,68 @@ describe('tableTotals', () => {
 describe('totals', () => {
   it('counts the live schemas, tables and views and adds up every live table, at the newest snapshot and every older one', async () => {
     const c = await openCatalog({ dir: await tempDir() });
-    // The model: each live table listed (and its rows counted by DuckDB) on its own, summed here.
-    const model = async (snapshot: number) => {
+    // The model: what the steps below leave live, kept here, and each such table listed (its rows counted by
+    // DuckDB) on its own and summed.
+    type Live = { schemas: string[]; tables: string[]; views: number };
+    const model = async (snapshot: number, live: Live) => {
       const r = await c.reader({ snapshot });
-      const sum = { schemas: 0, tables: 0, views: 0, dataFiles: 0, dataBytes: 0, deleteFiles: 0, deleteBytes: 0, rows: 0 };
+      const sum = { schemas: live.schemas.length, tables: live.tables.length, views: live.views, dataFiles: 0, dataBytes: 0, deleteFiles: 0, deleteBytes: 0, rows: 0 };
       try {
-        for (const s of await r.schemas()) {
-          sum.schemas++;
-          sum.views += (await r.views(s.name)).length;
-          for (const t of await r.tables(s.name)) {
-            sum.tables++;
-            const data = await r.dataFiles(s.name, t.name);
-            const deletes = await r.deleteFiles(s.name, t.name);
-            const [{ n }] = (await c.sql(`SELECT count(*)::INTEGER AS n FROM "${s.name}"."${t.name}"`, { at: { snapshot } })).rows as [{ n: number }];
-            sum.dataFiles += data.length;
-            sum.dataBytes += data.reduce((a, f) => a + f.fileSizeBytes, 0);
-            sum.deleteFiles += deletes.length;
-            sum.deleteBytes += deletes.reduce((a, d) => a + d.fileSizeBytes, 0);
-            sum.rows += n;
-          }
+        for (const qualified of live.tables) {
+          const [schema, table] = qualified.split('.') as [string, string];
+          const data = await r.dataFiles(schema, table);
+          const deletes = await r.deleteFiles(schema, table);
+          const [{ n }] = (await c.sql(`SELECT count(*)::INTEGER AS n FROM ${qualified}`, { at: { snapshot } })).rows as [{ n: number }];
+          sum.dataFiles += data.length;
+          sum.dataBytes += data.reduce((a, f) => a + f.fileSizeBytes, 0);
+          sum.deleteFiles += deletes.length;
+          sum.deleteBytes += deletes.reduce((a, d) => a + d.fileSizeBytes, 0);
+          sum.rows += n;
         }
       } finally {
         await r.close();
       }
       return sum;
     };
-    const steps = [
-      'CREATE SCHEMA s',
-      'CREATE TABLE a (id BIGINT)',
-      'CREATE TABLE s.b (id BIGINT, v VARCHAR)',
-      'INSERT INTO a SELECT i FROM range(0, 40) r(i)',
-      `INSERT INTO s.b SELECT i, 'x' FROM range(0, 70) r(i)`,
-      'CREATE VIEW s.w AS SELECT * FROM s.b',
-      'DELETE FROM s.b WHERE id % 7 = 1',
-      'INSERT INTO a SELECT i FROM range(40, 45) r(i)',
-      'CREATE TABLE s.gone (id BIGINT)',
-      'INSERT INTO s.gone SELECT i FROM range(0, 9) r(i)',
+    let live: Live = { schemas: ['main'], tables: [], views: 0 };
+    const steps: [string, (l: Live) => Live][] = [
+      ['CREATE SCHEMA s', (l) => ({ ...l, schemas: [...l.schemas, 's'] })],
+      ['CREATE TABLE a (id BIGINT)', (l) => ({ ...l, tables: [...l.tables, 'main.a'] })],
+      ['CREATE TABLE s.b (id BIGINT, v VARCHAR)', (l) => ({ ...l, tables: [...l.tables, 's.b'] })],
+      ['INSERT INTO a SELECT i FROM range(0, 40) r(i)', (l) => l],
+      [`INSERT INTO s.b SELECT i, 'x' FROM range(0, 70) r(i)`, (l) => l],
+      ['CREATE VIEW s.w AS SELECT * FROM s.b', (l) => ({ ...l, views: l.views + 1 })],
+      ['DELETE FROM s.b WHERE id % 7 = 1', (l) => l],
+      ['INSERT INTO a SELECT i FROM range(40, 45) r(i)', (l) => l],
+      ['CREATE TABLE s.gone (id BIGINT)', (l) => ({ ...l, tables: [...l.tables, 's.gone'] })],
+      ['INSERT INTO s.gone SELECT i FROM range(0, 9) r(i)', (l) => l],
       // A dropped table keeps its stats row: it must not be counted.
-      'DROP TABLE s.gone',
-      'DELETE FROM a WHERE id < 3',
-      'DROP VIEW s.w',
+      ['DROP TABLE s.gone', (l) => ({ ...l, tables: l.tables.filter((t) => t !== 's.gone') })],
+      ['DELETE FROM a WHERE id < 3', (l) => l],
+      ['DROP VIEW s.w', (l) => ({ ...l, views: l.views - 1 })],
+      // Nor does a table of a dropped schema count, nor the schema.
+      ['CREATE SCHEMA d', (l) => ({ ...l, schemas: [...l.schemas, 'd'] })],
+      ['CREATE TABLE d.x (id BIGINT)', (l) => ({ ...l, tables: [...l.tables, 'd.x'] })],
+      ['INSERT INTO d.x SELECT i FROM range(0, 11) r(i)', (l) => l],
+      ['DROP SCHEMA d CASCADE', (l) => ({ ...l, schemas: l.schemas.filter((x) => x !== 'd'), tables: l.tables.filter((t) => !t.startsWith('d.')) })],
     ];
-    const seen: number[] = [];
-    for (const statement of steps) {
+    const seen: [number, Live][] = [];
+    for (const [statement, effect] of steps) {
       await c.sql(statement);
+      live = effect(live);
       const head = (await c.snapshots()).at(-1)!.id;
-      seen.push(head);
+      seen.push([head, live]);
       const r = await c.reader();
       try {
-        expect(await r.totals(), statement).toEqual(await model(head));
+        expect(await r.totals(), statement).toEqual(await model(head, live));
       } finally {
         await r.close();
       }
     }
-    for (const s of seen) {
+    for (const [s, l] of seen) {
       const r = await c.reader({ snapshot: s });
       try {
-        expect(await r.totals(), `snapshot ${s}`).toEqual(await model(s));
+        expect(await r.totals(), `snapshot ${s}`).toEqual(await model(s, l));
       } finally {
         await r.close();
       }

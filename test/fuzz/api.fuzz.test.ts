@@ -110,6 +110,13 @@ const op = fc.oneof(
       extraKey: fc.oneof({ weight: 9, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
     }),
   },
+  fc.record({
+    kind: fc.constant('addDataFiles' as const),
+    schema: anySchema,
+    name: anyTable,
+    // Mostly good files; any bad one refuses the whole call.
+    files: fc.array(fc.record({ path: fc.oneof({ weight: 6, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: anyPath }), recordCount: anyCount, fileSizeBytes: anyCount }), { maxLength: 4 }),
+  }),
   fc.record({ kind: fc.constant('removeDataFile' as const), schema: anySchema, name: anyTable, id: fc.oneof(fc.nat({ max: 40 }), fc.constantFrom(...HOSTILE_NUMBERS, 999_999)) }),
   fc.record({ kind: fc.constant('createTag' as const), name: anyName, snapshot: fc.oneof(fc.nat({ max: 12 }), fc.constantFrom(...HOSTILE_NUMBERS, undefined, 10 ** 9)) }),
   fc.record({
@@ -315,6 +322,31 @@ class Run {
             const t = next.get(o.schema as string)!.get(o.name as string)!;
             t.files.set(id, path as string);
             t.records.set(id, o.recordCount as number);
+            return next;
+          },
+        );
+      }
+      case 'addDataFiles': {
+        const given = o.files as { path: string | null; recordCount: unknown; fileSizeBytes: unknown }[];
+        const specs = given.map((f, i) => ({ ...f, path: f.path === null ? `p/${m.paths}-${i}.parquet` : f.path }));
+        const e = faults([...this.tableFaults(o.schema, o.name), [given.some((f) => f.path !== null || !isCount(f.recordCount) || !isCount(f.fileSizeBytes)), 'INVALID_ARGUMENT']]);
+        let ids: number[] = [];
+        return this.txn(
+          what,
+          e,
+          async (tx) => {
+            ids = await tx.addDataFiles(o.schema as string, o.name as string, specs as never);
+          },
+          () => {
+            // An empty list changes nothing: no snapshot.
+            if (specs.length === 0) return undefined;
+            m.paths++;
+            const next = clone(m.head);
+            const t = next.get(o.schema as string)!.get(o.name as string)!;
+            ids.forEach((id, i) => {
+              t.files.set(id, specs[i]!.path);
+              t.records.set(id, specs[i]!.recordCount as number);
+            });
             return next;
           },
         );
