@@ -2,27 +2,12 @@
 // takes a list. Held to addDataFile called once per file in the same order (ids, row ids, statistics, name
 // mappings, totals, what DuckDB reads), all or none of a call when one file is refused, and replayed like
 // any operation when its commit loses the race to another writer.
-import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { type Catalog, type DataFileSpec, isStrataError, type Transaction } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { openCatalog, tempDir } from '../helpers.js';
-
-/** A Parquet file without field ids, as DuckDB writes it from `select`. */
-async function parquet(select: string): Promise<Uint8Array> {
-  const local = path.join(await tempDir(), 'f.parquet');
-  const db = await DuckDBInstance.create(':memory:');
-  const k = await db.connect();
-  try {
-    await k.run(`COPY (${select}) TO '${local}' (FORMAT parquet)`);
-  } finally {
-    k.closeSync();
-    db.closeSync();
-  }
-  return readFile(local);
-}
+import { parquet } from '../support/parquet-bytes.js';
 
 /** A catalog with table main.t (id, name) and `files` put in its store, ready to register. */
 async function lakeWith(files: { name: string; bytes: Uint8Array }[]): Promise<Catalog> {

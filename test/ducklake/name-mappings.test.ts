@@ -3,27 +3,13 @@
 // ducklake_column_mapping / ducklake_name_mapping rows. A mapping that does not say what the file's column
 // names say is refused at import, naming the file; a file exported without its mapping would read as NULLs.
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { type Catalog, importDuckLake, isStrataError } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { openCatalog, tempDir } from '../helpers.js';
-
-async function parquet(select: string): Promise<Uint8Array> {
-  const local = path.join(await tempDir(), 'f.parquet');
-  const db = await DuckDBInstance.create(':memory:');
-  const k = await db.connect();
-  try {
-    await k.run(`COPY (${select}) TO '${local}' (FORMAT parquet)`);
-  } finally {
-    k.closeSync();
-    db.closeSync();
-  }
-  return readFile(local);
-}
+import { parquet } from '../support/parquet-bytes.js';
 
 /** A catalog with a file registered by name (then its column renamed and another added), exported. */
 async function exported(): Promise<{ c: Catalog; file: string; dir: string }> {

@@ -2,9 +2,7 @@
 // ducklake_add_data_files registers existing files: read by name through the mapping recorded when it was
 // registered (DuckLake's mapping_id, map_by_name), never as NULLs; refused when its columns cannot be read as
 // the table's; refused at its first read when it was registered before the store held it.
-import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { type Catalog, isStrataError } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
@@ -12,20 +10,7 @@ import { keysBySpace } from '../gc/gc-helpers.js';
 import { freshS3Store, s3Options } from '../store/s3-env.js';
 import { deleteFileBytes } from '../support/delete-file.js';
 import { openCatalog, tempDir } from '../helpers.js';
-
-/** A Parquet file DuckDB writes from `select` (with FIELD_IDS when given), as bytes. */
-async function parquet(select: string, fieldIds?: string): Promise<Uint8Array> {
-  const local = path.join(await tempDir(), 'f.parquet');
-  const db = await DuckDBInstance.create(':memory:');
-  const k = await db.connect();
-  try {
-    await k.run(`COPY (${select}) TO '${local}' (FORMAT parquet${fieldIds ? `, FIELD_IDS ${fieldIds}` : ''})`);
-  } finally {
-    k.closeSync();
-    db.closeSync();
-  }
-  return readFile(local);
-}
+import { parquet } from '../support/parquet-bytes.js';
 
 async function catalog() {
   const dir = await tempDir();
