@@ -10,23 +10,17 @@ import { seeded, seedOf } from './support/random.js';
 const dirs: string[] = [];
 const catalogs: Catalog[] = [];
 
-/** Removals under way: a failure is kept, and reported after the file's tests. */
-const removing: Promise<unknown>[] = [];
-
 afterEach(async () => {
   await Promise.all(catalogs.splice(0).map((c) => c.close()));
-  // Not awaited per test: CI once saw fs.promises.rm of two small directories outlast the 30 s hook timeout
-  // and fail a test whose body had passed (a disk stall or a busy thread pool; which, it did not say). The
-  // removal is housekeeping: it is awaited once, after the file's tests, with time to spare.
-  for (const d of dirs.splice(0)) removing.push(rm(d, { recursive: true, force: true }).catch((e: unknown) => e ?? new Error(`${d} was not removed`)));
 });
 
-afterAll(async () => {
-  const failed = (await Promise.all(removing.splice(0))).find((e) => e !== undefined);
-  if (failed !== undefined) throw failed;
-}, 300_000);
+// Removed once, after the file's tests and every other hook that closes what writes into them (an index a
+// test opened itself is closed by its own afterEach, which may run after this file's), with time to spare:
+// CI once saw fs.promises.rm of two small directories outlast a 30 s afterEach timeout and fail a test whose
+// body had passed (a disk stall or a busy thread pool; which, it did not say). Housekeeping decides no test.
+afterAll(() => Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true }))), 300_000);
 
-/** A fresh temporary directory, removed after the test (by the end of its file). */
+/** A fresh temporary directory, removed after the file's tests. */
 export async function tempDir(): Promise<string> {
   const d = await mkdtemp(path.join(tmpdir(), 'strata-test-'));
   dirs.push(d);
