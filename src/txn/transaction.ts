@@ -333,7 +333,8 @@ export class Transaction {
         throw refused(e, i);
       }
     }
-    // Files of this transaction laid out alike share one mapping: an earlier operation's, or one this call makes.
+    // Files of this transaction laid out alike share one mapping: one this call made (looked up first: a layout
+    // is only ever made here when no earlier operation's matched), or an earlier operation's.
     const made = new Map<string, CatalogId>();
     const mappingIds: (CatalogId | undefined)[] = [];
     for (const { columns } of checked) {
@@ -342,7 +343,7 @@ export class Transaction {
         continue;
       }
       const layout = JSON.stringify(columns);
-      let id = this.sameMapping(t.id, layout) ?? made.get(layout);
+      let id = made.get(layout) ?? this.sameMapping(t.id, layout);
       if (id === undefined) made.set(layout, (id = await this.p.allocateCatalogId()));
       mappingIds.push(id);
     }
