@@ -57,7 +57,6 @@ export class CommitEngine implements CommitLayer {
   /** Transactions under way, from their function to their commit: close() lets them finish. */
   private readonly transactions = new Set<Promise<unknown>>();
   /** The background load of the snapshot timeline started by open(); close() waits for it. */
-  private warming: Promise<void> = Promise.resolve();
   private closed = false;
 
   private constructor(readonly parts: Opened) {
@@ -78,9 +77,6 @@ export class CommitEngine implements CommitLayer {
 
   static async open(opts: EngineOptions): Promise<CommitEngine> {
     const engine = new CommitEngine(await openCatalog(opts));
-    // In the background: the first timestamp lookup would otherwise scan the time index itself. A failure
-    // only leaves that to the first lookup.
-    engine.warming = engine.parts.sync.kv.warmTimeline().catch(() => undefined);
     try {
       if (opts.exclusiveWriter === true) {
         if (engine.parts.readOnly) throw new StrataError('INVALID_ARGUMENT', 'exclusiveWriter and readOnly exclude each other');
@@ -213,7 +209,7 @@ export class CommitEngine implements CommitLayer {
     await Promise.all([...this.readers].map((r) => r.close().catch(() => undefined)));
     this.closed = true;
     await statements?.close(); // first: a statement running in DuckDB, in a transaction or not, is stopped
-    await Promise.allSettled([...this.transactions, this.warming]);
+    await Promise.allSettled(this.transactions);
     await this.parts.sync.exclusive(async () => undefined);
     // Last: any write that was still under way (a tag, a lease) may have started one.
     await this.background.settled();

@@ -5,7 +5,8 @@ import { statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { setImmediate as yieldTurn } from 'node:timers/promises';
 import { Level } from 'level';
-import { type KvSeq, kvSeq, MAX_ID, snapshotId } from '../../keys/ids.js';
+import { type KvSeq, kvSeq } from '../../keys/ids.js';
+import { ALL_TIMES } from '../../keys/snapshots.js';
 import type { Key } from '../../keys/key-codec.js';
 import type { Mutation } from '../../keys/mutation.js';
 import {
@@ -29,9 +30,6 @@ import { VersionCache } from './version-cache.js';
 
 /** Unlanded entries after which an apply lets the event loop turn (see apply). */
 const YIELD_EVERY = 8;
-
-/** Asks the timeline about every snapshot there is. */
-const MAX_SNAPSHOT = snapshotId(MAX_ID);
 
 async function openLevel(path: string): Promise<Db> {
   makeDirs(path); // not level's own mkdir: see make-dirs.ts
@@ -78,6 +76,10 @@ export class KvStore {
   private damagedWhileOpen = false;
   private readonly unlanded: UnlandedWrites;
   private readonly failureListeners: ((e: Error) => void)[] = [];
+  /** The timeline's background read, while one is under way (readTimeline). */
+  private timelineRead: Promise<unknown> | undefined;
+  /** Set as close() begins: a background read of the timeline stops at its next batch. */
+  private closing = false;
 
   private constructor(
     private readonly db: Db,
@@ -289,17 +291,24 @@ export class KvStore {
   }
 
   /**
-   * Loads the snapshot timeline now rather than on the first timestamp lookup (a scan of the time index:
-   * ~0.1 s per 20,000 snapshots on this VM, paid by whichever reader asks first). From then on every apply
-   * extends it. Gives up quietly if an apply runs meanwhile; the first lookup then loads it.
+   * Reads the snapshot timeline in the background, unless a read is under way or the index is closing: a
+   * scan of the time index (~0.1 s per 20,000 snapshots on this VM) that a process naming no snapshot by
+   * time never pays, and that the lookup asking first does not wait for (it seeks the time index, as every
+   * lookup does until the timeline is read). From then on every apply extends it. Gives up quietly if an
+   * apply runs meanwhile; the next lookup that misses reads it again.
    */
-  async warmTimeline(): Promise<void> {
-    const view = await this.readView();
-    try {
-      await view.snapshotAtOrBefore(0, MAX_SNAPSHOT);
-    } finally {
-      await view.close();
-    }
+  private readTimeline(): void {
+    if (this.timelineRead !== undefined || this.closing) return;
+    this.timelineRead = (async () => {
+      const view = await this.readView();
+      try {
+        await this.timeline.load(view.seq, view.scanBatches(ALL_TIMES), () => this.closing);
+      } finally {
+        await view.close();
+      }
+    })()
+      .catch(() => undefined)
+      .finally(() => (this.timelineRead = undefined));
   }
 
   /** Every key of a view but the index's own bookkeeping (the applied entry), in order. */
@@ -350,6 +359,7 @@ export class KvStore {
         if (s.views === 0 && s.retired) await s.frozen.close();
       },
       () => (this.damagedWhileOpen = true),
+      () => this.readTimeline(),
     );
   }
 
@@ -382,6 +392,8 @@ export class KvStore {
 
   /** Closes the index and seals it, so the next open can tell it was not changed in between. */
   async close(): Promise<void> {
+    this.closing = true;
+    await this.timelineRead;
     // A batch that failed leaves the index at the entry before it: the next open replays from there.
     await this.landed().catch(() => undefined);
     this.retire(this.current);

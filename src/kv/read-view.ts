@@ -5,7 +5,6 @@ import type { Level } from 'level';
 import { cachedKind, type Group, groupId, groupPrefix, isImmutablePoint, parentGroup } from '../../keys/groups.js';
 import type { KvSeq, SnapshotId } from '../../keys/ids.js';
 import { decodeKey, type Key, keyId, prefixEnd, prefixRange } from '../../keys/key-codec.js';
-import { ALL_TIMES } from '../../keys/snapshots.js';
 import { decodeValue } from '../../keys/value-codec.js';
 import { StrataError } from '../errors.js';
 import { decodeVersion, type StoredVersion } from '../../keys/versions.js';
@@ -142,6 +141,8 @@ export class IndexView implements ReadView {
     private readonly release: () => Promise<void>,
     /** Told when LevelDB reports damage, so the index is not sealed as sound at its close (index-seal.ts). */
     private readonly onDamage: () => void,
+    /** Told when the timeline could not answer: it is read for the lookups after this one (KvStore). */
+    private readonly timelineMissed: () => void,
   ) {
     this.generation = cache.generation;
     this.pointOptions = pointReadOptions(frozen);
@@ -151,13 +152,13 @@ export class IndexView implements ReadView {
 
   /**
    * From the in-memory timeline (see snapshot-timeline.ts): the newest snapshot at or before `time` among
-   * ids up to `head` (this view's newest); null when the timeline cannot answer and the index must.
+   * ids up to `head` (this view's newest); null when the timeline cannot answer and the index must, which
+   * has the timeline read in the background for the lookups to come.
    */
   async snapshotAtOrBefore(time: number, head: SnapshotId): Promise<SnapshotId | undefined | null> {
     const found = this.timeline.find(time, head);
-    if (found !== null) return found;
-    await this.timeline.load(this.seq, this.scanBatches(ALL_TIMES));
-    return this.timeline.find(time, head);
+    if (found === null) this.timelineMissed();
+    return found;
   }
 
   /**

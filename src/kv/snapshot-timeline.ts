@@ -33,12 +33,16 @@ export class SnapshotTimeline {
     return lo === 0 ? undefined : (this.ids[lo - 1]! as SnapshotId);
   }
 
-  /** Loads the whole timeline from the time index of a view of the newest state, if that is what it is. */
-  async load(viewSeq: KvSeq, entries: AsyncIterable<[Uint8Array, Uint8Array][]>): Promise<void> {
+  /**
+   * Loads the whole timeline from the time index of a view of the newest state, if that is what it is;
+   * leaves it unloaded if `stop` says so between batches.
+   */
+  async load(viewSeq: KvSeq, entries: AsyncIterable<[Uint8Array, Uint8Array][]>, stop: () => boolean = () => false): Promise<void> {
     if (this.loaded || this.applying > 0 || viewSeq !== this.latest) return;
     const ids: number[] = [];
     const times: number[] = [];
     for await (const batch of entries) {
+      if (stop()) return;
       for (const [key] of batch) {
         const { time, id } = decodeTimeKey(key);
         times.push(time);

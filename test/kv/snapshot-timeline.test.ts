@@ -38,6 +38,21 @@ describe('SnapshotTimeline', () => {
     expect(t.find(1000, head(2))).toBe(2);
   });
 
+  it('stays unloaded when told to stop between batches, and loads whole when asked again', async () => {
+    const t = new SnapshotTimeline(kvSeq(1));
+    async function* two() {
+      yield [entry(0, 10)];
+      yield [entry(1, 20)];
+    }
+    let asked = 0;
+    await t.load(kvSeq(1), two(), () => ++asked > 1);
+    expect(asked).toBe(2);
+    expect(t.find(1000, head(1))).toBeNull();
+    await t.load(kvSeq(1), two(), () => false);
+    expect(t.find(15, head(1))).toBe(0);
+    expect(t.find(1000, head(1))).toBe(1);
+  });
+
   it('forgets everything when a time index entry is deleted (excision), and reloads later', async () => {
     const t = new SnapshotTimeline(kvSeq(1));
     await t.load(kvSeq(1), batches(entry(0, 10), entry(1, 20)));

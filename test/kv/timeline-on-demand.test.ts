@@ -1,0 +1,90 @@
+// The snapshot timeline (every snapshot's commit time in memory) is read when a time is first asked for, in
+// the background, and never by a process that asks for none: every CLI call is a process, and most never
+// name a snapshot by time. Until it is read, a lookup seeks the time index; before, during and after the read
+// every answer is the one the commit times give.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SnapshotTimeline } from '../../src/kv/snapshot-timeline.js';
+import { openCatalog, steppingClock, tempDir } from '../helpers.js';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** A catalog in `dir` with `n` snapshots after snapshot 0, committed a second apart; their times, by id. */
+async function history(dir: string, n: number): Promise<number[]> {
+  const c = await openCatalog({ dir, clock: steppingClock() });
+  for (let i = 0; i < n; i++) await c.transaction((tx) => tx.createTable('main', `t${i}`, [{ name: 'a', type: 'int32' }]));
+  const times: number[] = [];
+  for (const s of await c.snapshots()) times[s.id] = s.time.getTime();
+  await c.close();
+  return times;
+}
+
+/** The newest snapshot committed at or before `t` (ties: the higher id), from the times alone. */
+const expected = (times: number[], t: number) => times.findLastIndex((x) => x <= t);
+
+describe('the snapshot timeline, read on demand', () => {
+  it('is never read by a process that names no snapshot by time', async () => {
+    const dir = await tempDir();
+    await history(dir, 5);
+    const load = vi.spyOn(SnapshotTimeline.prototype, 'load');
+    const c = await openCatalog({ dir });
+    const r = await c.reader();
+    expect((await r.tables('main')).length).toBe(5);
+    await r.close();
+    await c.transaction((tx) => tx.createTable('main', 'late', [{ name: 'a', type: 'int32' }]));
+    await c.close();
+    expect(load).not.toHaveBeenCalled();
+  });
+
+  it('answers every time right before, while and after it is read, and is read once', async () => {
+    const dir = await tempDir();
+    const times = await history(dir, 40);
+    const load = vi.spyOn(SnapshotTimeline.prototype, 'load');
+    const c = await openCatalog({ dir });
+    const probes = [times[0]! - 1, ...times.flatMap((t) => [t - 1, t, t + 500])];
+    const answers = async () => {
+      const got: number[] = [];
+      for (const t of probes) {
+        const r = await c.reader({ timestamp: new Date(t) }).catch(() => undefined);
+        got.push(r === undefined ? -1 : r.snapshot.id);
+        await r?.close();
+      }
+      return got;
+    };
+    const want = probes.map((t) => expected(times, t));
+    // The first lookup misses and starts the read; those after it run while it does, or after.
+    expect(await answers()).toEqual(want);
+    expect(load).toHaveBeenCalledTimes(1);
+    await load.mock.results[0]!.value;
+    expect(await answers()).toEqual(want);
+    expect(load).toHaveBeenCalledTimes(1);
+  });
+
+  it('is stopped by close at its next batch: close does not read the rest', async () => {
+    const dir = await tempDir();
+    const times = await history(dir, 3);
+    const c = await openCatalog({ dir });
+    const original = SnapshotTimeline.prototype.load;
+    let handed = 0;
+    // The time index handed over an entry at a time, each only once close has begun.
+    vi.spyOn(SnapshotTimeline.prototype, 'load').mockImplementation(function (this: SnapshotTimeline, seq, entries, stop) {
+      const oneByOne = async function* () {
+        for await (const batch of entries) {
+          for (const entry of batch) {
+            while (stop?.() !== true) await new Promise((resolve) => setTimeout(resolve, 5));
+            handed++;
+            yield [entry];
+          }
+        }
+      };
+      return original.call(this, seq, oneByOne(), stop);
+    });
+    const r = await c.reader({ timestamp: new Date(times[2]!) });
+    expect(r.snapshot.id).toBe(2);
+    await r.close();
+    await c.close();
+    expect(times.length).toBe(4);
+    expect(handed).toBe(1);
+  });
+});
