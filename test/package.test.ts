@@ -2,7 +2,7 @@
 // empty project, `npx strata` working there, and a TypeScript file importing `stratalake` that type-checks
 // against the shipped declarations (and fails to when it misuses them) and runs.
 import { execFile } from 'node:child_process';
-import { readdir, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -13,9 +13,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const exec = promisify(execFile);
 const tsc = path.join(root, 'node_modules', '.bin', 'tsc');
 
-async function run(cmd: string, args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+async function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await exec(cmd, args, { cwd, timeout: 600_000, maxBuffer: 64 << 20 });
+    const { stdout, stderr } = await exec(cmd, args, { cwd, env, timeout: 600_000, maxBuffer: 64 << 20 });
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
@@ -54,13 +54,25 @@ describe('the package, installed by its name', () => {
     const installed = await run('npm', ['install', '--no-audit', '--no-fund', path.join(dir, tarball)], project);
     expect(installed.code, installed.stderr).toBe(0);
 
-    const version = await run('npx', ['--no-install', 'strata', '--version'], project);
+    // The command keeps V8's code cache for this user (decision 0053): here, in a directory of the test's.
+    const cache = path.join(dir, 'cache');
+    const env = { ...process.env, XDG_CACHE_HOME: cache };
+    const version = await run('npx', ['--no-install', 'strata', '--version'], project, env);
     expect(version.code, version.stderr).toBe(0);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
-    const init = await run('npx', ['--no-install', 'strata', 'init', '--dir', './lake'], project);
+    const init = await run('npx', ['--no-install', 'strata', 'init', '--dir', './lake'], project, env);
     expect(init.code, init.stderr).toBe(0);
     expect(init.stdout).toContain('catalog ready');
-    expect((await run('npx', ['--no-install', 'stratalake', 'snapshots', '--dir', './lake'], project)).code).toBe(0);
+    expect((await run('npx', ['--no-install', 'stratalake', 'snapshots', '--dir', './lake'], project, env)).code).toBe(0);
+    const notes = (await readdir(path.join(cache, 'stratalake'))).filter((f) => f.endsWith('.json'));
+    expect(notes.length).toBe(1);
+    const note = path.join(cache, 'stratalake', notes[0]!);
+    expect(JSON.parse(await readFile(note, 'utf8')).commands).toEqual(['init', 'snapshots']);
+    const taken = (await stat(note.replace(/\.json$/, '.v8'))).mtimeMs;
+    const again = await run('npx', ['--no-install', 'stratalake', 'snapshots', '--dir', './lake'], project, env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('created schema "main"');
+    expect((await stat(note.replace(/\.json$/, '.v8'))).mtimeMs).toBe(taken);
     // The command is one bundled file: an index left unsealed is checked by the child process bundled beside
     // it, and kept (a child that could not start would count as damage, and the index would be rebuilt).
     await rm(path.join(project, 'lake', 'index', 'STRATA-SEAL'));

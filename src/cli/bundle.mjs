@@ -1,10 +1,13 @@
-// `npm run build`'s second step (decision 0050): the `strata` command and the index check's child, each one
-// ESM file beside the library tsc emitted. Every call is a process, so what it loads is what it pays: the
-// pure-JavaScript packages every call needs (commander, and LevelDB's level, classic-level and abstract-level:
-// ~80 CommonJS modules, each resolved and read on its own) are bundled in; native code, msgpackr (whose
-// optional native extractor resolves from msgpackr itself) and the packages only some calls load (the AWS SDK,
-// fastify, avsc, better-sqlite3, cli-progress) stay imports of the installed packages. DuckDB's Node API, which
-// every statement loads, is bundled into a file of its own beside the command, required when first used.
+// `npm run build`'s second step (decisions 0050, 0053): the `strata` command and the index check's child,
+// built beside the library tsc emitted (under `dist`, or the directory given: the bench builds its own). Every
+// call is a process, so what it loads is what it pays: the pure-JavaScript packages every call needs
+// (commander, and LevelDB's level, classic-level and abstract-level: ~80 CommonJS modules, each resolved and
+// read on its own) are bundled in; native code, msgpackr (whose optional native extractor resolves from
+// msgpackr itself) and the packages only some calls load (the AWS SDK, fastify, avsc, better-sqlite3,
+// cli-progress) stay requires of the installed packages. The command is one CommonJS file, which the
+// package's `bin` runs from V8's code cache (code-cache.ts); DuckDB's Node API, which every statement loads,
+// is bundled into a file of its own beside it, required when first used.
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as esbuild from 'esbuild';
@@ -18,9 +21,11 @@ for (const name of ['classic-level', '@duckdb/node-api']) {
   if (dependencies[name] !== installed) throw new Error(`package.json pins ${name} ${dependencies[name]}, but ${installed} is installed to be bundled: npm ci`);
 }
 
-// The files an earlier build split off (their names carry a hash of their contents): none may be left to be packed.
-const OUT = 'dist/src/cli';
-for (const f of readdirSync(OUT)) if (f.startsWith('bundle-')) rmSync(`${OUT}/${f}`);
+const ROOT = process.argv[2] ?? 'dist';
+const OUT = `${ROOT}/src/cli`;
+// What earlier builds made that this one does not (files split off, the ES module command before decision
+// 0053): none may be left to be packed.
+for (const f of readdirSync(OUT)) if (f.startsWith('bundle-') || f === 'strata.js') rmSync(`${OUT}/${f}`);
 
 const external = ['@duckdb/node-api', '@aws-sdk/client-s3', 'avsc', 'better-sqlite3', 'cli-progress', 'fastify', 'fs-ext', 'msgpackr', 'node-gyp-build'];
 
@@ -64,21 +69,54 @@ await esbuild.build({
   plugins: [bindings],
 });
 
+// Bundled CommonJS has no import.meta: the modules that find files beside themselves ask where the bundle is.
+const whereBundled = {
+  define: { 'import.meta.url': '__bundleUrl' },
+  banner: { js: "var __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+};
+
 await esbuild.build({
-  entryPoints: { strata: 'dist/src/cli/main.js', 'index-check-child': 'dist/src/kv/index-check-child.js' },
+  entryPoints: { 'strata-command': `${ROOT}/src/cli/main.js` },
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  outExtension: { '.js': '.cjs' },
+  external,
+  outdir: OUT,
+  logLevel: 'warning',
+  logOverride: { 'require-resolve-not-external': 'silent' },
+  plugins: [binding],
+  ...whereBundled,
+  define: { ...whereBundled.define, STRATA_BUNDLED_COPIES: JSON.stringify({ '@duckdb/node-api': `./${DUCKDB_API}` }) },
+});
+
+// The index check's child is an ES module (it awaits at its top level), spawned from beside the command.
+await esbuild.build({
+  entryPoints: { 'index-check-child': `${ROOT}/src/kv/index-check-child.js` },
   bundle: true,
   platform: 'node',
   format: 'esm',
   external,
   outdir: OUT,
-  // What only some commands load (the SQL plane, the DuckLake exchange, Iceberg, serving, the demo) in files of
-  // its own, which the command that needs it imports.
-  splitting: true,
-  chunkNames: 'bundle-[name]-[hash]',
   logLevel: 'warning',
   logOverride: { 'require-resolve-not-external': 'silent' },
   // The bundled CommonJS packages require() what stays outside: an ES module has no require of its own.
   banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
   plugins: [binding],
-  define: { STRATA_BUNDLED_COPIES: JSON.stringify({ '@duckdb/node-api': `./${DUCKDB_API}` }) },
+});
+
+// The `bin`: runs the command from the code cache its build names (a hash of the bundle's bytes).
+await esbuild.build({
+  entryPoints: { strata: `${ROOT}/src/cli/launcher.js` },
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  outExtension: { '.js': '.cjs' },
+  outdir: OUT,
+  logLevel: 'warning',
+  ...whereBundled,
+  define: {
+    ...whereBundled.define,
+    STRATA_COMMAND_BUILD: JSON.stringify(createHash('sha256').update(readFileSync(`${OUT}/strata-command.cjs`)).digest('hex').slice(0, 16)),
+  },
 });

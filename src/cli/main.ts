@@ -3,7 +3,8 @@
 // exit code — 0 done, 1 the command failed, 2 the command line is wrong — and a message on stderr, as JSON
 // ({ error: { code, message } }) with --json. Whatever fails, and wherever (an event, a stream), a person
 // sees a code and a message (failure.ts), never a stack trace; a reader that closed the pipe sees nothing.
-import { CommanderError } from 'commander';
+import { type Command, CommanderError } from 'commander';
+import type { CommandRan } from './code-cache.js';
 import { failureOf } from './failure.js';
 import { printable } from './format.js';
 import { OutputClosed } from './output.js';
@@ -34,8 +35,17 @@ process.on('unhandledRejection', (e) => {
   process.exit(1);
 });
 
+/** Which command ran, for the launcher that keeps the command's code cache (code-cache.ts). */
+export const ran: CommandRan = {};
+
 // Commander prints its own messages (unknown option, missing argument, …), but with --json they are JSON.
-program(packageVersion(), asJson).parseAsync(process.argv).catch((e: unknown) => {
+const cli = program(packageVersion(), asJson);
+cli.hook('preAction', (_root, action) => {
+  const words: string[] = [];
+  for (let c: Command | null = action; c !== null && c !== cli; c = c.parent) words.unshift(c.name());
+  ran.command = words.join(' ');
+});
+cli.parseAsync(process.argv).catch((e: unknown) => {
   if (e instanceof CommanderError) {
     if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') {
       process.exitCode = 0;

@@ -8,8 +8,11 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const self = fileURLToPath(import.meta.url);
-/** The child's script beside this module: `.ts` under a TypeScript loader (tests), `.js` once built. */
-const ext = path.extname(self);
+/**
+ * The child's script beside this module: `.ts` under a TypeScript loader (tests), `.js` once built — also
+ * beside the command's CommonJS bundle (`.cjs`), since the child is an ES module of its own.
+ */
+const ext = path.extname(self) === '.ts' ? '.ts' : '.js';
 const script = path.join(path.dirname(self), `index-check-child${ext}`);
 
 export type CheckOutcome =
