@@ -16,58 +16,73 @@ const VERBS: Record<string, string> = {
   dropped_schema: 'dropped schema',
 };
 
-/** What had an id at `at`: schemas by id, and tables and views as schema.name. */
-async function namesAt(c: Catalog, at: number): Promise<Map<number, string>> {
-  const out = new Map<number, string>();
+/** The names the ids of `ids` had at `at` (Reader.namesOf): none when `at` is out of retention, so they stay ids. */
+async function namesAt(c: Catalog, at: number, ids: Iterable<number>): Promise<Map<number, string>> {
   const r = await c.reader({ snapshot: at }).catch(() => undefined);
-  if (r === undefined) return out; // out of retention: the ids stay ids
+  if (r === undefined) return new Map();
   try {
-    for (const s of await r.schemas()) {
-      out.set(s.id, s.name);
-      for (const t of await r.tables(s.name)) out.set(t.id, `${s.name}.${t.name}`);
-      for (const v of await r.views(s.name)) out.set(v.id, `${s.name}.${v.name}`);
-    }
+    return await r.namesOf([...ids]);
   } finally {
     await r.close();
   }
-  return out;
 }
 
 /**
  * Each snapshot's changes in words, with names as they were (a drop names what was there just before). Names
  * change only with the schema version (every create, drop, rename and alter makes a new one), so the names at
- * a snapshot of the page serve every snapshot of its schema version: a page of a hundred inserts reads the
- * catalog's names once, not once per snapshot.
+ * one snapshot of the page serve every snapshot of its schema version: a page of a hundred inserts looks the
+ * ids up once, at one snapshot — each id it names, not the whole catalog.
  */
 export async function changesInWords(c: Catalog, snapshots: readonly SnapshotInfo[]): Promise<Map<number, string[]>> {
-  const cache = new Map<string, Promise<Map<number, string>>>();
   const versionOf = new Map<number, number>(snapshots.map((s) => [s.id, s.schemaVersion]));
-  const names = (at: number) => {
+  const keyOf = (at: number) => {
     const version = versionOf.get(at);
-    const key = version === undefined ? `snapshot ${at}` : `version ${version}`;
-    if (!cache.has(key)) cache.set(key, namesAt(c, at));
-    return cache.get(key)!;
+    return version === undefined ? `snapshot ${at}` : `version ${version}`;
   };
-  const out = new Map<number, string[]>();
-  for (const s of snapshots) {
-    const words: string[] = [];
-    for (const change of s.changes) {
-      const m = BY_ID.exec(change);
-      if (m === null) {
-        words.push(change.replace(/^created_(\w+):/, 'created $1 '));
-        continue;
-      }
-      const [, kind, id] = m;
-      const at = kind!.startsWith('dropped') ? s.id - 1 : s.id;
-      const name = at >= 0 ? (await names(at)).get(Number(id)) : undefined;
-      // DuckLake records a rename as altered_table: the names before and after tell it apart.
-      const before = kind === 'altered_table' && s.id > 0 ? (await names(s.id - 1)).get(Number(id)) : undefined;
-      if (before !== undefined && name !== undefined && before !== name) words.push(`renamed ${before} to ${name}`);
-      else words.push(`${VERBS[kind!]} ${name ?? `id ${id}`}`);
+  // Each change read first, with the snapshot whose names it needs (and, for altered_table, the one before:
+  // DuckLake records a rename as altered_table, and the names before and after tell it apart).
+  const changes = new Map(snapshots.map((s) => [s.id, s.changes.map((change) => byId(change, s.id))]));
+  // Then one reader per schema version, for every id named there.
+  const wanted = new Map<string, { at: number; ids: Set<number> }>();
+  for (const change of [...changes.values()].flat()) {
+    if (typeof change === 'string') continue;
+    for (const at of [change.at, change.before]) {
+      if (at === undefined || at < 0) continue;
+      const key = keyOf(at);
+      if (!wanted.has(key)) wanted.set(key, { at, ids: new Set() });
+      wanted.get(key)!.ids.add(change.id);
     }
-    out.set(s.id, words);
+  }
+  const names = new Map<string, Map<number, string>>();
+  for (const [key, { at, ids }] of wanted) names.set(key, await namesAt(c, at, ids));
+  const nameOf = (at: number | undefined, id: number) => (at === undefined || at < 0 ? undefined : names.get(keyOf(at))?.get(id));
+
+  const out = new Map<number, string[]>();
+  for (const [id, said] of changes) {
+    out.set(
+      id,
+      said.map((change) => {
+        if (typeof change === 'string') return change.replace(/^created_(\w+):/, 'created $1 ');
+        const [name, before] = [nameOf(change.at, change.id), nameOf(change.before, change.id)];
+        if (before !== undefined && name !== undefined && before !== name) return `renamed ${before} to ${name}`;
+        return `${VERBS[change.kind]} ${name ?? `id ${change.id}`}`;
+      }),
+    );
   }
   return out;
+}
+
+/** A change that names an id, with where its names are read; any other change as it is. */
+function byId(change: string, snapshot: number): string | { kind: string; id: number; at: number; before: number | undefined } {
+  const m = BY_ID.exec(change);
+  if (m === null) return change;
+  const kind = m[1]!;
+  return {
+    kind,
+    id: Number(m[2]),
+    at: kind.startsWith('dropped') ? snapshot - 1 : snapshot,
+    before: kind === 'altered_table' && snapshot > 0 ? snapshot - 1 : undefined,
+  };
 }
 
 export async function snapshotTable(c: Catalog, snapshots: readonly SnapshotInfo[]): Promise<string> {

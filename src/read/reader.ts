@@ -1,12 +1,13 @@
 // A reader is one catalog snapshot seen through one read view: every table it touches is read at the same
 // snapshot (statement-wide consistency), and commits made after it opened never show, because the view's
 // bytes are frozen. `reader.snapshot` never moves.
-import type { CatalogId, ColumnId, FileId, SnapshotId } from '../../keys/ids.js';
+import { type CatalogId, catalogId, type ColumnId, type FileId, type SnapshotId } from '../../keys/ids.js';
 import { nestedType } from '../../keys/column-types.js';
 import type { ColumnRow } from '../../keys/columns.js';
 import type { ViewRow } from '../../keys/relations.js';
 import type { ColumnStats } from '../../keys/file-column-stats.js';
 import type { NameMapping } from '../../keys/name-mappings.js';
+import { checkCount, shown } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import { listed, quote } from '../messages.js';
 import type { ReadView } from '../kv/read-view.js';
@@ -110,6 +111,25 @@ export class Reader {
   totals(): Promise<CatalogTotals> {
     this.assertOpen();
     return catalogTotalsAt(this.view, this.at);
+  }
+
+  /**
+   * What each of `ids` named at this reader's snapshot: a schema by its name, a table or a view as
+   * `schema.name`; an id that named nothing live then is left out. One lookup per id, whatever the catalog
+   * holds: for the ids DuckLake's `changes_made` names tables by (`inserted_into_table:12`).
+   */
+  async namesOf(ids: readonly number[]): Promise<Map<number, string>> {
+    this.assertOpen();
+    if (!Array.isArray(ids)) throw new StrataError('INVALID_ARGUMENT', `namesOf() takes an array of catalog ids, got ${shown(ids)}`);
+    const wanted = [...new Set(ids.map((id, i) => catalogId(checkCount(`namesOf() ids[${i}]`, id))))];
+    const schemaName = async (id: CatalogId) => (await q.schemaAt(this.view, this.at, id))?.row.name;
+    const out = new Map<number, string>();
+    for (const id of wanted) {
+      const relation = (await q.tableAt(this.view, this.at, id)) ?? (await q.viewAt(this.view, this.at, id));
+      const name = relation === undefined ? await schemaName(id) : `${await schemaName(relation.row.schemaId)}.${relation.row.name}`;
+      if (name !== undefined) out.set(id, name);
+    }
+    return out;
   }
 
   /** The table's data files at this reader's snapshot, streamed: memory stays flat however many there are. */
