@@ -2,7 +2,7 @@
 // written by the first call and by a call of a command it was not taken after, used by the rest, never handed
 // to V8 when it fails its checksum, taken again when V8 refuses it, and kept only where one user alone can
 // write. Each call is a process, as each CLI call is; the bundle here is a small one of the test's own.
-import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, readFile, rename, stat, symlink, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -88,7 +88,7 @@ describe('the command run from its code cache', () => {
     expect((await call(bundle, 'b1', dir, 'two')).use).toBe('used');
   });
 
-  it('is kept only in a directory no one else can write, made for it if need be, and not at all when Node is told not to', async () => {
+  it('is kept only in a directory no one else can write, made only where no one else can write, and not at all when Node is told not to', async () => {
     const home = await tempDir();
     expect(userCacheDir({ XDG_CACHE_HOME: home })).toBe(path.join(home, 'stratalake'));
     expect((await stat(path.join(home, 'stratalake'))).mode & 0o077).toBe(0);
@@ -96,9 +96,64 @@ describe('the command run from its code cache', () => {
     expect(userCacheDir({ XDG_CACHE_HOME: home })).toBeUndefined();
     await chmod(path.join(home, 'stratalake'), 0o755);
     expect(userCacheDir({ XDG_CACHE_HOME: home })).toBe(path.join(home, 'stratalake'));
+    // A base others can write: they could swap the directory under it.
+    await chmod(home, 0o777);
+    expect(userCacheDir({ XDG_CACHE_HOME: home })).toBeUndefined();
+    await chmod(home, 0o700);
+    // A directory in its place that is a link, wherever it leads.
+    const elsewhere = await tempDir();
+    const linked = await tempDir();
+    await symlink(elsewhere, path.join(linked, 'stratalake'));
+    expect(userCacheDir({ XDG_CACHE_HOME: linked })).toBeUndefined();
+    // A base that is not there is made only inside a directory of this user's alone (root with a user's HOME
+    // would make a ~/.cache that user cannot write).
+    const made = path.join(home, 'made');
+    expect(userCacheDir({ XDG_CACHE_HOME: made })).toBe(path.join(made, 'stratalake'));
+    expect((await stat(made)).mode & 0o077).toBe(0);
+    expect(userCacheDir({ XDG_CACHE_HOME: path.join(home, 'not', 'there') })).toBeUndefined();
+    expect(await stat(path.join(home, 'not')).catch(() => 'absent')).toBe('absent');
+    const open = await tempDir();
+    await chmod(open, 0o777);
+    expect(userCacheDir({ XDG_CACHE_HOME: path.join(open, 'cache') })).toBeUndefined();
+    expect(await stat(path.join(open, 'cache')).catch(() => 'absent')).toBe('absent');
     expect(userCacheDir({ XDG_CACHE_HOME: 'relative/cache' })).toBeUndefined();
     expect(userCacheDir({ XDG_CACHE_HOME: home, NODE_DISABLE_COMPILE_CACHE: '1' })).toBeUndefined();
     await writeFile(path.join(home, 'x'), '');
     expect(userCacheDir({ XDG_CACHE_HOME: path.join(home, 'x') })).toBeUndefined();
+    // No home at all (a uid with no passwd entry and no HOME: os.homedir() throws).
+    const noHome = () => {
+      throw new Error('uv_os_homedir returned ENOENT');
+    };
+    expect(userCacheDir({}, noHome)).toBeUndefined();
+  });
+
+  it('uses no file of it that is a link or that others can write, and replaces a link without writing through it', { timeout: 120_000 }, async () => {
+    const base = await tempDir();
+    const bundle = path.join(base, 'bundle.cjs');
+    await writeFile(bundle, BUNDLE);
+    const dir = await tempDir();
+    await call(bundle, 'b1', dir, 'one');
+    const { v8 } = await note(dir, 'b1');
+    const target = path.join(await tempDir(), 'kept.v8');
+    await rename(v8, target);
+    const kept = await readFile(target);
+    await symlink(target, v8);
+    expect((await call(bundle, 'b1', dir, 'one')).use).toBe('damaged');
+    expect((await lstat(v8)).isSymbolicLink()).toBe(false);
+    expect(await readFile(target)).toEqual(kept);
+    expect((await call(bundle, 'b1', dir, 'one')).use).toBe('used');
+    await chmod(v8, 0o666);
+    expect((await call(bundle, 'b1', dir, 'one')).use).toBe('damaged');
+    expect((await call(bundle, 'b1', dir, 'one')).use).toBe('used');
+  });
+
+  it('does not count a command whose call failed as seen', { timeout: 120_000 }, async () => {
+    const base = await tempDir();
+    const bundle = path.join(base, 'bundle.cjs');
+    await writeFile(bundle, BUNDLE.replace("exports.ran = { command };", "exports.ran = { command };\nif (command === 'two') process.exitCode = 3;"));
+    const dir = await tempDir();
+    await call(bundle, 'b1', dir, 'one');
+    await runTsx(driver, [bundle, 'b1', dir, 'two']).catch(() => undefined);
+    expect((await note(dir, 'b1')).commands).toEqual(['one']);
   });
 });

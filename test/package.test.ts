@@ -1,7 +1,7 @@
 // The package as a stranger gets it: `npm pack` (which builds dist/ first), the tarball installed into an
 // empty project, `npx strata` working there, and a TypeScript file importing `stratalake` that type-checks
 // against the shipped declarations (and fails to when it misuses them) and runs.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +21,22 @@ async function run(cmd: string, args: string[], cwd: string, env: NodeJS.Process
     const err = e as { code: number; stdout: string; stderr: string };
     return { code: err.code, stdout: err.stdout, stderr: err.stderr };
   }
+}
+
+/** What a long-running command prints before it is stopped (SIGTERM, as a service manager stops it). */
+function served(bin: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [bin, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) p.kill('SIGTERM');
+    });
+    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    p.on('error', reject);
+    p.on('close', (code) => (code === 0 && out !== '' ? resolve(out) : reject(new Error(`${args.join(' ')}: exit ${code}: ${err}`))));
+  });
 }
 
 const USE = `import { Catalog, StrataError, type SnapshotId } from 'stratalake';
@@ -73,6 +89,17 @@ describe('the package, installed by its name', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain('created schema "main"');
     expect((await stat(note.replace(/\.json$/, '.v8'))).mtimeMs).toBe(taken);
+
+    // What only some commands load still loads from the bundle: fastify for serve, the AWS SDK for s3://.
+    const bin = path.join(project, 'node_modules', 'stratalake', 'dist', 'src', 'cli', 'strata.cjs');
+    expect(await served(bin, ['serve', '--dir', './lake', '--port', '0'], project, env)).toMatch(/^serving the Iceberg REST catalog at http:\/\/127\.0\.0\.1:\d+/);
+    const s3Env = { ...env, AWS_ACCESS_KEY_ID: 'key', AWS_SECRET_ACCESS_KEY: 'secret' };
+    const s3 = await run(process.execPath, [bin, 'info', '--dir', './s3', '--store', 's3://bucket/lake', '--endpoint', 'http://127.0.0.1:9', '--path-style'], project, s3Env);
+    expect(s3.code).toBe(1);
+    expect(s3.stderr).toMatch(/STORE_UNAVAILABLE.*ECONNREFUSED/);
+    // The bundle runs strict, as the modules it is built from do: its first statement is the directive.
+    const opening = (await readFile(bin.replace(/strata\.cjs$/, 'strata-command.cjs'), 'utf8')).replace(/^#!.*\n/, '').split('\n')[0];
+    expect(opening).toBe("'use strict';");
     // The command is one bundled file: an index left unsealed is checked by the child process bundled beside
     // it, and kept (a child that could not start would count as damage, and the index would be rebuilt).
     await rm(path.join(project, 'lake', 'index', 'STRATA-SEAL'));

@@ -70,9 +70,11 @@ await esbuild.build({
 });
 
 // Bundled CommonJS has no import.meta: the modules that find files beside themselves ask where the bundle is.
+// The banner comes before esbuild's own "use strict", which would then be no directive: it opens with one, so
+// the command runs strict, as the ES modules it is built from do.
 const whereBundled = {
   define: { 'import.meta.url': '__bundleUrl' },
-  banner: { js: "var __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  banner: { js: "'use strict';\nvar __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
 };
 
 await esbuild.build({
@@ -83,6 +85,9 @@ await esbuild.build({
   outExtension: { '.js': '.cjs' },
   external,
   outdir: OUT,
+  // import() of a package left outside (fastify, the AWS SDK) as require(): code compiled by vm.Script has no
+  // loader for import(), and on Node 20 one given to it is lost when the code comes from the cache.
+  supported: { 'dynamic-import': false },
   logLevel: 'warning',
   logOverride: { 'require-resolve-not-external': 'silent' },
   plugins: [binding],

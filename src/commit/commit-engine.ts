@@ -56,7 +56,6 @@ export class CommitEngine implements CommitLayer {
   private readonly readers = new Set<Reader>();
   /** Transactions under way, from their function to their commit: close() lets them finish. */
   private readonly transactions = new Set<Promise<unknown>>();
-  /** The background load of the snapshot timeline started by open(); close() waits for it. */
   private closed = false;
 
   private constructor(readonly parts: Opened) {

@@ -3,6 +3,9 @@
 // name a snapshot by time. Until it is read, a lookup seeks the time index; before, during and after the read
 // every answer is the one the commit times give.
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import * as path from 'node:path';
+import { snapshotId } from '../../keys/ids.js';
+import { KvStore } from '../../src/kv/kv-store.js';
 import { SnapshotTimeline } from '../../src/kv/snapshot-timeline.js';
 import { openCatalog, steppingClock, tempDir } from '../helpers.js';
 
@@ -59,6 +62,39 @@ describe('the snapshot timeline, read on demand', () => {
     await load.mock.results[0]!.value;
     expect(await answers()).toEqual(want);
     expect(load).toHaveBeenCalledTimes(1);
+  });
+
+  it('is read again at the next miss when a read gave up (an apply ran meanwhile)', async () => {
+    const dir = await tempDir();
+    const times = await history(dir, 4);
+    const load = vi.spyOn(SnapshotTimeline.prototype, 'load').mockImplementationOnce(async () => undefined);
+    const c = await openCatalog({ dir });
+    const at = async (t: number) => {
+      const r = await c.reader({ timestamp: new Date(t) });
+      await r.close();
+      return r.snapshot.id;
+    };
+    expect(await at(times[2]!)).toBe(2);
+    await load.mock.results[0]!.value;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await at(times[3]!)).toBe(3);
+    expect(load).toHaveBeenCalledTimes(2);
+    await load.mock.results[1]!.value;
+    expect(await at(times[1]!)).toBe(1);
+    expect(load).toHaveBeenCalledTimes(2);
+  });
+
+  it('is not started by a miss once the index is closing', async () => {
+    const dir = await tempDir();
+    await history(dir, 3);
+    const kv = await KvStore.open(path.join(dir, 'index'));
+    const view = await kv.readView();
+    const load = vi.spyOn(SnapshotTimeline.prototype, 'load');
+    const closing = kv.close();
+    expect(await view.snapshotAtOrBefore(Date.now(), snapshotId(3))).toBeNull();
+    await view.close();
+    await closing;
+    expect(load).not.toHaveBeenCalled();
   });
 
   it('is stopped by close at its next batch: close does not read the rest', async () => {
