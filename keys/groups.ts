@@ -30,20 +30,22 @@ export interface GroupKind {
 }
 
 // Metadata groups are small and resolved at random (a table's name, its row, its columns); file groups are
-// one table's files, cached only while small. A process's first miss under a parent reads its own group (a
-// command that shows one table reads no other), its second every group of the parent — but a table's columns,
-// ten or more versions each, are read ahead only at the eighth table: every table's (10,010 on 1,000 tables)
-// cost a fresh reader's second table() 65–150 ms, where eight tables read alone cost ~1 ms, and a process
-// that resolves many tables still reads them all in one scan (decision 0049).
-const metadata = (fields: number, readAheadOn = 2): GroupKind => ({ fields, metadata: true, readAheadOn });
+// one table's files, cached only while small. A process's first seven misses under a parent read their own
+// groups, its eighth every group of the parent: a process that touches a few tables (a command that shows
+// one, a writer committing into two) reads no other — every table's columns (10,010 versions on 1,000
+// tables) cost a fresh reader's second table() 65–150 ms, every table's name and row a fresh process's
+// commit into its second table 17–30 ms, where seven tables read alone cost ~1 ms — and a process that
+// resolves many tables still reads them all in one scan (decision 0049). Schemas are few: read ahead at the
+// second.
+const metadata = (fields: number, readAheadOn = 8): GroupKind => ({ fields, metadata: true, readAheadOn });
 const files: GroupKind = { fields: 1, metadata: false };
 
 const CACHED: ReadonlyMap<Space, GroupKind> = new Map([
-  [Space.Schema, metadata(1)],
+  [Space.Schema, metadata(1, 2)],
   [Space.Table, metadata(1)],
   [Space.View, metadata(1)],
-  [Space.Column, metadata(1, 8)], // all columns of one table
-  [Space.SchemaNameIndex, metadata(1)],
+  [Space.Column, metadata(1)], // all columns of one table
+  [Space.SchemaNameIndex, metadata(1, 2)],
   [Space.RelationNameIndex, metadata(2)],
   [Space.DataFile, files], // all data files of one table
   [Space.DeleteFile, files],

@@ -17,8 +17,8 @@ describe('groups', () => {
   });
 
   it('are cached at the depth their space is grouped at, and nowhere else', () => {
-    expect(cachedKind(group(Space.Table, [3]))).toEqual({ fields: 1, metadata: true, readAheadOn: 2 });
-    expect(cachedKind(group(Space.RelationNameIndex, [3, 'orders']))).toEqual({ fields: 2, metadata: true, readAheadOn: 2 });
+    expect(cachedKind(group(Space.Table, [3]))).toEqual({ fields: 1, metadata: true, readAheadOn: 8 });
+    expect(cachedKind(group(Space.RelationNameIndex, [3, 'orders']))).toEqual({ fields: 2, metadata: true, readAheadOn: 8 });
     expect(cachedKind(group(Space.DataFile, [3]))).toEqual({ fields: 1, metadata: false });
     expect(cachedKind(group(Space.Table))).toBeUndefined();
     expect(cachedKind(group(Space.RelationNameIndex, [3]))).toBeUndefined();
@@ -26,15 +26,15 @@ describe('groups', () => {
     expect(cachedKind(group(Space.TableStats, [3]))).toBeUndefined();
   });
 
-  it('metadata groups are cached and read ahead from the second miss under their parent (a table\'s columns from the eighth), a table\'s files alone, nothing else at all', () => {
-    const metadata = { fields: 1, metadata: true, readAheadOn: 2 };
+  it('metadata groups are cached and read ahead from the eighth miss under their parent (schemas from the second), a table\'s files alone, nothing else at all', () => {
+    const metadata = { fields: 1, metadata: true, readAheadOn: 8 };
     const files = { fields: 1, metadata: false };
     const policy = new Map<Space, GroupKind>([
-      [Space.Schema, metadata],
+      [Space.Schema, { ...metadata, readAheadOn: 2 }],
       [Space.Table, metadata],
       [Space.View, metadata],
-      [Space.Column, { ...metadata, readAheadOn: 8 }],
-      [Space.SchemaNameIndex, metadata],
+      [Space.Column, metadata],
+      [Space.SchemaNameIndex, { ...metadata, readAheadOn: 2 }],
       [Space.RelationNameIndex, { ...metadata, fields: 2 }],
       [Space.DataFile, files],
       [Space.DeleteFile, files],
@@ -51,11 +51,11 @@ describe('groups', () => {
   it("are named by space and fields: a written key's group has the name its read had, and others differ", () => {
     const names = [group(Space.Table, [3]), group(Space.Table, [4]), group(Space.View, [3]), group(Space.Table), group(Space.RelationNameIndex, [3, 'a']), group(Space.RelationNameIndex, [3]), group(Space.RelationNameIndex, [1, '23']), group(Space.RelationNameIndex, [12, '3'])].map(groupId);
     expect(new Set(names).size).toBe(names.length);
-    expect(cachedGroupOf(encodeKey(Space.Table, [3], 9))).toEqual({ id: groupId(group(Space.Table, [3])), parentId: groupId(group(Space.Table)), kind: { fields: 1, metadata: true, readAheadOn: 2 } });
+    expect(cachedGroupOf(encodeKey(Space.Table, [3], 9))).toEqual({ id: groupId(group(Space.Table, [3])), parentId: groupId(group(Space.Table)), kind: { fields: 1, metadata: true, readAheadOn: 8 } });
     expect(cachedGroupOf(encodeKey(Space.RelationNameIndex, [3, 'a'], 9))).toEqual({
       id: groupId(group(Space.RelationNameIndex, [3, 'a'])),
       parentId: groupId(relationNamesIn(catalogId(3))),
-      kind: { fields: 2, metadata: true, readAheadOn: 2 },
+      kind: { fields: 2, metadata: true, readAheadOn: 8 },
     });
     expect(cachedGroupOf(snapshotKey(3))).toBeUndefined();
   });
