@@ -59,8 +59,11 @@ export const changesBetween = (from: number, to: number): KeyRange => ({ gte: sn
 export const changesUpTo = (id: number): KeyRange => ({ gte: CHANGES, lte: snapshotChangesKey(id) });
 
 export const ALL_TIMES: KeyRange = prefixRange(TIMES);
-/** Time index entries up to `time`: the last one is the newest snapshot at or before it. */
-export const timesUpTo = (time: number): { gte: Key; lte: Key } => ({ gte: TIMES, lte: timeKey(time, MAX_ID) });
+/**
+ * Time index entries up to `time`: the last one is the newest snapshot at or before it. A time past any a key
+ * holds (a caller may ask for 1e300) ends the range at the last one: every commit time is below it.
+ */
+export const timesUpTo = (time: number): { gte: Key; lte: Key } => ({ gte: TIMES, lte: timeKey(Math.min(time, MAX_ID), MAX_ID) });
 
 export const isTimeIndexKey = (key: Key): boolean => key[0] === Space.SnapshotTimeIndex;
 

@@ -64,6 +64,17 @@ describe('the snapshot timeline, read on demand', () => {
     expect(load).toHaveBeenCalledTimes(1);
   });
 
+  it('answers a time past any a key holds, asked before it is read, with the newest snapshot (the index is sought)', async () => {
+    const dir = await tempDir();
+    await history(dir, 2);
+    const c = await openCatalog({ dir });
+    for (const t of [1e300, Number.MAX_SAFE_INTEGER + 2, 2 ** 64 + 1]) {
+      const r = await c.reader({ timestamp: t });
+      expect(r.snapshot.id).toBe(2);
+      await r.close();
+    }
+  });
+
   it('is read again at the next miss when a read gave up (an apply ran meanwhile)', async () => {
     const dir = await tempDir();
     const times = await history(dir, 4);
