@@ -45,7 +45,8 @@ export async function changesInWords(c: Catalog, snapshots: readonly SnapshotInf
   // Then one reader per schema version, for every id named there.
   const wanted = new Map<string, { at: number; ids: Set<number> }>();
   for (const change of [...changes.values()].flat()) {
-    if (typeof change === 'string') continue;
+    // An id past what a number holds exactly names nothing Strata made: it stays an id.
+    if (typeof change === 'string' || !Number.isSafeInteger(change.id)) continue;
     for (const at of [change.at, change.before]) {
       if (at === undefined || at < 0) continue;
       const key = keyOf(at);

@@ -9,15 +9,18 @@ export const DEFAULT_MAX_CLOCK_SKEW_MS = 60_000;
 
 /**
  * `clock`, refusing a reading that is not a time (NaN, negative, past year 9999) and, when `maxSkewMs` is
- * not null, one ahead of the store's clock by more than it.
+ * not null, one ahead of the store's clock by more than it. A reading is taken to the millisecond below: a
+ * snapshot's time is whole milliseconds (DuckLake's timestamps, the time index's keys), and a clock such as
+ * performance.timeOrigin + performance.now() has fractions.
  */
 export function checkedClock(clock: () => number, store: ObjectStore, maxSkewMs: number | null): () => number {
   return () => {
-    const t = clock();
+    const read = clock();
+    const t = typeof read === 'number' ? Math.floor(read) : read;
     if (typeof t !== 'number' || !Number.isFinite(t) || t < 0 || t > MAX_TIME_MS) {
       throw new StrataError(
         'INVALID_ARGUMENT',
-        `the catalog's clock returned ${typeof t === 'number' ? String(t) : JSON.stringify(t) ?? String(t)}; a clock returns ms since epoch, ` +
+        `the catalog's clock returned ${typeof read === 'number' ? String(read) : JSON.stringify(read) ?? String(read)}; a clock returns ms since epoch, ` +
           'a finite number from 0 to the end of year 9999 (Date.now does)',
       );
     }

@@ -126,13 +126,15 @@ export class Reader {
   async namesOf(ids: readonly number[]): Promise<Map<number, string>> {
     this.assertOpen();
     if (!Array.isArray(ids)) throw new StrataError('INVALID_ARGUMENT', `namesOf() takes an array of catalog ids, got ${shown(ids)}`);
-    const wanted = [...new Set(ids.map((id, i) => catalogId(checkCount(`namesOf() ids[${i}]`, id))))];
+    // Array.from visits the holes of a sparse array, which map() passes over unchecked.
+    const wanted = new Set(Array.from(ids, (id, i) => catalogId(checkCount(`namesOf() ids[${i}]`, id))));
     const schemaName = async (id: CatalogId) => (await q.schemaAt(this.view, this.at, id))?.row.name;
     const out = new Map<number, string>();
     for (const id of wanted) {
       const relation = (await q.tableAt(this.view, this.at, id)) ?? (await q.viewAt(this.view, this.at, id));
-      const name = relation === undefined ? await schemaName(id) : `${await schemaName(relation.row.schemaId)}.${relation.row.name}`;
-      if (name !== undefined) out.set(id, name);
+      const schema = await schemaName(relation === undefined ? id : relation.row.schemaId);
+      // A relation whose schema is not live has no name here (an index only damage could leave so).
+      if (schema !== undefined) out.set(id, relation === undefined ? schema : `${schema}.${relation.row.name}`);
     }
     return out;
   }

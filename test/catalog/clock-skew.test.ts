@@ -64,6 +64,17 @@ describe('clock sanity', () => {
     await expect(Catalog.open({ dir, clock: 42 as unknown as () => number })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 
+  it('a clock with fractions of a millisecond (performance.timeOrigin + now()) creates and commits, its times whole milliseconds', async () => {
+    let t = Date.UTC(2026, 0, 1) + 0.5;
+    const c = await Catalog.open({ dir: await tempDir(), clock: () => (t += 1000.25), maxClockSkewMs: null });
+    const { snapshot } = await c.transaction((tx) => tx.createTable('main', 't', col));
+    const times = (await c.snapshots()).map((s) => s.time.getTime());
+    expect(times.every(Number.isInteger), String(times)).toBe(true);
+    const r = await c.reader({ timestamp: times.at(-1)! });
+    expect(r.snapshot.id).toBe(snapshot);
+    await Promise.all([r.close(), c.close()]);
+  });
+
   const s3 = s3Options();
   it.skipIf(s3 === undefined)('on S3, by the Date of the service\'s answers', () => refusedAhead(() => freshS3Store(s3!)));
 });

@@ -63,6 +63,9 @@ describe('Reader.namesOf', () => {
     await expectCode(r.namesOf([0, -1]), 'INVALID_ARGUMENT', /namesOf\(\) ids\[1\]/);
     await expectCode(r.namesOf([1.5]), 'INVALID_ARGUMENT', /ids\[0\]/);
     await expectCode(r.namesOf('12' as unknown as number[]), 'INVALID_ARGUMENT', /array of catalog ids/);
+    // eslint-disable-next-line no-sparse-arrays
+    await expectCode(r.namesOf([, 0] as number[]), 'INVALID_ARGUMENT', /ids\[0\]/);
+    await expectCode(r.namesOf(new Array<number>(2)), 'INVALID_ARGUMENT', /ids\[0\]/);
     expect(await r.namesOf([0, 0])).toEqual(new Map([[0, 'main']]));
     await r.close();
   });
