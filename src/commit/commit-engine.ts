@@ -76,6 +76,7 @@ export class CommitEngine implements CommitLayer {
 
   static async open(opts: EngineOptions): Promise<CommitEngine> {
     const engine = new CommitEngine(await openCatalog(opts));
+    engine.parts.sync.kv.readTimelineLater();
     try {
       if (opts.exclusiveWriter === true) {
         if (engine.parts.readOnly) throw new StrataError('INVALID_ARGUMENT', 'exclusiveWriter and readOnly exclude each other');

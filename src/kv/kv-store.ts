@@ -28,6 +28,9 @@ import type { PutSet } from './put-set.js';
 import { entryBatch, MAX_UNLANDED_MUTATIONS, UnlandedWrites } from './unlanded.js';
 import { VersionCache } from './version-cache.js';
 
+/** How long the index is open before the snapshot timeline is read anyway (readTimelineLater). */
+const TIMELINE_AFTER_MS = 1000;
+
 /** Unlanded entries after which an apply lets the event loop turn (see apply). */
 const YIELD_EVERY = 8;
 
@@ -78,6 +81,8 @@ export class KvStore {
   private readonly failureListeners: ((e: Error) => void)[] = [];
   /** The timeline's background read, while one is under way (readTimeline). */
   private timelineRead: Promise<unknown> | undefined;
+  /** The timer of readTimelineLater, until it fires or the index closes. */
+  private timelineLater: NodeJS.Timeout | undefined;
   /** Set as close() begins: a background read of the timeline stops at its next batch. */
   private closing = false;
 
@@ -292,11 +297,21 @@ export class KvStore {
 
   /**
    * Reads the snapshot timeline in the background, unless a read is under way or the index is closing: a
-   * scan of the time index (~0.1 s per 20,000 snapshots on this VM) that a process naming no snapshot by
-   * time never pays, and that the lookup asking first does not wait for (it seeks the time index, as every
-   * lookup does until the timeline is read). From then on every apply extends it. Gives up quietly if an
-   * apply runs meanwhile; the next lookup that misses reads it again.
+   * scan of the time index (~0.1 s per 20,000 snapshots on this VM) that a short process naming no snapshot
+   * by time never pays, and that the lookup asking first does not wait for (it seeks the time index, as every
+   * lookup does until the timeline is read). Commits applied meanwhile are added to it, and from then on
+   * every apply extends it. Gives up quietly if something is forgotten meanwhile (an excision); the next
+   * lookup that misses reads it again.
    */
+  /**
+   * Reads the timeline in the background once the index has been open TIMELINE_AFTER_MS, unless a lookup had
+   * it read sooner: a process that lives that long (a service, a job) is likely to ask, and its read then
+   * overlaps the commits it makes; one that ends sooner (a CLI call) never pays for it.
+   */
+  readTimelineLater(): void {
+    this.timelineLater ??= setTimeout(() => this.readTimeline(), TIMELINE_AFTER_MS).unref();
+  }
+
   private readTimeline(): void {
     if (this.timelineRead !== undefined || this.closing) return;
     this.timelineRead = (async () => {
@@ -393,6 +408,7 @@ export class KvStore {
   /** Closes the index and seals it, so the next open can tell it was not changed in between. */
   async close(): Promise<void> {
     this.closing = true;
+    clearTimeout(this.timelineLater);
     await this.timelineRead;
     // A batch that failed leaves the index at the entry before it: the next open replays from there.
     await this.landed().catch(() => undefined);

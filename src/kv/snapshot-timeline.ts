@@ -16,6 +16,10 @@ export class SnapshotTimeline {
   private size = 0;
   private loaded = false;
   private applying = 0;
+  /** While a load reads: the entries applied meanwhile, which it adds after what it read. */
+  private during: { ids: number[]; times: number[] } | undefined;
+  /** Counts what forgets the timeline (unload): a load that saw it change gives up. */
+  private forgotten = 0;
 
   constructor(private latest: KvSeq) {}
 
@@ -34,27 +38,36 @@ export class SnapshotTimeline {
   }
 
   /**
-   * Loads the whole timeline from the time index of a view of the newest state, if that is what it is;
-   * leaves it unloaded if `stop` says so between batches.
+   * Loads the whole timeline from the time index of a view of the newest state with no apply in flight; the
+   * entries applied while it reads are kept aside (beginApply) and added after what it read, so commits
+   * running meanwhile do not make it give up. It gives up if anything is forgotten meanwhile (an excision, a
+   * failed apply, a restore from a checkpoint), and if `stop` says so between batches.
    */
   async load(viewSeq: KvSeq, entries: AsyncIterable<[Uint8Array, Uint8Array][]>, stop: () => boolean = () => false): Promise<void> {
-    if (this.loaded || this.applying > 0 || viewSeq !== this.latest) return;
-    const ids: number[] = [];
-    const times: number[] = [];
-    for await (const batch of entries) {
-      if (stop()) return;
-      for (const [key] of batch) {
-        const { time, id } = decodeTimeKey(key);
-        times.push(time);
-        ids.push(id);
+    if (this.loaded || this.during !== undefined || this.applying > 0 || viewSeq !== this.latest) return;
+    const during = { ids: [] as number[], times: [] as number[] };
+    const forgotten = this.forgotten;
+    this.during = during;
+    try {
+      const ids: number[] = [];
+      const times: number[] = [];
+      for await (const batch of entries) {
+        if (stop()) return;
+        for (const [key] of batch) {
+          const { time, id } = decodeTimeKey(key);
+          times.push(time);
+          ids.push(id);
+        }
+        if (ids.length > MAX_ENTRIES) return;
       }
-      if (ids.length > MAX_ENTRIES) return;
+      if (this.forgotten !== forgotten) return;
+      this.size = 0;
+      for (let i = 0; i < ids.length; i++) this.push(ids[i]!, times[i]!);
+      for (let i = 0; i < during.ids.length; i++) this.push(during.ids[i]!, during.times[i]!);
+      this.loaded = true;
+    } finally {
+      this.during = undefined;
     }
-    // An apply may have started while this read ran; what it appends would be lost, so give up this time.
-    if (this.applying > 0 || viewSeq !== this.latest) return;
-    this.size = 0;
-    for (let i = 0; i < ids.length; i++) this.push(ids[i]!, times[i]!);
-    this.loaded = true;
   }
 
   /** Forgets everything: the index was replaced wholesale (bootstrap from a checkpoint). */
@@ -73,6 +86,10 @@ export class SnapshotTimeline {
       }
       const { time, id } = decodeTimeKey(m.key);
       if (this.loaded) this.push(id, time);
+      else if (this.during !== undefined) {
+        this.during.ids.push(id);
+        this.during.times.push(time);
+      }
     }
   }
 
@@ -102,5 +119,6 @@ export class SnapshotTimeline {
   private unload(): void {
     this.loaded = false;
     this.size = 0;
+    this.forgotten++;
   }
 }

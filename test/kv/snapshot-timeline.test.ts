@@ -53,6 +53,47 @@ describe('SnapshotTimeline', () => {
     expect(t.find(1000, head(1))).toBe(1);
   });
 
+  it('keeps what is applied while it reads and adds it after; gives up if anything is forgotten meanwhile', async () => {
+    const t = new SnapshotTimeline(kvSeq(2));
+    // The time index handed over in two batches, with commits applied between them.
+    async function* twoBatches(between: () => void) {
+      yield [entry(0, 10), entry(1, 20)];
+      between();
+      yield [entry(2, 30)];
+    }
+    await t.load(
+      kvSeq(2),
+      twoBatches(() => {
+        t.beginApply([put(3, 40)]);
+        t.endApply(kvSeq(3));
+        t.beginApply([put(4, 50)]);
+        t.endApply(kvSeq(4));
+      }),
+    );
+    expect(t.find(45, head(4))).toBe(3);
+    expect(t.find(1000, head(4))).toBe(4);
+    expect(t.find(25, head(4))).toBe(1);
+
+    const u = new SnapshotTimeline(kvSeq(2));
+    await u.load(
+      kvSeq(2),
+      twoBatches(() => {
+        u.beginApply([{ type: 'del', key: entry(0, 10)[0] }]);
+        u.endApply(kvSeq(3));
+      }),
+    );
+    expect(u.find(1000, head(3))).toBeNull();
+    const failed = new SnapshotTimeline(kvSeq(2));
+    await failed.load(
+      kvSeq(2),
+      twoBatches(() => {
+        failed.beginApply([put(3, 40)]);
+        failed.endApply(undefined);
+      }),
+    );
+    expect(failed.find(1000, head(3))).toBeNull();
+  });
+
   it('forgets everything when a time index entry is deleted (excision), and reloads later', async () => {
     const t = new SnapshotTimeline(kvSeq(1));
     await t.load(kvSeq(1), batches(entry(0, 10), entry(1, 20)));

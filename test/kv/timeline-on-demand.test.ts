@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { snapshotId } from '../../keys/ids.js';
 import { KvStore } from '../../src/kv/kv-store.js';
 import { SnapshotTimeline } from '../../src/kv/snapshot-timeline.js';
+import type { Catalog } from '../../src/index.js';
 import { openCatalog, steppingClock, tempDir } from '../helpers.js';
 
 afterEach(() => {
@@ -27,17 +28,50 @@ async function history(dir: string, n: number): Promise<number[]> {
 const expected = (times: number[], t: number) => times.findLastIndex((x) => x <= t);
 
 describe('the snapshot timeline, read on demand', () => {
-  it('is never read by a process that names no snapshot by time', async () => {
+  it('is never read by a process that names no snapshot by time and ends within a second of its open', async () => {
     const dir = await tempDir();
     await history(dir, 5);
     const load = vi.spyOn(SnapshotTimeline.prototype, 'load');
-    const c = await openCatalog({ dir });
-    const r = await c.reader();
-    expect((await r.tables('main')).length).toBe(5);
-    await r.close();
-    await c.transaction((tx) => tx.createTable('main', 'late', [{ name: 'a', type: 'int32' }]));
-    await c.close();
+    // The second is the index's timer (readTimelineLater): faked, it does not pass.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const c = await openCatalog({ dir });
+      const r = await c.reader();
+      expect((await r.tables('main')).length).toBe(5);
+      await r.close();
+      await c.transaction((tx) => tx.createTable('main', 'late', [{ name: 'a', type: 'int32' }]));
+      await c.close();
+    } finally {
+      vi.useRealTimers();
+    }
     expect(load).not.toHaveBeenCalled();
+  });
+
+  it('is read a second after the open by a process that lives on, and kept through the commits made meanwhile', async () => {
+    const dir = await tempDir();
+    const times = await history(dir, 5);
+    const load = vi.spyOn(SnapshotTimeline.prototype, 'load');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let c: Catalog;
+    try {
+      c = await openCatalog({ dir, clock: steppingClock(times.at(-1)!) });
+      expect(load).not.toHaveBeenCalled();
+      vi.advanceTimersByTime(1000);
+    } finally {
+      vi.useRealTimers();
+    }
+    await vi.waitFor(() => expect(load).toHaveBeenCalledTimes(1));
+    // Commits while it reads: each is kept aside and added after what the read found.
+    for (let i = 0; i < 3; i++) await c.transaction((tx) => tx.createTable('main', `late${i}`, [{ name: 'a', type: 'int32' }]));
+    await load.mock.results[0]!.value;
+    const all: number[] = [];
+    for (const s of await c.snapshots()) all[s.id] = s.time.getTime();
+    for (const [id, t] of all.entries()) {
+      const r = await c.reader({ timestamp: new Date(t) });
+      expect(r.snapshot.id).toBe(id);
+      await r.close();
+    }
+    expect(load).toHaveBeenCalledTimes(1);
   });
 
   it('answers every time right before, while and after it is read, and is read once', async () => {
