@@ -296,14 +296,6 @@ export class KvStore {
   }
 
   /**
-   * Reads the snapshot timeline in the background, unless a read is under way or the index is closing: a
-   * scan of the time index (~0.1 s per 20,000 snapshots on this VM) that a short process naming no snapshot
-   * by time never pays, and that the lookup asking first does not wait for (it seeks the time index, as every
-   * lookup does until the timeline is read). Commits applied meanwhile are added to it, and from then on
-   * every apply extends it. Gives up quietly if something is forgotten meanwhile (an excision); the next
-   * lookup that misses reads it again.
-   */
-  /**
    * Reads the timeline in the background once the index has been open TIMELINE_AFTER_MS, unless a lookup had
    * it read sooner: a process that lives that long (a service, a job) is likely to ask, and its read then
    * overlaps the commits it makes; one that ends sooner (a CLI call) never pays for it.
@@ -312,6 +304,14 @@ export class KvStore {
     this.timelineLater ??= setTimeout(() => this.readTimeline(), TIMELINE_AFTER_MS).unref();
   }
 
+  /**
+   * Reads the snapshot timeline in the background, unless a read is under way or the index is closing: a
+   * scan of the time index (~0.1 s per 20,000 snapshots on this VM) that a short process naming no snapshot
+   * by time never pays, and that the lookup asking first does not wait for (it seeks the time index, as every
+   * lookup does until the timeline is read). Commits applied meanwhile are added to it, and from then on
+   * every apply extends it. Gives up quietly if something is forgotten meanwhile (an excision); the next
+   * lookup that misses reads it again.
+   */
   private readTimeline(): void {
     if (this.timelineRead !== undefined || this.closing) return;
     this.timelineRead = (async () => {

@@ -1,8 +1,8 @@
 // Every snapshot's commit time, in id order, in memory: "the newest snapshot at or before T" becomes a binary
 // search instead of an iterator seek (tens of microseconds through classic-level). Commit times are
 // immutable and never decrease with ids, so the timeline may run ahead of a reader's view as long as the
-// search stops at that view's newest snapshot. It follows the same rules as the version cache: filled only
-// from the newest applied state with no apply in flight, and extended by every apply before its batch.
+// search stops at that view's newest snapshot. It is filled from the newest applied state, read while no
+// apply is in flight and joined by the entries applied while it reads; every apply extends it before its batch.
 import type { KvSeq, SnapshotId } from '../../keys/ids.js';
 import type { Mutation } from '../../keys/mutation.js';
 import { decodeTimeKey, isTimeIndexKey } from '../../keys/snapshots.js';
@@ -20,8 +20,14 @@ export class SnapshotTimeline {
   private during: { ids: number[]; times: number[] } | undefined;
   /** Counts what forgets the timeline (unload): a load that saw it change gives up. */
   private forgotten = 0;
+  /** The index held more snapshots than it may: no load reads it all again until a deletion may have shrunk it. */
+  private tooLarge = false;
 
-  constructor(private latest: KvSeq) {}
+  constructor(
+    private latest: KvSeq,
+    /** Past this many snapshots the timeline is not kept and lookups go back to the index. */
+    private readonly maxEntries = MAX_ENTRIES,
+  ) {}
 
   /** The newest snapshot with time <= `time` and id <= `head`; undefined if there is none; null if unknown. */
   find(time: number, head: SnapshotId): SnapshotId | undefined | null {
@@ -44,7 +50,7 @@ export class SnapshotTimeline {
    * failed apply, a restore from a checkpoint), and if `stop` says so between batches.
    */
   async load(viewSeq: KvSeq, entries: AsyncIterable<[Uint8Array, Uint8Array][]>, stop: () => boolean = () => false): Promise<void> {
-    if (this.loaded || this.during !== undefined || this.applying > 0 || viewSeq !== this.latest) return;
+    if (this.loaded || this.tooLarge || this.during !== undefined || this.applying > 0 || viewSeq !== this.latest) return;
     const during = { ids: [] as number[], times: [] as number[] };
     const forgotten = this.forgotten;
     this.during = during;
@@ -58,13 +64,14 @@ export class SnapshotTimeline {
           times.push(time);
           ids.push(id);
         }
-        if (ids.length > MAX_ENTRIES) return;
+        if (ids.length + during.ids.length > this.maxEntries) return void (this.tooLarge = true);
       }
+      if (ids.length + during.ids.length > this.maxEntries) return void (this.tooLarge = true);
       if (this.forgotten !== forgotten) return;
       this.size = 0;
       for (let i = 0; i < ids.length; i++) this.push(ids[i]!, times[i]!);
       for (let i = 0; i < during.ids.length; i++) this.push(during.ids[i]!, during.times[i]!);
-      this.loaded = true;
+      this.loaded = this.forgotten === forgotten;
     } finally {
       this.during = undefined;
     }
@@ -73,6 +80,7 @@ export class SnapshotTimeline {
   /** Forgets everything: the index was replaced wholesale (bootstrap from a checkpoint). */
   reset(latest: KvSeq): void {
     this.unload();
+    this.tooLarge = false;
     this.latest = latest;
   }
 
@@ -82,6 +90,7 @@ export class SnapshotTimeline {
       if (!isTimeIndexKey(m.key)) continue;
       if (m.type === 'del') {
         this.unload(); // excision: rebuild on next use
+        this.tooLarge = false;
         continue;
       }
       const { time, id } = decodeTimeKey(m.key);
@@ -101,7 +110,11 @@ export class SnapshotTimeline {
 
   private push(id: number, time: number): void {
     if (this.size > 0 && id <= this.ids[this.size - 1]!) return; // replayed or already loaded
-    if (this.size === MAX_ENTRIES) return this.unload();
+    if (this.size === this.maxEntries) {
+      this.unload();
+      this.tooLarge = true;
+      return;
+    }
     if (this.size === this.ids.length) {
       const grow = (a: Float64Array) => {
         const b = new Float64Array(a.length * 2);

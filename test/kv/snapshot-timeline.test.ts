@@ -94,6 +94,39 @@ describe('SnapshotTimeline', () => {
     expect(failed.find(1000, head(3))).toBeNull();
   });
 
+  it('past its size, entries applied during a load included, gives up and is not read again until it shrinks', async () => {
+    // At most 4 entries: 4 in the index and 1 applied while it reads are one too many.
+    const t = new SnapshotTimeline(kvSeq(4), 4);
+    let reads = 0;
+    async function* four(between: () => void) {
+      reads++;
+      yield [entry(0, 10), entry(1, 20)];
+      between();
+      yield [entry(2, 30), entry(3, 40)];
+    }
+    await t.load(
+      kvSeq(4),
+      four(() => {
+        t.beginApply([put(4, 50)]);
+        t.endApply(kvSeq(5));
+      }),
+    );
+    expect(t.find(25, head(4))).toBeNull();
+    expect(t.find(1e9, head(4))).toBeNull();
+    // Too large to hold: a later load does not read it all again for nothing.
+    await t.load(kvSeq(5), four(() => undefined));
+    expect(reads).toBe(1);
+    expect(t.find(25, head(4))).toBeNull();
+    // An excision may take it below the size again.
+    t.beginApply([{ type: 'del', key: entry(0, 10)[0] }]);
+    t.endApply(kvSeq(6));
+    async function* rest() {
+      yield [entry(1, 20), entry(2, 30), entry(3, 40), entry(4, 50)];
+    }
+    await t.load(kvSeq(6), rest());
+    expect(t.find(25, head(4))).toBe(1);
+  });
+
   it('forgets everything when a time index entry is deleted (excision), and reloads later', async () => {
     const t = new SnapshotTimeline(kvSeq(1));
     await t.load(kvSeq(1), batches(entry(0, 10), entry(1, 20)));

@@ -50,7 +50,17 @@ describe('the snapshot timeline, read on demand', () => {
   it('is read a second after the open by a process that lives on, and kept through the commits made meanwhile', async () => {
     const dir = await tempDir();
     const times = await history(dir, 5);
-    const load = vi.spyOn(SnapshotTimeline.prototype, 'load');
+    // The read's first batch is held until three commits have been applied: they land while it reads.
+    let committed!: () => void;
+    const commitsDone = new Promise<void>((resolve) => (committed = resolve));
+    const original = SnapshotTimeline.prototype.load;
+    const load = vi.spyOn(SnapshotTimeline.prototype, 'load').mockImplementation(function (this: SnapshotTimeline, seq, entries, stop) {
+      const held = async function* () {
+        await commitsDone;
+        yield* entries;
+      };
+      return original.call(this, seq, held(), stop);
+    });
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     let c: Catalog;
     try {
@@ -61,8 +71,8 @@ describe('the snapshot timeline, read on demand', () => {
       vi.useRealTimers();
     }
     await vi.waitFor(() => expect(load).toHaveBeenCalledTimes(1));
-    // Commits while it reads: each is kept aside and added after what the read found.
     for (let i = 0; i < 3; i++) await c.transaction((tx) => tx.createTable('main', `late${i}`, [{ name: 'a', type: 'int32' }]));
+    committed();
     await load.mock.results[0]!.value;
     const all: number[] = [];
     for (const s of await c.snapshots()) all[s.id] = s.time.getTime();
