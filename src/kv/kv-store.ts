@@ -301,7 +301,7 @@ export class KvStore {
    * overlaps the commits it makes; one that ends sooner (a CLI call) never pays for it.
    */
   readTimelineLater(): void {
-    this.timelineLater ??= setTimeout(() => this.readTimeline(), TIMELINE_AFTER_MS).unref();
+    this.timelineLater ??= setTimeout(() => this.timeline.isLoaded || this.readTimeline(), TIMELINE_AFTER_MS).unref();
   }
 
   /**

@@ -29,6 +29,11 @@ export class SnapshotTimeline {
     private readonly maxEntries = MAX_ENTRIES,
   ) {}
 
+  /** Whether it answers lookups (loaded and not forgotten since). */
+  get isLoaded(): boolean {
+    return this.loaded;
+  }
+
   /** The newest snapshot with time <= `time` and id <= `head`; undefined if there is none; null if unknown. */
   find(time: number, head: SnapshotId): SnapshotId | undefined | null {
     if (!this.loaded) return null;

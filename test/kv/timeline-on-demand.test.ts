@@ -84,6 +84,28 @@ describe('the snapshot timeline, read on demand', () => {
     expect(load).toHaveBeenCalledTimes(1);
   });
 
+  it('is not read again by the timer once a lookup had it read', async () => {
+    const dir = await tempDir();
+    const times = await history(dir, 3);
+    const load = vi.spyOn(SnapshotTimeline.prototype, 'load');
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const c = await openCatalog({ dir });
+      const r = await c.reader({ timestamp: new Date(times[1]!) });
+      expect(r.snapshot.id).toBe(1);
+      await r.close();
+      while (load.mock.calls.length === 0) await turn();
+      await load.mock.results[0]!.value;
+      vi.advanceTimersByTime(1000);
+      for (let i = 0; i < 5; i++) await turn();
+      expect(load).toHaveBeenCalledTimes(1);
+      await c.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('answers every time right before, while and after it is read, and is read once', async () => {
     const dir = await tempDir();
     const times = await history(dir, 40);
