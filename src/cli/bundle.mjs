@@ -29,6 +29,11 @@ for (const f of readdirSync(OUT)) if (f.startsWith('bundle-') || f === 'strata.j
 
 const external = ['@duckdb/node-api', '@aws-sdk/client-s3', 'avsc', 'better-sqlite3', 'cli-progress', 'fastify', 'fs-ext', 'msgpackr', 'node-gyp-build'];
 
+// What every file built here shares: bundled for Node, beside the library, quiet unless something is wrong;
+// the CommonJS ones as .cjs, since the package's own .js files are ES modules.
+const common = { bundle: true, platform: 'node', outdir: OUT, logLevel: 'warning' };
+const commonJs = { ...common, format: 'cjs', outExtension: { '.js': '.cjs' } };
+
 // classic-level finds its native binding from its own directory, by its own node-gyp-build; bundled, it asks
 // where the package's classic-level is installed and loads both from there.
 const binding = {
@@ -57,13 +62,8 @@ const bindings = {
   },
 };
 await esbuild.build({
+  ...commonJs,
   entryPoints: { [DUCKDB_API.replace(/\.cjs$/, '')]: '@duckdb/node-api' },
-  outExtension: { '.js': '.cjs' },
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  outdir: OUT,
-  logLevel: 'warning',
   // Resolved where it is installed, on purpose (see `bindings`).
   logOverride: { 'require-resolve-not-external': 'silent' },
   plugins: [bindings],
@@ -78,17 +78,12 @@ const whereBundled = {
 };
 
 await esbuild.build({
+  ...commonJs,
   entryPoints: { 'strata-command': `${ROOT}/src/cli/main.js` },
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  outExtension: { '.js': '.cjs' },
   external,
-  outdir: OUT,
   // import() of a package left outside (fastify, the AWS SDK) as require(): code compiled by vm.Script has no
   // loader for import(), and on Node 20 one given to it is lost when the code comes from the cache.
   supported: { 'dynamic-import': false },
-  logLevel: 'warning',
   logOverride: { 'require-resolve-not-external': 'silent' },
   plugins: [binding],
   ...whereBundled,
@@ -97,13 +92,10 @@ await esbuild.build({
 
 // The index check's child is an ES module (it awaits at its top level), spawned from beside the command.
 await esbuild.build({
+  ...common,
   entryPoints: { 'index-check-child': `${ROOT}/src/kv/index-check-child.js` },
-  bundle: true,
-  platform: 'node',
   format: 'esm',
   external,
-  outdir: OUT,
-  logLevel: 'warning',
   logOverride: { 'require-resolve-not-external': 'silent' },
   // The bundled CommonJS packages require() what stays outside: an ES module has no require of its own.
   banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
@@ -112,13 +104,8 @@ await esbuild.build({
 
 // The `bin`: runs the command from the code cache its build names (a hash of the bundle's bytes).
 await esbuild.build({
+  ...commonJs,
   entryPoints: { strata: `${ROOT}/src/cli/launcher.js` },
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  outExtension: { '.js': '.cjs' },
-  outdir: OUT,
-  logLevel: 'warning',
   ...whereBundled,
   define: {
     ...whereBundled.define,
