@@ -19,6 +19,13 @@ exports.ran = { command };
 console.log(JSON.stringify({ command, said: words[command](3), dir: __dirname === require('node:path').dirname(__filename) }));
 `;
 
+/** The bundle `source` written to a file of its own, and an empty directory for its cache. */
+async function setUp(source = BUNDLE): Promise<{ bundle: string; dir: string }> {
+  const bundle = path.join(await tempDir(), 'bundle.cjs');
+  await writeFile(bundle, source);
+  return { bundle, dir: await tempDir() };
+}
+
 async function call(bundle: string, build: string, dir: string, command: string) {
   const { stdout } = await runTsx(driver, [bundle, build, dir, command]);
   const [said, use] = stdout.split('\n').filter((l) => l !== '');
@@ -32,10 +39,7 @@ async function note(dir: string, build: string) {
 
 describe('the command run from its code cache', () => {
   it('is written by the first call and by each command not seen, used by the others, and changes nothing a call does', { timeout: 120_000 }, async () => {
-    const base = await tempDir();
-    const bundle = path.join(base, 'bundle.cjs');
-    await writeFile(bundle, BUNDLE);
-    const dir = await tempDir();
+    const { bundle, dir } = await setUp();
     const first = await call(bundle, 'b1', dir, 'one');
     expect(first).toEqual({ said: { command: 'one', said: 'oneoneone', dir: true }, use: 'none' });
     expect((await note(dir, 'b1')).commands).toEqual(['one']);
@@ -53,10 +57,7 @@ describe('the command run from its code cache', () => {
   });
 
   it('one that fails its checksum, or was made from another source, is not handed to V8; one V8 refuses is taken again', { timeout: 120_000 }, async () => {
-    const base = await tempDir();
-    const bundle = path.join(base, 'bundle.cjs');
-    await writeFile(bundle, BUNDLE);
-    const dir = await tempDir();
+    const { bundle, dir } = await setUp();
     await call(bundle, 'b1', dir, 'one');
     await call(bundle, 'b1', dir, 'two');
     const { v8 } = await note(dir, 'b1');
@@ -128,10 +129,7 @@ describe('the command run from its code cache', () => {
   });
 
   it('uses no file of it that is a link or that others can write, and replaces a link without writing through it', { timeout: 120_000 }, async () => {
-    const base = await tempDir();
-    const bundle = path.join(base, 'bundle.cjs');
-    await writeFile(bundle, BUNDLE);
-    const dir = await tempDir();
+    const { bundle, dir } = await setUp();
     await call(bundle, 'b1', dir, 'one');
     const { v8 } = await note(dir, 'b1');
     const target = path.join(await tempDir(), 'kept.v8');
@@ -148,10 +146,7 @@ describe('the command run from its code cache', () => {
   });
 
   it('does not count a command whose call failed as seen', { timeout: 120_000 }, async () => {
-    const base = await tempDir();
-    const bundle = path.join(base, 'bundle.cjs');
-    await writeFile(bundle, BUNDLE.replace("exports.ran = { command };", "exports.ran = { command };\nif (command === 'two') process.exitCode = 3;"));
-    const dir = await tempDir();
+    const { bundle, dir } = await setUp(BUNDLE.replace("exports.ran = { command };", "exports.ran = { command };\nif (command === 'two') process.exitCode = 3;"));
     await call(bundle, 'b1', dir, 'one');
     await runTsx(driver, [bundle, 'b1', dir, 'two']).catch(() => undefined);
     expect((await note(dir, 'b1')).commands).toEqual(['one']);

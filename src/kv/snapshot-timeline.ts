@@ -62,6 +62,8 @@ export class SnapshotTimeline {
     try {
       const ids: number[] = [];
       const times: number[] = [];
+      // Counted with what was applied meanwhile: after each batch, so a read too large stops early, and at the end.
+      const tooMany = () => (this.tooLarge = ids.length + during.ids.length > this.maxEntries);
       for await (const batch of entries) {
         if (stop()) return;
         for (const [key] of batch) {
@@ -69,10 +71,9 @@ export class SnapshotTimeline {
           times.push(time);
           ids.push(id);
         }
-        if (ids.length + during.ids.length > this.maxEntries) return void (this.tooLarge = true);
+        if (tooMany()) return;
       }
-      if (ids.length + during.ids.length > this.maxEntries) return void (this.tooLarge = true);
-      if (this.forgotten !== forgotten) return;
+      if (tooMany() || this.forgotten !== forgotten) return;
       this.size = 0;
       for (let i = 0; i < ids.length; i++) this.push(ids[i]!, times[i]!);
       for (let i = 0; i < during.ids.length; i++) this.push(during.ids[i]!, during.times[i]!);
