@@ -14,6 +14,7 @@ import type { ColumnInfo } from '../read/records.js';
 import { duckType, lakeType } from './duck-types.js';
 import { type Connections, run } from './engine.js';
 import { literal } from './sql-text.js';
+import { type FooterColumn, footerColumns, type SchemaNode, topLevel } from './parquet-footer.js';
 import { ROW_ID_FIELD_ID } from './table-scan.js';
 
 /** A top-level column of a Parquet file: its name, its field id if it has one, its DuckDB type. */
@@ -28,37 +29,39 @@ const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message
 /** How to write a file the catalog reads by its column ids: said wherever a file without them is refused. */
 const HOW = "write it with DuckDB's COPY … (FORMAT parquet, FIELD_IDS {column: id, …}) giving each column its id in the catalog (reader.table() lists them), or name its columns as the table does";
 
-/** The top-level columns of each file (by local path), from their footers: one query for the field ids, one per file for the types. */
+/** The top-level columns of each file (by local path), from their footers: their field ids, then one query per file for the types. */
 export async function fileColumns(c: DuckDBConnection, locals: readonly string[]): Promise<Map<string, FileColumn[]>> {
-  const ids = await topLevelFieldIds(c, locals);
+  const footers = await topLevelColumns(locals, (work) => work(c));
   const out = new Map<string, FileColumn[]>();
   for (const local of locals) {
     const described = (await run(() => c.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${literal(local)})`))).getRowObjectsJS() as { column_name: string; column_type: string }[];
-    const fieldIds = ids.get(local) ?? [];
+    const fieldIds = (footers.get(local) ?? []).map((x) => x.fieldId);
     out.set(local, described.map((d, i) => ({ name: d.column_name, type: d.column_type, fieldId: fieldIds[i] ?? null })));
   }
   return out;
 }
 
-/** A top-level column as a file's footer declares it: its name, field id and Parquet type, nested or not. */
-interface FooterColumn {
-  name: string;
-  fieldId: number | null;
-  /** Its physical and logical type as parquet_schema spells them: equal keys read as the same DuckDB type. */
-  type: string;
-  nested: boolean;
-}
-
 /**
- * The field id of each top-level column of each file, in order (null where it has none). parquet_schema lists
- * a file's schema depth first: its root, then each column and, after a group, the group's members.
+ * The top-level columns of each file, read from its footer here (parquet-footer.ts); the files whose footers
+ * cannot be read here go to DuckDB, in one query on a connection `withDuckDB` gives, whose error says why.
  */
-async function topLevelFieldIds(c: DuckDBConnection, locals: readonly string[]): Promise<Map<string, (number | null)[]>> {
-  const columns = await topLevelColumns(c, locals);
-  return new Map([...columns].map(([local, cs]) => [local, cs.map((x) => x.fieldId)]));
+async function topLevelColumns(
+  locals: readonly string[],
+  withDuckDB: <T>(work: (c: DuckDBConnection) => Promise<T>) => Promise<T>,
+): Promise<Map<string, FooterColumn[]>> {
+  const out = new Map<string, FooterColumn[]>();
+  const unread: string[] = [];
+  for (const local of locals) {
+    const columns = footerColumns(local);
+    if (columns === undefined) unread.push(local);
+    else out.set(local, columns);
+  }
+  if (unread.length > 0) for (const [local, columns] of await withDuckDB((c) => duckTopLevelColumns(c, unread))) out.set(local, columns);
+  return out;
 }
 
-async function topLevelColumns(c: DuckDBConnection, locals: readonly string[]): Promise<Map<string, FooterColumn[]>> {
+/** topLevelColumns, as DuckDB's parquet_schema lists them. */
+async function duckTopLevelColumns(c: DuckDBConnection, locals: readonly string[]): Promise<Map<string, FooterColumn[]>> {
   const rows = (
     await run(() =>
       c.runAndReadAll(
@@ -67,24 +70,14 @@ async function topLevelColumns(c: DuckDBConnection, locals: readonly string[]): 
       ),
     )
   ).getRowObjectsJS() as { file_name: string; name: string; field_id: number | bigint | null; num_children: number | bigint | null; type: string }[];
-  const out = new Map<string, FooterColumn[]>();
-  // Per file: how many members each open group still has to list, the root first.
-  let open: number[] = [];
-  let file: string | undefined;
+  // parquet_schema lists each file's elements in order, its root first.
+  const byFile = new Map<string, SchemaNode[]>();
   for (const r of rows) {
-    const children = Number(r.num_children ?? 0);
-    if (r.file_name !== file) {
-      file = r.file_name;
-      out.set(file, []);
-      open = [children];
-      continue;
-    }
-    if (open.length === 1) out.get(file)!.push({ name: r.name, fieldId: r.field_id === null ? null : Number(r.field_id), type: r.type, nested: children > 0 });
-    open[open.length - 1]!--;
-    if (children > 0) open.push(children);
-    while (open.length > 1 && open.at(-1) === 0) open.pop();
+    let nodes = byFile.get(r.file_name);
+    if (nodes === undefined) byFile.set(r.file_name, (nodes = []));
+    nodes.push({ name: r.name, fieldId: r.field_id === null ? null : Number(r.field_id), children: Number(r.num_children ?? 0), type: r.type });
   }
-  return out;
+  return new Map([...byFile].map(([file, nodes]) => [file, topLevel(nodes) ?? []]));
 }
 
 /**
@@ -105,20 +98,31 @@ function layoutOf(columns: readonly FooterColumn[]): FileLayout | undefined {
 }
 
 /**
- * How a file with `file` columns is read as table `table` with `columns` (its live ones): undefined when its
- * columns carry field ids (each naming a column of the table), else the name mapping to record with it.
- * Refuses (INVALID_ARGUMENT) a file it cannot read either way.
+ * Whether a file with `file` columns is read as table `table` by field id: every column of its own carries one,
+ * each naming a column of the table (a row id DuckLake carries aside). False when none does (it is read by
+ * name); refused (INVALID_ARGUMENT) when only some do, or one names no column of the table.
  */
-export function nameMappingOf(table: string, columns: readonly ColumnInfo[], path: string, file: readonly FileColumn[]): NameMappingColumn[] | undefined {
+export function readByFieldIds(table: string, columns: readonly ColumnInfo[], path: string, file: readonly { name: string; fieldId: number | null }[]): boolean {
   const own = file.filter((f) => f.fieldId !== ROW_ID_FIELD_ID);
   const withIds = own.filter((f) => f.fieldId !== null);
   if (withIds.length === own.length && own.length > 0) {
     const ids = new Set(columns.map((c) => c.id as number));
     const stray = withIds.find((f) => !ids.has(f.fieldId!));
     if (stray) throw invalid(`data file ${path}: its column ${stray.name} has field id ${stray.fieldId}, which is no column of ${table} (its column ids: ${[...ids].join(', ')}); ${HOW}`);
-    return undefined;
+    return true;
   }
   if (withIds.length > 0) throw invalid(`data file ${path}: some of its columns carry field ids (${withIds.map((f) => f.name).join(', ')}) and others do not, so it can be read neither by id nor by name; ${HOW}`);
+  return false;
+}
+
+/**
+ * How a file with `file` columns is read as table `table` with `columns` (its live ones): undefined when its
+ * columns carry field ids (each naming a column of the table), else the name mapping to record with it.
+ * Refuses (INVALID_ARGUMENT) a file it cannot read either way.
+ */
+export function nameMappingOf(table: string, columns: readonly ColumnInfo[], path: string, file: readonly FileColumn[]): NameMappingColumn[] | undefined {
+  if (readByFieldIds(table, columns, path, file)) return undefined;
+  const own = file.filter((f) => f.fieldId !== ROW_ID_FIELD_ID);
   const byName = new Map(own.map((f) => [f.name, f]));
   const rows: NameMappingColumn[] = [];
   const taken = new Set<FileColumn>();
@@ -195,7 +199,10 @@ export class FieldIdChecks {
   async carried(files: readonly { local: string; identity: string; named: string }[]): Promise<(FileLayout | undefined)[]> {
     const fresh = files.filter((f) => !this.footers.has(f.identity));
     if (fresh.length > 0) {
-      const reading = this.engine.withConnection((c) => topLevelColumns(c, fresh.map((f) => f.local)));
+      const reading = topLevelColumns(
+        fresh.map((f) => f.local),
+        (work) => this.engine.withConnection(work),
+      );
       for (const f of fresh) {
         const footer = reading.then((all) => {
           const columns = all.get(f.local) ?? [];

@@ -13,7 +13,8 @@ import type { ObjectStore } from '../store/object-store.js';
 import type { FileInspector } from '../txn/transaction.js';
 import type { DeletePositionChecks } from './delete-positions.js';
 import type { Connections } from './engine.js';
-import { type FieldIdChecks, fileColumns, nameMappingOf } from './file-columns.js';
+import { type FieldIdChecks, fileColumns, nameMappingOf, readByFieldIds } from './file-columns.js';
+import { footerColumns } from './parquet-footer.js';
 import { identityOf, recordedFile } from './local-files.js';
 
 type Recorded = { path: string; fileSizeBytes: number; contentCrc32: number | null };
@@ -47,7 +48,10 @@ export class RegistrationChecks implements FileInspector {
     if (local === undefined || (await this.ctx.fieldIds.wroteWithFieldIds(identityOf(recordedFile(this.ctx.dataPath, file))))) return undefined;
     const live = await columns();
     return this.once(file, JSON.stringify([table, live]), async () => {
-      // A file DuckDB cannot read as Parquet is left to the query that reads it, which says it is damaged.
+      // A file whose columns carry field ids needs only its footer, read here; one read by name needs DuckDB's
+      // types too. A file DuckDB cannot read as Parquet is left to the query that reads it, which says it is damaged.
+      const footer = footerColumns(local);
+      if (footer !== undefined && readByFieldIds(table, live, file.path, footer)) return undefined;
       const found = await this.ctx.engine.withConnection((c) => fileColumns(c, [local])).catch(() => undefined);
       return found === undefined ? undefined : nameMappingOf(table, live, file.path, found.get(local)!);
     });
