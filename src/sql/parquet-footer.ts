@@ -5,7 +5,7 @@
 // a field id it would not see must not be seen here. A footer this cannot read is not judged here: the caller
 // asks DuckDB, whose error names what is wrong with the file.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { CompactReader, Wire } from './thrift-compact.js';
+import { readCompact, type Shape, type StructValue, type Value } from './thrift-compact.js';
 
 /** A top-level column as a file's footer declares it: its name, field id and Parquet type, nested or not. */
 export interface FooterColumn {
@@ -77,72 +77,91 @@ export function topLevel(schema: readonly SchemaNode[]): FooterColumn[] | undefi
   return open.length === 0 ? out : undefined;
 }
 
+// parquet.thrift's FileMetaData, as far as common writers fill it in (Apache Parquet's format, 2.11). A footer
+// with anything else (encryption, a field added since) is read by DuckDB instead.
+const i32: Shape = { kind: 'i32' };
+const i64: Shape = { kind: 'i64' };
+const bool: Shape = { kind: 'bool' };
+const binary: Shape = { kind: 'binary' };
+const empty: Shape = { kind: 'struct', fields: {} };
+const struct = (fields: Record<number, Shape>, required: number[] = []): Shape => ({ kind: 'struct', fields, required });
+const union = (fields: Record<number, Shape>): Shape => ({ kind: 'struct', fields, union: true });
+const list = (of: Shape): Shape => ({ kind: 'list', of });
+
+const timeUnit = union({ 1: empty, 2: empty, 3: empty });
+const logicalType = union({
+  1: empty,
+  2: empty,
+  3: empty,
+  4: empty,
+  5: struct({ 1: i32, 2: i32 }, [1, 2]),
+  6: empty,
+  7: struct({ 1: bool, 2: timeUnit }, [1, 2]),
+  8: struct({ 1: bool, 2: timeUnit }, [1, 2]),
+  10: struct({ 1: { kind: 'i8' }, 2: bool }, [1, 2]),
+  11: empty,
+  12: empty,
+  13: empty,
+  14: empty,
+  15: empty,
+});
+const schemaElement = struct({ 1: i32, 2: i32, 3: i32, 4: binary, 5: i32, 6: i32, 7: i32, 8: i32, 9: i32, 10: logicalType }, [4]);
+const keyValue = struct({ 1: binary, 2: binary }, [1]);
+const statistics = struct({ 1: binary, 2: binary, 3: i64, 4: i64, 5: binary, 6: binary, 7: bool, 8: bool });
+const sizeStatistics = struct({ 1: i64, 2: list(i64), 3: list(i64) });
+const columnMetaData = struct(
+  {
+    1: i32,
+    2: list(i32),
+    3: list(binary),
+    4: i32,
+    5: i64,
+    6: i64,
+    7: i64,
+    8: list(keyValue),
+    9: i64,
+    10: i64,
+    11: i64,
+    12: statistics,
+    13: list(struct({ 1: i32, 2: i32, 3: i32 }, [1, 2, 3])),
+    14: i64,
+    15: i32,
+    16: sizeStatistics,
+  },
+  [1, 2, 3, 4, 5, 6, 7, 9],
+);
+const columnChunk = struct({ 1: binary, 2: i64, 3: columnMetaData, 4: i64, 5: i32, 6: i64, 7: i32 }, [2]);
+const rowGroup = struct({ 1: list(columnChunk), 2: i64, 3: i64, 4: list(struct({ 1: i32, 2: bool, 3: bool }, [1, 2, 3])), 5: i64, 6: i64, 7: { kind: 'i16' } }, [1, 2, 3]);
+const fileMetaData = struct({ 1: i32, 2: list(schemaElement), 3: i64, 4: list(rowGroup), 5: list(keyValue), 6: binary, 7: list(union({ 1: empty })) }, [1, 2, 3, 4]);
+
 /**
  * The schema of a FileMetaData: its elements, each with its name, field id, number of children and a type key
- * made of every other field it sets (equal keys: equal elements, which DuckDB reads alike). Undefined where DuckDB
- * would refuse the footer, or where this cannot tell what it would make of it: a field it requires missing, a
- * name that is not UTF-8, a negative count.
+ * made of every other field it sets (equal keys: equal elements, which DuckDB reads alike). Undefined where the
+ * footer strays from the shape above, or where DuckDB would refuse it: a name that is not UTF-8, a negative count.
  */
 function schemaOf(footer: Uint8Array): SchemaNode[] | undefined {
-  const r = new CompactReader(footer);
-  let schema: SchemaNode[] | undefined;
-  let invalid = false;
-  const set = new Set<number>();
-  r.struct((id, wire) => {
-    // FileMetaData: version i32, schema list, num_rows i64, row_groups list (all required); the rest optional.
-    const want = [undefined, Wire.I32, Wire.List, Wire.I64, Wire.List][id];
-    if (want !== wire) return false;
-    set.add(id);
-    if (id !== 2) return false;
-    // As Thrift's generated code does, each element is read as a struct whatever the list says they are.
-    const { size } = r.listHeader();
-    schema = [];
-    for (let i = 0; i < size; i++) {
-      const e = element(r);
-      if (e === undefined) invalid = true;
-      else schema.push(e);
-    }
-    return true;
-  });
-  return invalid || set.size < 4 ? undefined : schema;
+  const meta = readCompact(footer, fileMetaData) as StructValue;
+  const out: SchemaNode[] = [];
+  for (const e of meta[2] as StructValue[]) {
+    const name = utf8(e[4] as Uint8Array);
+    const children = (e[5] as number | undefined) ?? 0;
+    if (name === undefined || children < 0) return undefined;
+    const { 4: _name, 5: _children, 9: fieldId, ...rest } = e;
+    out.push({ name, fieldId: (fieldId as number | undefined) ?? null, children, type: JSON.stringify(rest, bytesAsHex) });
+  }
+  return out;
 }
 
-const strict = new TextDecoder('utf-8', { fatal: true });
+const bytesAsHex = (_key: string, v: Value) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v);
 
-/** The bytes as text, unless they are not UTF-8. */
+// A leading byte-order mark is part of a name, as DuckDB keeps it.
+const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The bytes as text, unless they are not UTF-8 (DuckDB refuses such a name). */
 function utf8(bytes: Uint8Array): string | undefined {
   try {
     return strict.decode(bytes);
   } catch {
     return undefined;
   }
-}
-
-/** One SchemaElement, or undefined when it has no name or one that is not UTF-8 (DuckDB refuses both). */
-function element(r: CompactReader): SchemaNode | undefined {
-  let name: string | undefined;
-  let fieldId: number | null = null;
-  let children = 0;
-  // type, type_length, repetition_type, converted_type, scale, precision by field id; logicalType as its bytes.
-  const rest: Record<number, number | string> = {};
-  r.struct((id, wire) => {
-    if (id === 4 && wire === Wire.Binary) {
-      name = utf8(r.binary());
-      return true;
-    }
-    if (id === 10 && wire === Wire.Struct) {
-      const start = r.position;
-      r.skip(Wire.Struct, 1, false);
-      rest[id] = Buffer.from(r.since(start)).toString('hex');
-      return true;
-    }
-    if (id < 1 || id > 9 || id === 4 || wire !== Wire.I32) return false;
-    const v = r.i32();
-    if (id === 9) fieldId = v;
-    else if (id === 5) children = v;
-    else rest[id] = v;
-    return true;
-  });
-  if (name === undefined || children < 0) return undefined;
-  return { name, fieldId, children, type: JSON.stringify(rest) };
 }

@@ -130,6 +130,30 @@ describe('footerColumns', () => {
     expect(footerColumns(path.join(dir, 'absent.parquet'))).toBeUndefined();
   });
 
+  it('keeps a name as its bytes say, a leading byte-order mark too, as DuckDB does', async () => {
+    const good = await readFile(await written('bom', ['zq BIGINT', 'b BIGINT'], ['(7, 8)'], [1, 2]));
+    const length = good.readUInt32LE(good.length - 8);
+    const start = good.length - 8 - length;
+    // The name's field header (field 4 after field 3: delta 1, binary), its length, "zq".
+    const at = good.indexOf(Buffer.from([0x18, 0x02, 0x7a, 0x71]), start);
+    expect(at).toBeGreaterThan(start);
+    const tail = Buffer.alloc(8);
+    tail.writeUInt32LE(length + 3, 0);
+    tail.write('PAR1', 4);
+    const local = path.join(dir, 'bom-named.parquet');
+    await writeFile(local, Buffer.concat([good.subarray(0, at), Buffer.from([0x18, 0x05, 0xef, 0xbb, 0xbf, 0x7a, 0x71]), good.subarray(at + 4, good.length - 8), tail]));
+    const [first] = footerColumns(local)!;
+    expect(first!.name).toBe('\ufeffzq');
+    // DuckDB reads the column by that name, and by no other.
+    const c = await db.connect();
+    try {
+      expect((await c.runAndReadAll(`SELECT "\ufeffzq" AS v FROM read_parquet('${local}')`)).getRowObjectsJS()).toEqual([{ v: 7n }]);
+      await expect(c.runAndReadAll(`SELECT "zq" FROM read_parquet('${local}')`)).rejects.toThrow(/zq/);
+    } finally {
+      c.closeSync();
+    }
+  });
+
   it('reads every single-bit flip of a footer as DuckDB does, or leaves it to DuckDB: never a field id, name or type it would not see', { timeout: 120_000 }, async () => {
     const columns = ['id BIGINT', 's VARCHAR', 'd DECIMAL(18,4)', 'dt DATE', 'u UINTEGER', 'st STRUCT(a INTEGER)'];
     const local = await written('flipped', columns, ["(1, 'x', 1.5, DATE '2020-01-02', 7, {'a': 1})"], [1, 2, 3, 4, 5, 6]);
