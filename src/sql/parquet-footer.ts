@@ -1,9 +1,9 @@
 // A Parquet file's top-level columns as its footer declares them, read here: the first statement of a process to
 // read a file looks at its footer (decision 0048), and asking DuckDB for it was a query of its own, a round trip
-// to its threads that was most of a small table's first read (decision 0054). The footer's Thrift is read as
-// DuckDB's own Thrift code reads it (thrift-compact.ts), since what matters is what DuckDB will make of the file:
-// a field id it would not see must not be seen here. A footer this cannot read is not judged here: the caller
-// asks DuckDB, whose error names what is wrong with the file.
+// to its threads that was most of a small table's first read (decision 0054). What matters is what DuckDB will
+// make of the file — a field id it would not see must not be seen here — so the footer is read only where its
+// bytes admit one reading, DuckDB's too (thrift-compact.ts). A footer this does not read is not judged here:
+// the caller asks DuckDB, whose error names what is wrong with the file.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { readCompact, type Shape, type StructValue, type Value } from './thrift-compact.js';
 
