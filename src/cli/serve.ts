@@ -26,12 +26,15 @@ function serveOptions(o: ServeFlags) {
 }
 
 export async function serveUntilStopped(c: Catalog, o: ServeFlags): Promise<void> {
-  const server = await serve(c, { ...serveOptions(o), log: (line) => console.error(printable(line)) });
-  say(`serving the Iceberg REST catalog at ${server.url}${o.prefix === undefined ? '' : ` (warehouse prefix ${o.prefix})`}`);
-  await new Promise<void>((resolve) => {
+  // Listening for the signal before anything is said: a service manager may stop the server the moment it reads
+  // the URL, and Node's first signal listener took ~0.8 ms to install, in which SIGTERM killed the process.
+  const stopped = new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });
+  const server = await serve(c, { ...serveOptions(o), log: (line) => console.error(printable(line)) });
+  say(`serving the Iceberg REST catalog at ${server.url}${o.prefix === undefined ? '' : ` (warehouse prefix ${o.prefix})`}`);
+  await stopped;
   await server.close();
 }

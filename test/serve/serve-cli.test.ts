@@ -48,6 +48,22 @@ describe('strata serve', () => {
     }
   });
 
+  it('exits 0 on a SIGTERM sent the moment it prints its URL, as a service manager may send it', { timeout: 120_000 }, async () => {
+    const dir = await tempDir();
+    expect((await runCli('--dir', dir, 'init')).code).toBe(0);
+    // The listener was installed after the URL was printed: most SIGTERMs sent at once killed the process.
+    for (let i = 0; i < 5; i++) {
+      const child = spawnCli({}, '--dir', dir, 'serve', '--port', '0');
+      let stdout = '';
+      child.stdout!.on('data', (b: Buffer) => {
+        stdout += b.toString();
+        if (stdout.includes('\n')) child.kill('SIGTERM');
+      });
+      const [code, signal] = await once(child, 'exit');
+      expect([i, code, signal, stdout]).toEqual([i, 0, null, expect.stringMatching(/^serving the Iceberg REST catalog at http/)]);
+    }
+  });
+
   it('refuses a --token-env that names no variable, and a port out of range, before listening', async () => {
     const dir = await tempDir();
     expect((await runCli('--dir', dir, 'init')).code).toBe(0);
