@@ -1,59 +1,35 @@
 // `strata info`: where a catalog keeps things and how much of it there is — what an operator asks first.
-import type { SnapshotId } from '../../keys/ids.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { CatalogTotals, SnapshotInfo } from '../read/records.js';
 import { count, size, table } from './format.js';
 
-export async function describeInfo(c: Catalog): Promise<CatalogInfo> {
-  // Started together: the count waits on LevelDB's worker threads while the totals' point reads run here.
-  const [retained, first, { head, live }, retainFrom, tags, leases] = await Promise.all([
-    c.snapshotCount(),
-    firstSnapshot(c),
-    newestTotals(c),
-    c.retainFrom(),
-    c.tags(),
-    c.leases(),
-  ]);
-  return {
-    ...c.storage(),
-    head: { id: head.id, time: head.time },
-    snapshots: { retained, first: first.id, excised: head.id + 1 - retained },
-    retainFrom,
-    tags: tags.length,
-    leases,
-    live,
-  };
-}
-
-export interface CatalogInfo extends ReturnType<Catalog['storage']> {
-  head: { id: SnapshotId; time: Date };
-  snapshots: { retained: number; first: SnapshotId; excised: number };
-  retainFrom: SnapshotId;
-  tags: number;
-  leases: Awaited<ReturnType<Catalog['leases']>>;
-  live: CatalogTotals;
-}
-
-/** The oldest snapshot kept: there is always one, the newest at least. */
-async function firstSnapshot(c: Catalog): Promise<SnapshotInfo> {
+export async function describeInfo(c: Catalog) {
+  const retained = await c.snapshotCount();
   let first: SnapshotInfo | undefined;
   for await (const s of c.iterateSnapshots()) {
     first = s;
     break;
   }
-  return first!;
-}
-
-async function newestTotals(c: Catalog): Promise<{ head: SnapshotInfo; live: CatalogTotals }> {
   const r = await c.reader();
+  const head = r.snapshot;
+  let live: CatalogTotals;
   try {
-    return { head: r.snapshot, live: await r.totals() };
+    live = await r.totals();
   } finally {
     await r.close();
   }
+  return {
+    ...c.storage(),
+    head: { id: head.id, time: head.time },
+    snapshots: { retained, first: first!.id, excised: head.id + 1 - retained },
+    retainFrom: await c.retainFrom(),
+    tags: (await c.tags()).length,
+    leases: await c.leases(),
+    live,
+  };
 }
 
-export function renderInfo(i: CatalogInfo): string {
+export function renderInfo(i: Awaited<ReturnType<typeof describeInfo>>): string {
   const rows: (string | number)[][] = [
     ['store', i.store],
     ['log layout', i.logLayout],
