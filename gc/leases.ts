@@ -1,7 +1,6 @@
 // Leases: durable pins that snapshot-pinned readers take so that GC in any process keeps their snapshot.
 // A lease is a row in the index, written by a system log entry like a tag; it protects until it expires
 // (catalog clock), and its reader's close() deletes it.
-import { randomUUID } from 'node:crypto';
 import type { SnapshotId } from '../keys/ids.js';
 import type { Mutation } from '../keys/mutation.js';
 import { dropLease, type LeaseRow, putLease } from '../keys/retention.js';
@@ -9,6 +8,7 @@ import { options, shown } from '../src/arguments.js';
 import { StrataError } from '../src/errors.js';
 import type { ReadView } from '../src/kv/read-view.js';
 import * as q from '../src/read/catalog-queries.js';
+import { randomUUID } from '../src/random.js';
 
 export interface LeaseOptions {
   /** How long the lease protects its snapshot without a renew(), in ms. */

@@ -34,6 +34,7 @@ const LAYERS: [string, number][] = [
   ['src/snapshot-names.ts', 1],
   ['keys/', 1],
   ['src/arguments.ts', 2],
+  ['src/random.ts', 2],
   ['src/store/', 3],
   ['src/kv/', 4],
   ['src/log/', 4],

@@ -92,6 +92,18 @@ describe('the package, installed by its name', () => {
 
     // What only some commands load still loads from the bundle: fastify for serve, the AWS SDK for s3://.
     const bin = path.join(project, 'node_modules', 'stratalake', 'dist', 'src', 'cli', 'strata.cjs');
+    // And a call that reads loads none of what it does not need: node:crypto (nothing named at random or
+    // hashed), node:child_process (no child), a stream over standard output (net, for a pipe), msgpackr's native
+    // extractor.
+    const probe = path.join(dir, 'loaded.cjs');
+    await writeFile(
+      probe,
+      "process.on('exit', () => require('node:fs').writeSync(2, JSON.stringify([...process.moduleLoadList.filter((m) => /^NativeModule (crypto|child_process|net)$/.test(m)), ...Object.keys(require.cache).filter((f) => /msgpackr-extract|detect-libc/.test(f))])));",
+    );
+    const reading = await run(process.execPath, ['--require', probe, bin, 'info', '--dir', './lake'], project, env);
+    expect(reading.code, reading.stderr).toBe(0);
+    expect(reading.stdout).toMatch(/^schemas, tables, views +1, 0, 0$/m);
+    expect(JSON.parse(reading.stderr)).toEqual([]);
     expect(await served(bin, ['serve', '--dir', './lake', '--port', '0'], project, env)).toMatch(/^serving the Iceberg REST catalog at http:\/\/127\.0\.0\.1:\d+/);
     const s3Env = { ...env, AWS_ACCESS_KEY_ID: 'key', AWS_SECRET_ACCESS_KEY: 'secret' };
     const s3 = await run(process.execPath, [bin, 'info', '--dir', './s3', '--store', 's3://bucket/lake', '--endpoint', 'http://127.0.0.1:9', '--path-style'], project, s3Env);

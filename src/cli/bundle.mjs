@@ -1,10 +1,9 @@
 // `npm run build`'s second step (decisions 0050, 0053): the `strata` command and the index check's child,
 // built beside the library tsc emitted (under `dist`, or the directory given: the bench builds its own). Every
 // call is a process, so what it loads is what it pays: the pure-JavaScript packages every call needs
-// (commander, and LevelDB's level, classic-level and abstract-level: ~80 CommonJS modules, each resolved and
-// read on its own) are bundled in; native code, msgpackr (whose optional native extractor resolves from
-// msgpackr itself) and the packages only some calls load (the AWS SDK, fastify, avsc, better-sqlite3,
-// cli-progress) stay requires of the installed packages. The command is one CommonJS file, which the
+// (commander, msgpackr, and LevelDB's level, classic-level and abstract-level: ~80 CommonJS modules, each
+// resolved and read on its own) are bundled in; native code and the packages only some calls load (the AWS
+// SDK, fastify, avsc, better-sqlite3, cli-progress) stay requires of the installed packages. The command is one CommonJS file, which the
 // package's `bin` runs from V8's code cache (code-cache.ts); DuckDB's Node API, which every statement loads,
 // is bundled into a file of its own beside it, required when first used.
 import { createHash } from 'node:crypto';
@@ -27,7 +26,7 @@ const OUT = `${ROOT}/src/cli`;
 // 0053): none may be left to be packed.
 for (const f of readdirSync(OUT)) if (f.startsWith('bundle-') || f === 'strata.js') rmSync(`${OUT}/${f}`);
 
-const external = ['@duckdb/node-api', '@aws-sdk/client-s3', 'avsc', 'better-sqlite3', 'cli-progress', 'fastify', 'fs-ext', 'msgpackr', 'node-gyp-build'];
+const external = ['@duckdb/node-api', '@aws-sdk/client-s3', 'avsc', 'better-sqlite3', 'cli-progress', 'fastify', 'fs-ext', 'node-gyp-build'];
 
 // What every file built here shares: bundled for Node, beside the library, quiet unless something is wrong;
 // the CommonJS ones as .cjs, since the package's own .js files are ES modules.
@@ -45,6 +44,32 @@ const binding = {
 const manifest = require.resolve('classic-level/package.json');
 module.exports = createRequire(manifest)('node-gyp-build')(require('node:path').dirname(manifest));`,
     }));
+  },
+};
+
+// msgpackr loads its optional native string extractor when it starts, if it can: ~5 ms of every call (its
+// loader runs detect-libc, which reads the node binary to learn the libc), more than the extractor saves on
+// what one call decodes. The command decodes with msgpackr's JavaScript, the values the same.
+const noNativeExtractor = {
+  name: 'msgpackr without its native extractor',
+  setup(build) {
+    build.onResolve({ filter: /^msgpackr-extract$/ }, () => ({ path: 'none', namespace: 'no-native-extractor' }));
+    build.onLoad({ filter: /.*/, namespace: 'no-native-extractor' }, () => ({ loader: 'js', contents: 'module.exports = null;' }));
+  },
+};
+
+// commander requires node:child_process when it loads (~3 ms of every call), for subcommands that are
+// executables of their own, which the command has none of: it is required when commander first spawns.
+const LAZY_SPAWN = "{ get spawn() { return require('node:child_process').spawn; } }";
+const commanderSpawnsLazily = {
+  name: 'commander loads child_process when it spawns',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const eager = "const childProcess = require('node:child_process');";
+      if (!source.includes(eager)) throw new Error(`${args.path} no longer requires child_process as bundle.mjs expects: look again at commanderSpawnsLazily`);
+      return { loader: 'js', contents: source.replace(eager, `const childProcess = ${LAZY_SPAWN};`) };
+    });
   },
 };
 
@@ -85,7 +110,7 @@ await esbuild.build({
   // loader for import(), and on Node 20 one given to it is lost when the code comes from the cache.
   supported: { 'dynamic-import': false },
   logOverride: { 'require-resolve-not-external': 'silent' },
-  plugins: [binding],
+  plugins: [binding, noNativeExtractor, commanderSpawnsLazily],
   ...whereBundled,
   define: { ...whereBundled.define, STRATA_BUNDLED_COPIES: JSON.stringify({ '@duckdb/node-api': `./${DUCKDB_API}` }) },
 });
@@ -99,7 +124,7 @@ await esbuild.build({
   logOverride: { 'require-resolve-not-external': 'silent' },
   // The bundled CommonJS packages require() what stays outside: an ES module has no require of its own.
   banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
-  plugins: [binding],
+  plugins: [binding, noNativeExtractor],
 });
 
 // The `bin`: runs the command from the code cache its build names (a hash of the bundle's bytes).

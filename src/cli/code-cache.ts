@@ -16,13 +16,13 @@
 // place. V8 checks that a cache was made from this very source by this very V8, but by the source's length
 // alone and not every byte of it in a release build, so a note beside it holds checksums of our own. A cache
 // that cannot be read or written costs the call nothing but the compile.
-import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
 import { Script } from 'node:vm';
 import { crc32 } from 'node:zlib';
+import { randomHex } from '../random.js';
 
 /** What the cache beside the code says of it: its checksum, the code's, and the commands it was taken after. */
 interface CacheNote {
@@ -166,7 +166,7 @@ function readCache(stem: string, code: number): { data: Buffer; note: CacheNote 
 function writeCache(stem: string, data: Buffer, code: number, commands: string[]): void {
   const note: CacheNote = { crc: crc32(data), source: code, commands };
   for (const [file, bytes] of [[`${stem}.v8`, data], [`${stem}.json`, JSON.stringify(note)]] as const) {
-    const temporary = `${file}.${randomBytes(8).toString('hex')}.tmp`;
+    const temporary = `${file}.${randomHex(8)}.tmp`;
     try {
       const fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
       try {

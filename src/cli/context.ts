@@ -6,6 +6,7 @@ import { StrataError } from '../errors.js';
 import { parseSnapshotName } from '../snapshot-names.js';
 import type { S3StoreOptions } from '../store/s3-store.js';
 import { count, printable } from './format.js';
+import { writeNow } from './output.js';
 
 export interface GlobalOptions {
   dir: string;
@@ -25,7 +26,7 @@ export class UsageError extends StrataError {
 }
 
 /** Every line goes through this: names in it come from whoever wrote the catalog. */
-export const say = (text: string) => console.log(printable(text));
+export const say = (text: string) => writeNow(`${printable(text)}\n`);
 export const json = (v: unknown) => JSON.stringify(v, (_k, x) => (x instanceof Date ? x.toISOString() : typeof x === 'bigint' ? Number(x) : x), 2);
 
 /** Prints `data` as JSON with --json, else the text `human` makes of it. */

@@ -1,7 +1,6 @@
 // The demo plays an engine that writes its own files: real Parquet written with DuckDB, with field ids equal
 // to the table's column ids (as catalog.load and INSERT do), put into the store at the paths it chooses,
 // so that several files go into one commit with the demo's own authors and messages.
-import { randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -10,6 +9,7 @@ import type { DuckDBInstance } from '@duckdb/node-api';
 import type { Catalog } from '../catalog/catalog.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { duckdb } from '../sql/engine.js';
+import { randomUUID } from '../random.js';
 
 export class DemoEngine {
   private constructor(

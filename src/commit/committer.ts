@@ -2,7 +2,6 @@
 // epochs, leases, retain-from, excision batches, unscheduling) — is an attempt built on the newest local
 // state and written as log entry `view.seq + 1`; another writer owning that entry is a lost race, after which
 // the loop catches up and tries again with a jittered pause. Fencing is checked here, once, for all of them.
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type KvSeq, kvSeq } from '../../keys/ids.js';
 import type { Mutation } from '../../keys/mutation.js';
@@ -14,6 +13,7 @@ import type { LogEntry } from '../log/log-entry.js';
 import type { IndexSync } from './index-sync.js';
 import type { Background } from './background.js';
 import type { FollowStatus } from './status.js';
+import { randomUUID } from '../random.js';
 
 /** The longest pause between two attempts of one commit; pauses are drawn uniformly below 2^attempt ms. */
 const MAX_BACKOFF_MS = 250;

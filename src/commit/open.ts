@@ -1,7 +1,6 @@
 // Opening a catalog: the options, the store and its log, the local index, and the index brought to an exact
 // prefix of the log — created with the catalog's first entry when the store holds none, bootstrapped from the
 // newest checkpoint when it is new, rebuilt when it has run ahead of the log, then caught up.
-import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import * as path from 'node:path';
 import { kvSeq } from '../../keys/ids.js';
@@ -23,6 +22,7 @@ import { PROBE_PREFIX, S3Store, type S3StoreOptions } from '../store/s3-store.js
 import { DATA_PATH_OPTION, initEntry, KEYSPACE_LAYOUT } from './init-entry.js';
 import { IndexSync } from './index-sync.js';
 import { checkedClock, DEFAULT_MAX_CLOCK_SKEW_MS } from './catalog-clock.js';
+import { randomUUID } from '../random.js';
 
 /** Catalog.open's options but `sql` (the facade's, for the SQL layer): what opening the catalog itself takes. */
 export interface EngineOptions {

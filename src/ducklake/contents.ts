@@ -2,7 +2,6 @@
 // DuckLake's table does: a data file's rows as its Parquet footer counts them (record_count), a delete file's
 // positions distinct and inside its data file, as many as it records (delete_count). Read by DuckDB from the
 // store the import placed them in, once each.
-import { randomUUID } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -13,6 +12,7 @@ import { type FileColumn, fileColumns } from '../sql/file-columns.js';
 import { withImportDuckDB } from './import-sql.js';
 import { literal } from '../sql/sql-text.js';
 import type { ObjectStore } from '../store/object-store.js';
+import { randomUUID } from '../random.js';
 
 /** What a file row says its object holds. */
 export type Contents = { rel: string; row: string } & ({ kind: 'data'; recordCount: number; mapped: boolean } | { kind: 'delete'; deleteCount: number; dataRecords: number | undefined });

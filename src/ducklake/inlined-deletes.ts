@@ -5,7 +5,6 @@
 // from the first inlined delete of a file on, at each snapshot its deletes change, it writes a delete file of
 // the union — the lake's delete file live then, read from the store, with the positions deleted inline by then —
 // and the lake's delete files of that file from then on are left out (their positions are in the union).
-import { randomUUID } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -18,6 +17,7 @@ import type { ExtraFiles } from './deltas.js';
 import type { RelativePath } from './files.js';
 import { type InlinedTarget, live, tableAt, writeDeleteFile } from './written-files.js';
 import type { Lake, LakeDataFile, LakeDeleteFile } from './lake.js';
+import { randomUUID } from '../random.js';
 
 /** The positions a delete file of the lake holds, read from the store the import placed it in. */
 async function positionsOf(c: DuckDBConnection, target: InlinedTarget, rel: RelativePath, d: LakeDeleteFile): Promise<number[]> {

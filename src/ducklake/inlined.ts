@@ -6,7 +6,6 @@
 // writes one), and the one that deletes the last of them, or drops the table, ends the file. A reader then
 // counts, at every snapshot, the rows DuckLake would. Deletes DuckLake keeps inline against a data file are
 // folded into its delete files (inlined-deletes.ts).
-import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CatalogId, FileId } from '../../keys/ids.js';
 import { StrataError } from '../errors.js';
@@ -22,6 +21,7 @@ import type { RelativePath } from './files.js';
 import { inlinedDeletes } from './inlined-deletes.js';
 import type { Lake, LakeInlinedTable } from './lake.js';
 import { type InlinedTarget, refuse, tableAt, writeDeleteFile } from './written-files.js';
+import { randomUUID } from '../random.js';
 
 /**
  * The rows of every inlined table as data and delete files, at the snapshots they belong to, and the deletes

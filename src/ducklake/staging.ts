@@ -10,7 +10,6 @@
 //     with create-if-absent, log entry 1 last.
 // The staging index, beside the target's index directory, is renamed into place last: the index is a
 // cache, and a crash before that leaves a catalog that open fills an index for.
-import { randomBytes } from 'node:crypto';
 import * as fsSync from 'node:fs';
 import { link, mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
@@ -22,6 +21,7 @@ import { logObjectKey } from '../log/object-log.js';
 import { DirectoryStore } from '../store/directory-store.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { S3Store } from '../store/s3-store.js';
+import { randomHex } from '../random.js';
 
 /** What a store holds once a catalog was made in it (data objects aside). */
 const CATALOG_ENTRIES = ['log-layout', 'log', 'segments', 'checkpoints', 'compacted'];
@@ -104,7 +104,7 @@ export class Stage {
           for await (const o of store.list(`${name}/`)) throw taken(`${store.description} already holds ${o.key}`);
         }
       }
-      const suffix = `.strata-import-${randomBytes(6).toString('hex')}`;
+      const suffix = `.strata-import-${randomHex(6)}`;
       const stagingDir = path.join(opts.dir, suffix);
       const stagingStore = local === undefined ? path.join(stagingDir, 'store') : path.join(local, suffix);
       const made = [...new Set([...(await missingDirs(opts.dir)), ...(local === undefined ? [] : await missingDirs(local))])];

@@ -1,7 +1,6 @@
 // Files an import writes itself, from rows DuckLake keeps in its catalog database (inlined.ts,
 // inlined-deletes.ts): where they go, the table they belong to as write-files.ts wants it, and positional
 // delete files as DELETE writes them.
-import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -16,6 +15,7 @@ import { newFilePath, storeFile } from '../sql/write-files.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { columnTrees, type IdTree } from '../txn/column-specs.js';
 import type { Lake, LakeInlinedTable } from './lake.js';
+import { randomUUID } from '../random.js';
 
 /** Where the written files go, and the next file id the import may give one. */
 export interface InlinedTarget {

@@ -1,9 +1,8 @@
 // Iceberg's manifests and manifest lists as Avro object container files, written by avsc. Longs are written with avsc's
 // default long type, which refuses a number past 2^53 rather than writing it wrong; every long Strata
 // writes (ids, sequence numbers, sizes, counts) is a safe integer.
-import { createHash } from 'node:crypto';
 import type * as Avsc from 'avsc';
-import { onFirstUse } from '../on-first-use.js';
+import { nodeCrypto, onFirstUse } from '../on-first-use.js';
 import type { IcebergSchema } from './types.js';
 
 type AvroSchema = Record<string, unknown>;
@@ -177,7 +176,7 @@ function containerFile(schema: AvroSchema, records: readonly unknown[], metadata
   // A sync marker fixed by the header rather than drawn at random: the same manifest made twice (a second
   // process, a lost object made again) is the same bytes, so the checksum in its name and every list naming
   // it hold. Avro asks only that it separate blocks; readers find it in the header.
-  const sync = createHash('sha256').update(JSON.stringify([schema, metadata, records.length])).digest().subarray(0, 16);
+  const sync = nodeCrypto().createHash('sha256').update(JSON.stringify([schema, metadata, records.length])).digest().subarray(0, 16);
   // The schema itself, not the Type's: a Type does not keep its fields' `field-id`s, by which Iceberg readers
   // find every field.
   const meta = { 'avro.schema': JSON.stringify(schema), 'avro.codec': 'null', ...metadata };

@@ -1,15 +1,15 @@
 // How the Iceberg objects Strata writes are named so that a name says what the bytes are: manifests, lists
 // and delete copies by a checksum in the name (src/store/checksummed-names.ts), metadata files
 // `<at>-<horizon>-<hash of the text>.metadata.json`. `verify` reads each object and checks it against its name (checkIcebergObjects).
-import { createHash } from 'node:crypto';
 import { ICEBERG_PREFIX } from '../commit/open.js';
 import { checksumProblem } from '../store/checksummed-names.js';
+import { nodeCrypto } from '../on-first-use.js';
 import type { ObjectStore } from '../store/object-store.js';
 
 const METADATA = /\/metadata\/\d+-\d+-([0-9a-f]{16})\.metadata\.json$/;
 
 /** A short hash of a text or of a value's JSON, for a name. */
-export const digest = (what: unknown) => createHash('sha256').update(typeof what === 'string' ? what : JSON.stringify(what)).digest('hex').slice(0, 16);
+export const digest = (what: unknown) => nodeCrypto().createHash('sha256').update(typeof what === 'string' ? what : JSON.stringify(what)).digest('hex').slice(0, 16);
 
 /** What is wrong with `bytes` as the Iceberg object `key`, or undefined when they agree. */
 export function icebergObjectProblem(key: string, bytes: Uint8Array): string | undefined {

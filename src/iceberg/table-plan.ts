@@ -2,7 +2,6 @@
 // schema of each column state, and the name of every object the metadata names. Objects are named for what
 // they hold (a manifest for its files and schema, a list for its manifests), so the plan alone says which
 // objects a retained snapshot needs: serving writes them, GC keeps them (named-objects.ts).
-import { createHash } from 'node:crypto';
 import type { CatalogId, SnapshotId } from '../../keys/ids.js';
 import { ICEBERG_PREFIX } from '../commit/open.js';
 import type { ReadView } from '../kv/read-view.js';
@@ -15,6 +14,7 @@ import type { ObjectStore } from '../store/object-store.js';
 import { digest } from './object-names.js';
 import { changePoints, type FileVersion, type ManifestKey, manifestFiles, type PlannedSnapshot, planSnapshots } from './table-snapshots.js';
 import { type IcebergSchema, icebergSchema } from './types.js';
+import { nodeCrypto } from '../on-first-use.js';
 
 export interface Tag {
   name: string;
@@ -107,7 +107,7 @@ export const manifestName = (key: ManifestKey) => `${key.content}-${key.group}-$
 
 
 /** A prefix per place the store is (manifests hold full URIs, which change if the lake moves): `iceberg/<hash>/`. */
-export const locationPrefix = (store: ObjectStore) => `${ICEBERG_PREFIX}${createHash('sha256').update(store.url('iceberg')).digest('hex').slice(0, 12)}/`;
+export const locationPrefix = (store: ObjectStore) => `${ICEBERG_PREFIX}${nodeCrypto().createHash('sha256').update(store.url('iceberg')).digest('hex').slice(0, 12)}/`;
 
 /** A prefix per table, under its location's. */
 const objectsPrefix = (store: ObjectStore, uuid: string) => `${locationPrefix(store)}${uuid}/`;

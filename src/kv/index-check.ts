@@ -3,7 +3,6 @@
 // which must not be the caller's. The child opens the index (LevelDB's own recovery runs there), reads every
 // key and value, and checks that each is one of ours; the parent opens the index only if the child came
 // back clean.
-import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -22,7 +21,9 @@ export type CheckOutcome =
   /** Another process holds the index open: nothing is known, and it must not be touched. */
   | { ok: false; locked: true; reason: string };
 
-export function checkInChild(dir: string): Promise<CheckOutcome> {
+export async function checkInChild(dir: string): Promise<CheckOutcome> {
+  // Loaded here, when an index needs the check: every `strata` call is a process, and most never spawn one.
+  const { spawn } = await import('node:child_process');
   return new Promise((resolve, reject) => {
     const loader = ext === '.ts' ? ['--import', 'tsx'] : [];
     // The child runs beside its script, so a path relative to this process's directory would name another

@@ -18,7 +18,6 @@
 // whose frame fails. Entry 1 has a segment of its own; later segments roll past `rollBytes`, and are written
 // whole to a temporary name and linked into place, so a segment never exists without its first record.
 // Log compaction replaces each segment a checkpoint covers by one of stubs, under the lock.
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type KvSeq, kvSeq } from '../../keys/ids.js';
@@ -31,6 +30,7 @@ import { decodeEntry, type LogEntry } from './log-entry.js';
 import { decodeHead, encodeRecord, entriesIn, recordBody, type Segment, SEGMENTS_DIR, segmentName } from './segment-file.js';
 import { SegmentFiles } from './segment-files.js';
 import { AppendLock } from './segment-lock.js';
+import { randomHex } from '../random.js';
 
 const TMP_PREFIX = 'tmp-';
 /** Segments roll past this size (64 MiB): big enough that rolls are rare, small enough to scan on open. */
@@ -172,7 +172,7 @@ export class SegmentLog implements CommitLog {
    * a tail, never leave a gap).
    */
   private async roll(record: Buffer, seq: KvSeq): Promise<void> {
-    const tmp = path.join(this.dir, `${TMP_PREFIX}${randomBytes(8).toString('hex')}`);
+    const tmp = path.join(this.dir, `${TMP_PREFIX}${randomHex(8)}`);
     const name = segmentName(seq);
     let linked = false;
     try {
@@ -321,7 +321,7 @@ export class SegmentLog implements CommitLog {
       // Rewritten in the current format: a segment holds records of one.
       parts.push(seg.format === 2 && keep ? raw : encodeRecord(keep ? entry : { ...entry, kind: 'stub', epoch: 0, snapshots: [], mutations: [] }, head!.writtenAt));
     }
-    const tmp = path.join(this.dir, `${TMP_PREFIX}${randomBytes(8).toString('hex')}`);
+    const tmp = path.join(this.dir, `${TMP_PREFIX}${randomHex(8)}`);
     try {
       const fd = fs.openSync(tmp, 'wx');
       try {

@@ -4,7 +4,6 @@
 // deleted row comes back. A rewritten file gone meanwhile gives up all its rows to the new files' delete
 // files and is not removed again. Row ids are held in a temporary DuckDB table of the compaction's connection, never
 // in JavaScript arrays.
-import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { FileId } from '../../keys/ids.js';
 import type { ReadState } from '../read/read-state.js';
@@ -16,12 +15,13 @@ import { ident, literal } from './sql-text.js';
 import type { StatementFiles } from './statement-files.js';
 import { POSITION, tableScan } from './table-scan.js';
 import { type StoredDeleteFile, storeDeleteFile, type WrittenSpec } from './write-files.js';
+import { randomHex } from '../random.js';
 
 const [POS, ROWID] = [ident(POSITION[1]), ident(POSITION[2])];
 
 /** The row ids a compaction must carry into its new files, in a temporary table of its connection. */
 export class CarriedDeletes {
-  private readonly table = `__strata_gone_${randomBytes(6).toString('hex')}`;
+  private readonly table = `__strata_gone_${randomHex(6)}`;
   private made = false;
 
   constructor(

@@ -7,7 +7,6 @@
 // It is checked where a delete file is registered (addDeleteFile, where it lies on this machine), before a
 // statement applies or builds on one (once per process and record, like the first-read check of its bytes),
 // and by verify({ files }). Many files are read in one query: a first listing may name thousands.
-import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { NamedDeleteFile } from '../../keys/census.js';
 import type { Violation } from '../../keys/violation.js';
@@ -17,13 +16,14 @@ import type { KeptFile, KeptPositions } from './kept-positions.js';
 import { identityOf, type LocalFiles, recordedFile } from './local-files.js';
 import { literal } from './sql-text.js';
 import { StatementFiles } from './statement-files.js';
+import { randomHex } from '../random.js';
 
 /**
  * The column that says which delete file a row came from: a name no file has (random per process). DuckDB's own
  * `filename` and `file_index` are hidden by a column of that name in the file, and a delete file with one had
  * its positions read as another file's.
  */
-export const DELETE_FILE = `__strata_${randomBytes(6).toString('hex')}_delete_file`;
+export const DELETE_FILE = `__strata_${randomHex(6)}_delete_file`;
 
 /** The rows of delete files (their local paths), each with its file's path as DELETE_FILE; columns matched by name. */
 export function deleteRowsOf(locals: readonly string[]): string {

@@ -13,7 +13,6 @@
 // live in a scratch directory of its own, removed when it ends. DuckDB's errors become StrataErrors: what the
 // statement got wrong is INVALID_ARGUMENT with DuckDB's message; a file DuckDB cannot read as Parquet is
 // CORRUPT.
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import * as path from 'node:path';
@@ -22,6 +21,7 @@ import { StrataError } from '../errors.js';
 import { onFirstUse } from '../on-first-use.js';
 import { literal } from './sql-text.js';
 import { Stop, type StopOptions } from './stop.js';
+import { randomHex } from '../random.js';
 
 export interface EngineOptions {
   /** The directories holding the lake's files as DuckDB reads them: the data path of a directory store, the cache. */
@@ -224,7 +224,7 @@ export class Engine {
   /** Where a statement's files go: a fresh directory under the scratch directory (made by the caller). */
   scratchPath(): string {
     this.prepareScratch();
-    return path.join(this.opts.scratchDir, `${STATEMENT_DIR}${randomBytes(8).toString('hex')}`);
+    return path.join(this.opts.scratchDir, `${STATEMENT_DIR}${randomHex(8)}`);
   }
 
   /**
@@ -343,7 +343,7 @@ export class Session implements Connections {
 
   /** A path in the statement's scratch directory: `name` and a random part, so that no two uses meet. */
   path(name: string): string {
-    return path.join(this.scratch(), `${name}-${randomBytes(6).toString('hex')}`);
+    return path.join(this.scratch(), `${name}-${randomHex(6)}`);
   }
 
   /** The statement is done: its scratch directory goes, and its stop with it. */

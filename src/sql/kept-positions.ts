@@ -4,11 +4,11 @@
 // file's bytes never change under its identity (its key, size and CRC), so what was read once stands. What is
 // kept is bounded (`budget` positions); past it, the least recently used files go, never one a statement
 // holds, and a file that does not fit is read from its Parquet as before (decision 0052).
-import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { DELETE_FILE, deleteRowsOf, wholePosition } from './delete-positions.js';
 import { type Connections, run } from './engine.js';
 import { literal } from './sql-text.js';
+import { randomHex } from '../random.js';
 
 /**
  * What one kept position costs DuckDB: its slot and position, ~23 bytes a row in its accounting
@@ -48,7 +48,7 @@ export class KeptPositions {
    * (a statement's table references are the catalog's in any case: query.ts binds every one). Named in full:
    * a statement that loads host rows or writes runs with a scratch database of its own in use (scratch.ts).
    */
-  readonly table = `memory.main.__strata_${randomBytes(6).toString('hex')}_deleted`;
+  readonly table = `memory.main.__strata_${randomHex(6)}_deleted`;
   private created: Promise<void> | undefined;
   /** Kept files in least recently used order (re-inserted on each use). */
   private readonly entries = new Map<string, Entry>();

@@ -8,7 +8,6 @@
 // a different answer. So the first time this process reads a file, its bytes are checked against the size
 // and CRC-32 the catalog recorded (decision 0013): on a directory store by reading the file once, on S3 as
 // the copy is fetched (and a copy an earlier process left in the cache before it is used).
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
@@ -16,6 +15,7 @@ import { StrataError } from '../errors.js';
 import { makeDirs } from '../make-dirs.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { bodyMismatch, localMismatch, type RecordedFile } from '../store/recorded-bytes.js';
+import { randomHex } from '../random.js';
 
 export interface LocalFilesOptions {
   /** Where fetched copies live (default `<dir>/cache`). */
@@ -145,7 +145,7 @@ export class LocalFiles {
     const wrong = bodyMismatch(file, body);
     if (wrong !== undefined) throw damaged(named, wrong);
     makeDirs(path.dirname(local));
-    const tmp = `${local}.${randomBytes(6).toString('hex')}.part`;
+    const tmp = `${local}.${randomHex(6)}.part`;
     await writeFile(tmp, body);
     await rename(tmp, local);
     this.add(file.key, body.length);

@@ -4,7 +4,6 @@
 // the target table, the tables read, the columns — so no SQL grammar of ours decides what a statement means.
 // One mirror per schema version (the snapshot counter DDL moves), built on first use and kept while it is
 // the head's.
-import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { StrataError } from '../errors.js';
 import type { ReadState } from '../read/read-state.js';
@@ -15,6 +14,7 @@ import { protectBig, type ScalarSql } from './statement.js';
 import { definitionOf, viewText } from './view-definition.js';
 import { defaultOf } from './table-scan.js';
 import { ident, literal } from './sql-text.js';
+import { randomHex } from '../random.js';
 
 /** A node of DuckDB's serialised logical plan. */
 export interface PlanNode {
@@ -191,7 +191,7 @@ export class Mirror {
    */
   async columnsAround(r: ReadState, text: string): Promise<{ before: DuckColumn[]; after: DuckColumn[] }> {
     const database = await this.of(r, ALL);
-    const copy = `strata_example_${randomBytes(4).toString('hex')}`;
+    const copy = `strata_example_${randomHex(4)}`;
     return this.engine.withConnection(async (c) => {
       const columns = async () =>
         (await run(() => c.runAndReadAll(`SELECT schema_name, table_name, column_name, data_type, column_default FROM duckdb_columns() WHERE database_name = ${literal(copy)} ORDER BY ALL`)))
@@ -238,7 +238,7 @@ export class Mirror {
 
   private async build(r: ReadState, scope: Scope): Promise<string> {
     const wanted = (name: string) => scope.all || scope.names.has(name.toLowerCase());
-    const database = `strata_mirror_${r.snapshot.schemaVersion ?? 'pending'}_${randomBytes(4).toString('hex')}`;
+    const database = `strata_mirror_${r.snapshot.schemaVersion ?? 'pending'}_${randomHex(4)}`;
     return this.engine.withConnection(async (c) => {
       await run(() => c.run(`ATTACH ':memory:' AS ${ident(database)}`));
       const ddl: string[] = [];

@@ -1,7 +1,6 @@
 // A SELECT over the catalog: each table reference bound to its files at its snapshot (its own AT clause,
 // else the statement's `at`, else the newest snapshot, resolved once for the whole statement), read through
 // a subquery put where the reference was, and the statement run by DuckDB.
-import { randomBytes } from 'node:crypto';
 import type { FileId, SnapshotId } from '../../keys/ids.js';
 import type { NameMappingColumn } from '../../keys/name-mappings.js';
 import { options } from '../arguments.js';
@@ -28,6 +27,7 @@ import type { StopOptions } from './stop.js';
 import { isHostReader, refusedTableFunction } from './table-functions.js';
 import { definitionOf } from './view-definition.js';
 import { tableScan } from './table-scan.js';
+import { randomHex } from '../random.js';
 
 export interface SqlOptions extends StopOptions {
   /** The snapshot of every table reference without an AT clause of its own (default: the newest). */
@@ -170,7 +170,7 @@ async function loadCalls(ctx: PlaneContext, calls: readonly TableCall[]): Promis
  * Statement references are rewritten to this, then their position, then replaced by their scans. Random per
  * process, so that no text a caller writes (a string constant) can hold one.
  */
-const PLACEHOLDER = `__strata_${randomBytes(6).toString('hex')}_`;
+const PLACEHOLDER = `__strata_${randomHex(6)}_`;
 
 /** Views of the catalog expand into views of their own references, at most this deep (a cycle stops here). */
 const MAX_VIEW_DEPTH = 16;

@@ -1,7 +1,6 @@
 // A statement's own in-memory database, attached for it and detached after: the target of a write as a real
 // DuckDB table, each other table it reads a view of its scan at the head, the catalog's views over them.
 // The statement then runs verbatim there, names resolving as they did in the mirror.
-import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ReadState } from '../read/read-state.js';
 import { run } from './engine.js';
@@ -10,6 +9,7 @@ import { createViews, type Named } from './mirror.js';
 import type { ScalarSql } from './statement.js';
 import { type PlaneContext, scanAt } from './query.js';
 import { ident, literal } from './sql-text.js';
+import { randomHex } from '../random.js';
 
 export class Scratch {
   /** Data files the scans listed and skipped. */
@@ -54,7 +54,7 @@ export class Scratch {
   }
 
   static async with<T>(c: DuckDBConnection, fn: (s: Scratch) => Promise<T>): Promise<T> {
-    const s = new Scratch(c, `strata_write_${randomBytes(6).toString('hex')}`);
+    const s = new Scratch(c, `strata_write_${randomHex(6)}`);
     await s.run(`ATTACH ':memory:' AS ${ident(s.database)}`);
     try {
       await s.run(`USE ${ident(s.database)}`);

@@ -2,7 +2,6 @@
 // column ids (so later renames, additions and drops read them right), each file goes into the table's data
 // path on the catalog's store, and one commit registers them all with the record count, size, footer size
 // and per-column statistics their footers give. Loads and INSERTs both write through here.
-import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import * as path from 'node:path';
@@ -20,6 +19,7 @@ import { identityOf } from './local-files.js';
 import type { PlaneContext } from './query.js';
 import { ident, literal } from './sql-text.js';
 import { ROW_ID_COLUMN, ROW_ID_FIELD_ID } from './table-scan.js';
+import { randomUUID } from '../random.js';
 
 export interface WrittenFiles {
   /** The commit that registered the files (null: the rows were none, nothing committed). */

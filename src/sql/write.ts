@@ -3,7 +3,6 @@
 // (insert.ts), UPDATE (update.ts), DELETE (delete.ts) or DDL (ddl.ts), each one commit; anything else is
 // refused naming what runs. A host file the statement reads (with hostFiles on) is loaded first, and the
 // statement planned and run reading the loaded rows where it called the file's reader.
-import { randomBytes } from 'node:crypto';
 import { StrataError } from '../errors.js';
 import type { ReadState } from '../read/read-state.js';
 import { addedColumnsByExample, ddlOperations, runDdl } from './ddl.js';
@@ -16,6 +15,7 @@ import { nodesOf, type PlanFailure, type PlanNode } from './mirror.js';
 import { authorship, committing, type PlaneContext, type SqlOptions, type SqlResult, sqlOptions } from './query.js';
 import { charIndex, errorAt } from './statement-errors.js';
 import { isHostReader, isPureTableFunction, refusedTableFunction } from './table-functions.js';
+import { randomHex } from '../random.js';
 
 const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);
 
@@ -58,7 +58,7 @@ export async function write(plane: PlaneContext, text: string, given: SqlOptions
 const MAX_HOST_CALLS = 16;
 
 /** What loaded host rows are read under in a statement: a name no caller writes (random per process). */
-const HOST_PLACEHOLDER = `__strata_host_${randomBytes(6).toString('hex')}_`;
+const HOST_PLACEHOLDER = `__strata_host_${randomHex(6)}_`;
 
 /**
  * The plan of `text` over the mirror of `r`. DuckDB's planner reaches no file, so a file reader in the

@@ -1,7 +1,6 @@
 // The embedded default store: a local (or shared, e.g. NFS) directory. Create-if-absent is a hard link from
 // a fully written, fsync'd temporary file to the final name: link(2) fails with EEXIST if the name exists,
 // so exactly one racer wins, and the final name never points at a partial object.
-import { randomBytes } from 'node:crypto';
 import * as fsSync from 'node:fs';
 import { constants as fsc, existsSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
@@ -12,6 +11,7 @@ import { makeDirs } from '../make-dirs.js';
 import { fileSystemProblem } from '../messages.js';
 import { StoreClock } from './store-clock.js';
 import { assertValidObjectKey, MAX_OBJECT_KEY, type ObjectInfo, type ObjectStore } from './object-store.js';
+import { randomHex } from '../random.js';
 
 const TMP_PREFIX = '.tmp-';
 
@@ -84,9 +84,10 @@ export class DirectoryStore implements ObjectStore {
   private readonly made = new Set<string>();
   /**
    * Temporary names are this prefix (random per instance, so processes sharing the directory never pick
-   * the same one) and a counter: random bytes per create cost ~5 µs.
+   * the same one) and a counter: random bytes per create cost ~5 µs. Drawn at the first create, since a
+   * store that only reads never needs one.
    */
-  private readonly tmpPrefix = `${TMP_PREFIX}${randomBytes(8).toString('hex')}-`;
+  private tmpPrefix: string | undefined;
   private tmpCount = 0;
 
   constructor(
@@ -183,7 +184,7 @@ export class DirectoryStore implements ObjectStore {
 
   /** A new temporary file in `dir` holding `body`, fdatasync'd (in either mode); removed again if that fails. */
   private async writeTemp(dir: string, body: Uint8Array): Promise<string> {
-    const tmp = `${dir}${path.sep}${this.tmpPrefix}${++this.tmpCount}`;
+    const tmp = `${dir}${path.sep}${(this.tmpPrefix ??= `${TMP_PREFIX}${randomHex(8)}-`)}${++this.tmpCount}`;
     try {
       const fd = await this.createTemp(dir, tmp);
       try {

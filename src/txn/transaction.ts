@@ -4,7 +4,6 @@
 //
 // Every operation validates and reads first and mutates pending state last, so an operation that throws
 // leaves the transaction exactly as it was and the caller may catch the error and go on.
-import { randomUUID } from 'node:crypto';
 import type { CatalogId, ColumnId, FileId, SnapshotId } from '../../keys/ids.js';
 import { isWidening, nestedType, wideningsOf } from '../../keys/column-types.js';
 import { StrataError } from '../errors.js';
@@ -22,6 +21,7 @@ import { applyImported, type ImportedSnapshot } from './imported.js';
 import type { IdSource } from './ids.js';
 import { ObservedPromise } from './observed-promise.js';
 import { checkColumnType, checkName, checkOptionalText, flag, options } from '../arguments.js';
+import { randomUUID } from '../random.js';
 
 export type { ColumnSpec, ColumnStatsSpec, DataFileSpec, DeleteFileSpec, FileInspector };
 
