@@ -93,12 +93,12 @@ describe('the package, installed by its name', () => {
     // What only some commands load still loads from the bundle: fastify for serve, the AWS SDK for s3://.
     const bin = path.join(project, 'node_modules', 'stratalake', 'dist', 'src', 'cli', 'strata.cjs');
     // And a call that reads loads none of what it does not need: node:crypto (nothing named at random or
-    // hashed), node:child_process (no child), a stream over standard output (net, for a pipe), msgpackr's native
-    // extractor.
+    // hashed), node:child_process (no child), a stream over standard output (net, for a pipe), perf_hooks (no
+    // store clock read), fs-ext (no lock taken), msgpackr's native extractor.
     const probe = path.join(dir, 'loaded.cjs');
     await writeFile(
       probe,
-      "process.on('exit', () => require('node:fs').writeSync(2, JSON.stringify([...process.moduleLoadList.filter((m) => /^NativeModule (crypto|child_process|net)$/.test(m)), ...Object.keys(require.cache).filter((f) => /msgpackr-extract|detect-libc/.test(f))])));",
+      "process.on('exit', () => require('node:fs').writeSync(2, JSON.stringify([...process.moduleLoadList.filter((m) => /^NativeModule (crypto|child_process|net|perf_hooks)$/.test(m)), ...Object.keys(require.cache).filter((f) => /msgpackr-extract|detect-libc|fs-ext/.test(f))])));",
     );
     const reading = await run(process.execPath, ['--require', probe, bin, 'info', '--dir', './lake'], project, env);
     expect(reading.code, reading.stderr).toBe(0);

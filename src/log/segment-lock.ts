@@ -7,10 +7,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { setImmediate as yieldTurn, setTimeout as sleep } from 'node:timers/promises';
-import { flockSync } from 'fs-ext';
+import type FsExt from 'fs-ext';
 import { makeDirs } from '../make-dirs.js';
+import { onFirstUse } from '../on-first-use.js';
 
 const LOCK_FILE = 'LOCK';
+
+/** flock(2), from a native addon: loaded when a process first appends (a `strata` call that reads never does). */
+const fsExt = onFirstUse<typeof FsExt>('fs-ext');
 
 /** What the lock file says: its generation, and the newest entry whose append began (0: none said yet). */
 export interface LockState {
@@ -43,7 +47,7 @@ export class AppendLock {
     const fd = this.file();
     for (let n = 0; ; n++) {
       try {
-        flockSync(fd, 'exnb');
+        fsExt().flockSync(fd, 'exnb');
         return;
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
@@ -55,7 +59,7 @@ export class AppendLock {
   }
 
   release(): void {
-    flockSync(this.fd!, 'un');
+    fsExt().flockSync(this.fd!, 'un');
   }
 
   generation(): number {
