@@ -15,6 +15,9 @@ import { COMPACTED_PREFIX } from '../log/compaction-marks.js';
 import { LOG_PREFIX } from '../log/object-log.js';
 import { type LogLayout, openLog } from '../log/open-log.js';
 import { SEGMENTS_DIR } from '../log/segment-file.js';
+import { fsExt } from '../log/segment-lock.js';
+import { SegmentLog } from '../log/segment-log.js';
+import { nodeCrypto } from '../on-first-use.js';
 import * as q from '../read/catalog-queries.js';
 import { DirectoryStore } from '../store/directory-store.js';
 import { assertValidObjectKey, type ObjectStore } from '../store/object-store.js';
@@ -227,6 +230,12 @@ export async function openCatalog(given: EngineOptions): Promise<Opened> {
     // A service that ignores conditional writes would let two writers own one log entry: refuse it up front.
     if (store instanceof S3Store && !readOnly) await store.assertConditionalWrites();
     log = await openLog(store, { requested: opts.logLayout, mayCreate: !readOnly && create, sync: durable });
+    // A writer's first commit names its log entry at random and, on a directory, takes flock's lock: their
+    // modules load with a writable open rather than inside that commit.
+    if (!readOnly) {
+      nodeCrypto();
+      if (log instanceof SegmentLog) fsExt();
+    }
     // Before the index exists: a store with no catalog that may not get one leaves nothing behind.
     const first = await firstEntry(log, readOnly ? 'readOnly' : create ? undefined : 'create: false', clock, requestedDataPath ?? 'data/');
     kv = await KvStore.open(path.join(opts.dir, 'index'));

@@ -13,8 +13,8 @@ import { onFirstUse } from '../on-first-use.js';
 
 const LOCK_FILE = 'LOCK';
 
-/** flock(2), from a native addon: loaded when a process first appends (a `strata` call that reads never does). */
-const fsExt = onFirstUse<typeof FsExt>('fs-ext');
+/** flock(2), from a native addon: a process that only reads never loads it (every `strata` call that reads). */
+export const fsExt = onFirstUse<typeof FsExt>('fs-ext');
 
 /** What the lock file says: its generation, and the newest entry whose append began (0: none said yet). */
 export interface LockState {
