@@ -61,8 +61,8 @@ async function changesQuery(ctx: RowChangesContext, schema: string, table: strin
   // that check and the field-id check run at once.
   const deletes = new Map(events.flatMap((e) => [e.within, e.without].filter((d) => d !== null).map((d) => [d.id, { d, recordCount: e.file.recordCount }] as const)));
   const { mappings } = await checkedTogether(
-    mappingsOf(ctx, rTo, { schema, table }, files, new Map(files.map((f) => [f.id, localOf.get(f.path)!]))),
-    checkDeletes(ctx, [...deletes.values()].map(({ d, recordCount }) => ({ file: d, local: localOf.get(d.path)!, recordCount }))),
+    () => mappingsOf(ctx, rTo, { schema, table }, files, new Map(files.map((f) => [f.id, localOf.get(f.path)!]))),
+    () => checkDeletes(ctx, [...deletes.values()].map(({ d, recordCount }) => ({ file: d, local: localOf.get(d.path)!, recordCount }))),
   );
   const names = [...columns].sort((a, b) => a.order - b.order).map((c) => ident(c.name));
   const [file, pos, rowid] = POSITION.map(ident);
