@@ -1,58 +1,97 @@
-// A command's one text goes to standard output's descriptor itself (src/cli/output.ts, writeNow): whole
-// however little the output takes at once, and quietly nowhere once the reader has gone, as console.log did.
+// A command's one text goes to standard output's descriptor itself (src/cli/output.ts, writeNow): whole and in
+// order however little the output takes at once, and quietly nowhere once the reader has gone, as console.log
+// did — help and the version too.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createConnection, createServer, type Socket } from 'node:net';
 import * as path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from './helpers.js';
+import { spawnCli } from './support/run-cli.js';
 
 const script = fileURLToPath(new URL('./support/write-now.ts', import.meta.url));
 const BYTES = 4 << 20;
 
-function child(stdout: 'pipe' | Socket) {
-  const p = spawn(process.execPath, ['--import', 'tsx', script, String(BYTES)], { stdio: ['pipe', stdout, 'pipe'] });
+/** The child, its calls' returns counted as they come, and its exit. */
+function child(stdio: ['pipe', 'pipe' | Socket, 'pipe' | Socket], shared = false) {
+  const p = spawn(process.execPath, ['--import', 'tsx', script, String(BYTES), shared ? 'shared' : ''], { stdio: [...stdio, 'pipe'] });
+  const signals = p.stdio[3] as Readable;
+  let returned = 0;
+  const waiters: (() => void)[] = [];
+  signals.on('data', (d: Buffer) => {
+    returned += d.toString().split('\n').length - 1;
+    waiters.splice(0).forEach((w) => w());
+  });
   let stderr = '';
-  p.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  p.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = once(p, 'close').then(([code]) => ({ code: code as number, stderr }));
-  return { p, exited, returned: new Promise<void>((resolve) => p.stderr!.on('data', () => stderr.includes('returned') && resolve())) };
+  /** Resolves once `n` calls have returned; fails if the child ends first. */
+  const hasReturned = (n: number) =>
+    Promise.race([
+      new Promise<void>(function check(resolve) {
+        if (returned >= n) resolve();
+        else waiters.push(() => check(resolve));
+      }),
+      exited.then((r) => Promise.reject(new Error(`the child ended after ${returned} calls: ${JSON.stringify(r)}`))),
+    ]);
+  return { p, go: () => (p.stdin as Writable).write('go\n'), hasReturned, exited };
+}
+
+/** A connected pair of sockets, the writer's end non-blocking in this process and so in a child that shares it. */
+async function socketPair(): Promise<{ writer: Socket; reader: Socket; close: () => void }> {
+  const server = createServer();
+  server.listen(path.join(await tempDir(), 'out.sock'));
+  await once(server, 'listening');
+  const accepted = once(server, 'connection');
+  const writer = createConnection(server.address() as string);
+  await once(writer, 'connect');
+  const [reader] = (await accepted) as [Socket];
+  return { writer, reader, close: () => server.close() };
 }
 
 describe('writeNow', () => {
-  it('writes the whole text to an output that takes less than all of it at once (a non-blocking socket), the rest once the reader reads', { timeout: 60_000 }, async () => {
-    // The child's descriptor shares this process's non-blocking socket: a write past what the socket holds
-    // fails with EAGAIN there instead of waiting.
-    const sock = path.join(await tempDir(), 'out.sock');
-    const server = createServer();
-    server.listen(sock);
-    await once(server, 'listening');
-    const accepted = once(server, 'connection');
-    const client = createConnection(sock);
-    await once(client, 'connect');
-    const [reader] = (await accepted) as [Socket];
+  it('writes whole and in order to an output that takes less at once than it is given (2>&1 made it non-blocking), the rest as the reader reads, and each text after the one before', { timeout: 60_000 }, async () => {
+    const { writer, reader, close } = await socketPair();
     reader.pause();
-    const { p, exited, returned } = child(client);
-    p.stdin!.write('go\n');
-    // Nothing is read until the call returned: the socket holds a fraction of 4 MiB.
-    await Promise.race([returned, exited.then((r) => Promise.reject(new Error(`the child ended before writeNow returned: ${JSON.stringify(r)}`)))]);
-    client.destroy();
-    let got = 0;
-    reader.on('data', (d: Buffer) => (got += d.length));
-    const ended = once(reader, 'end');
+    const c = child(['pipe', writer, writer], true);
+    writer.destroy();
+    let got = '';
+    reader.setEncoding('latin1');
+    reader.on('data', (d: string) => (got += d));
+    const ended = once(reader, 'close');
+    c.go();
+    // Nothing is read until the first call returned: the socket holds a fraction of 4 MiB. Then the reader
+    // makes room while the child waits, and the second text is written: after the first, never into it.
+    await c.hasReturned(1);
     reader.resume();
-    const { code, stderr } = await exited;
+    await c.hasReturned(2);
+    expect(await c.exited).toEqual({ code: 0, stderr: '' });
     await ended;
-    server.close();
-    expect({ code, stderr }).toEqual({ code: 0, stderr: 'returned\n' });
-    expect(got).toBe(BYTES + 1);
+    close();
+    expect(got.length).toBe(BYTES + 5);
+    expect(got.indexOf('END')).toBe(BYTES + 1);
   });
 
   it('says nothing and fails nothing once the reader has closed the output', { timeout: 60_000 }, async () => {
-    const { p, exited } = child('pipe');
-    p.stdout!.destroy();
-    await new Promise((r) => setTimeout(r, 100));
-    p.stdin!.write('go\n');
-    expect(await exited).toEqual({ code: 0, stderr: 'returned\n' });
+    const c = child(['pipe', 'pipe', 'pipe']);
+    c.p.stdout!.destroy();
+    c.go();
+    await c.hasReturned(2);
+    expect(await c.exited).toEqual({ code: 0, stderr: '' });
+  });
+});
+
+describe('help and the version', () => {
+  it('end quietly, exit 0, when the reader has gone (strata --version | true)', { timeout: 60_000 }, async () => {
+    for (const args of [['--version'], ['--help'], ['--json', '--version']]) {
+      const p = spawnCli({}, ...args);
+      p.stdout!.destroy();
+      let stderr = '';
+      p.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+      const [code] = await once(p, 'close');
+      expect({ args, code, stderr }).toEqual({ args, code: 0, stderr: '' });
+    }
   });
 });

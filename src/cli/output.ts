@@ -12,17 +12,18 @@ export class OutputClosed extends Error {
 }
 
 let closed = false;
-let watched = false;
+let stream: NodeJS.WriteStream | undefined;
 
+/** process.stdout, made on first need; from then on every write goes through it, so none overtakes another. */
 function stdout(): NodeJS.WriteStream {
-  if (!watched) {
-    watched = true;
-    process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (stream === undefined) {
+    stream = process.stdout;
+    stream.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code !== 'EPIPE') throw e;
       closed = true;
     });
   }
-  return process.stdout;
+  return stream;
 }
 
 export async function write(text: string): Promise<void> {
@@ -42,11 +43,17 @@ export async function write(text: string): Promise<void> {
 }
 
 /**
- * `text` written whole before this returns. A reader that went away is told nothing more, as console.log
- * would; an output that cannot take the bytes now (a descriptor another process made non-blocking) gets the
- * rest through process.stdout, which waits for it.
+ * `text` written, or queued in order on process.stdout, before this returns. A reader that went away is told
+ * nothing more, as console.log would. An output that cannot take the bytes now (a descriptor made
+ * non-blocking: with `2>&1` it is stderr's too, which Node makes non-blocking once it writes there) gets the
+ * rest through process.stdout, which waits for it — and so does every text after it.
  */
 export function writeNow(text: string): void {
+  if (closed) return;
+  if (stream !== undefined) {
+    stream.write(text);
+    return;
+  }
   const bytes = Buffer.from(text);
   for (let at = 0; at < bytes.length && !closed; ) {
     try {

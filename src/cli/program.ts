@@ -7,6 +7,7 @@ import { type GlobalOptions, json, page, pageBounds, pageOf, type Paging, print,
 import { describeVerify, renderChanges, size, table } from './format.js';
 import { compactLog, describeAdvance, excise, type GcOptions, gc, parseDuration, pruneCheckpoints, reclaim } from './gc.js';
 import { snapshotTable } from './history.js';
+import { writeNow } from './output.js';
 import type { ServeFlags } from './serve.js';
 import { describeInfo, renderInfo } from './info.js';
 import { describeCatalog, describeTable, renderCatalog, renderTable } from './show.js';
@@ -75,7 +76,8 @@ const pruneOptions = (o: Opts) => ({ keep: positiveInt('--keep-checkpoints', Str
 export function program(version: string, quiet: boolean): Command {
   const p = new Command('strata')
     .exitOverride()
-    .configureOutput({ outputError: (text, write) => (quiet ? undefined : write(text)) })
+    // Help and the version are a command's one text, as say()'s are (output.ts).
+    .configureOutput({ writeOut: writeNow, outputError: (text, write) => (quiet ? undefined : write(text)) })
     .description('a lakehouse catalog that keeps its whole history')
     .version(version, '-V, --version', 'print the version')
     .option('--dir <dir>', 'local directory: the index, and the store unless --store is given', './lake')
