@@ -14,10 +14,20 @@ const copies: Readonly<Record<string, string>> = typeof STRATA_BUNDLED_COPIES ==
 
 const load = createRequire(import.meta.url);
 
-/** The package `name`, required the first time the returned function is called. */
-export function onFirstUse<T>(name: string): () => T {
+/**
+ * The package `name`, required the first time the returned function is called; `prepare`, if given, runs once
+ * on it then, told whether it is the command's bundled copy or the installed package.
+ */
+export function onFirstUse<T>(name: string, prepare?: (loaded: T, bundled: boolean) => void): () => T {
   let loaded: T | undefined;
-  return () => (loaded ??= load(copies[name] ?? name) as T);
+  return () => {
+    if (loaded === undefined) {
+      const it = load(copies[name] ?? name) as T;
+      prepare?.(it, copies[name] !== undefined);
+      loaded = it;
+    }
+    return loaded;
+  };
 }
 
 /**

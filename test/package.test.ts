@@ -104,6 +104,10 @@ describe('the package, installed by its name', () => {
     expect(reading.code, reading.stderr).toBe(0);
     expect(reading.stdout).toMatch(/^schemas, tables, views +1, 0, 0$/m);
     expect(JSON.parse(reading.stderr)).toEqual([]);
+    // The command's bundled copy of DuckDB's Node API keeps a leading byte-order mark in text, as the library does.
+    const marked = await run(process.execPath, [bin, 'sql', '--dir', './lake', '--csv', "SELECT chr(65279) || 'abc' AS s"], project, env);
+    expect(marked.code, marked.stderr).toBe(0);
+    expect(marked.stdout).toBe('s\n\uFEFFabc\n');
     expect(await served(bin, ['serve', '--dir', './lake', '--port', '0'], project, env)).toMatch(/^serving the Iceberg REST catalog at http:\/\/127\.0\.0\.1:\d+/);
     const s3Env = { ...env, AWS_ACCESS_KEY_ID: 'key', AWS_SECRET_ACCESS_KEY: 'secret' };
     const s3 = await run(process.execPath, [bin, 'info', '--dir', './s3', '--store', 's3://bucket/lake', '--endpoint', 'http://127.0.0.1:9', '--path-style'], project, s3Env);

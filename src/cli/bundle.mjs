@@ -86,12 +86,25 @@ const bindings = {
     }));
   },
 };
+// Its text decoder keeps a leading U+FEFF, as the library makes the installed copy's do (keepByteOrderMarks
+// in src/sql/engine.ts): `new TextDecoder()` drops it, and 'abc' came back for a value of four characters.
+const DECODER = 'exports.textDecoder = new TextDecoder();';
+const keepsByteOrderMarks = {
+  name: 'duckdb text keeps byte-order marks',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]@duckdb[\\/]node-api[\\/]lib[\\/]vectors[\\/]dataAccessors\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      if (!source.includes(DECODER)) throw new Error(`${args.path} no longer makes its text decoder as bundle.mjs expects: look again at keepsByteOrderMarks`);
+      return { loader: 'js', contents: source.replace(DECODER, "exports.textDecoder = new TextDecoder('utf-8', { ignoreBOM: true });") };
+    });
+  },
+};
 await esbuild.build({
   ...commonJs,
   entryPoints: { [DUCKDB_API.replace(/\.cjs$/, '')]: '@duckdb/node-api' },
   // Resolved where it is installed, on purpose (see `bindings`).
   logOverride: { 'require-resolve-not-external': 'silent' },
-  plugins: [bindings],
+  plugins: [bindings, keepsByteOrderMarks],
 });
 
 // Bundled CommonJS has no import.meta: the modules that find files beside themselves ask where the bundle is.

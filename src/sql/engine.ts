@@ -15,6 +15,7 @@
 // CORRUPT.
 import { mkdirSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement } from '@duckdb/node-api';
 import { StrataError } from '../errors.js';
@@ -64,7 +65,20 @@ const asPrefix = (dir: string) => `${path.resolve(dir)}${path.sep}`;
  * require, not import(): Node's ESM loader parses each of the package's 124 CommonJS modules for its exports
  * first, and the first statement of a process waited 94–112 ms for import() against ~60 for require.
  */
-export const duckdb = onFirstUse<typeof import('@duckdb/node-api')>('@duckdb/node-api');
+export const duckdb = onFirstUse<typeof import('@duckdb/node-api')>('@duckdb/node-api', (_api, bundled) => {
+  if (!bundled) keepByteOrderMarks();
+});
+
+/**
+ * The Node API decodes every text value with one `new TextDecoder()`, which drops a leading U+FEFF: a value
+ * DuckDB holds as four characters came back as three. It reads the decoder from its module's exports at each
+ * call, so the installed copy's is replaced by one that keeps the mark; the command's bundled copy is built
+ * with it (src/cli/bundle.mjs).
+ */
+function keepByteOrderMarks(): void {
+  const accessors = createRequire(import.meta.url)('@duckdb/node-api/lib/vectors/dataAccessors.js') as { textDecoder: { decode(bytes: Uint8Array): string } };
+  accessors.textDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
+}
 
 /**
  * A new in-memory instance reaching `reach`, spilling to `spill` (null: never), configuration locked. The
