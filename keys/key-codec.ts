@@ -9,7 +9,8 @@ export type Field = number | string;
 export type Key = Uint8Array;
 
 const utf8 = new TextEncoder();
-const utf8Decode = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a name may open with U+FEFF, which the default drops ('\uFEFFt' read back as 't').
+const utf8Decode = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const TWO_32 = 2 ** 32;
 
 export class KeyFormatError extends Error {}

@@ -108,6 +108,13 @@ describe('the package, installed by its name', () => {
     const marked = await run(process.execPath, [bin, 'sql', '--dir', './lake', '--csv', "SELECT chr(65279) || 'abc' AS s"], project, env);
     expect(marked.code, marked.stderr).toBe(0);
     expect(marked.stdout).toBe('s\n\uFEFFabc\n');
+    // And so does its bundled msgpackr, which decodes a stored string of over 64 bytes with a TextDecoder
+    // (the command loads no native extractor): a commit's message reads back as it was given.
+    const message = `\uFEFF${'m'.repeat(80)}`;
+    const made = await run(process.execPath, [bin, 'sql', '--dir', './lake', '--message', message, 'CREATE TABLE marked (i INT)'], project, env);
+    expect(made.code, made.stderr).toBe(0);
+    const listed = await run(process.execPath, [bin, 'snapshots', '--dir', './lake', '--json'], project, env);
+    expect((JSON.parse(listed.stdout) as { message: string | null }[]).map((s) => s.message)).toContain(message);
     expect(await served(bin, ['serve', '--dir', './lake', '--port', '0'], project, env)).toMatch(/^serving the Iceberg REST catalog at http:\/\/127\.0\.0\.1:\d+/);
     const s3Env = { ...env, AWS_ACCESS_KEY_ID: 'key', AWS_SECRET_ACCESS_KEY: 'secret' };
     const s3 = await run(process.execPath, [bin, 'info', '--dir', './s3', '--store', 's3://bucket/lake', '--endpoint', 'http://127.0.0.1:9', '--path-style'], project, s3Env);

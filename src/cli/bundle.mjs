@@ -58,20 +58,42 @@ const noNativeExtractor = {
   },
 };
 
-// commander requires node:child_process when it loads (~3 ms of every call), for subcommands that are
-// executables of their own, which the command has none of: it is required when commander first spawns.
-const LAZY_SPAWN = "{ get spawn() { return require('node:child_process').spawn; } }";
-const commanderSpawnsLazily = {
-  name: 'commander loads child_process when it spawns',
+/**
+ * A plugin that bundles the file `file` matches with the text `from` in it replaced by `to`; the build fails if
+ * the file no longer holds `from` (a new release of the package), rather than quietly bundling it unchanged.
+ */
+const rewrite = (name, file, from, to) => ({
+  name,
   setup(build) {
-    build.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
+    build.onLoad({ filter: file }, (args) => {
       const source = readFileSync(args.path, 'utf8');
-      const eager = "const childProcess = require('node:child_process');";
-      if (!source.includes(eager)) throw new Error(`${args.path} no longer requires child_process as bundle.mjs expects: look again at commanderSpawnsLazily`);
-      return { loader: 'js', contents: source.replace(eager, `const childProcess = ${LAZY_SPAWN};`) };
+      if (!source.includes(from)) throw new Error(`${args.path} no longer holds ${JSON.stringify(from)}: look again at the plugin "${name}" in bundle.mjs`);
+      return { loader: 'js', contents: source.replace(from, to) };
     });
   },
-};
+});
+
+// commander requires node:child_process when it loads (~3 ms of every call), for subcommands that are
+// executables of their own, which the command has none of: it is required when commander first spawns.
+const commanderSpawnsLazily = rewrite(
+  'commander loads child_process when it spawns',
+  /[\\/]commander[\\/]lib[\\/]command\.js$/,
+  "const childProcess = require('node:child_process');",
+  "const childProcess = { get spawn() { return require('node:child_process').spawn; } };",
+);
+
+// Text keeps a leading U+FEFF, which `new TextDecoder()` drops ('\uFEFFabc' read back as 'abc'): in msgpackr,
+// which decodes a string of over 64 bytes with one when it has no native extractor (the command's case), and in
+// DuckDB's Node API, every text value (the library replaces the installed copy's: keepByteOrderMarks in
+// src/sql/engine.ts).
+const IGNORE_BOM = "new TextDecoder('utf-8', { ignoreBOM: true })";
+const msgpackrKeepsByteOrderMarks = rewrite('msgpackr text keeps byte-order marks', /[\\/]msgpackr[\\/]unpack\.js$/, 'decoder = new TextDecoder();', `decoder = ${IGNORE_BOM};`);
+const duckdbKeepsByteOrderMarks = rewrite(
+  'duckdb text keeps byte-order marks',
+  /[\\/]@duckdb[\\/]node-api[\\/]lib[\\/]vectors[\\/]dataAccessors\.js$/,
+  'exports.textDecoder = new TextDecoder();',
+  `exports.textDecoder = ${IGNORE_BOM};`,
+);
 
 // DuckDB's Node API as one CommonJS file, loaded by the command when a statement first needs it (on-first-use.ts);
 // its native bindings stay the installed package's, found from where the Node API itself is installed.
@@ -86,25 +108,12 @@ const bindings = {
     }));
   },
 };
-// Its text decoder keeps a leading U+FEFF, as the library makes the installed copy's do (keepByteOrderMarks
-// in src/sql/engine.ts): `new TextDecoder()` drops it, and 'abc' came back for a value of four characters.
-const DECODER = 'exports.textDecoder = new TextDecoder();';
-const keepsByteOrderMarks = {
-  name: 'duckdb text keeps byte-order marks',
-  setup(build) {
-    build.onLoad({ filter: /[\\/]@duckdb[\\/]node-api[\\/]lib[\\/]vectors[\\/]dataAccessors\.js$/ }, (args) => {
-      const source = readFileSync(args.path, 'utf8');
-      if (!source.includes(DECODER)) throw new Error(`${args.path} no longer makes its text decoder as bundle.mjs expects: look again at keepsByteOrderMarks`);
-      return { loader: 'js', contents: source.replace(DECODER, "exports.textDecoder = new TextDecoder('utf-8', { ignoreBOM: true });") };
-    });
-  },
-};
 await esbuild.build({
   ...commonJs,
   entryPoints: { [DUCKDB_API.replace(/\.cjs$/, '')]: '@duckdb/node-api' },
   // Resolved where it is installed, on purpose (see `bindings`).
   logOverride: { 'require-resolve-not-external': 'silent' },
-  plugins: [bindings, keepsByteOrderMarks],
+  plugins: [bindings, duckdbKeepsByteOrderMarks],
 });
 
 // Bundled CommonJS has no import.meta: the modules that find files beside themselves ask where the bundle is.
@@ -123,7 +132,7 @@ await esbuild.build({
   // loader for import(), and on Node 20 one given to it is lost when the code comes from the cache.
   supported: { 'dynamic-import': false },
   logOverride: { 'require-resolve-not-external': 'silent' },
-  plugins: [binding, noNativeExtractor, commanderSpawnsLazily],
+  plugins: [binding, noNativeExtractor, msgpackrKeepsByteOrderMarks, commanderSpawnsLazily],
   ...whereBundled,
   define: { ...whereBundled.define, STRATA_BUNDLED_COPIES: JSON.stringify({ '@duckdb/node-api': `./${DUCKDB_API}` }) },
 });
@@ -137,7 +146,7 @@ await esbuild.build({
   logOverride: { 'require-resolve-not-external': 'silent' },
   // The bundled CommonJS packages require() what stays outside: an ES module has no require of its own.
   banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
-  plugins: [binding, noNativeExtractor],
+  plugins: [binding, noNativeExtractor, msgpackrKeepsByteOrderMarks],
 });
 
 // The `bin`: runs the command from the code cache its build names (a hash of the bundle's bytes).
