@@ -85,15 +85,29 @@ export interface PlaneContext {
 
 export async function select(ctx: PlaneContext, text: string, given: SqlOptions | undefined): Promise<SqlResult> {
   return ctx.engine.withConnection(async (c) => {
-    const held = new StatementFiles(ctx.files);
+    const held = new StatementFiles(ctx.files, true);
     try {
       const { sql, meta } = await bind(ctx, text, given, held);
-      const result = await withProgress(c, given?.onProgress, () => c.runAndReadAll(sql)).catch((e: unknown) => pointed(ctx, e, text));
+      const result = await answerOnceChecked(
+        held,
+        withProgress(c, given?.onProgress, () => c.runAndReadAll(sql)).catch((e: unknown) => pointed(ctx, e, text)),
+      );
       return { ...(await rowsOf(result)), ...meta };
     } finally {
       held.release();
     }
   });
+}
+
+/**
+ * What `running` gives, once the statement's checks that ran beside it passed: a check's failure (a file's
+ * CORRUPT) is thrown before the statement's own, as when it ran first.
+ */
+async function answerOnceChecked<T>(held: StatementFiles, running: Promise<T>): Promise<T> {
+  const [ran, checked] = await Promise.allSettled([running, held.checked()]);
+  if (checked.status === 'rejected') throw checked.reason;
+  if (ran.status === 'rejected') throw ran.reason;
+  return ran.value;
 }
 
 /** A failure of DuckDB's running the rewrite of `text`, said about `text` (statement-errors.ts). */
@@ -108,10 +122,13 @@ async function pointed(ctx: PlaneContext, e: unknown, text: string): Promise<nev
  */
 export async function* selectBatches(ctx: PlaneContext, text: string, given: SqlOptions | undefined): AsyncGenerator<SqlResult> {
   const c = await ctx.engine.connect();
-  const held = new StatementFiles(ctx.files);
+  const held = new StatementFiles(ctx.files, true);
   try {
     const { sql, meta } = await bind(ctx, text, given, held);
-    const { columns, batches } = await streamRows(c, sql).catch((e: unknown) => pointed(ctx, e, text));
+    const { columns, batches } = await answerOnceChecked(
+      held,
+      streamRows(c, sql).catch((e: unknown) => pointed(ctx, e, text)),
+    );
     for await (const rows of batches) yield { rows, columns, ...meta };
   } finally {
     held.release();
@@ -349,17 +366,21 @@ export async function scanAt(
   const deletes = (await r.deleteFiles(ref.schema, ref.table)).filter((d) => records.has(d.dataFileId));
   // The data and delete files' bytes in one hold, then their field ids and positions at once: a statement's
   // first read of a file waits for each kind of check before DuckDB reads it, but not for one after another.
+  // A statement that answers only once its checks passed (a SELECT) runs beside the positions' check instead:
+  // the positions it applies are the ones the check reads (both read them where they are kept), and a file
+  // that fails is its CORRUPT, the rows DuckDB made of it never returned.
   const both = await held.hold([...files, ...deletes].map((f) => recordedFile(ctx.dataPath, f)));
   const [data, del] = [both.slice(0, files.length), both.slice(files.length)];
   const local = new Map(files.map((f, i) => [f.id, data[i]!]));
+  const positionsChecked = () =>
+    checkDeletes(
+      ctx,
+      deletes.map((d, i) => ({ file: d, local: del[i]!, recordCount: records.get(d.dataFileId)! })),
+      true,
+    );
   const { mappings, layouts } = await checkedTogether(
     () => mappingsOf(ctx, r, ref, files, local),
-    () =>
-      checkDeletes(
-        ctx,
-        deletes.map((d, i) => ({ file: d, local: del[i]!, recordCount: records.get(d.dataFileId)! })),
-        true,
-      ),
+    held.answersAfterChecks ? async () => held.vouch(positionsChecked()) : positionsChecked,
   );
   const identities = deletes.map((d) => identityOf(recordedFile(ctx.dataPath, d)));
   const kept = ctx.positions.kept;

@@ -6,8 +6,16 @@ import type { RecordedFile } from '../store/recorded-bytes.js';
 
 export class StatementFiles {
   private readonly held: { release(): void }[] = [];
+  private readonly vouching: Promise<void>[] = [];
 
-  constructor(private readonly local: LocalFiles) {}
+  /**
+   * `answersAfterChecks`: the statement gives no answer before checked() — a SELECT, which returns rows and
+   * builds on nothing —, so a check of what it reads may run beside it rather than before it (vouch).
+   */
+  constructor(
+    private readonly local: LocalFiles,
+    readonly answersAfterChecks = false,
+  ) {}
 
   /** The local paths DuckDB reads the files at, in order, once their bytes checked out. */
   async hold(files: readonly RecordedFile[]): Promise<string[]> {
@@ -19,6 +27,17 @@ export class StatementFiles {
   /** Something else the statement holds until it is done (kept positions: kept-positions.ts). */
   keep(h: { release(): void }): void {
     this.held.push(h);
+  }
+
+  /** A check the statement's answer waits for (only where answersAfterChecks); its failure is heard by checked(). */
+  vouch(check: Promise<void>): void {
+    check.catch(() => undefined);
+    this.vouching.push(check);
+  }
+
+  /** Settles once every vouched check passed; the first to fail, in the order they were vouched, is thrown. */
+  async checked(): Promise<void> {
+    for (const check of this.vouching) await check;
   }
 
   release(): void {

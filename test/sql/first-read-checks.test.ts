@@ -5,11 +5,15 @@
 // statement over the same files costs: no check reads anything again. Real LevelDB, Parquet and DuckDB; the
 // checks are only watched.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Catalog } from '../../src/index.js';
+import * as path from 'node:path';
+import { DuckDBConnection } from '@duckdb/node-api';
+import { Catalog, isStrataError } from '../../src/index.js';
+import { DirectoryStore } from '../../src/store/directory-store.js';
 import { DeletePositionChecks } from '../../src/sql/delete-positions.js';
 import { FieldIdChecks } from '../../src/sql/file-columns.js';
 import { localMismatch } from '../../src/store/recorded-bytes.js';
 import { tempDir } from '../helpers.js';
+import { deleteFileBytes } from '../support/delete-file.js';
 
 // Every byte check of a local file, counted (the module's own function, wrapped).
 vi.mock('../../src/store/recorded-bytes.js', async (original) => {
@@ -76,6 +80,64 @@ describe("a statement's first read of a file", () => {
     } finally {
       await c.close();
       vi.restoreAllMocks();
+    }
+  });
+
+  it("a SELECT runs beside the check of its delete files' positions and answers once it passed: one that does not fit is CORRUPT, whole and streamed, though the query ended first", { timeout: 60_000 }, async () => {
+    const lake = await tempDir();
+    const setup = await Catalog.open({ dir: lake });
+    await setup.sql('CREATE TABLE t (id BIGINT)');
+    await setup.sql('INSERT INTO t VALUES (1), (2), (3), (4)');
+    const r = await setup.reader();
+    const [f] = await r.dataFiles('main', 't');
+    await r.close();
+    // Registered before the store held it, so first checked when a statement reads it.
+    const late = await deleteFileBytes(f!.path, [999, 1000]);
+    await setup.transaction((tx) => tx.addDeleteFile('main', 't', { dataFileId: f!.id, path: 'late.parquet', deleteCount: 2, fileSizeBytes: late.length }));
+    await new DirectoryStore(path.join(lake, 'store')).putIfAbsent(`${setup.dataPath}late.parquet`, late);
+    await setup.close();
+
+    const QUERY = 'SELECT count(*) AS answered FROM t';
+    for (const streamed of [false, true]) {
+      const events: string[] = [];
+      let queryEnded!: () => void;
+      const ended = new Promise<void>((resolve) => (queryEnded = resolve));
+      const run = DuckDBConnection.prototype.runAndReadAll;
+      const stream = DuckDBConnection.prototype.stream;
+      const watchQuery = <T>(sql: string, p: Promise<T>) => {
+        if (!sql.includes('answered')) return p;
+        events.push('query start');
+        return p.finally(() => {
+          events.push('query end');
+          queryEnded();
+        });
+      };
+      vi.spyOn(DuckDBConnection.prototype, 'runAndReadAll').mockImplementation(function (this: DuckDBConnection, sql: string, ...a: unknown[]) {
+        return watchQuery(sql, (run as (...x: unknown[]) => ReturnType<typeof run>).call(this, sql, ...a));
+      } as never);
+      vi.spyOn(DuckDBConnection.prototype, 'stream').mockImplementation(function (this: DuckDBConnection, sql: string, ...a: unknown[]) {
+        return watchQuery(sql, (stream as (...x: unknown[]) => ReturnType<typeof stream>).call(this, sql, ...a));
+      } as never);
+      // The check's verdict is held back until the query has run (or 3 s, should the query wait for the check).
+      const trusted = DeletePositionChecks.prototype.trusted;
+      vi.spyOn(DeletePositionChecks.prototype, 'trusted').mockImplementation(async function (this: DeletePositionChecks, ...a: Parameters<typeof trusted>) {
+        const verdict = trusted.apply(this, a);
+        await verdict.catch(() => undefined);
+        await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 3000))]);
+        events.push('check end');
+        return verdict;
+      });
+      const c = await Catalog.open({ dir: lake }); // afresh: no file checked yet
+      try {
+        const answer = streamed ? (async () => { for await (const batch of c.sqlBatches(QUERY)) return batch.rows; })() : c.sql(QUERY).then((x) => x.rows);
+        const e = await answer.catch((x: unknown) => x);
+        expect(isStrataError(e, 'CORRUPT'), `${streamed ? 'streamed' : 'whole'}: ${String(e)}`).toBe(true);
+        expect((e as Error).message).toMatch(/late\.parquet.*past the 4 rows/);
+        expect(events, streamed ? 'streamed' : 'whole').toEqual(['query start', 'query end', 'check end']);
+      } finally {
+        await c.close();
+        vi.restoreAllMocks();
+      }
     }
   });
 });
