@@ -3,9 +3,9 @@
 // call is a process, so what it loads is what it pays: the pure-JavaScript packages every call needs
 // (commander, msgpackr, and LevelDB's level, classic-level and abstract-level: ~80 CommonJS modules, each
 // resolved and read on its own) are bundled in; native code and the packages only some calls load (the AWS
-// SDK, fastify, avsc, better-sqlite3, cli-progress) stay requires of the installed packages. The command is one CommonJS file, which the
-// package's `bin` runs from V8's code cache (code-cache.ts); DuckDB's Node API, which every statement loads,
-// is bundled into a file of its own beside it, required when first used.
+// SDK, fastify, avsc, better-sqlite3, cli-progress) stay requires of the installed packages. The command is
+// one CommonJS file, which the package's `bin` runs from V8's code cache (code-cache.ts); DuckDB's Node API,
+// which every statement loads, is bundled into a file of its own beside it, required when first used.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -49,7 +49,8 @@ module.exports = createRequire(manifest)('node-gyp-build')(require('node:path').
 
 // msgpackr loads its optional native string extractor when it starts, if it can: ~5 ms of every call (its
 // loader runs detect-libc, which reads the node binary to learn the libc), more than the extractor saves on
-// what one call decodes. The command decodes with msgpackr's JavaScript, the values the same.
+// what one call decodes. The command decodes with msgpackr's JavaScript, the values the same once its text
+// decoder keeps a leading U+FEFF (msgpackrKeepsByteOrderMarks below: the two go together).
 const noNativeExtractor = {
   name: 'msgpackr without its native extractor',
   setup(build) {
