@@ -19,10 +19,14 @@ const BYTES = 4 << 20;
  * esbuild service that inherits the child's descriptors, and what waits for them to close waits for it too
  * (a CI run timed out so). A failure of writeNow is an uncaught error, which exits 1.
  */
-function child(stdio: ['pipe', 'pipe' | Socket, 'pipe' | Socket], shared = false) {
-  const p = spawn(process.execPath, ['--import', 'tsx', script, String(BYTES), shared ? 'shared' : ''], { stdio: [...stdio, 'pipe'] });
+function child(out: 'pipe' | Socket) {
+  const shared = out !== 'pipe';
+  const stdio = ['pipe', out, 'pipe', 'pipe', ...(shared ? [out] : [])];
+  const p = spawn(process.execPath, ['--import', 'tsx', script, String(BYTES), shared ? 'shared' : ''], { stdio });
   const signals = p.stdio[3] as Readable;
   let returned = 0;
+  let stderr = '';
+  p.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const waiters: (() => void)[] = [];
   signals.on('data', (d: Buffer) => {
     returned += d.toString().split('\n').length - 1;
@@ -36,12 +40,12 @@ function child(stdio: ['pipe', 'pipe' | Socket, 'pipe' | Socket], shared = false
         if (returned >= n) resolve();
         else waiters.push(() => check(resolve));
       }),
-      exited.then((code) => Promise.reject(new Error(`the child exited (${code}) after ${returned} calls`))),
+      exited.then((code) => Promise.reject(new Error(`the child exited (${code}) after ${returned} calls: ${stderr}`))),
     ]);
   return { p, go: () => (p.stdin as Writable).write('go\n'), hasReturned, exited };
 }
 
-/** A connected pair of sockets, the writer's end non-blocking in this process and so in a child that shares it. */
+/** A connected pair of sockets over a Unix socket file in a temporary directory. */
 async function socketPair(): Promise<{ writer: Socket; reader: Socket; close: () => void }> {
   const server = createServer();
   server.listen(path.join(await tempDir(), 'out.sock'));
@@ -57,7 +61,7 @@ describe('writeNow', () => {
   it('writes whole and in order to an output that takes less at once than it is given (2>&1 made it non-blocking), the rest as the reader reads, and each text after the one before', { timeout: 60_000 }, async () => {
     const { writer, reader, close } = await socketPair();
     reader.pause();
-    const c = child(['pipe', writer, writer], true);
+    const c = child(writer);
     writer.destroy();
     let got = '';
     let whole!: () => void;
@@ -82,7 +86,7 @@ describe('writeNow', () => {
   });
 
   it('fails nothing once the reader has closed the output', { timeout: 60_000 }, async () => {
-    const c = child(['pipe', 'pipe', 'pipe']);
+    const c = child('pipe');
     c.p.stdout!.destroy();
     c.go();
     await c.hasReturned(2);
