@@ -1,7 +1,7 @@
 // A command's one text goes to standard output's descriptor itself (src/cli/output.ts, writeNow): whole and in
 // order however little the output takes at once, and quietly nowhere once the reader has gone, as console.log
 // did — help and the version too.
-import { spawn } from 'node:child_process';
+import { spawn, type StdioOptions } from 'node:child_process';
 import { once } from 'node:events';
 import { createConnection, createServer, type Socket } from 'node:net';
 import * as path from 'node:path';
@@ -21,7 +21,7 @@ const BYTES = 4 << 20;
  */
 function child(out: 'pipe' | Socket) {
   const shared = out !== 'pipe';
-  const stdio = ['pipe', out, 'pipe', 'pipe', ...(shared ? [out] : [])];
+  const stdio: StdioOptions = ['pipe', out, 'pipe', 'pipe', ...(shared ? [out] : [])];
   const p = spawn(process.execPath, ['--import', 'tsx', script, String(BYTES), shared ? 'shared' : ''], { stdio });
   const signals = p.stdio[3] as Readable;
   let returned = 0;

@@ -15,7 +15,7 @@ import { writeNow } from '../../src/cli/output.js';
 const [bytes, shared] = [Number(process.argv[2]), process.argv[3] === 'shared'];
 if (shared) {
   new Socket({ fd: 4, readable: false, writable: true }).unref();
-  const flags = /flags:\s*([0-7]+)/.exec(readFileSync('/proc/self/fdinfo/1', 'utf8'))![1];
+  const flags = /flags:\s*([0-7]+)/.exec(readFileSync('/proc/self/fdinfo/1', 'utf8'))![1]!;
   const O_NONBLOCK = 0o4000;
   if ((parseInt(flags, 8) & O_NONBLOCK) === 0) throw new Error(`standard output is blocking (flags ${flags}): the test would wait for itself`);
 }
