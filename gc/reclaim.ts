@@ -40,6 +40,11 @@ export interface ReclaimReport {
    * at the old path): left in place and unscheduled, the object is not the one the catalog let go.
    */
   skipped: string[];
+  /**
+   * Scheduled paths whose object the store no longer holds (a run that stopped part-way, a delete by hand):
+   * nothing to delete; off the schedule.
+   */
+  gone: string[];
   /** Objects the store would not delete, and why (a symbolic link on the way, a permission): still scheduled. */
   failed: { path: string; reason: string }[];
   /** Orphans deleted (or that would be); empty unless asked for. */
@@ -147,20 +152,26 @@ export interface Deletions {
   go: string[];
   /** Due paths whose object an engine wrote again after it was scheduled: left in place. */
   skipped: string[];
+  /** Due paths the store holds no object under: nothing to delete. */
+  gone: string[];
 }
 
 /** What a run deletes of its plan, given how the log and the store have each due object (isObjectLetGo). */
 export function deletions(due: readonly DueObject[], orphans: readonly string[]): Deletions {
-  const out: Deletions = { go: [], skipped: [] };
-  for (const d of due) (isObjectLetGo(d.scheduledAt, d.lastModified) ? out.go : out.skipped).push(d.path);
+  const out: Deletions = { go: [], skipped: [], gone: [] };
+  for (const d of due) {
+    if (d.lastModified === undefined) out.gone.push(d.path);
+    else (isObjectLetGo(d.scheduledAt, d.lastModified) ? out.go : out.skipped).push(d.path);
+  }
   out.go.push(...orphans);
   return out;
 }
 
 /**
- * The mutations that settle a run: a path whose object is gone, one whose object is an engine's now, and one
- * a row names again leave the schedule; one the store would not delete stays on it, for the next run.
+ * The mutations that settle a run: a path whose object is deleted or was gone already, one whose object is an
+ * engine's now, and one a row names again leave the schedule; one the store would not delete stays on it, for
+ * the next run.
  */
-export function unschedule(plan: Pick<ReclaimPlan, 'named'>, report: Pick<ReclaimReport, 'deleted' | 'skipped'>): Mutation[] {
-  return [...report.deleted, ...report.skipped, ...plan.named].map(unscheduled);
+export function unschedule(plan: Pick<ReclaimPlan, 'named'>, report: Pick<ReclaimReport, 'deleted' | 'gone' | 'skipped'>): Mutation[] {
+  return [...report.deleted, ...report.gone, ...report.skipped, ...plan.named].map(unscheduled);
 }

@@ -35,6 +35,7 @@ const LAYERS: [string, number][] = [
   ['keys/', 1],
   ['src/arguments.ts', 2],
   ['src/random.ts', 2],
+  ['src/in-parallel.ts', 2],
   ['src/store/', 3],
   ['src/kv/', 4],
   ['src/log/', 4],

@@ -90,6 +90,7 @@ export async function reclaim(
       (report.iceberg.length > 0 ? `, ${report.iceberg.length} Iceberg objects no retained snapshot names` : '') +
       `; ${report.scheduled.length} still within their grace period` +
       (report.skipped.length > 0 ? `; ${report.skipped.length} left in place (written again after they were scheduled)` : '') +
+      (report.gone.length > 0 ? `; ${report.gone.length} already gone from the store` : '') +
       (report.failed.length > 0 ? `; ${report.failed.length} could not be deleted (still scheduled)` : ''),
   );
   if (after !== undefined) {
@@ -99,7 +100,7 @@ export async function reclaim(
         : `  the ${after.files} files excision would schedule are not deleted by this run: they wait out their grace period first`,
     );
   }
-  const listed = o.list([...report.deleted, ...report.orphans, ...report.abandoned, ...report.iceberg, ...report.skipped.map((p) => `left in place: ${p}`), ...report.failed.map((f) => `not deleted: ${f.path}: ${f.reason}`)]);
+  const listed = o.list([...report.deleted, ...report.orphans, ...report.abandoned, ...report.iceberg, ...report.skipped.map((p) => `left in place: ${p}`), ...report.gone.map((p) => `already gone: ${p}`), ...report.failed.map((f) => `not deleted: ${f.path}: ${f.reason}`)]);
   for (const p of listed.items) o.say(`  ${p}`);
   if (listed.note) o.say(`  ${listed.note}`);
   return after === undefined ? report : { ...report, afterExcision: after };

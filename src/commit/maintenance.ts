@@ -107,6 +107,7 @@ export class Maintenance {
       scheduled: plan.waiting,
       deleted: done.deleted.filter((p) => !orphans.has(p)),
       skipped: done.skipped,
+      gone: done.gone,
       failed: done.failed,
       orphans: done.deleted.filter((p) => orphans.has(p)),
       abandoned,

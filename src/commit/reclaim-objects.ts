@@ -1,17 +1,18 @@
 // Carrying out a reclamation plan: reads what gc/reclaim.ts decides by (when the log entry that scheduled each
-// due object was written, and the object's own time) and deletes what it decides, so that one object the
-// store will not delete (a symbolic link on the way, a permission) never stops the rest.
+// due object was written, and the object's own time) and deletes what it decides, in batches (store/delete-each.ts).
 import { deletions, type DueObject, type ReclaimPlan } from '../../gc/reclaim.js';
 import type { KvSeq } from '../../keys/ids.js';
+import { inParallel } from '../in-parallel.js';
+import { deleteEach, type Deletion } from '../store/delete-each.js';
 import type { ObjectStore } from '../store/object-store.js';
 
-/** Keys deleted per store call; a call that fails is retried key by key so one bad key fails alone. */
-const DELETE_BATCH = 1000;
+/** Due objects looked up at once (a HEAD each on S3): a dropped table is thousands, each a round trip. */
+const LOOKUPS_AT_ONCE = 32;
 
-export interface Deletion {
-  deleted: string[];
+/** What a run did with its due objects and orphans (see ReclaimReport). */
+export interface Reclaimed extends Deletion {
   skipped: string[];
-  failed: { path: string; reason: string }[];
+  gone: string[];
 }
 
 /**
@@ -25,38 +26,22 @@ export async function deleteObjects(
   plan: Pick<ReclaimPlan, 'due' | 'orphans'>,
   dryRun: boolean,
   onProgress?: (done: number, total: number) => void,
-): Promise<Deletion> {
-  const { go, skipped } = deletions(await dueObjects(store, dataPath, writtenAt, plan.due), plan.orphans);
-  const out: Deletion = { deleted: [], skipped, failed: [] };
-  if (dryRun) return { ...out, deleted: go };
-  for (let i = 0; i < go.length; i += DELETE_BATCH) {
-    const batch = go.slice(i, i + DELETE_BATCH);
-    try {
-      await store.delete(batch.map((p) => `${dataPath}${p}`));
-      out.deleted.push(...batch);
-    } catch {
-      for (const p of batch) {
-        try {
-          await store.delete([`${dataPath}${p}`]);
-          out.deleted.push(p);
-        } catch (e) {
-          out.failed.push({ path: p, reason: e instanceof Error ? e.message : String(e) });
-        }
-      }
-    }
-    onProgress?.(Math.min(go.length, i + DELETE_BATCH), go.length);
-  }
-  return out;
+): Promise<Reclaimed> {
+  const { go, skipped, gone } = deletions(await dueObjects(store, dataPath, writtenAt, plan.due), plan.orphans);
+  if (dryRun) return { deleted: go, skipped, gone, failed: [] };
+  const done = await deleteEach(store, go.map((p) => `${dataPath}${p}`), onProgress);
+  const path = (key: string) => key.slice(dataPath.length);
+  return { deleted: done.deleted.map(path), skipped, gone, failed: done.failed.map((f) => ({ path: path(f.path), reason: f.reason })) };
 }
 
 /** The due objects as the log and the store have them; an entry's time is read once for all it scheduled. */
 async function dueObjects(store: ObjectStore, dataPath: string, writtenAt: (seq: KvSeq) => Promise<number | undefined>, due: ReclaimPlan['due']): Promise<DueObject[]> {
   const times = new Map<KvSeq, Promise<number | undefined>>();
   const out: DueObject[] = [];
-  for (const { path, seq } of due) {
+  await inParallel(due, LOOKUPS_AT_ONCE, async ({ path, seq }, i) => {
     if (seq !== undefined && !times.has(seq)) times.set(seq, writtenAt(seq));
     const [scheduledAt, object] = await Promise.all([seq === undefined ? undefined : times.get(seq)!, store.info(`${dataPath}${path}`)]);
-    out.push({ path, scheduledAt, lastModified: object?.lastModified });
-  }
+    out[i] = { path, scheduledAt, lastModified: object?.lastModified };
+  });
   return out;
 }

@@ -19,6 +19,7 @@ import type { CommitLog } from '../log/commit-log.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { bodyMismatch, bytesMismatch, type RecordedFile } from '../store/recorded-bytes.js';
 import { IndexSync } from './index-sync.js';
+import { inParallel } from '../in-parallel.js';
 
 export type { Violation };
 
@@ -212,17 +213,9 @@ async function checkFiles(store: ObjectStore, dataPath: string, named: ReadonlyM
       }
     });
   }
-  await inParallel(reads, FILE_READS_AT_ONCE);
+  await inParallel(reads, FILE_READS_AT_ONCE, (read) => read());
   return named.size;
 }
 
 /** Files verify reads at once: enough to keep S3 busy, few enough to bound memory by a few files. */
 const FILE_READS_AT_ONCE = 4;
-
-async function inParallel(work: readonly (() => Promise<void>)[], width: number): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < work.length) await work[next++]!();
-  };
-  await Promise.all(Array.from({ length: Math.min(width, work.length) }, lane));
-}

@@ -12,6 +12,7 @@ import { checkFilePath } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import { bodyMismatch, bytesMismatch, type RecordedFile } from '../store/recorded-bytes.js';
 import type { ObjectStore } from '../store/object-store.js';
+import { inParallel } from '../in-parallel.js';
 import type { Lake, LakeDataFile, LakeDeleteFile, LakePath } from './lake.js';
 
 /** A file row's object: its path under the data path, with what the lake records of its bytes. */
@@ -173,21 +174,4 @@ async function readConfined(root: string, f: NamedFile): Promise<Buffer> {
     throw notTheFile(f, named, 'it is not a Parquet file (no PAR1 at its start and end)');
   }
   return bytes;
-}
-
-/** Runs `each` over `items`, `width` at a time; after a failure no item starts, and every one under way ends before it throws. */
-async function inParallel<T>(items: readonly T[], width: number, each: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const lane = async () => {
-    while (failure === undefined && next < items.length) {
-      try {
-        await each(items[next++]!);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(width, items.length) }, lane));
-  if (failure !== undefined) throw failure.error;
 }

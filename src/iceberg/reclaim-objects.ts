@@ -8,13 +8,10 @@ import { ICEBERG_PREFIX } from '../commit/open.js';
 import { isStrataError } from '../errors.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
+import { deleteEach, type Deletion } from '../store/delete-each.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { locationPrefix, planTable, type Tag } from './table-plan.js';
 
-export interface IcebergReclaim {
-  deleted: string[];
-  failed: { path: string; reason: string }[];
-}
 
 /** What keeps Iceberg objects in this catalog now. */
 export async function icebergKeep(view: ReadView, store: ObjectStore, now: number): Promise<IcebergKeep> {
@@ -62,20 +59,11 @@ function newestVisible(versions: readonly { begin: number; end: number | null }[
 }
 
 /** Deletes (or, in a dry run, lists) the Iceberg objects `keep` does not keep and the grace has passed for. */
-export async function reclaimIcebergObjects(store: ObjectStore, keep: IcebergKeep, now: number, graceMs: number, dryRun: boolean): Promise<IcebergReclaim> {
+export async function reclaimIcebergObjects(store: ObjectStore, keep: IcebergKeep, now: number, graceMs: number, dryRun: boolean): Promise<Deletion> {
   const go: string[] = [];
   // All of iceberg/, not only this location's prefix: the rule leaves other locations' objects alone, and the
   // listing a reclamation makes does not depend on where the store is.
   for await (const o of store.list(ICEBERG_PREFIX)) if (isIcebergObjectLetGo(o.key, o.lastModified, keep, now, graceMs)) go.push(o.key);
-  const out: IcebergReclaim = { deleted: [], failed: [] };
-  if (dryRun) return { ...out, deleted: go };
-  for (const key of go) {
-    try {
-      await store.delete([key]);
-      out.deleted.push(key);
-    } catch (e) {
-      out.failed.push({ path: key, reason: e instanceof Error ? e.message : String(e) });
-    }
-  }
-  return out;
+  if (dryRun) return { deleted: go, failed: [] };
+  return deleteEach(store, go);
 }

@@ -50,8 +50,9 @@ export interface ObjectStore {
   /** The object's listing entry (its size and when it was last written), or undefined if there is none. */
   info(key: string): Promise<ObjectInfo | undefined>;
   /**
-   * Deletes the objects; a key that does not exist is not an error. Never through a symbolic link, never
-   * outside the store: such a key is INVALID_ARGUMENT, the objects before it deleted.
+   * Deletes the objects, several at once; a key that does not exist is not an error. Never through a
+   * symbolic link, never outside the store: such a key is INVALID_ARGUMENT. After a failure, which of the
+   * other objects went is not said: a caller that must know deletes the keys of a failed call one by one.
    */
   delete(keys: readonly string[]): Promise<void>;
   /**

@@ -8,6 +8,7 @@
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { options } from '../arguments.js';
 import { StrataError } from '../errors.js';
+import { inParallel } from '../in-parallel.js';
 import { assertValidObjectKey, type ObjectInfo, type ObjectStore } from './object-store.js';
 import { StoreClock } from './store-clock.js';
 
@@ -66,6 +67,25 @@ function transient(e: unknown): boolean {
   const s = status(e);
   if (s === undefined) return true;
   return s >= 500 || s === 429 || (e as S3Failure).name === 'SlowDown';
+}
+
+/** Keys per DeleteObjects request: S3's limit. */
+const DELETE_REQUEST_KEYS = 1000;
+
+/** Delete requests one call has in flight: GC of a dropped table is thousands of objects, each a round trip. */
+const DELETES_AT_ONCE = 8;
+
+/** What a delete request's attempt returns when the service will not take DeleteObjects at all. */
+const REFUSED = Symbol('DeleteObjects refused');
+
+/**
+ * A service that does not implement DeleteObjects, or wants a checksum header it does not say it wants,
+ * answers 501 or a 4xx of the request itself; not a permission (403) or a missing bucket (404), which one
+ * request per key would meet too.
+ */
+function refusesTheRequest(e: unknown): boolean {
+  const s = status(e);
+  return s === 501 || (s !== undefined && s >= 400 && s < 500 && s !== 403 && s !== 404 && s !== 429);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -142,6 +162,8 @@ export class S3Store implements ObjectStore {
   private readonly maxAttempts: number;
   private readonly timeoutMs: number;
   private readonly random: () => number;
+  /** Set once the service refused DeleteObjects and took one DeleteObject per key instead. */
+  private deletesOneByOne = false;
   /**
    * Cuts every secret this store knows, and any URL userinfo, out of a text. A closure, so that the secrets
    * are in no field that printing the store (util.inspect, JSON) would show.
@@ -416,12 +438,46 @@ export class S3Store implements ObjectStore {
   }
 
   async delete(keys: readonly string[]): Promise<void> {
-    // One request per key: DeleteObjects needs a checksum header that not every compatible service accepts,
-    // and deletes are rare (reclamation, log compaction).
-    for (const key of keys) {
-      const Key = this.key(key);
-      await this.retrying(this.operation('delete', key), async (a) => (await this.client()).send(new (await sdk()).DeleteObjectCommand({ Bucket: this.bucket, Key }), a));
+    const named = keys.map((key) => ({ key, Key: this.key(key) }));
+    const requests: (typeof named)[] = [];
+    for (let i = 0; i < named.length; i += DELETE_REQUEST_KEYS) requests.push(named.slice(i, i + DELETE_REQUEST_KEYS));
+    await inParallel(requests, DELETES_AT_ONCE, (request) => this.deleteMany(request));
+  }
+
+  /**
+   * One DeleteObjects request for up to 1,000 keys. A service that refuses the request itself (some
+   * S3-compatible ones do not take it, or want a checksum header they do not name) gets one DeleteObject per
+   * key instead, from then on if that works. A key the service would not delete fails the call, naming it.
+   */
+  private async deleteMany(request: readonly { key: string; Key: string }[]): Promise<void> {
+    if (this.deletesOneByOne) return this.deleteOneByOne(request);
+    const op = this.operation(request.length === 1 ? 'delete' : `delete of ${request.length} keys, the first`, request[0]!.key);
+    const out = await this.retrying(op, async (a) => {
+      try {
+        const Objects = request.map(({ Key }) => ({ Key }));
+        return await (await this.client()).send(new (await sdk()).DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects, Quiet: true } }), a);
+      } catch (e) {
+        if (refusesTheRequest(e)) return REFUSED;
+        throw e;
+      }
+    });
+    if (out === REFUSED) {
+      await this.deleteOneByOne(request);
+      this.deletesOneByOne = true;
+      return;
     }
+    const errors = out.Errors ?? [];
+    if (errors.length === 0) return;
+    const first = errors[0]!;
+    const key = request.find(({ Key }) => Key === first.Key)?.key ?? first.Key;
+    const more = errors.length > 1 ? `; so did ${errors.length - 1} more of the request's keys` : '';
+    throw new StrataError('STORE_UNAVAILABLE', this.redact(`${this.description}: delete ${JSON.stringify(key)} failed (${first.Code ?? 'error'}: ${first.Message ?? 'no message'})${more}`));
+  }
+
+  private deleteOneByOne(request: readonly { key: string; Key: string }[]): Promise<void> {
+    return inParallel(request, DELETES_AT_ONCE, async ({ key, Key }) => {
+      await this.retrying(this.operation('delete', key), async (a) => (await this.client()).send(new (await sdk()).DeleteObjectCommand({ Bucket: this.bucket, Key }), a));
+    });
   }
 
   /**

@@ -15,28 +15,30 @@ import { tempDir } from '../helpers.js';
 const time = fc.option(fc.integer({ min: 0, max: 10 }), { nil: undefined });
 
 describe('deletions: what gc/ lets a run delete', () => {
-  it('skips exactly the due objects modified after their scheduling entry was written; the rest go, orphans after them', () => {
+  it('skips exactly the due objects modified after their scheduling entry was written, and names those the store no longer holds; the rest go, orphans after them', () => {
     const due = fc.uniqueArray(fc.record({ path: fc.string({ minLength: 1 }), scheduledAt: time, lastModified: time }), { selector: (d) => d.path, maxLength: 20 });
     fc.assert(
       fc.property(due, fc.array(fc.constantFrom('o1', 'o2'), { maxLength: 3 }), (objects: DueObject[], orphans) => {
         const rewritten = (d: DueObject) => d.scheduledAt !== undefined && d.lastModified !== undefined && d.lastModified > d.scheduledAt;
+        const gone = (d: DueObject) => d.lastModified === undefined;
         expect(deletions(objects, orphans)).toEqual({
-          go: [...objects.filter((d) => !rewritten(d)).map((d) => d.path), ...orphans],
+          go: [...objects.filter((d) => !rewritten(d) && !gone(d)).map((d) => d.path), ...orphans],
           skipped: objects.filter(rewritten).map((d) => d.path),
+          gone: objects.filter(gone).map((d) => d.path),
         });
       }),
       { numRuns: 500 },
     );
   });
 
-  it('at the boundary: modified in the millisecond its entry was written is still the catalog\'s; unknown times never protect', () => {
+  it('at the boundary: modified in the millisecond its entry was written is still the catalog\'s; an unknown entry time never protects; no object is gone, not deleted', () => {
     expect(deletions([
       { path: 'later', scheduledAt: 1000, lastModified: 1001 },
       { path: 'same', scheduledAt: 1000, lastModified: 1000 },
       { path: 'earlier', scheduledAt: 1000, lastModified: 999 },
       { path: 'no-entry', scheduledAt: undefined, lastModified: 5000 },
       { path: 'gone', scheduledAt: 1000, lastModified: undefined },
-    ], [])).toEqual({ go: ['same', 'earlier', 'no-entry', 'gone'], skipped: ['later'] });
+    ], [])).toEqual({ go: ['same', 'earlier', 'no-entry'], skipped: ['later'], gone: ['gone'] });
   });
 });
 
@@ -52,7 +54,7 @@ describe('the deleting code does what gc/ decided', () => {
     return { root, store: new DirectoryStore(root) };
   }
 
-  it('leaves an object written after its entry, deletes one written before, and one whose schedule names no entry', async () => {
+  it('leaves an object written after its entry, deletes one written before and one whose schedule names no entry, and reports one the store no longer holds as gone, not deleted', async () => {
     const entryAt = Date.UTC(2026, 0, 1);
     const { root, store } = await storeWith({ 'old.parquet': entryAt - 60_000, 'rewritten.parquet': entryAt + 60_000, 'legacy.parquet': entryAt + 60_000 });
     const plan = {
@@ -60,6 +62,7 @@ describe('the deleting code does what gc/ decided', () => {
         { path: 'old.parquet', scheduledAt: 0, seq: kvSeq(7) },
         { path: 'rewritten.parquet', scheduledAt: 0, seq: kvSeq(7) },
         { path: 'legacy.parquet', scheduledAt: 0, seq: undefined },
+        { path: 'never-written.parquet', scheduledAt: 0, seq: kvSeq(7) },
       ],
       orphans: [],
     };
@@ -67,15 +70,16 @@ describe('the deleting code does what gc/ decided', () => {
     const writtenAt = async (seq: number) => (asked.push(seq), seq === 7 ? entryAt : undefined);
 
     const dry = await deleteObjects(store, 'data/', writtenAt, plan, true);
-    expect(dry).toEqual({ deleted: ['old.parquet', 'legacy.parquet'], skipped: ['rewritten.parquet'], failed: [] });
+    expect(dry).toEqual({ deleted: ['old.parquet', 'legacy.parquet'], skipped: ['rewritten.parquet'], gone: ['never-written.parquet'], failed: [] });
     expect(existsSync(path.join(root, 'data', 'old.parquet'))).toBe(true);
 
     const done = await deleteObjects(store, 'data/', writtenAt, plan, false);
-    expect(done).toEqual({ deleted: ['old.parquet', 'legacy.parquet'], skipped: ['rewritten.parquet'], failed: [] });
+    expect(done).toEqual({ deleted: ['old.parquet', 'legacy.parquet'], skipped: ['rewritten.parquet'], gone: ['never-written.parquet'], failed: [] });
     expect(existsSync(path.join(root, 'data', 'rewritten.parquet'))).toBe(true);
     expect(existsSync(path.join(root, 'data', 'old.parquet'))).toBe(false);
     expect(existsSync(path.join(root, 'data', 'legacy.parquet'))).toBe(false);
     // One entry's time is read once per run, however many objects it scheduled.
     expect(asked).toEqual([7, 7]);
+    expect(existsSync(path.join(root, 'data', 'never-written.parquet'))).toBe(false);
   });
 });

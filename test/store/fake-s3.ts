@@ -1,7 +1,7 @@
 // Local stand-ins for an S3 service that misbehaves in one exact way (hangs, hangs up, answers what the test
 // scripts), so the store's bounds and redaction can be checked without a real server and without waiting
 // for one to break.
-import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach } from 'vitest';
 import { S3Store, type S3StoreOptions } from '../../src/store/s3-store.js';
@@ -72,6 +72,30 @@ export async function httpServer(handle: (req: FakeRequest, res: ServerResponse,
       seen.push(`${req.method} ${key}`);
       handle({ method: req.method ?? '', key, headers: req.headers, body: Buffer.concat(chunks) }, res, seen.length);
     });
+  });
+  return { endpoint: `http://127.0.0.1:${await listen(server)}`, seen };
+}
+
+/**
+ * An HTTP proxy to a real S3 service that records each request as `METHOD path?query` and forwards it, but
+ * answers the ones `refuse` picks itself (as a service that lacks an operation does): `refuse` writes the answer.
+ */
+export async function forwardingProxy(target: string, refuse?: (method: string, url: string, res: ServerResponse) => boolean): Promise<{ endpoint: string; seen: string[] }> {
+  const seen: string[] = [];
+  const to = new URL(target);
+  const server = createHttpServer((req, res) => {
+    const line = `${req.method} ${req.url}`;
+    seen.push(line);
+    if (refuse?.(req.method ?? '', req.url ?? '', res)) {
+      req.resume();
+      return;
+    }
+    const upstream = httpRequest({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
   });
   return { endpoint: `http://127.0.0.1:${await listen(server)}`, seen };
 }
