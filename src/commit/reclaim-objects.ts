@@ -29,9 +29,18 @@ export async function deleteObjects(
 ): Promise<Reclaimed> {
   const { go, skipped, gone } = deletions(await dueObjects(store, dataPath, writtenAt, plan.due), plan.orphans);
   if (dryRun) return { deleted: go, skipped, gone, failed: [] };
-  const done = await deleteEach(store, go.map((p) => `${dataPath}${p}`), onProgress);
+  // What the store says is not there is deleted all the same: a directory store cannot look through a link
+  // whose target is missing, and the delete is what refuses such a path (failed, so still scheduled).
+  const done = await deleteEach(store, [...go, ...gone].map((p) => `${dataPath}${p}`), onProgress);
   const path = (key: string) => key.slice(dataPath.length);
-  return { deleted: done.deleted.map(path), skipped, gone, failed: done.failed.map((f) => ({ path: path(f.path), reason: f.reason })) };
+  const wasGone = new Set(gone);
+  const deleted = done.deleted.map(path);
+  return {
+    deleted: deleted.filter((p) => !wasGone.has(p)),
+    skipped,
+    gone: deleted.filter((p) => wasGone.has(p)),
+    failed: done.failed.map((f) => ({ path: path(f.path), reason: f.reason })),
+  };
 }
 
 /** The due objects as the log and the store have them; an entry's time is read once for all it scheduled. */

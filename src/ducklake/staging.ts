@@ -194,8 +194,13 @@ export class Stage {
   async discard(created: readonly string[]): Promise<void> {
     try {
       if (this.local !== undefined) for (const p of this.published.reverse()) await rm(p, { recursive: true, force: true });
-      // Entry 1 first: the catalog goes before the rest of what it was made of.
-      else await this.store.delete(this.publishedFirst ? [logObjectKey(kvSeq(1)), ...this.published.filter((k) => k !== logObjectKey(kvSeq(1)))] : this.published);
+      else {
+        // Entry 1 first, in a call of its own (a store deletes a call's keys in no order): the catalog goes
+        // before the rest of what it was made of.
+        const first = logObjectKey(kvSeq(1));
+        if (this.publishedFirst) await this.store.delete([first]);
+        await this.store.delete(this.published.filter((k) => k !== first));
+      }
       await this.store.delete(created);
     } finally {
       await rm(this.stagingDir, { recursive: true, force: true });

@@ -37,7 +37,7 @@ export interface S3StoreOptions {
   maxAttempts?: number;
   /**
    * How long one store operation may take, its retries and the pauses between them included (ms, default
-   * 10,000). A list or a delete of several keys gets this for each request (page, key) it makes.
+   * 10,000). A list or a delete of several keys gets this for each request (a page; a thousand keys) it makes.
    */
   timeoutMs?: number;
   /** The jitter of retry pauses, uniform in [0, 1) (default Math.random; seeded in tests, so a run replays). */
@@ -78,14 +78,17 @@ const DELETES_AT_ONCE = 8;
 /** What a delete request's attempt returns when the service will not take DeleteObjects at all. */
 const REFUSED = Symbol('DeleteObjects refused');
 
+/** The codes of a 400 that refuses DeleteObjects itself: a header the service wants, an operation it lacks. */
+const REFUSALS = new Set(['NotImplemented', 'InvalidRequest', 'MissingContentMD5', 'MissingSecurityHeader', 'InvalidDigest', 'BadDigest']);
+
 /**
- * A service that does not implement DeleteObjects, or wants a checksum header it does not say it wants,
- * answers 501 or a 4xx of the request itself; not a permission (403) or a missing bucket (404), which one
- * request per key would meet too.
+ * A service that does not implement DeleteObjects answers 501 or 405; one that wants a checksum header it
+ * does not say it wants, a 400 naming it. Not an expired token, a timeout or a permission, which one request
+ * per key would meet too, and which must not turn the store to one request per key for good.
  */
 function refusesTheRequest(e: unknown): boolean {
   const s = status(e);
-  return s === 501 || (s !== undefined && s >= 400 && s < 500 && s !== 403 && s !== 404 && s !== 429);
+  return s === 501 || s === 405 || (s === 400 && REFUSALS.has((e as S3Failure).name ?? ''));
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -110,6 +110,20 @@ describe('reclamation', () => {
     expect(existsSync(path.join(outside, 'g.parquet'))).toBe(true);
   });
 
+  it('a scheduled file under a link whose target is missing (an unmounted volume) is not taken for gone: it fails and stays scheduled; one never written is gone, once', async () => {
+    const dir = await tempDir();
+    const root = path.join(dir, 'store');
+    const c = await openCatalog({ dir });
+    await mkdir(path.join(root, 'data'), { recursive: true });
+    await symlink(path.join(dir, 'unmounted'), path.join(root, 'data', 'volume'));
+    await scheduled(c, root, ['never-written.parquet', 'volume/f.parquet'], false);
+
+    const report = await c.reclaimFiles({ graceMs: 0 });
+    expect({ deleted: report.deleted, gone: report.gone, failed: report.failed.map((f) => f.path) }).toEqual({ deleted: [], gone: ['never-written.parquet'], failed: ['volume/f.parquet'] });
+    const again = await c.reclaimFiles({ graceMs: 0 });
+    expect({ gone: again.gone, failed: again.failed.map((f) => f.path) }).toEqual({ gone: [], failed: ['volume/f.parquet'] });
+  });
+
   it('leaves an object an engine rewrote at a scheduled path after it was scheduled', async () => {
     const dir = await tempDir();
     const root = path.join(dir, 'store');
