@@ -20,6 +20,12 @@ const COMPACT_BATCH = 16;
  */
 const APPEND_ATTEMPTS = 2;
 
+/**
+ * Entry reads a catch-up has in flight at most: a round trip per this many entries, and memory for this many
+ * (an entry of a 100,000-file commit is ~24 MB; most are a few KB).
+ */
+const READ_AHEAD = 16;
+
 const padded = (seq: number) => String(seq).padStart(20, '0');
 
 export function logObjectKey(seq: KvSeq): string {
@@ -86,13 +92,39 @@ export class ObjectLog implements CommitLog {
     return (await this.store.info(logObjectKey(seq)))?.lastModified;
   }
 
+  /**
+   * The entries after `seq`, in order. Each is a round trip, so while entries keep coming the reads go ahead
+   * of the one being handed out, twice as many after each (up to READ_AHEAD): catching up on a long log takes a
+   * round trip per READ_AHEAD entries, not per entry, and one new entry costs what it did read one by one.
+   * Every entry that existed when the call began is read: each read is asked for after that.
+   */
   async *readAfter(seq: KvSeq, opts: { thorough?: boolean } = {}): AsyncGenerator<LogEntry> {
+    const ahead = new Map<KvSeq, Promise<LogEntry | undefined>>();
+    const readAhead = (s: KvSeq) => {
+      let read = ahead.get(s);
+      if (read === undefined) {
+        read = this.read(s);
+        // Read ahead of need: a failure counts only once the entry is needed.
+        read.catch(() => undefined);
+        ahead.set(s, read);
+      }
+      return read;
+    };
+    /** An entry's read, from what was read ahead when it was: each is taken once. */
+    const take = (s: KvSeq) => {
+      const read = readAhead(s);
+      ahead.delete(s);
+      return read;
+    };
+    let width = 1;
     for (let next = kvSeq(seq + 1); ; ) {
-      const entry = await this.read(next);
+      for (let s = next; s < next + width; s++) readAhead(kvSeq(s));
+      const entry = await take(next);
       if (entry !== undefined) {
         yield entry;
         next = kvSeq(next + 1);
-      } else if (await this.atEnd(next, opts.thorough === true)) return;
+        width = Math.min(READ_AHEAD, width * 2);
+      } else if (await this.atEnd(next, opts.thorough === true, async (s) => (await take(s)) !== undefined)) return;
     }
   }
 
@@ -119,12 +151,13 @@ export class ObjectLog implements CommitLog {
    * Entry `missing` was not there: true at the end of the log, false if it is there on a second look (it was
    * being written), CORRUPT if it is still missing while a later entry exists (a gap). A later entry can only
    * have been written after `missing` was (its writer read it first), so once a later one is seen, a second
-   * look at `missing` tells a race from a deletion. The next entry is always probed; a thorough check lists
-   * the log past it (one LIST, for open and bootstrap).
+   * look at `missing` — asked for after it — tells a race from a deletion. The next entry is always probed
+   * (`existsNext`: a read made ahead will do); a thorough check lists the log past it (one LIST, for open and
+   * bootstrap).
    */
-  private async atEnd(missing: KvSeq, thorough: boolean): Promise<boolean> {
+  private async atEnd(missing: KvSeq, thorough: boolean, existsNext: (seq: KvSeq) => Promise<boolean>): Promise<boolean> {
     let later: KvSeq | undefined;
-    if (await this.exists(kvSeq(missing + 1))) later = kvSeq(missing + 1);
+    if (await existsNext(kvSeq(missing + 1))) later = kvSeq(missing + 1);
     else if (thorough) {
       // Stryker disable next-line ArithmeticOperator: `missing` and the one after it were both just found absent
       for await (const o of this.store.list(LOG_PREFIX, { startAfter: logObjectKey(kvSeq(missing + 1)) })) {
