@@ -4,10 +4,16 @@ import { deletions, type DueObject, type ReclaimPlan } from '../../gc/reclaim.js
 import type { KvSeq } from '../../keys/ids.js';
 import { inParallel } from '../in-parallel.js';
 import { deleteEach, type Deletion } from '../store/delete-each.js';
-import type { ObjectStore } from '../store/object-store.js';
+import type { ObjectInfo, ObjectStore } from '../store/object-store.js';
 
 /** Due objects looked up at once (a HEAD each on S3): a dropped table is thousands, each a round trip. */
 const LOOKUPS_AT_ONCE = 32;
+
+/** Due objects in one folder from which listing the folder beats a lookup each (a listing page is 1,000). */
+const LIST_AT_LEAST = 64;
+
+/** Objects a folder's listing may meet per due object it looks for before the rest are looked up one by one. */
+const LISTED_PER_KEY = 4;
 
 /** What a run did with its due objects and orphans (see ReclaimReport). */
 export interface Reclaimed extends Deletion {
@@ -43,14 +49,68 @@ export async function deleteObjects(
   };
 }
 
-/** The due objects as the log and the store have them; an entry's time is read once for all it scheduled. */
+/**
+ * The due objects as the log and the store have them; an entry's time is read once for all it scheduled.
+ * Where many share a folder (a dropped table's files), the store's listing of their range gives their times a
+ * page at a time; the rest are looked up one by one.
+ */
 async function dueObjects(store: ObjectStore, dataPath: string, writtenAt: (seq: KvSeq) => Promise<number | undefined>, due: ReclaimPlan['due']): Promise<DueObject[]> {
   const times = new Map<KvSeq, Promise<number | undefined>>();
+  const objects = await listedObjects(store, due.map(({ path }) => `${dataPath}${path}`));
   const out: DueObject[] = [];
   await inParallel(due, LOOKUPS_AT_ONCE, async ({ path, seq }, i) => {
     if (seq !== undefined && !times.has(seq)) times.set(seq, writtenAt(seq));
-    const [scheduledAt, object] = await Promise.all([seq === undefined ? undefined : times.get(seq)!, store.info(`${dataPath}${path}`)]);
-    out[i] = { path, scheduledAt, lastModified: object?.lastModified };
+    const key = `${dataPath}${path}`;
+    const object = objects.has(key) ? objects.get(key) : store.info(key);
+    const [scheduledAt, found] = await Promise.all([seq === undefined ? undefined : times.get(seq)!, object]);
+    out[i] = { path, scheduledAt, lastModified: found?.lastModified };
   });
   return out;
+}
+
+/**
+ * What listings say of `keys`, for the folders that hold at least LIST_AT_LEAST of them: each such key mapped
+ * to its listing entry, or to undefined when its folder's listing passed its place without it. A listing
+ * that meets more than LISTED_PER_KEY objects per key it looks for (live files among them) stops there;
+ * the keys past it are left to be looked up one by one.
+ */
+async function listedObjects(store: ObjectStore, keys: readonly string[]): Promise<Map<string, ObjectInfo | undefined>> {
+  const folders = new Map<string, string[]>();
+  for (const key of keys) {
+    const folder = key.slice(0, key.lastIndexOf('/') + 1);
+    (folders.get(folder) ?? folders.set(folder, []).get(folder)!).push(key);
+  }
+  const out = new Map<string, ObjectInfo | undefined>();
+  for (const [folder, inFolder] of folders) {
+    if (inFolder.length < LIST_AT_LEAST) continue;
+    const wanted = inFolder.map((key) => ({ key, bytes: Buffer.from(key) })).sort((a, b) => Buffer.compare(a.bytes, b.bytes));
+    const found = new Map<string, ObjectInfo>();
+    let budget = wanted.length * LISTED_PER_KEY;
+    // Listed up to (and with) this key, in byte order: the wanted keys up to it are known.
+    let passed: Buffer | undefined;
+    let complete = true;
+    for await (const o of store.list(folder, startBefore(wanted[0]!.key, folder))) {
+      const bytes = Buffer.from(o.key);
+      if (Buffer.compare(bytes, wanted.at(-1)!.bytes) > 0) break;
+      found.set(o.key, o);
+      passed = bytes;
+      if (--budget <= 0) {
+        complete = false;
+        break;
+      }
+    }
+    for (const { key, bytes } of wanted) {
+      if (complete || (passed !== undefined && Buffer.compare(bytes, passed) <= 0)) out.set(key, found.get(key));
+    }
+  }
+  return out;
+}
+
+/**
+ * Where a listing of `folder` starts so that `key` is the first or nearly: after the key less its last
+ * character (a prefix of a key sorts before it in any order), when that is still a key the store takes.
+ */
+function startBefore(key: string, folder: string): { startAfter?: string } {
+  const name = [...key.slice(folder.length)];
+  return name.length < 2 ? {} : { startAfter: folder + name.slice(0, -1).join('') };
 }

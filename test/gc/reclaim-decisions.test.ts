@@ -11,6 +11,7 @@ import { unschedule as unscheduled } from '../../keys/retention.js';
 import { kvSeq } from '../../keys/ids.js';
 import { deleteObjects } from '../../src/commit/reclaim-objects.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
+import { CountingStore } from '../store/doubles/counting-store.js';
 import { tempDir } from '../helpers.js';
 
 const time = fc.option(fc.integer({ min: 0, max: 10 }), { nil: undefined });
@@ -88,5 +89,36 @@ describe('the deleting code does what gc/ decided', () => {
     expect(existsSync(path.join(root, 'data', 'legacy.parquet'))).toBe(false);
     // One entry's time is read once per run, however many objects it scheduled.
     expect(asked).toEqual([7, 7]);
+  });
+
+  it('many due files in one folder are looked up by listing it, a few elsewhere one by one; a listing that meets mostly live files stops and leaves the rest to lookups; the answers are the same', async () => {
+    const entryAt = Date.UTC(2026, 0, 1);
+    const name = (i: number) => `t/f${String(i).padStart(4, '0')}.parquet`;
+    for (const live of [0, 400]) {
+      // 70 due files in t/, `live` files between them that no schedule names, and one due file in another
+      // folder. Of the due ones in t/, one was written again after its entry (early in the folder: a listing
+      // meets it) and one was never written (late: among 400 live files, a lookup meets it).
+      const dueAt = (k: number) => (live === 0 ? k : k * 6);
+      const [rewrittenAt, goneAt] = [dueAt(3), dueAt(60)];
+      const files: Record<string, number> = { 'u/lone.parquet': entryAt - 60_000 };
+      for (let i = 0; i < 70 + live; i++) if (i !== goneAt) files[name(i)] = i === rewrittenAt ? entryAt + 60_000 : entryAt - 60_000;
+      const { root, store } = await storeWith(files);
+      const counting = new CountingStore(store);
+      const dueNames = Array.from({ length: 70 }, (_, k) => name(dueAt(k)));
+      const due = [...dueNames, 'u/lone.parquet'].map((p) => ({ path: p, scheduledAt: 0, seq: kvSeq(7) }));
+      const done = await deleteObjects(counting, 'data/', async () => entryAt, { due, orphans: [] }, false);
+      const [rewritten, gone] = [[name(rewrittenAt)], [name(goneAt)]];
+      expect(done).toEqual({
+        deleted: [...dueNames.filter((p) => !rewritten.includes(p) && !gone.includes(p)), 'u/lone.parquet'],
+        skipped: rewritten,
+        gone,
+        failed: [],
+      });
+      expect(existsSync(path.join(root, 'data', name(rewrittenAt)))).toBe(true);
+      // With no live files between them, one listing answers for the folder: only the lone file is looked up.
+      if (live === 0) expect(counting.counts).toMatchObject({ list: 1, info: 1 });
+      // Among 400 live files, the listing gives up after 280 objects: the due files past them are looked up.
+      else expect(counting.counts.info).toBeGreaterThan(1);
+    }
   });
 });
