@@ -61,7 +61,7 @@ async function dueObjects(store: ObjectStore, dataPath: string, writtenAt: (seq:
   await inParallel(due, LOOKUPS_AT_ONCE, async ({ path, seq }, i) => {
     if (seq !== undefined && !times.has(seq)) times.set(seq, writtenAt(seq));
     const key = `${dataPath}${path}`;
-    const object = objects.has(key) ? objects.get(key) : store.info(key);
+    const object = objects.get(key) ?? store.info(key);
     const [scheduledAt, found] = await Promise.all([seq === undefined ? undefined : times.get(seq)!, object]);
     out[i] = { path, scheduledAt, lastModified: found?.lastModified };
   });
@@ -69,38 +69,27 @@ async function dueObjects(store: ObjectStore, dataPath: string, writtenAt: (seq:
 }
 
 /**
- * What listings say of `keys`, for the folders that hold at least LIST_AT_LEAST of them: each such key mapped
- * to its listing entry, or to undefined when its folder's listing passed its place without it. A listing
- * that meets more than LISTED_PER_KEY objects per key it looks for (live files among them) stops there;
- * the keys past it are left to be looked up one by one.
+ * What listings say of `keys`, for the folders that hold at least LIST_AT_LEAST of them: the keys listed, with
+ * their entries. A key a listing does not show is looked up all the same (a listing shows no symbolic link;
+ * an object not there is rare). A listing that meets more than LISTED_PER_KEY objects per key it looks for
+ * (live files among them) stops there.
  */
-async function listedObjects(store: ObjectStore, keys: readonly string[]): Promise<Map<string, ObjectInfo | undefined>> {
+async function listedObjects(store: ObjectStore, keys: readonly string[]): Promise<Map<string, ObjectInfo>> {
   const folders = new Map<string, string[]>();
   for (const key of keys) {
     const folder = key.slice(0, key.lastIndexOf('/') + 1);
     (folders.get(folder) ?? folders.set(folder, []).get(folder)!).push(key);
   }
-  const out = new Map<string, ObjectInfo | undefined>();
+  const out = new Map<string, ObjectInfo>();
   for (const [folder, inFolder] of folders) {
     if (inFolder.length < LIST_AT_LEAST) continue;
-    const wanted = inFolder.map((key) => ({ key, bytes: Buffer.from(key) })).sort((a, b) => Buffer.compare(a.bytes, b.bytes));
-    const found = new Map<string, ObjectInfo>();
-    let budget = wanted.length * LISTED_PER_KEY;
-    // Listed up to (and with) this key, in byte order: the wanted keys up to it are known.
-    let passed: Buffer | undefined;
-    let complete = true;
-    for await (const o of store.list(folder, startBefore(wanted[0]!.key, folder))) {
-      const bytes = Buffer.from(o.key);
-      if (Buffer.compare(bytes, wanted.at(-1)!.bytes) > 0) break;
-      found.set(o.key, o);
-      passed = bytes;
-      if (--budget <= 0) {
-        complete = false;
-        break;
-      }
-    }
-    for (const { key, bytes } of wanted) {
-      if (complete || (passed !== undefined && Buffer.compare(bytes, passed) <= 0)) out.set(key, found.get(key));
+    const wanted = new Set(inFolder);
+    const bytes = inFolder.map((key) => Buffer.from(key)).sort(Buffer.compare);
+    const last = bytes.at(-1)!;
+    let budget = inFolder.length * LISTED_PER_KEY;
+    for await (const o of store.list(folder, startBefore(bytes[0]!.toString(), folder))) {
+      if (Buffer.compare(Buffer.from(o.key), last) > 0 || --budget < 0) break;
+      if (wanted.has(o.key)) out.set(o.key, o);
     }
   }
   return out;

@@ -94,8 +94,9 @@ export class ObjectLog implements CommitLog {
 
   /**
    * The entries after `seq`, in order. Each is a round trip, so while entries keep coming the reads go ahead
-   * of the one being handed out, twice as many after each (up to READ_AHEAD): catching up on a long log takes a
-   * round trip per READ_AHEAD entries, not per entry, and one new entry costs what it did read one by one.
+   * of the one being handed out, one more after each (up to READ_AHEAD): catching up on a long log takes a
+   * round trip per READ_AHEAD entries, not per entry; one new entry costs what it did read one by one, and a
+   * few cost a few reads past the end more (each a billed 404 on S3).
    * Every entry that existed when the call began is read: each read is asked for after that.
    */
   async *readAfter(seq: KvSeq, opts: { thorough?: boolean } = {}): AsyncGenerator<LogEntry> {
@@ -123,7 +124,7 @@ export class ObjectLog implements CommitLog {
       if (entry !== undefined) {
         yield entry;
         next = kvSeq(next + 1);
-        width = Math.min(READ_AHEAD, width * 2);
+        width = Math.min(READ_AHEAD, width + 1);
       } else if (await this.atEnd(next, opts.thorough === true, async (s) => (await take(s)) !== undefined)) return;
     }
   }

@@ -247,9 +247,11 @@ export class DirectoryStore implements ObjectStore {
     const slash = prefix.lastIndexOf('/');
     const base = slash < 0 ? '' : prefix.slice(0, slash);
     const startDir = base === '' ? this.root : this.file(base);
+    // Byte order, as the walk's: JavaScript's own string order puts U+E000–U+FFFF after astral characters.
+    const after = options.startAfter === undefined ? undefined : Buffer.from(options.startAfter);
     for await (const key of this.walk(startDir, base)) {
       if (!key.startsWith(prefix)) continue;
-      if (options.startAfter !== undefined && key <= options.startAfter) continue;
+      if (after !== undefined && Buffer.compare(Buffer.from(key), after) <= 0) continue;
       let stat: import('node:fs').Stats;
       try {
         stat = await fs.lstat(this.file(key));

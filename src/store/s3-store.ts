@@ -91,6 +91,8 @@ function refusesTheRequest(e: unknown): boolean {
   return s === 501 || s === 405 || (s === 400 && REFUSALS.has((e as S3Failure).name ?? ''));
 }
 
+const wholeSeconds = (t: Date | undefined) => (t === undefined ? 0 : Math.floor(t.getTime() / 1000) * 1000);
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A key nobody writes, asked for only for the answer's Date. */
@@ -426,7 +428,9 @@ export class S3Store implements ObjectStore {
         ),
       );
       for (const o of page.Contents ?? []) {
-        if (o.Key !== undefined) yield { key: o.Key.slice(strip), lastModified: o.LastModified?.getTime() ?? 0, size: o.Size ?? 0 };
+        // Whole seconds, as a HEAD's Last-Modified has them (info): some services list milliseconds, and GC
+        // compares an object's time from either with a log entry's from the other.
+        if (o.Key !== undefined) yield { key: o.Key.slice(strip), lastModified: wholeSeconds(o.LastModified), size: o.Size ?? 0 };
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token !== undefined);

@@ -37,5 +37,14 @@ export function list({ make }: StoreSuite): void {
       for (const k of ['d/a-b', 'd/a/c', 'd/a.x', 'd/ab', 'd/a0']) await s.putIfAbsent(k, bytes(k));
       expect(await collect(s.list('d/'))).toEqual(['d/a-b', 'd/a.x', 'd/a/c', 'd/a0', 'd/ab']);
     });
+
+    it('starts after a start key by bytes too, where JavaScript orders strings otherwise (U+FF21 before an emoji)', async () => {
+      const s = await make();
+      // In UTF-8 'Ａ' (EF BC A1) sorts before '😀' (F0 9F 98 80); as UTF-16 strings, after it (FF21 > D83D).
+      for (const k of ['e/Ａb', 'e/😀b']) await s.putIfAbsent(k, bytes(k));
+      expect(await collect(s.list('e/'))).toEqual(['e/Ａb', 'e/😀b']);
+      expect(await collect(s.list('e/', { startAfter: 'e/Ａ' }))).toEqual(['e/Ａb', 'e/😀b']);
+      expect(await collect(s.list('e/', { startAfter: 'e/Ａb' }))).toEqual(['e/😀b']);
+    });
   });
 }
