@@ -6,7 +6,7 @@ import { type CatalogId, type FileId, type SnapshotId, snapshotId } from '../../
 import type { Key } from '../../keys/key-codec.js';
 import { changesBetween, type SnapshotChangesRow, snapshotOfKey, type SnapshotRow, snapshotsBetween } from '../../keys/snapshots.js';
 import { decodeValue } from '../../keys/value-codec.js';
-import { flag, options } from '../arguments.js';
+import { flag, options, positiveCount } from '../arguments.js';
 import { StrataError } from '../errors.js';
 import type { ReadView } from '../kv/read-view.js';
 import { quote } from '../messages.js';
@@ -48,6 +48,8 @@ export interface HistoryOptions {
   table?: { schema: string; table: string };
   /** Newest first: a caller that wants the last few stops early, and nothing older is read. */
   newestFirst?: boolean;
+  /** At most this many: the first in the order asked for (with newestFirst, the newest). Nothing past them is read. */
+  limit?: number;
 }
 
 /** The table's id, by its name at `at`; undefined if no table had that name then. */
@@ -145,8 +147,13 @@ export async function tableChanges(view: ReadView, tableId: CatalogId, from: Sna
 
 /** snapshots() as a caller asks for it: its options checked, its bounds resolved, its table named now or at `to`. */
 export async function* historyOf(view: ReadView, given: HistoryOptions | undefined): AsyncGenerator<SnapshotInfo> {
-  const { from, to, tableId, newestFirst } = await historyRange(view, given);
-  yield* history(view, from, to, tableId, newestFirst);
+  const { from, to, tableId, newestFirst, limit } = await historyRange(view, given);
+  if (limit === Infinity) return yield* history(view, from, to, tableId, newestFirst);
+  let n = 0;
+  for await (const s of history(view, from, to, tableId, newestFirst)) {
+    yield s;
+    if (++n >= limit) return;
+  }
 }
 
 /**
@@ -154,15 +161,15 @@ export async function* historyOf(view: ReadView, given: HistoryOptions | undefin
  * keys and decodes none of them (`strata snapshots` and `info` say how many there are, and show a page).
  */
 export async function historyCount(view: ReadView, given: HistoryOptions | undefined): Promise<number> {
-  const { from, to, tableId } = await historyRange(view, given);
+  const { from, to, tableId, limit } = await historyRange(view, given);
   let n = 0;
   if (tableId !== undefined) {
-    for await (const _ of history(view, from, to, tableId)) n++;
+    for await (const _ of history(view, from, to, tableId)) if (++n >= limit) break;
     return n;
   }
   const isRetained = await retained(view, from);
   for await (const batch of view.scanBatches(snapshotsBetween(from, to))) {
-    for (const [key] of batch) if (isRetained(snapshotOfKey(key))) n++;
+    for (const [key] of batch) if (isRetained(snapshotOfKey(key)) && ++n >= limit) return n;
   }
   return n;
 }
@@ -176,8 +183,9 @@ async function retained(view: ReadView, from: SnapshotId): Promise<(id: number) 
 }
 
 async function historyRange(view: ReadView, given: HistoryOptions | undefined) {
-  const opts = options('snapshots()', given, ['from', 'to', 'table', 'newestFirst']);
+  const opts = options('snapshots()', given, ['from', 'to', 'table', 'newestFirst', 'limit']);
   const newestFirst = flag('snapshots() newestFirst', opts.newestFirst);
+  const limit = positiveCount('snapshots() limit', opts.limit, Infinity);
   if (opts.table !== undefined) options('snapshots() table', opts.table, ['schema', 'table']);
   const head = (await q.headSnapshot(view)).begin;
   const from = opts.from === undefined ? snapshotId(0) : await resolveBound(view, 'from', opts.from);
@@ -188,7 +196,7 @@ async function historyRange(view: ReadView, given: HistoryOptions | undefined) {
     tableId = (await tableIdAt(view, head, schema, table)) ?? (await tableIdAt(view, to, schema, table));
     if (tableId === undefined) throw new StrataError('NOT_FOUND', `table ${quote(schema, table)} exists neither now nor at snapshot ${to}`);
   }
-  return { from, to, tableId, newestFirst };
+  return { from, to, tableId, newestFirst, limit };
 }
 
 /** changes() of a table named as it was at `to` (or at `from`), its bounds checked and resolved. */

@@ -116,7 +116,7 @@ describe('history filters and lineage', () => {
     expect(streamed).toEqual([5, 6, 7, 8]);
   });
 
-  it('newest first: the same snapshots in reverse; counted: as many as it lists, without reading them, below retain-from only the tagged', async () => {
+  it('newest first: the same snapshots in reverse; a limit: the first of either order; counted: as many as it lists, without reading them, below retain-from only the tagged', async () => {
     const c = await openCatalog();
     for (let i = 0; i < 6; i++) await c.transaction((tx) => tx.createTable('main', `t${i}`, [{ name: 'x', type: 'int64' }])); // s1..s6
     await c.transaction((tx) => tx.addDataFile('main', 't2', { path: 'a.parquet', recordCount: 1, fileSizeBytes: 1 })); // s7
@@ -127,8 +127,17 @@ describe('history filters and lineage', () => {
       const ids = (await c.snapshots(opts)).map((s) => s.id);
       expect((await c.snapshots({ ...opts, newestFirst: true })).map((s) => s.id), JSON.stringify(opts)).toEqual([...ids].reverse());
       expect(await c.snapshotCount(opts), JSON.stringify(opts)).toBe(ids.length);
+      // A limit: the first of that order, as many as it says or as there are; counted alike.
+      for (const limit of [1, 2, 3, 10]) {
+        expect((await c.snapshots({ ...opts, limit })).map((s) => s.id), JSON.stringify({ ...opts, limit })).toEqual(ids.slice(0, limit));
+        expect((await c.snapshots({ ...opts, limit, newestFirst: true })).map((s) => s.id)).toEqual([...ids].reverse().slice(0, limit));
+        expect(await c.snapshotCount({ ...opts, limit })).toBe(Math.min(limit, ids.length));
+      }
     }
     await expect(c.snapshots({ newestFirst: 'yes' as never })).rejects.toThrow(/newestFirst must be a boolean/);
+    for (const limit of [0, -1, 1.5, '3', null]) {
+      await expect(c.snapshots({ limit: limit as never }), String(limit)).rejects.toThrow(/limit must be a positive integer/);
+    }
     await c.close();
   });
 
