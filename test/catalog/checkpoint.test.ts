@@ -37,13 +37,14 @@ describe('checkpoints', () => {
     });
     const fresh = await openCatalog({ dir: await tempDir(), store, readOnly: true });
     // Opening read entry 1 (the catalog's identity), the checkpoint's own entry (the log must reach it), and
-    // the tail after the checkpoint, probing two past the end (the next entry, and the one after it, which
-    // would make a gap of the missing one).
-    expect(logReads.map((k) => Number(k.slice(4)))).toEqual([1, 16, 17, 18, 19, 20, 21]);
+    // the tail after the checkpoint (17–19), reading ahead of it one more entry after each it found: so past
+    // the end 20 (the next entry), 21 (the one after it, which would make a gap of the missing one), and the
+    // two reads the read-ahead had asked for beyond them.
+    expect(logReads.map((k) => Number(k.slice(4)))).toEqual([1, 16, 17, 18, 19, 20, 21, 22, 23]);
     expect(await dumpCatalog(fresh)).toEqual(expected);
     expect((await fresh.tags()).map((t) => t.name)).toEqual(['pinned']);
     // Each reader since only probed for a newer entry (and the one after it).
-    expect(new Set(logReads.slice(7))).toEqual(new Set(['log/00000000000000000020', 'log/00000000000000000021']));
+    expect(new Set(logReads.slice(9))).toEqual(new Set(['log/00000000000000000020', 'log/00000000000000000021']));
   });
 
   it('are written automatically every N entries in the background; an incomplete one (no manifest) is ignored', async () => {
