@@ -141,6 +141,17 @@ if (values.only === undefined || 'shared store'.includes(values.only)) {
     out,
   );
 }
+if (values.only === undefined || 'round trips'.includes(values.only)) {
+  const { roundTripsBench } = await import('./shared/round-trips.js');
+  await roundTripsBench(
+    bySize({
+      smoke: { roundTrips: [0, 11], commits: 3, entries: 20, files: 70 },
+      quick: { roundTrips: [0, 11, 32], commits: 20, entries: 300, files: 1000 },
+      full: { roundTrips: [0, 11, 32], commits: 50, entries: 1000, files: 10_000 },
+    }),
+    out,
+  );
+}
 if (values.only === undefined || 'excision'.includes(values.only)) {
   const { exciseBench } = await import('./gc/excise-bench.js');
   await exciseBench(
