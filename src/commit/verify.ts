@@ -188,7 +188,8 @@ async function* entries(view: ReadView): AsyncGenerator<[Uint8Array, Uint8Array]
 async function checkFiles(store: ObjectStore, dataPath: string, named: ReadonlyMap<string, Omit<RecordedFile, 'key'>[]>, violations: Violation[]): Promise<number> {
   const found = new Map<string, number>();
   for await (const o of store.list(dataPath)) found.set(o.key.slice(dataPath.length), o.size);
-  const reads: (() => Promise<void>)[] = [];
+  // The objects read whole: those a row records a CRC-32 for.
+  const reads: { object: string; records: Omit<RecordedFile, 'key'>[] }[] = [];
   for (const [p, records] of named) {
     const object = `${dataPath}${p}`;
     const actual = found.get(p);
@@ -200,20 +201,19 @@ async function checkFiles(store: ObjectStore, dataPath: string, named: ReadonlyM
       const wrong = bytesMismatch({ key: object, ...r }, actual, null);
       if (wrong !== undefined) violations.push({ invariant: 'named-files-exist', object, message: wrong });
     }
-    if (records.every((r) => r.contentCrc32 === null)) continue;
-    reads.push(async () => {
-      const body = await store.get(object);
-      if (body === undefined) {
-        violations.push({ invariant: 'named-files-exist', object, message: 'the object was listed, and is gone' });
-        return;
-      }
-      for (const r of records) {
-        const wrong = r.fileSizeBytes === body.length ? bodyMismatch({ key: object, ...r }, body) : undefined;
-        if (wrong !== undefined) violations.push({ invariant: 'named-files-intact', object, message: wrong });
-      }
-    });
+    if (records.some((r) => r.contentCrc32 !== null)) reads.push({ object, records });
   }
-  await inParallel(reads, FILE_READS_AT_ONCE, (read) => read());
+  await inParallel(reads, FILE_READS_AT_ONCE, async ({ object, records }) => {
+    const body = await store.get(object);
+    if (body === undefined) {
+      violations.push({ invariant: 'named-files-exist', object, message: 'the object was listed, and is gone' });
+      return;
+    }
+    for (const r of records) {
+      const wrong = r.fileSizeBytes === body.length ? bodyMismatch({ key: object, ...r }, body) : undefined;
+      if (wrong !== undefined) violations.push({ invariant: 'named-files-intact', object, message: wrong });
+    }
+  });
   return named.size;
 }
 

@@ -148,7 +148,6 @@ export async function tableChanges(view: ReadView, tableId: CatalogId, from: Sna
 /** snapshots() as a caller asks for it: its options checked, its bounds resolved, its table named now or at `to`. */
 export async function* historyOf(view: ReadView, given: HistoryOptions | undefined): AsyncGenerator<SnapshotInfo> {
   const { from, to, tableId, newestFirst, limit } = await historyRange(view, given);
-  if (limit === Infinity) return yield* history(view, from, to, tableId, newestFirst);
   let n = 0;
   for await (const s of history(view, from, to, tableId, newestFirst)) {
     yield s;
