@@ -73,4 +73,5 @@ mutant no-conflict-check -DMUTANT_NO_CONFLICT
 mutant no-grace -DWRITERS=2 -DMUTANT_NO_GRACE
 mutant new-ids-on-rebase -DMUTANT_NEW_IDS
 mutant no-fencing -DMUTANT_NO_FENCE
+mutant no-read-check -DMUTANT_NO_READ_CHECK
 exit $failed

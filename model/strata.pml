@@ -16,7 +16,9 @@
  *       opened within the grace period still reads;
  *   P5  retain-from never moves back;
  *   P6  fencing: no commit of an older writer epoch is acknowledged (or applied) after a newer epoch is
- *       claimed before it in the log.
+ *       claimed before it in the log;
+ *   P7  (objects, where a transaction asks nothing first) what an acknowledged commit's function read is what
+ *       the log held just before its entry.
  * Mutants (-DMUTANT_...), each of which the checker must refute with a trail:
  *   MUTANT_IGNORE_LEASES   retain-from passes a leased snapshot (gc/retain-from.ts would clamp it)
  *   MUTANT_NO_CONFLICT     a rebase skips DuckLake's conflict check (src/txn/conflicts.ts)
@@ -24,6 +26,8 @@
  *   MUTANT_NEW_IDS         a rebase hands out new file ids (src/txn/ids.ts ReplayedIds keeps them)
  *   MUTANT_NO_FENCE        a writer of an older epoch is not fenced (src/commit/committer.ts checks the
  *                          epoch at its commit point; the index skips an older epoch's entries)
+ *   MUTANT_NO_READ_CHECK   a commit past others' entries its function had not seen skips the check of what
+ *                          it read (src/txn/conflicts.ts readConflict)
  */
 
 #ifndef WRITERS
@@ -121,7 +125,7 @@ inline checkAcked() {
  */
 proctype Writer(byte w) {
   byte c, seq, myEpoch, base, i, id, victim;
-  bool done, conflict;
+  bool done, conflict, saw;
   myEpoch = epochNow;
   for (c : 0 .. COMMITS - 1) {
     /* the caller is handed its file id before the commit (docs/DESIGN.md §6: ids are stable) */
@@ -129,10 +133,18 @@ proctype Writer(byte w) {
     atomic {
       id = w + c * WRITERS;
       victim = NONE;
-      if :: w != 1 && fileBegin[1] != NONE && fileEnd[1] == NONE -> victim = 1; id = NONE :: else -> skip fi;
+#ifdef SEGMENTS
+      base = validLen;   /* asked first: the newest state (decision 0016) */
+#else
+      /* src/commit/commit-engine.ts: nothing asked first (decision 0057): the state this process last applied,
+         any prefix of the log it has seen */
+      select(base : 1 .. validLen);
+#endif
+      /* writers 0 and 2 read the table's files (tx.reads().dataFiles) at their state, snapshot base - 1 */
+      saw = (w != 1 && visible(1, base - 1));
+      if :: saw -> victim = 1; id = NONE :: else -> skip fi;
       handedId[w * COMMITS + c] = (victim != NONE -> victim : id);
       if :: id != NONE -> fileExists[id] = true :: else -> skip fi;   /* the engine writes the file first */
-      base = validLen
     }
     done = false;
     do
@@ -159,7 +171,11 @@ proctype Writer(byte w) {
 #else
             :: myEpoch >= epochNow ->
 #endif
-               apply(seq); acked[w * COMMITS + c] = true; ackedSeq[w * COMMITS + c] = seq
+               apply(seq); acked[w * COMMITS + c] = true; ackedSeq[w * COMMITS + c] = seq;
+#ifndef SEGMENTS
+               /* P7: what the function read is what the log held just before its entry */
+               if :: w != 1 -> assert(saw == visible(1, seq - 1)) :: else -> skip fi
+#endif
             :: else -> skip
             fi;
             done = true
@@ -177,13 +193,22 @@ proctype Writer(byte w) {
             conflict = false;
             i = base;
             do
-            :: i < validLen -> if :: victim != NONE && log[i].removed == victim -> conflict = true :: else -> skip fi; i++
+            :: i < validLen ->
+               if :: victim != NONE && log[i].removed == victim -> conflict = true :: else -> skip fi;
+#if !defined(SEGMENTS) && !defined(MUTANT_NO_READ_CHECK)
+               /* src/txn/conflicts.ts readConflict: a commit that changed the table's files it read (a stub
+                  too: the code reads what a compacted commit did from the index, which a checkpoint restores) */
+               if :: w != 1 && (log[i].added != NONE || log[i].removed != NONE) -> conflict = true :: else -> skip fi;
+#endif
+               i++
             :: else -> break
             od;
             i = 0;
 #ifdef MUTANT_NO_CONFLICT
             conflict = false;
 #endif
+            /* (on objects the code then runs the function once more, as a process that asked first: a new
+               commit, which one commit per writer leaves out) */
             if
             :: conflict -> done = true        /* CONFLICT: nothing written, the caller is told */
             :: else ->
@@ -197,7 +222,7 @@ proctype Writer(byte w) {
          fi
        }
     od;
-    atomic { seq = 0; base = 0; conflict = false; done = false }   /* dead values out of the state vector */
+    atomic { seq = 0; base = 0; conflict = false; done = false; saw = false }   /* dead values out of the state vector */
   }
   atomic { checkAcked() }
 #ifdef SEGMENTS

@@ -155,8 +155,9 @@ export async function sharedStoreBench(z: SharedSizes, out: (s?: string) => void
   out(
     `${z.commits} commits of one data file each, into one table, from one process: awaited one by one, then from ${CALLERS} callers at once ` +
       '(group commit: what becomes ready while a log entry is written goes into the next one; throughput over the wall time). ' +
-      'With exclusiveWriter the writer holds the epoch, so a transaction needs no first look at the store for newer entries ' +
-      '(another writer\'s entry either fences it or is not applied). The log is kept as objects on both stores (a directory ' +
+      'No transaction asks the store what is new before its function runs (decision 0057): its create of the log entry is ' +
+      'the question, and beside it (the same round trip) a read of the entry after tells a gap from the end; with ' +
+      'exclusiveWriter the writer holds the epoch and knows the end, so the create goes alone. The log is kept as objects on both stores (a directory ' +
       'shared between machines has that layout). Raw = a bare create-if-absent of an object the size of one ' +
       'single-commit log entry, on the same store.\n',
   );

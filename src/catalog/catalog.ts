@@ -137,10 +137,13 @@ export class Catalog {
    * Runs `fn` against the newest committed state and commits what it did as one snapshot. Returns the new
    * snapshot id, or null when the net effect on the catalog is empty.
    *
-   * Transactions are optimistic, as DuckLake's are: `fn` runs once, concurrently with other transactions of
+   * Transactions are optimistic, as DuckLake's are: `fn` runs concurrently with other transactions of
    * this process and of other writers. If others commit first, this one is checked against their changes
    * with DuckLake's conflict rules and, when they commute (e.g. inserts into one table), its recorded
-   * operations are replayed on the newer state, with the ids they handed out. Transactions of this process
+   * operations are replayed on the newer state, with the ids they handed out. On a log kept as objects
+   * (S3) the store is not asked first: `fn` runs on the newest state this process has, and runs once more,
+   * on the newer state, when commits of other writers it had not seen changed what it read (tx.reads(),
+   * tx.sql) or it failed there; nothing of the first run is committed (docs/decisions/0057). Transactions of this process
    * that are ready at once share one log entry (group commit), each with its own snapshot. An operation
    * that fails where `fn` never looks (not awaited, not caught) fails the whole transaction.
    */

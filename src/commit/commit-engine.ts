@@ -5,7 +5,7 @@
 // the SQL layer reads and commits through it (CommitLayer), and the DuckLake import builds its
 // catalog on one. An engine owns one local index and one store, and nothing else in the process touches
 // either.
-import type { SnapshotId } from '../../keys/ids.js';
+import { kvSeq, type SnapshotId } from '../../keys/ids.js';
 import { StrataError } from '../errors.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
@@ -14,8 +14,9 @@ import { Reader } from '../read/reader.js';
 import { resolveSnapshot, type SnapshotSelector } from '../read/resolve-snapshot.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { checkCommitMeta, type CommitMeta } from '../txn/plan.js';
-import { type Commits, prepare, type TransactionFn } from '../txn/prepared.js';
-import type { TxnSql } from '../txn/transaction.js';
+import { StaleRead } from '../txn/conflicts.js';
+import { type Commits, prepare, type Prepared, type TransactionFn } from '../txn/prepared.js';
+import type { TxnContext, TxnSql } from '../txn/transaction.js';
 import { Background, type CheckpointResult } from './background.js';
 import { Committer } from './committer.js';
 import { GroupCommit } from './group-commit.js';
@@ -43,6 +44,12 @@ export interface Closable {
 
 /** What a call on a closed catalog is told. */
 export const closedCatalog = () => new StrataError('INVALID_ARGUMENT', 'this catalog is closed; open it again with Catalog.open');
+
+/** How long after this process last applied another writer's entry its transactions ask the store first (decision 0057). */
+const CONTENDED_MS = 10_000;
+
+/** Entries written without asking the store first, after which a transaction asks anyway (decision 0057). */
+const ASK_EVERY = 8;
 
 export class CommitEngine implements CommitLayer {
   readonly status = new FollowStatus();
@@ -115,12 +122,39 @@ export class CommitEngine implements CommitLayer {
     const { sync, clock, store, dataPath } = this.parts;
     const ctx = { sql, ids: this.ids, maxPathBytes: store.maxKeyBytes - Buffer.byteLength(dataPath) };
     const running = (async () => {
-      // Asked first, so the function reads every commit made before it began; not while a group is being
-      // written (its write learns what is new), nor by the epoch's holder (decision 0016).
-      if (!this.commits.busy && !this.committer.exclusive) await sync.refresh();
-      const prepared = await sync.view((view) => prepare(view, fn, checked, clock(), ctx));
-      if (prepared.plan?.mutations.length === 0) return { snapshot: null };
-      return this.commits.commit(prepared);
+      // On segments the store is asked first, so the function reads every commit made before it began; not
+      // while a group is being written (its write learns what is new), nor by the epoch's holder (decision
+      // 0016). On a log kept as objects, where asking is a round trip, it is not (decision 0057) — but while
+      // other writers are at work, and once ASK_EVERY entries were written since the log last said where it
+      // ends, so that a writer that lost a race gets in: a writer asking nothing commits a round trip after
+      // its last, before a loser has read the entry it lost to.
+      if (!sync.probesAreRequests || this.committer.exclusive || sync.sawOtherWriterWithin(CONTENDED_MS) || sync.entriesSinceAsked >= ASK_EVERY) {
+        if (!this.commits.busy && !this.committer.exclusive) await sync.refresh();
+        return this.committed(await sync.view((view) => prepare(view, fn, checked, clock(), ctx, true)));
+      }
+      let ranAt = kvSeq(0);
+      let prepared: Prepared;
+      try {
+        prepared = await sync.view((view) => {
+          ranAt = view.seq;
+          return prepare(view, fn, checked, clock(), ctx, false);
+        });
+      } catch (e) {
+        // A store that cannot be asked leaves the failure as it was.
+        let asked = true;
+        await sync.refresh(() => (asked = false));
+        if (!asked || this.committer.foreignAfter(ranAt)?.length === 0) throw e;
+        return this.againOnTheNewerState(fn, checked, ctx);
+      }
+      try {
+        return await this.committed(prepared);
+      } catch (e) {
+        // What it read, another writer changed; any other conflict is DuckLake's, and the caller's to handle.
+        if (!(e instanceof StaleRead)) throw e;
+        // The commits it met may not be all there are: the store is asked, as a run that asks first does.
+        await sync.refresh();
+        return this.againOnTheNewerState(fn, checked, ctx);
+      }
     })();
     this.transactions.add(running);
     try {
@@ -128,6 +162,31 @@ export class CommitEngine implements CommitLayer {
     } finally {
       this.transactions.delete(running);
     }
+  }
+
+  /**
+   * The outcome of a prepared transaction. One that has nothing to write on the state it ran on, when it did
+   * not ask first and read or did something there (a restore to where that state already was), has no race
+   * to tell it that state was old: the store is asked now, and what other writers committed since is met as
+   * a lost race meets it.
+   */
+  private async committed(prepared: Prepared): Promise<{ snapshot: SnapshotId | null }> {
+    if (prepared.plan?.mutations.length === 0) {
+      if (prepared.askedFirst || (prepared.state.reads.empty && prepared.state.ops.length === 0)) return { snapshot: null };
+      await this.parts.sync.refresh();
+      if (this.committer.foreignAfter(prepared.seq)?.length === 0) return { snapshot: null };
+    }
+    return this.commits.commit(prepared);
+  }
+
+  /**
+   * A transaction whose function ran on a state other writers had moved past, and failed there or read what
+   * their commits changed, runs once more on the newer state, which the caller has just asked the store for,
+   * as a process that asks first runs it (decision 0057); its outcome is the caller's, whatever it is.
+   */
+  private againOnTheNewerState(fn: TransactionFn, meta: CommitMeta, ctx: TxnContext): Promise<{ snapshot: SnapshotId | null }> {
+    const { sync, clock } = this.parts;
+    return sync.view((view) => prepare(view, fn, meta, clock(), ctx, true)).then((p) => this.committed(p));
   }
 
   /**

@@ -3,7 +3,7 @@
 // state and written as log entry `view.seq + 1`; another writer owning that entry is a lost race, after which
 // the loop catches up and tries again with a jittered pause. Fencing is checked here, once, for all of them.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type KvSeq, kvSeq } from '../../keys/ids.js';
+import { type KvSeq, kvSeq, type SnapshotId } from '../../keys/ids.js';
 import type { Mutation } from '../../keys/mutation.js';
 import { putWriterEpoch } from '../../keys/system.js';
 import { StrataError } from '../errors.js';
@@ -84,7 +84,8 @@ export class Committer {
     }
     const seq = kvSeq(view.seq + 1);
     const entry: LogEntry = { seq, epoch, txn: randomUUID(), prev: this.sync.kv.latestAppliedTxn, ...body };
-    if (!(await this.log.appendOwn(entry, appending))) return { lostAt: seq };
+    // A writer that holds the epoch knows the log's end; any other may not (decision 0057).
+    if (!(await this.log.appendOwn(entry, { ...appending, mayFillGap: this.epoch === 0 }))) return { lostAt: seq };
     try {
       await this.sync.apply(entry);
     } catch (e) {
@@ -119,6 +120,11 @@ export class Committer {
    */
   get exclusive(): boolean {
     return this.epoch > 0;
+  }
+
+  /** The snapshots of other writers' entries applied after `seq` (IndexSync.foreignAfter). */
+  foreignAfter(seq: KvSeq): SnapshotId[] | undefined {
+    return this.sync.foreignAfter(seq);
   }
 
   /** Whether an entry applied after `seq` changed the catalog's state (not just claimed ids). */

@@ -10,7 +10,7 @@ import { append, type Mutation } from '../../keys/mutation.js';
 import { OverlayView } from '../kv/overlay-view.js';
 import type { ReadView } from '../kv/read-view.js';
 import type { IdSource } from '../txn/ids.js';
-import { PlannedPast, type Prepared, rebase } from '../txn/prepared.js';
+import { PlannedPast, type Prepared, rebase, staleReads } from '../txn/prepared.js';
 import type { Committer, LostRace } from './committer.js';
 
 /** Transactions per entry at most: bounds an entry's size and the work one lost race throws away. */
@@ -107,6 +107,8 @@ export class GroupCommit {
     for (const [i, member] of members.entries()) {
       let plan;
       try {
+        const stale = await staleReads(root, member.prepared, this.committer.foreignAfter(member.prepared.seq));
+        if (stale) throw stale;
         // Entries that only claimed ids (this transaction's own claims, most often) leave its state as it was.
         const onRoot = !this.committer.changedSince(member.prepared.seq);
         if (view === undefined && onRoot) plan = await past.plan(root, member.prepared, this.clock());

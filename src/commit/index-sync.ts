@@ -4,7 +4,7 @@
 // lock is here because applying and committing both advance the index's applied sequence and must not
 // interleave.
 import { setImmediate as yieldTurn } from 'node:timers/promises';
-import { type KvSeq, kvSeq } from '../../keys/ids.js';
+import { type KvSeq, kvSeq, type SnapshotId } from '../../keys/ids.js';
 import { decodeWriterEpoch, touchesWriterEpoch, type WriterEpochRow, WRITER_EPOCH_KEY } from '../../keys/system.js';
 import { isStrataError, LocalIndexError, StrataError } from '../errors.js';
 import type { KvStore } from '../kv/kv-store.js';
@@ -13,6 +13,9 @@ import type { CheckpointManifest } from '../log/checkpoint.js';
 import type { CommitLog } from '../log/commit-log.js';
 import type { LogEntry } from '../log/log-entry.js';
 import { Mutex } from './mutex.js';
+
+/** Other writers' entries whose snapshots are kept for foreignAfter (a transaction running past more checks every commit since its base). */
+const FOREIGN_KEPT = 4096;
 
 export class IndexSync {
   private readonly writer = new Mutex();
@@ -42,8 +45,17 @@ export class IndexSync {
           break;
         }
         await this.apply(entry);
+        this.applied(entry);
+        // What open reads (thoroughly) was written while this process was away, not by a writer beside it.
+        if (opts.thorough !== true) this.otherWriterSeenAt = performance.now();
       }
-      if (stubbed === undefined) return;
+      if (stubbed === undefined) {
+        this.askedAt = this.kv.latestApplied;
+        return;
+      }
+      // The entries a checkpoint brings are not listed one by one: which were other writers' is not known.
+      this.foreignKnownAfter = kvSeq(Math.max(this.foreignKnownAfter, stubbed));
+      this.foreign.length = 0;
       if (!(await this.fromCheckpoint('rebuild', stubbed))) {
         throw new StrataError(
           'CORRUPT',
@@ -52,6 +64,40 @@ export class IndexSync {
         );
       }
     }
+  }
+
+  /**
+   * The snapshots of the entries other writers appended after entry `seq` that this process has applied, in
+   * order; undefined when it no longer knows which those were (more than FOREIGN_KEPT came since, or an index
+   * rebuilt from a checkpoint). What a transaction that did not ask the store first checks its reads against.
+   */
+  foreignAfter(seq: KvSeq): SnapshotId[] | undefined {
+    if (seq < this.foreignKnownAfter) return undefined;
+    let from = this.foreign.length;
+    while (from > 0 && this.foreign[from - 1]!.seq > seq) from--;
+    return this.foreign.slice(from).flatMap((e) => e.snapshots);
+  }
+
+  /** Whether this process applied an entry of another writer (not at open) within the last `ms`. */
+  sawOtherWriterWithin(ms: number): boolean {
+    return performance.now() - this.otherWriterSeenAt < ms;
+  }
+
+  private otherWriterSeenAt = -Infinity;
+
+  /** Entries applied by catching up (this process applies its own as it appends them): other writers'. */
+  private readonly foreign: { seq: KvSeq; snapshots: readonly SnapshotId[] }[] = [];
+  private foreignKnownAfter: KvSeq = kvSeq(0);
+
+  private applied(entry: LogEntry): void {
+    if (entry.snapshots.length === 0) return;
+    this.foreign.push({ seq: entry.seq, snapshots: entry.snapshots });
+    if (this.foreign.length > FOREIGN_KEPT) this.foreignKnownAfter = this.foreign.shift()!.seq;
+  }
+
+  /** Whether a probe of the log is a request of the store (a log kept as objects), not a local read (segments). */
+  get probesAreRequests(): boolean {
+    return this.log.layout === 'objects';
   }
 
   /**
@@ -85,7 +131,7 @@ export class IndexSync {
 
   private async probeAfter(previous: Promise<void> | undefined): Promise<void> {
     await previous?.catch(() => undefined);
-    if (this.log.layout === 'objects') await yieldTurn();
+    if (this.probesAreRequests) await yieldTurn();
     // Started: whoever asks from here on waits for the probe after this one.
     const probing = this.probe();
     this.nextProbe = undefined;
@@ -102,8 +148,17 @@ export class IndexSync {
   private nextProbe: Promise<void> | undefined;
 
   private async probe(): Promise<void> {
-    if ((await this.log.head(this.kv.latestApplied)) === this.kv.latestApplied) return;
-    await this.exclusive(() => this.catchUp());
+    const asked = this.kv.latestApplied;
+    if ((await this.log.head(asked)) !== asked) await this.exclusive(() => this.catchUp());
+    this.askedAt = Math.max(this.askedAt, asked);
+  }
+
+  /** The newest entry the index had when the log last answered that nothing came after it (a probe, a catch-up). */
+  private askedAt = 0;
+
+  /** How many entries this process has applied since the log last said what its end was. */
+  get entriesSinceAsked(): number {
+    return this.kv.latestApplied - this.askedAt;
   }
 
   /** Runs `fn` over a view of the index as it is (no refresh), and closes the view after, whatever happens. */

@@ -10,6 +10,13 @@ import type { LogEntry } from './log-entry.js';
 
 export interface AppendOptions {
   overlap?: boolean;
+  /**
+   * Whether the writer may not know the log's end (it did not ask the store first, decision 0057): then an
+   * entry numbered after this one, there already, that does not follow it shows the number was a gap left by
+   * a deleted entry. Asked of the store beside the write, in the same round trip; a log whose writes check
+   * the tail themselves (segments) has no gap to fill.
+   */
+  mayFillGap?: boolean;
 }
 
 export interface CommitLog {
@@ -31,7 +38,8 @@ export interface CommitLog {
    * `txn`, then by trying again, so a commit lands exactly once; when even that cannot tell,
    * STORE_UNAVAILABLE. A number found taken at the first try was lost to another writer: a caller never
    * hands one entry to two calls (each commit attempt has its own `txn`). With `overlap`, other work of this
-   * process waits to run meanwhile, so a wait for the disk should not hold the thread.
+   * process waits to run meanwhile, so a wait for the disk should not hold the thread. With `mayFillGap`, a
+   * write that filled a gap is taken back and CORRUPT, naming the gap.
    */
   appendOwn(entry: LogEntry, opts?: AppendOptions): Promise<boolean>;
 

@@ -5,7 +5,7 @@ import { type KvSeq, kvSeq } from '../../keys/ids.js';
 import { StrataError } from '../errors.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { Checkpoints } from './checkpoint.js';
-import type { CommitLog } from './commit-log.js';
+import type { AppendOptions, CommitLog } from './commit-log.js';
 import { compactedThrough, markCompacted } from './compaction-marks.js';
 import { decodeEntry, encodeEntry, type LogEntry } from './log-entry.js';
 
@@ -48,7 +48,40 @@ export class ObjectLog implements CommitLog {
     return this.store.putIfAbsent(logObjectKey(entry.seq), encodeEntry(entry));
   }
 
-  async appendOwn(entry: LogEntry): Promise<boolean> {
+  async appendOwn(entry: LogEntry, opts: AppendOptions = {}): Promise<boolean> {
+    if (opts.mayFillGap !== true) return this.created(entry);
+    // The next entry is read beside the create: one there already either follows this one (its writer read
+    // this one first) or was written after an entry of this number that is gone.
+    const next = this.store.get(logObjectKey(kvSeq(entry.seq + 1)));
+    next.catch(() => undefined);
+    const won = await this.created(entry);
+    if (won) await this.notIntoAGap(entry, next);
+    return won;
+  }
+
+  /**
+   * A created entry `entry` whose number was a gap — the next entry, read beside the create (`next`), was
+   * there and follows another entry of that number — is deleted again and CORRUPT: the log stays as damaged
+   * as it was, and nothing is acknowledged on it. When the next entry cannot be read (or is damaged, which
+   * its readers will say), the create stands: it happened, and failing the commit would invite a retry that
+   * commits it twice.
+   */
+  private async notIntoAGap(entry: LogEntry, next: Promise<Uint8Array | undefined>): Promise<void> {
+    const after = await next.then(
+      (bytes) => (bytes === undefined ? undefined : decodeEntry(`log object ${logObjectKey(kvSeq(entry.seq + 1))}`, bytes)),
+      () => undefined,
+    ).catch(() => undefined);
+    // Entries written after an index restored from an old checkpoint name no predecessor ('').
+    if (after === undefined || after.prev === '' || after.prev === entry.txn) return;
+    const taken = await this.store.delete([logObjectKey(entry.seq)]).then(
+      () => 'it was deleted again',
+      (e: unknown) => `deleting it again failed (${(e as Error).message}): delete ${logObjectKey(entry.seq)} by hand before restoring`,
+    );
+    throw this.gap(entry.seq, after.seq, `this commit was written into it and ${taken}, so nothing was committed`);
+  }
+
+  /** appendOwn's create: settled by reading the entry back when the store gave no clear answer. */
+  private async created(entry: LogEntry): Promise<boolean> {
     for (let attempt = 1; ; attempt++) {
       try {
         if (await this.append(entry)) return true;
@@ -172,12 +205,13 @@ export class ObjectLog implements CommitLog {
     throw this.gap(missing, later);
   }
 
-  private gap(missing: KvSeq, later: KvSeq): StrataError {
+  /** A gap at `missing`; `filled` says what a writer that wrote into it did about it. */
+  private gap(missing: KvSeq, later: KvSeq, filled?: string): StrataError {
     return new StrataError(
       'CORRUPT',
       `log entry ${missing} (${logObjectKey(missing)}) is missing from ${this.description} although entry ${later} exists: ` +
-        'the log has a gap, so nothing after it can be trusted and no writer may fill it; restore the missing entry from a ' +
-        'backup (strata verify lists what else is damaged)',
+        `the log has a gap, so nothing after it can be trusted and no writer may fill it${filled === undefined ? '' : ` (${filled})`}; ` +
+        'restore the missing entry from a backup (strata verify lists what else is damaged)',
     );
   }
 

@@ -10,6 +10,7 @@ import * as q from '../read/catalog-queries.js';
 import { dataFile, deleteFilesAt } from '../read/file-listing.js';
 import { classify } from './change.js';
 import type { PendingState } from './pending.js';
+import { changedRead, type ReadSet } from './read-set.js';
 
 /** What one commit did, by kind of change. */
 export interface Footprint {
@@ -162,6 +163,33 @@ export async function findConflict(view: ReadView, base: SnapshotId, head: Snaps
     const theirs = theirFootprint(changes.changes);
     const found = ruleConflict(s, ours, theirs) ?? (await fileConflict(view, s, ours, theirs));
     if (found) return found;
+  }
+  return undefined;
+}
+
+/** A conflict of what a function read with a commit it had not seen: the function runs again (decision 0057). */
+export class StaleRead extends StrataError {}
+
+/**
+ * The first of `snapshots` — commits of other writers that a transaction's function may not have seen, when
+ * its process did not ask the store first (decision 0057) — that changed what the function read (`reads`),
+ * or undefined when none did. Those at or below `base` the function saw.
+ */
+export async function readConflict(view: ReadView, reads: ReadSet, base: SnapshotId, snapshots: Iterable<SnapshotId>): Promise<StrataError | undefined> {
+  if (reads.empty) return undefined;
+  for (const s of snapshots) {
+    if (s <= base) continue;
+    const changes = await q.snapshotChanges(view, s);
+    if (changes === undefined) return excised(s, `what snapshot ${s} changed`);
+    const hit = changedRead(reads, theirFootprint(changes.changes));
+    if (hit === undefined) continue;
+    return new StaleRead(
+      'CONFLICT',
+      `this transaction read ${hit.read}, and snapshot ${s}, a commit of another writer that this process had not seen when the function ran ` +
+        `(a transaction on a log kept as objects does not ask the store first: docs/decisions/0057), ${hit.change}; nothing was written — ` +
+        'run the transaction again: this process has read that commit now',
+      { snapshot: s },
+    );
   }
   return undefined;
 }

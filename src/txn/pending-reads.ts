@@ -11,7 +11,7 @@ import { columnTree, viewInfo } from '../read/reader.js';
 import type { ReadState } from '../read/read-state.js';
 import type { DataFileInfo, DeleteFileInfo, SchemaInfo, TableInfo, TableSummary, ViewInfo } from '../read/records.js';
 import { type Change, classify } from './change.js';
-import type { PendingCatalog } from './pending.js';
+import type { PendingCatalog, ResolvedTable } from './pending.js';
 
 export class PendingReads implements ReadState {
   constructor(
@@ -33,6 +33,7 @@ export class PendingReads implements ReadState {
 
   async schemas(): Promise<SchemaInfo[]> {
     await this.settled();
+    this.p.reads.schemasListed = true;
     const out: SchemaInfo[] = [];
     for await (const v of q.schemasAt(this.p.view, this.p.base)) {
       const next = (await this.p.loadSchema(v.id)).next;
@@ -54,14 +55,16 @@ export class PendingReads implements ReadState {
 
   async viewNamed(schema: string, name: string): Promise<ViewInfo | undefined> {
     await this.settled();
-    const rel = await this.p.relation(await this.p.requireSchema(schema), name);
+    this.p.reads.lookedUp(schema, name);
+    const rel = await this.p.relation(await this.readSchema(schema), name);
+    if (rel !== undefined) this.p.reads.lookedUp(schema, name, { id: rel.id, files: false });
     if (rel?.kind !== 'view') return undefined;
     return viewInfo(rel.id, (await this.p.loadView(rel.id)).next!);
   }
 
   async table(schema: string, name: string): Promise<TableInfo> {
     await this.settled();
-    const t = await this.p.requireTable(schema, name);
+    const t = await this.readTable(schema, name, false);
     const row = t.change.next!;
     const cols = await this.p.loadColumns(t.id);
     const live = [...cols.changes].filter(([, c]) => c.next !== null).map(([id, c]) => ({ id, row: c.next! }));
@@ -70,7 +73,7 @@ export class PendingReads implements ReadState {
 
   async dataFiles(schema: string, table: string): Promise<DataFileInfo[]> {
     await this.settled();
-    const t = await this.p.requireTable(schema, table);
+    const t = await this.readTable(schema, table, true);
     await this.p.loadDataFiles(t.id);
     const out: DataFileInfo[] = [];
     for (const [id, c] of this.p.dataFiles) {
@@ -81,7 +84,7 @@ export class PendingReads implements ReadState {
 
   async deleteFiles(schema: string, table: string): Promise<DeleteFileInfo[]> {
     await this.settled();
-    const t = await this.p.requireTable(schema, table);
+    const t = await this.readTable(schema, table, true);
     await this.p.loadDeleteFiles(t.id);
     const out: DeleteFileInfo[] = [];
     for (const [id, c] of this.p.deleteFiles) {
@@ -93,7 +96,7 @@ export class PendingReads implements ReadState {
   /** Statistics of files registered by this transaction as it was given them, of the others as committed. */
   async columnStats(schema: string, table: string, files: readonly DataFileInfo[]): Promise<Map<FileId, ColumnStats[]>> {
     await this.settled();
-    const t = await this.p.requireTable(schema, table);
+    const t = await this.readTable(schema, table, true);
     const committed = files.filter((f) => this.p.dataFiles.get(f.id)?.base !== undefined);
     const out = await q.fileColumnStats(this.p.view, t.id, committed.map((f) => ({ id: f.id, begin: f.beginSnapshot })));
     for (const f of files) {
@@ -106,7 +109,7 @@ export class PendingReads implements ReadState {
   /** Mappings of files registered by this transaction as it made them, of the others as committed. */
   async nameMappings(schema: string, table: string, files: readonly DataFileInfo[]): Promise<Map<FileId, NameMapping>> {
     await this.settled();
-    const t = await this.p.requireTable(schema, table);
+    const t = await this.readTable(schema, table, true);
     const committed = files.filter((f) => this.p.dataFiles.get(f.id)?.base !== undefined);
     const out = await q.nameMappings(this.p.view, t.id, committed.map((f) => ({ id: f.id, begin: f.beginSnapshot, mappingId: f.mappingId })));
     for (const f of files) {
@@ -119,9 +122,29 @@ export class PendingReads implements ReadState {
   /** Nothing to release: the transaction's own view is. */
   async close(): Promise<void> {}
 
+  /** Table `name` of `schema`, its lookup (and with `files`, the reading of its files) recorded as read. */
+  private async readTable(schema: string, name: string, files: boolean): Promise<ResolvedTable> {
+    this.p.reads.lookedUp(schema, name);
+    await this.readSchema(schema);
+    const t = await this.p.requireTable(schema, name);
+    this.p.reads.lookedUp(schema, name, { id: t.id, files });
+    return t;
+  }
+
+  /** Schema `name`'s id, its lookup (found or not) recorded as read. */
+  private async readSchema(name: string): Promise<CatalogId> {
+    this.p.reads.lookedUpSchema(name);
+    const id = await this.p.requireSchema(name);
+    this.p.reads.lookedUpSchema(name, id);
+    return id;
+  }
+
   private async relations(schema: string, kind: 'table' | 'view'): Promise<{ id: CatalogId; name: string }[]> {
     await this.settled();
-    const rels = await this.p.relations(await this.p.requireSchema(schema));
-    return [...rels].filter(([, r]) => r.kind === kind).map(([name, r]) => ({ id: r.id, name }));
+    this.p.reads.listed(schema, []);
+    const rels = await this.p.relations(await this.readSchema(schema));
+    const found = [...rels].filter(([, r]) => r.kind === kind).map(([name, r]) => ({ id: r.id, name }));
+    this.p.reads.listed(schema, found);
+    return found;
   }
 }

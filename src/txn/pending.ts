@@ -25,6 +25,7 @@ import { type IdKind, type IdSource, noIds, type TakenIds } from './ids.js';
 import { type Change, type Row, unchanged } from './change.js';
 import { type ColumnTree, placed } from './column-specs.js';
 import { alreadyExists, invalid, notFound } from './refusals.js';
+import { ReadSet } from './read-set.js';
 
 export type FileChange<T> = Change<T> & {
   readonly tableId: CatalogId;
@@ -134,6 +135,8 @@ export interface PendingState {
   keepEmptySnapshot: boolean;
   /** An imported lake's snapshot id, which the commit takes instead of the next one (imported.ts). */
   importedAs: SnapshotId | undefined;
+  /** What the function read through tx.reads() (and so tx.sql): a commit past commits it did not see checks it (read-set.ts). */
+  reads: ReadSet;
 }
 
 export interface ResolvedTable {
@@ -178,6 +181,8 @@ export class PendingCatalog {
    */
   #reserved: TakenIds = noIds();
   #used: Record<IdKind, number> = { catalog: 0, file: 0 };
+  /** What the function read of this state through tx.reads(). */
+  readonly reads = new ReadSet();
 
   constructor(
     readonly view: ReadView,
@@ -310,6 +315,7 @@ export class PendingCatalog {
       takenFileIds: this.#takenFileIds,
       keepEmptySnapshot: this.#keepEmptySnapshot,
       importedAs: this.#importedAs,
+      reads: this.reads,
     };
   }
 

@@ -8,7 +8,7 @@ import type { SnapshotRow } from '../../keys/snapshots.js';
 import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
 import { verifyReadSources } from '../read/history.js';
-import { findConflict, ownFootprint } from './conflicts.js';
+import { findConflict, ownFootprint, readConflict } from './conflicts.js';
 import { type CommitMeta, dataChanges, type Plan, planCommit, registeredFiles } from './plan.js';
 import { carriedOver, carriedPast, filesOnly } from './carry-over.js';
 import { type IdSource, ReplayedIds } from './ids.js';
@@ -43,6 +43,12 @@ export interface Prepared {
   meta: CommitMeta;
   /** What its function ran with: a replay runs with it again. */
   ctx: TxnContext;
+  /**
+   * Whether its process asked the store what was new before the function ran (decision 0016). One that did
+   * not ran it on the process's own newest state, which other writers' commits may have passed: wherever it
+   * lands past such commits, they are checked against what the function read (staleReads, decision 0057).
+   */
+  askedFirst: boolean;
 }
 
 /**
@@ -51,17 +57,32 @@ export interface Prepared {
  * once, where it lands (decision 0004). Every member of a group commit but the first lands on a state its
  * function did not run on, and was planned twice, the first plan thrown away.
  */
-export async function prepare(view: ReadView, fn: TransactionFn, meta: CommitMeta, time: number, ctx: TxnContext): Promise<Prepared> {
+export async function prepare(view: ReadView, fn: TransactionFn, meta: CommitMeta, time: number, ctx: TxnContext, askedFirst: boolean): Promise<Prepared> {
   const head = await q.headSnapshot(view);
   const state = await sealedRun(view, head, meta.basedOn === undefined ? ctx : { ...ctx, basedOn: snapshotId(meta.basedOn) }, fn);
-  if (meta.basedOn === undefined && state.ops.length > 0 && filesOnly(state) !== undefined) return { seq: view.seq, base: head.begin, state, plan: undefined, meta, ctx };
+  if (meta.basedOn === undefined && state.ops.length > 0 && filesOnly(state) !== undefined) return { seq: view.seq, base: head.begin, state, plan: undefined, meta, ctx, askedFirst };
   const plan = await planOn(view, head, state, meta, time);
   if (meta.basedOn !== undefined) {
     if (meta.basedOn > head.begin) throw new StrataError('INVALID_ARGUMENT', `basedOn ${meta.basedOn} is past the newest snapshot, ${head.begin}`);
     const found = await findConflict(view, snapshotId(meta.basedOn), head.begin, ownFootprint(state, plan.snapshot?.changes ?? []));
     if (found) throw found;
   }
-  return { seq: view.seq, base: head.begin, state, plan, meta, ctx };
+  return { seq: view.seq, base: head.begin, state, plan, meta, ctx, askedFirst };
+}
+
+/**
+ * The conflict of a prepared transaction whose process did not ask the store first with the commits of other
+ * writers it landed past (`foreign`: their snapshots, undefined when this process no longer knows which they
+ * were, and every commit since its base counts): one that changed what its function read. Undefined when
+ * there is none, or the process asked first (then it follows DuckLake's rules alone, decision 0016).
+ */
+export async function staleReads(view: ReadView, p: Prepared, foreign: readonly SnapshotId[] | undefined): Promise<StrataError | undefined> {
+  if (p.askedFirst || p.state.reads.empty) return undefined;
+  return readConflict(view, p.state.reads, p.base, foreign ?? snapshotsAfter(p.base, (await q.headSnapshot(view)).begin));
+}
+
+function* snapshotsAfter(base: SnapshotId, head: SnapshotId): Generator<SnapshotId> {
+  for (let s = base + 1; s <= head; s++) yield snapshotId(s);
 }
 
 /**

@@ -99,6 +99,7 @@ export class Transaction {
 
   /** The snapshot this transaction builds on: the newest one in its read view. */
   get base(): SnapshotId {
+    this.p.reads.learnt.add('the base snapshot id');
     return this.p.base;
   }
 
@@ -486,6 +487,8 @@ export class Transaction {
         return result;
       } catch (e) {
         this.p.endOperation();
+        // A refusal is what this state answered: the function may go on by it (a create that found the name taken).
+        this.p.reads.learnt.add(`the refusal of ${name}()`);
         throw e;
       }
     };

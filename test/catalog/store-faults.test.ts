@@ -85,19 +85,18 @@ describe('object store faults during commits', () => {
         await c.transaction((tx) => tx.addDataFile('main', 't', { path: p, recordCount: 1, fileSizeBytes: 1 }));
         acknowledged.push(p);
       } catch (e) {
-        // STORE_UNAVAILABLE either way: a read that failed before anything was written is the store's own
-        // error; a failed log write says that its outcome is unknown and how to find out.
+        // A failed log write says that its outcome is unknown and how to find out. A failed read fails a
+        // commit only where it reads before its create (a lost race's catch-up, every eighth entry's look:
+        // decision 0057); the read beside the create (of the entry after) only looks for a gap.
         expect(isStrataError(e, 'STORE_UNAVAILABLE'), String(e)).toBe(true);
-        const message = (e as Error).message;
-        if (message !== '500 InternalError') {
-          expect(message).toMatch(/^writing log entry \d+ failed \d times? and reading it back (failed too|found nothing), so the commit may or may not have been written .*refresh\(\) and look for it in snapshots\(\)/);
+        if ((e as Error).message !== '500 InternalError') {
+          expect((e as Error).message).toMatch(/^writing log entry \d+ failed \d times? and reading it back (failed too|found nothing), so the commit may or may not have been written .*refresh\(\) and look for it in snapshots\(\)/);
           unknownOutcomes.push(p);
         }
         failed.push(p);
       }
     }
     expect(unknownOutcomes.length).toBeGreaterThan(3);
-    expect(failed.length - unknownOutcomes.length).toBeGreaterThan(3);
     expect(faults.before).toBeGreaterThan(5);
     expect(faults.after).toBeGreaterThan(5);
     expect(faults.gets).toBeGreaterThan(5);
