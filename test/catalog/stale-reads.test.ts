@@ -320,6 +320,19 @@ describe('a transaction on a log kept as objects asks the store nothing first', 
     expect(existsSync(path.join(storePath, logObjectKey(kvSeq(next))))).toBe(false);
   });
 
+  it('past commits a checkpoint brought (the log compacted under this process), which another writer made, it checks every commit since its state', async () => {
+    const { ahead, behind } = await twoProcesses();
+    await ahead.transaction((tx) => tx.addDataFile('main', 't', file('theirs')));
+    await ahead.checkpoint();
+    await ahead.compactLog({ minAgeMs: 0 });
+    // Behind catches up through the checkpoint (the entries it lacks are stubs now): which of those commits
+    // were another writer's is not known, so all of them are held against what the function read.
+    const { fn, seen } = counted(async (tx) => (await tx.reads().dataFiles('main', 't')).length, (tx) => tx.addDataFile('main', 'u', file('f')));
+    await behind.transaction(fn);
+    expect(seen).toEqual([0, 1]);
+    expect(await filesOf(behind, 'u')).toEqual(['f']);
+  });
+
   it('while other writers are at work it asks first: the function runs once, on the newest state', async () => {
     contended.mockRestore();
     const { ahead, behind, requests } = await twoProcesses();
