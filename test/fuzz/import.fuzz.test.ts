@@ -154,7 +154,7 @@ describe('the import fuzzer', () => {
   it(`${RUNS} tampered lakes: each refused with nothing left, or imported verify-clean and counting what the lake counts`, { timeout: 60_000 + RUNS * 30_000 }, async () => {
     let refused = 0;
     let imported = 0;
-    await fc.assert(
+    const property = () =>
       fc.asyncProperty(fc.array(tampering, { minLength: 1, maxLength: 3 }), async (list) => {
         const n = ++runs;
         const file = path.join(lake.root, `fuzz-${n}.sqlite`);
@@ -187,10 +187,12 @@ describe('the import fuzzer', () => {
           await rm(dir, { recursive: true, force: true });
           await rm(file, { force: true });
         }
-      }),
-      { numRuns: RUNS, ...replay },
-    );
+      });
+    await fc.assert(property(), { numRuns: RUNS, ...replay });
     // Both outcomes happen: a fuzzer that only ever refuses (or only imports) checks half of the contract.
+    // About one lake in five imports, so 20 of them all refused happen about one run in fifty (seen in CI):
+    // then more lakes, up to twice as many again, before the fuzzer is said to check only half.
+    for (let more = 0; more < 2 && imported === 0 && RUNS >= 20 && process.env.FUZZ_SEED === undefined; more++) await fc.assert(property(), { numRuns: RUNS });
     expect(refused, 'no lake was refused').toBeGreaterThan(0);
     if (RUNS >= 20 && process.env.FUZZ_PATH === undefined) expect(imported, 'no lake was imported').toBeGreaterThan(0);
   });
