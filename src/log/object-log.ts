@@ -67,10 +67,9 @@ export class ObjectLog implements CommitLog {
    * commits it twice.
    */
   private async notIntoAGap(entry: LogEntry, next: Promise<Uint8Array | undefined>): Promise<void> {
-    const after = await next.then(
-      (bytes) => (bytes === undefined ? undefined : decodeEntry(`log object ${logObjectKey(kvSeq(entry.seq + 1))}`, bytes)),
-      () => undefined,
-    ).catch(() => undefined);
+    const after = await next
+      .then((bytes) => (bytes === undefined ? undefined : decodeEntry(`log object ${logObjectKey(kvSeq(entry.seq + 1))}`, bytes)))
+      .catch(() => undefined);
     // Entries written after an index restored from an old checkpoint name no predecessor ('').
     if (after === undefined || after.prev === '' || after.prev === entry.txn) return;
     const taken = await this.store.delete([logObjectKey(entry.seq)]).then(

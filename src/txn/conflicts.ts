@@ -173,12 +173,11 @@ export class StaleRead extends StrataError {}
 /**
  * The first of `snapshots` — commits of other writers that a transaction's function may not have seen, when
  * its process did not ask the store first (decision 0057) — that changed what the function read (`reads`),
- * or undefined when none did. Those at or below `base` the function saw.
+ * or undefined when none did.
  */
-export async function readConflict(view: ReadView, reads: ReadSet, base: SnapshotId, snapshots: Iterable<SnapshotId>): Promise<StrataError | undefined> {
+export async function readConflict(view: ReadView, reads: ReadSet, snapshots: Iterable<SnapshotId>): Promise<StrataError | undefined> {
   if (reads.empty) return undefined;
   for (const s of snapshots) {
-    if (s <= base) continue;
     const changes = await q.snapshotChanges(view, s);
     if (changes === undefined) return excised(s, `what snapshot ${s} changed`);
     const hit = changedRead(reads, theirFootprint(changes.changes));

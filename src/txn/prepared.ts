@@ -78,7 +78,7 @@ export async function prepare(view: ReadView, fn: TransactionFn, meta: CommitMet
  */
 export async function staleReads(view: ReadView, p: Prepared, foreign: readonly SnapshotId[] | undefined): Promise<StrataError | undefined> {
   if (p.askedFirst || p.state.reads.empty) return undefined;
-  return readConflict(view, p.state.reads, p.base, foreign ?? snapshotsAfter(p.base, (await q.headSnapshot(view)).begin));
+  return readConflict(view, p.state.reads, foreign ?? snapshotsAfter(p.base, (await q.headSnapshot(view)).begin));
 }
 
 function* snapshotsAfter(base: SnapshotId, head: SnapshotId): Generator<SnapshotId> {
