@@ -22,7 +22,7 @@ import { LocalIndexError, StrataError } from '../errors.js';
 import { makeDirs } from '../make-dirs.js';
 import { checkInChild } from './index-check.js';
 import { seal, unseal } from './index-seal.js';
-import { type Db, type FrozenState, IndexView, pointReadOptions, type ReadView, type StateReads } from './read-view.js';
+import { type Db, type FrozenState, IndexView, pointReadOptions, type ReadBehind, type ReadView, type StateReads } from './read-view.js';
 import { SnapshotTimeline } from './snapshot-timeline.js';
 import type { PutSet } from './put-set.js';
 import { entryBatch, MAX_UNLANDED_MUTATIONS, UnlandedWrites } from './unlanded.js';
@@ -85,6 +85,8 @@ export class KvStore {
   private timelineLater: NodeJS.Timeout | undefined;
   /** Set as close() begins: a background read of the timeline stops at its next batch. */
   private closing = false;
+  /** Parents being read whole in the background (readBehind), by parent: close() waits for them. */
+  private readonly readsBehind = new Map<string, Promise<void>>();
 
   private constructor(
     private readonly db: Db,
@@ -353,13 +355,17 @@ export class KvStore {
       // Only a freeze of the newest state, taken with no apply in flight, may be handed to later views.
       const reusable = this.applying === 0 && seq === this.latest;
       const unlanded = this.unlanded.empty ? undefined : this.unlanded.putSet();
-      shared = { frozen, seq, views: 0, retired: !reusable, reads: { values: new Map(), parents: new Map() }, unlanded };
+      shared = { frozen, seq, views: 0, retired: !reusable, reads: { values: new Map(), parentsRead: new Set(), completeParents: new Map() }, unlanded };
       if (reusable) {
         this.retire(this.current);
         this.current = shared;
       }
     }
-    const s = shared;
+    return this.viewOf(shared);
+  }
+
+  /** A view of frozen state `s`, which stays open until its last view closes. */
+  private viewOf(s: SharedState): IndexView {
     s.views++;
     return new IndexView(
       this.db,
@@ -375,7 +381,26 @@ export class KvStore {
       },
       () => (this.damagedWhileOpen = true),
       () => this.readTimeline(),
+      (parentId, read) => this.readBehind(s, parentId, read),
     );
+  }
+
+  /**
+   * Runs a view's read of a whole parent (IndexView.group) on a view of its own of the same state, in the
+   * background, unless the index is closing or that parent is being read already (from any state: the
+   * second read would find what the first is about to give the cache). A read that fails gives the cache
+   * nothing; the misses that read their own groups meet the failure themselves.
+   */
+  private readBehind(s: SharedState, parentId: string, read: Parameters<ReadBehind>[1]): void {
+    if (this.closing || this.readsBehind.has(parentId)) return;
+    const view = this.viewOf(s);
+    const done = read(view, () => this.closing)
+      .catch(() => undefined)
+      .finally(async () => {
+        this.readsBehind.delete(parentId);
+        await view.close();
+      });
+    this.readsBehind.set(parentId, done);
   }
 
   /**
@@ -410,6 +435,7 @@ export class KvStore {
     this.closing = true;
     clearTimeout(this.timelineLater);
     await this.timelineRead;
+    await Promise.all(this.readsBehind.values());
     // A batch that failed leaves the index at the entry before it: the next open replays from there.
     await this.landed().catch(() => undefined);
     this.retire(this.current);

@@ -87,18 +87,22 @@ export interface ReadView {
 
 /**
  * What the views opened on one frozen state share: values decoded in it (the head snapshot, retain-from,
- * tags: decoded once per state), and the parents being read whole from it.
+ * tags: decoded once per state), the parents read whole from it or being read, and of those the ones read to
+ * their end (not cut short at READ_AHEAD) with the groups they hold: in this frozen state, a group under such
+ * a parent that is not among them has no versions, with no read needed (a transaction creating thousands of
+ * names asks about each one).
  */
 export interface StateReads {
   values: Map<string, unknown>;
-  parents: Map<string, Promise<ParentRead>>;
+  parentsRead: Set<string>;
+  completeParents: Map<string, ReadonlySet<string>>;
 }
 
-/** A parent's groups as one read-ahead found them; `truncated` when READ_AHEAD cut the read short. */
-interface ParentRead {
-  groups: readonly [string, StoredVersion[]][];
-  truncated: boolean;
-}
+/**
+ * Runs `read` on a view of the same frozen state in the background, unless the index is closing or the same
+ * parent is being read already; `stopped` says when the index began closing (KvStore.readBehind).
+ */
+export type ReadBehind = (parentId: string, read: (view: IndexView, stopped: () => boolean) => Promise<void>) => void;
 
 export interface StateValueOptions {
   /**
@@ -110,14 +114,6 @@ export interface StateValueOptions {
 
 export class IndexView implements ReadView {
   private closed = false;
-  /** Parents this view has read whole (see group()). */
-  private readonly readAhead = new Set<string>();
-  /**
-   * Of those, the ones read to their end (not cut short at READ_AHEAD), with the groups they hold: in this
-   * frozen state, a group under such a parent that is not among them has no versions, with no read needed
-   * (a transaction creating thousands of names asks about each one).
-   */
-  private readonly completeParents = new Map<string, ReadonlySet<string>>();
   /** Groups prefetch() read, for this view alone (the cache may refuse them: see VersionCache.offer). */
   private readonly prefetched = new Map<string, readonly StoredVersion[]>();
   /** The cache's generation when this view opened: its groups serve this view until history is removed. */
@@ -143,6 +139,8 @@ export class IndexView implements ReadView {
     private readonly onDamage: () => void,
     /** Told when the timeline could not answer: it is read for the lookups after this one (KvStore). */
     private readonly timelineMissed: () => void,
+    /** Reads a parent whole beside this view's reads (see group()). */
+    private readonly readBehind: ReadBehind,
   ) {
     this.generation = cache.generation;
     this.pointOptions = pointReadOptions(frozen);
@@ -176,48 +174,35 @@ export class IndexView implements ReadView {
     const own = groupPrefix(g);
     const parent = parentGroup(g);
     const parentId = groupId(parent);
-    const present = this.completeParents.get(parentId);
+    const present = this.shared.completeParents.get(parentId);
     if (present !== undefined && !present.has(id)) return NO_VERSIONS;
     if (this.cache.holdsWhole(parentId, this.generation)) return NO_VERSIONS;
-    if (spec.readAheadOn === undefined || this.readAhead.has(parentId) || !this.cache.shouldReadAhead(parentId, spec.readAheadOn)) {
-      const versions = (await this.readGroups(g, own, Infinity)).versions;
-      this.cache.offer(id, versions, this.seq);
-      return versions;
+    // The miss its kind names (GroupKind.readAheadOn) has the whole parent (every table, every name in the
+    // schema, …) read up to READ_AHEAD versions: the neighbours are usually wanted next, and one scan costs far
+    // less than one per group. It is read beside this miss, not in its way: every table's columns on 10,000
+    // tables took the lookup that asked 0.32–0.43 s, where its own group takes a millisecond. Misses meanwhile
+    // read their own groups; once the cache has taken the parent, they come from memory.
+    if (spec.readAheadOn !== undefined && !this.shared.parentsRead.has(parentId) && this.cache.shouldReadAhead(parentId, spec.readAheadOn)) {
+      this.shared.parentsRead.add(parentId);
+      this.readBehind(parentId, (view, stopped) => view.readParent(g, parent, parentId, stopped));
     }
-    // The miss its kind names (GroupKind.readAheadOn) reads the whole parent (every table, every name in the schema, …) up to
-    // READ_AHEAD versions: the neighbours are usually wanted next, and one scan costs far less than one per
-    // group. Later misses there (a name being created, a group evicted) read only their own group — in this
-    // view, and in every view once the cache has taken what was read.
-    this.readAhead.add(parentId);
-    const read = await this.readParent(g, parent, parentId);
-    if (!read.truncated) this.completeParents.set(parentId, new Set(read.groups.map(([groupName]) => groupName)));
-    const found = read.groups.find(([groupName]) => groupName === id)?.[1];
-    // Hitting the limit may have left the group out: only a complete read says it has no versions.
-    const versions = found ?? (read.truncated ? (await this.readGroups(g, own, Infinity)).versions : NO_VERSIONS);
+    const versions = (await this.readGroups(g, own, Infinity)).versions;
     this.cache.offer(id, versions, this.seq);
     return versions;
   }
 
   /**
-   * Every group under `parent` (up to READ_AHEAD versions), read once for every view of this frozen state
-   * that misses under it meanwhile: transactions that begin together (a group commit's callers) miss
-   * together, and each read the whole parent (8 callers' first commits after 1,000 tables were made: eight
-   * reads of every table's rows, 90–117 ms each, side by side).
+   * Every group under `parent` (up to READ_AHEAD versions), for the cache and for every view of this frozen
+   * state: transactions that begin together (a group commit's callers) miss together, and each read the
+   * whole parent (8 callers' first commits after 1,000 tables were made: eight reads of every table's rows,
+   * 90–117 ms each, side by side). Split into groups as `g` is (any group under the parent is split alike).
    */
-  private readParent(g: Group, parent: Group, parentId: string): Promise<ParentRead> {
-    let read = this.shared.parents.get(parentId);
-    if (read === undefined) {
-      // Split into groups as `g` is (any group under the parent is split alike).
-      read = this.readGroups(g, groupPrefix(parent), READ_AHEAD).then(({ groups, truncated }) => {
-        this.cache.offerParent(parentId, groups, this.seq, !truncated);
-        return { groups, truncated };
-      });
-      this.shared.parents.set(parentId, read);
-      // Kept while under way only: once done, the cache holds what it read, and misses read their own group.
-      const forget = () => void this.shared.parents.delete(parentId);
-      read.then(forget, forget);
-    }
-    return read;
+  private async readParent(g: Group, parent: Group, parentId: string, stopped: () => boolean): Promise<void> {
+    const { groups, truncated } = await this.readGroups(g, groupPrefix(parent), READ_AHEAD, stopped);
+    // A read the index's close cut short is neither complete nor wanted.
+    if (stopped()) return;
+    this.cache.offerParent(parentId, groups, this.seq, !truncated);
+    if (!truncated) this.shared.completeParents.set(parentId, new Set(groups.map(([groupName]) => groupName)));
   }
 
   async prefetch(gs: readonly Group[]): Promise<void> {
@@ -309,14 +294,15 @@ export class IndexView implements ReadView {
   }
 
   /**
-   * Reads every group under `prefix` (at most `limit` versions) and picks out group `g`: its versions,
-   * whether they are surely complete, and every group read completely.
+   * Reads every group under `prefix` (at most `limit` versions, and no more batches once `stopped`) and picks
+   * out group `g`: its versions, whether the read was cut short, and every group read completely.
    */
-  private async readGroups(g: Group, prefix: Key, limit: number) {
+  private async readGroups(g: Group, prefix: Key, limit: number, stopped = () => false) {
     const groups: [string, StoredVersion[]][] = [];
     let read = 0;
     // A batch at a time: a step of an async generator per entry cost more than decoding it (~1 µs each).
     for await (const batch of this.scanBatches({ gte: prefix, lt: prefixEnd(prefix), ...(limit === Infinity ? {} : { limit }) })) {
+      if (stopped()) break;
       for (const [key, bytes] of batch) {
         const keyFields = decodeKey(key).fields;
         const id = groupId({ space: g.space, fields: keyFields.slice(0, g.fields.length) });
@@ -330,7 +316,7 @@ export class IndexView implements ReadView {
     if (truncated) groups.pop();
     const wanted = groupId(g);
     const own = groups.find(([id]) => id === wanted)?.[1];
-    return { versions: own ?? [], complete: own !== undefined || !truncated, truncated, groups };
+    return { versions: own ?? [], truncated, groups };
   }
 
   /** A decoded value that is written once and never changes (see version-cache.ts), from memory when cached. */
