@@ -91,8 +91,8 @@ export interface EngineOptions {
    * Write a checkpoint after every this many log entries (default 1,000; 0 turns it off). The process
    * whose commit reaches the multiple writes it in the background, from a view of that entry: the commit
    * returns at once and later commits do not wait. A multiple reached while the previous checkpoint is still
-   * being written is skipped (the next one covers it); close() waits for one under way; a failure shows in
-   * followStatus().lastError. Each automatic checkpoint then prunes the ones it supersedes
+   * being written is owed: the newest state is written when that one ends. close() waits for one under way
+   * and starts none; a failure shows in followStatus().lastError. Each automatic checkpoint then prunes the ones it supersedes
    * (pruneCheckpoints() with its defaults: the newest 2 stay, older ones go an hour after their successor).
    */
   checkpointEvery?: number;
