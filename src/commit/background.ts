@@ -66,13 +66,25 @@ export class Background {
         } finally {
           await at.close().catch(() => undefined);
         }
-        next = undefined;
-        if (!this.owed || this.stopping) continue;
-        this.owed = false;
-        // Under the writer lock, the newest applied entry and its txn are read together.
-        next = await this.sync.exclusive(async (): Promise<[ReadView, string]> => [await this.sync.kv.readView(), this.sync.kv.latestAppliedTxn]);
+        next = this.owed && !this.stopping ? await this.newest() : undefined;
       }
-    })().finally(() => (this.checkpointing = undefined));
+      // In the same step as the last look at `owed`: a checkpoint due from here on starts its own.
+      this.checkpointing = undefined;
+    })();
+  }
+
+  /**
+   * The newest applied state and its entry's txn, read together under the writer lock, for an owed
+   * checkpoint; undefined once close() has begun, or when the index cannot give a view (reported).
+   */
+  private async newest(): Promise<[ReadView, string] | undefined> {
+    this.owed = false;
+    try {
+      return await this.sync.exclusive(async () => (this.stopping ? undefined : [await this.sync.kv.readView(), this.sync.kv.latestAppliedTxn]));
+    } catch (e) {
+      this.status.failed(e);
+      return undefined;
+    }
   }
 
   /** A checkpoint of exactly the state `view` shows, whose newest entry is `txn`. */

@@ -387,20 +387,23 @@ export class KvStore {
 
   /**
    * Runs a view's read of a whole parent (IndexView.group) on a view of its own of the same state, in the
-   * background, unless the index is closing or that parent is being read already (from any state: the
-   * second read would find what the first is about to give the cache). A read that fails gives the cache
-   * nothing; the misses that read their own groups meet the failure themselves.
+   * background, unless the index is closing or that parent is being read already (from any state): whether
+   * it started. A view whose read was not started asks again at its next miss — the read under way may be of
+   * an older state, whose groups the cache will not take. A read that fails gives the cache nothing; the
+   * misses that read their own groups meet the failure themselves.
    */
-  private readBehind(s: SharedState, parentId: string, read: Parameters<ReadBehind>[1]): void {
-    if (this.closing || this.readsBehind.has(parentId)) return;
+  private readBehind(s: SharedState, parentId: string, read: Parameters<ReadBehind>[1]): boolean {
+    if (this.closing || this.readsBehind.has(parentId)) return false;
     const view = this.viewOf(s);
     const done = read(view, () => this.closing)
       .catch(() => undefined)
       .finally(async () => {
         this.readsBehind.delete(parentId);
         await view.close();
-      });
+      })
+      .catch(() => undefined);
     this.readsBehind.set(parentId, done);
+    return true;
   }
 
   /**

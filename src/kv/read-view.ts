@@ -100,9 +100,10 @@ export interface StateReads {
 
 /**
  * Runs `read` on a view of the same frozen state in the background, unless the index is closing or the same
- * parent is being read already; `stopped` says when the index began closing (KvStore.readBehind).
+ * parent is being read already; whether it started. `stopped` says when the index began closing
+ * (KvStore.readBehind).
  */
-export type ReadBehind = (parentId: string, read: (view: IndexView, stopped: () => boolean) => Promise<void>) => void;
+export type ReadBehind = (parentId: string, read: (view: IndexView, stopped: () => boolean) => Promise<void>) => boolean;
 
 export interface StateValueOptions {
   /**
@@ -182,9 +183,14 @@ export class IndexView implements ReadView {
     // less than one per group. It is read beside this miss, not in its way: every table's columns on 10,000
     // tables took the lookup that asked 0.32–0.43 s, where its own group takes a millisecond. Misses meanwhile
     // read their own groups; once the cache has taken the parent, they come from memory.
-    if (spec.readAheadOn !== undefined && !this.shared.parentsRead.has(parentId) && this.cache.shouldReadAhead(parentId, spec.readAheadOn)) {
+    this.assertOpen();
+    if (
+      spec.readAheadOn !== undefined &&
+      !this.shared.parentsRead.has(parentId) &&
+      this.cache.shouldReadAhead(parentId, spec.readAheadOn) &&
+      this.readBehind(parentId, (view, stopped) => view.readParent(g, parent, parentId, stopped))
+    ) {
       this.shared.parentsRead.add(parentId);
-      this.readBehind(parentId, (view, stopped) => view.readParent(g, parent, parentId, stopped));
     }
     const versions = (await this.readGroups(g, own, Infinity)).versions;
     this.cache.offer(id, versions, this.seq);

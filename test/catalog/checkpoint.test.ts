@@ -67,7 +67,7 @@ describe('checkpoints', () => {
     for (let i = 4; i <= 7; i++) await commit(i);
     expect(existsSync(manifest(3))).toBe(false);
     release();
-    await vi.waitFor(() => expect(existsSync(manifest(7))).toBe(true));
+    await vi.waitFor(() => expect(existsSync(manifest(7))).toBe(true), { timeout: 20_000 });
     expect(existsSync(manifest(3))).toBe(true);
     await commit(8);
     await commit(9); // entry 9

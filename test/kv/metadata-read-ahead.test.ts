@@ -68,7 +68,7 @@ describe('metadata read ahead', () => {
     } finally {
       release();
     }
-    await vi.waitFor(() => expect(wholeReadDone).toBe(true));
+    await vi.waitFor(() => expect(wholeReadDone).toBe(true), { timeout: 20_000 });
     await sleep(50);
     ownReads = 0;
     for (let i = 12; i < TABLES; i++) await lookUp(i);
