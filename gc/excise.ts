@@ -3,10 +3,10 @@
 // business (keys/excision.ts). Each batch is one logged entry (atomic, replayed by every index) that also
 // carries the job's running record, so a crashed job is resumed by the next run and never counted twice.
 import { excisedColumnIdFloor, raisedColumnIdFloor } from '../keys/columns.js';
-import { decodeManifest, manifestParts, pathIndexEntry, trimmedManifest } from '../keys/data-files.js';
+import { baseParts, basesThrough, decodeBase, decodeManifest, deletedBase, manifestParts, manifestTableOf, pathIndexEntry, trimmedManifest } from '../keys/data-files.js';
 import { endedThrough } from '../keys/end-index.js';
 import { excise, readEnded } from '../keys/excision.js';
-import { type CatalogId, kvSeq, type SnapshotId } from '../keys/ids.js';
+import { type CatalogId, kvSeq, type SnapshotId, snapshotId } from '../keys/ids.js';
 import type { Key } from '../keys/key-codec.js';
 import { append, type Mutation } from '../keys/mutation.js';
 import { ALL_JOBS, decodeJob, type ExciseCounts, type ExcisionJobRow, jobKey, putJob, schedule, scheduleKey } from '../keys/retention.js';
@@ -71,6 +71,9 @@ export async function* excisionBatches(
   // batches read the same view).
   const manifestCuts = new Map<string, { key: Key; ids: Set<number> }>();
   let manifestsTouched = new Set<string>();
+  // Tables this plan took data files from: their bases before retain-from go (once per plan).
+  const rebased = new Set<CatalogId>();
+  let basesTouched = new Set<CatalogId>();
   let mutations: Mutation[] = [];
   let counts = { ...ZERO };
   let paths = new Set<string>();
@@ -99,7 +102,18 @@ export async function* excisionBatches(
       if (decodeManifest(m.key, values[i]!).more) for await (const batch of view.scanBatches(manifestParts(m.key))) append(parts, batch);
       append(mutations, trimmedManifest([m.key, values[i]!], parts, m.ids));
     }
-    // A table whose last version is gone leaves nothing behind, its stats and column id floor included; one
+    // A base lists the files visible at its snapshot, and a listing from it leaves out those that ended
+    // since by their ends, which excision takes with the files: one before retain-from may list a file
+    // taken out here, and goes with it. Listings there read the manifests until a commit writes a new base.
+    for (const t of basesTouched) {
+      for await (const batch of view.scanBatches(basesThrough(t, snapshotId(retainFrom - 1)))) {
+        for (const [key, bytes] of batch) {
+          const parts: Key[] = [];
+          if (decodeBase(key, bytes).more) for await (const more of view.scanBatches(baseParts(key))) for (const [k] of more) parts.push(k);
+          append(mutations, deletedBase(key, parts));
+        }
+      }
+    }    // A table whose last version is gone leaves nothing behind, its stats and column id floor included; one
     // that lives on keeps its floor past the column ids taken.
     const ids = [...new Set([...tables, ...columnIds.keys()])];
     const alive = await view.anyUnder(ids.map(tableVersionsPrefix), (k) => !removedTables.has(hex(k)));
@@ -118,6 +132,7 @@ export async function* excisionBatches(
     tables = new Set();
     columnIds = new Map();
     manifestsTouched = new Set();
+    basesTouched = new Set();
     return batch;
   };
   const full = () => counts.versions + counts.snapshots >= batchSize;
@@ -142,6 +157,8 @@ export async function* excisionBatches(
       if (!cut) manifestCuts.set(id, (cut = { key: gone.manifest, ids: new Set() }));
       cut.ids.add(gone.file!.id);
       manifestsTouched.add(id);
+      const table = manifestTableOf(gone.manifest);
+      if (!rebased.has(table)) (rebased.add(table), basesTouched.add(table));
     }
     if (gone.table !== undefined) {
       removedTables.add(hex(ended.key));

@@ -2,7 +2,7 @@
 // family that owns its space, which keeps what its invariants need; `finish` runs them. Pure: the caller
 // does the reading (src/commit/verify.ts). Memory holds one fact per entity version and per file row — a
 // maintenance job's budget, not a reader's.
-import { type DataFileFact, type DataFileRow, dataFileEndProblems, decodeDataFileEnd, decodeFileTable, decodeManifest, decodeManifestPart, decodePathIndex, fileTableProblems, type ManifestValue, manifestProblems, pathIndexProblems } from './data-files.js';
+import { type BaseValue, baseProblems, type DataFileFact, type DataFileRow, dataFileEndProblems, decodeBase, decodeBasePart, decodeDataFileEnd, decodeEndedAt, decodeFileTable, decodeManifest, decodeManifestPart, decodePathIndex, fileTableProblems, type ManifestValue, manifestProblems, pathIndexProblems } from './data-files.js';
 import type { DeleteFileRow } from './delete-files.js';
 import { decodeFileColumnStats, fileColumnStatsProblems } from './file-column-stats.js';
 import { decodeEndIndexKey, decodeFilePathNote, type EndedFact, endIndexProblems } from './end-index.js';
@@ -69,6 +69,8 @@ export class Census {
   private readonly dataFiles: DataFileFact[] = [];
   private readonly deleteFiles: { id: number; tableId: number; row: DeleteFileRow; path: string; size: number; crc: number | null; key: string }[] = [];
   private readonly manifests: ManifestValue[] = [];
+  private readonly bases: BaseValue[] = [];
+  private readonly endedAt: { tableId: number; end: number; id: number; key: string }[] = [];
   private readonly fileTable: { id: number; begin: number; tableId: number; key: string }[] = [];
   private readonly fileEnds: { tableId: number; id: number; end: number; key: string }[] = [];
   private readonly paths: { path: string; ids: number[]; key: string }[] = [];
@@ -124,6 +126,19 @@ export class Census {
         // Stryker disable next-line BooleanLiteral: manifestProblems tells a part by its `part` being there at all
         this.manifests.push({ tableId: fields[0] as number, begin: fields[1] as number, files: decodeManifestPart(key, value), part: true, key: name });
         this.reference(fields[1] as number, name);
+        break;
+      case Space.DataFileBase:
+        {
+          const { tableId, at, files, more } = decodeBase(key, value);
+          this.bases.push({ tableId, at, files, more, key: name });
+        }
+        break;
+      case Space.DataFileBasePart:
+        this.bases.push({ tableId: fields[0] as number, at: fields[1] as number, files: decodeBasePart(key, value), part: true, key: name });
+        break;
+      case Space.DataFileEndedAt:
+        decodeValue(key, value);
+        this.endedAt.push({ ...decodeEndedAt(key), key: name });
         break;
       case Space.FileTableIndex:
         this.fileTable.push({ id: fields[0] as number, begin: begin!, tableId: decodeFileTable(key, value), key: name });
@@ -253,6 +268,7 @@ export class Census {
     rule('manifest', () => manifestProblems(this.dataFiles, this.manifests));
     rule('file table', () => fileTableProblems(this.dataFiles, this.fileTable));
     rule('data file end', () => dataFileEndProblems(this.dataFiles, this.fileEnds));
+    rule('base', () => baseProblems(this.dataFiles, this.bases, this.endedAt));
     rule('path index', () => pathIndexProblems([...this.dataFiles.map((f) => ({ id: f.id, path: f.row.path, key: f.key })), ...this.deleteFiles], this.paths));
     // Stryker disable next-line StringLiteral: this rule reads only key fields, which decoded, so it cannot throw
     rule('file column stats', () => fileColumnStatsProblems(this.fileStats, this.dataFiles));

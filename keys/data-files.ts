@@ -6,6 +6,11 @@
 //   [DataFileManifestPart][table_id][begin][part]  the rest of such a commit's files, MANIFEST_PART_FILES a part
 //   [DataFileEndIndex][table_id][data_file_id]     the end of every file that has one, in file-id order like
 //                                                  the manifests, so a listing merges the two
+//   [DataFileEndedAt][table_id][end][data_file_id] the same ends in end order: which files ended after a base
+//   [DataFileBase][table_id][begin]                a base: every file visible at that snapshot of a table that
+//                                                  ended many (its first MANIFEST_PART_FILES, when it has
+//   [DataFileBasePart][table_id][begin][part]      more, and the rest in parts), so a listing at S reads the
+//                                                  newest base at or before S and what came after it
 //   [FileTableIndex][data_file_id][begin]          the table a file id belongs to (a delete file aimed at
 //                                                  another table's file is refused)
 //   [FilePathIndex][path]                          the file ids (data and delete) naming one object path:
@@ -15,7 +20,7 @@
 // from the block it claimed, so commits of two writers interleave theirs): a listing merges the manifests
 // with the end index by id, going back in it when a commit's ids start below the last one's.
 import type { CatalogId, FileId, SnapshotId } from './ids.js';
-import { decodeKey, encodeKey, type Key, type KeyRange, keyPrefix, prefixEnd, prefixRange, readU64 } from './key-codec.js';
+import { beginOf, decodeKey, encodeKey, type Key, type KeyRange, keyPrefix, prefixEnd, prefixRange, readU64 } from './key-codec.js';
 import { append, del, type Mutation, putRow } from './mutation.js';
 import { group, type Group } from './groups.js';
 import { filePathNote } from './end-index.js';
@@ -83,7 +88,10 @@ export const dataFileKey = (tableId: CatalogId, id: FileId, begin: number): Key 
 
 /** A data file: its end also records the path (for excision) and the end by file id (for listings). */
 export const dataFileEntity = (tableId: CatalogId, id: FileId): Entity<DataFileRow> =>
-  new Entity<DataFileRow>(Space.DataFile, [tableId, id], filePathNote, (at) => [putRow(encodeKey(Space.DataFileEndIndex, [tableId, id]), { end: at } satisfies DataFileEndRow)]);
+  new Entity<DataFileRow>(Space.DataFile, [tableId, id], filePathNote, (at) => [
+    putRow(encodeKey(Space.DataFileEndIndex, [tableId, id]), { end: at } satisfies DataFileEndRow),
+    putRow(endedAtKey(tableId, at, id), NOTHING),
+  ]);
 
 /** Every data file row of one table, in file-id order. */
 export const dataFilesOfTable = (tableId: CatalogId): Group => group(Space.DataFile, [tableId]);
@@ -216,15 +224,28 @@ export function addedDataFiles(tableId: CatalogId, at: SnapshotId, files: Manife
 }
 
 /** The manifest values of `files` (ascending): the first part, and parts from `firstPart` on if more follow. */
-function manifestValues(tableId: CatalogId, at: number, files: ManifestFile[], firstPart: number): Mutation[] {
-  const head: DataFileManifestRow = { files: files.slice(0, MANIFEST_PART_FILES) };
-  if (files.length > MANIFEST_PART_FILES) head.more = true;
-  const out = [putRow(manifestKey(tableId, at), head)];
-  for (let i = MANIFEST_PART_FILES, part = firstPart; i < files.length; i += MANIFEST_PART_FILES, part++) {
-    out.push(putRow(partKey(tableId, at, part), { files: files.slice(i, i + MANIFEST_PART_FILES) } satisfies ManifestPartRow));
+const manifestValues = (tableId: CatalogId, at: number, files: ManifestFile[], firstPart: number): Mutation[] =>
+  inParts(manifestKey(tableId, at), (part) => partKey(tableId, at, part), files, firstPart);
+
+/**
+ * A list of files as a first value under `head` (its first MANIFEST_PART_FILES, `more` when others follow)
+ * and values of MANIFEST_PART_FILES under `part(n)` from `firstPart` on: no value grows with the list.
+ */
+function inParts<T>(head: Key, part: (n: number) => Key, files: readonly T[], firstPart: number): Mutation[] {
+  const first: { files: T[]; more?: true } = { files: files.slice(0, MANIFEST_PART_FILES) };
+  if (files.length > MANIFEST_PART_FILES) first.more = true;
+  const out = [putRow(head, first)];
+  for (let i = MANIFEST_PART_FILES, n = firstPart; i < files.length; i += MANIFEST_PART_FILES, n++) {
+    out.push(putRow(part(n), { files: files.slice(i, i + MANIFEST_PART_FILES) }));
   }
   return out;
 }
+
+/** The manifests of the commits after snapshot `after`, up to `upTo`, that added files to the table. */
+export const manifestsBetween = (tableId: CatalogId, after: SnapshotId, upTo: SnapshotId): KeyRange => ({
+  gte: manifestKey(tableId, after + 1),
+  lte: manifestKey(tableId, upTo),
+});
 
 /**
  * A commit's manifest (its first part `head`, the rest `parts`) without the files excision took out of it:
@@ -241,6 +262,60 @@ export function trimmedManifest(head: [Key, Uint8Array], parts: readonly [Key, U
   append(out, manifestValues(fields[0] as CatalogId, begin!, left, lastPart + 1));
   return out;
 }
+
+// ---- bases
+
+/** A file of a base: the snapshot that added it and its manifest entry. */
+export type BaseFile = [SnapshotId, ManifestFile];
+
+const baseKey = (tableId: CatalogId, at: number): Key => encodeKey(Space.DataFileBase, [tableId], at);
+
+const basePartKey = (tableId: CatalogId, at: number, part: number): Key => encodeKey(Space.DataFileBasePart, [tableId, at, part]);
+
+/**
+ * The base of table `tableId` at snapshot `at`: every file visible there, `files`, in commit order (by the
+ * snapshot that added it, then by id), in parts as a manifest is.
+ */
+export const baseValues = (tableId: CatalogId, at: SnapshotId, files: readonly BaseFile[]): Mutation[] =>
+  inParts(baseKey(tableId, at), (part) => basePartKey(tableId, at, part), files, 1);
+
+/** The table's bases at or before `at`, ascending: the newest is the last (read in reverse, one entry). */
+export const basesThrough = (tableId: CatalogId, at: SnapshotId): KeyRange => ({ gte: keyPrefix(Space.DataFileBase, [tableId]), lte: baseKey(tableId, at) });
+
+/** A base's first value: its first files, whether parts follow (at baseParts(key)), and its snapshot. */
+export function decodeBase(key: Key, bytes: Uint8Array): { tableId: CatalogId; at: SnapshotId; files: BaseFile[]; more: boolean } {
+  const row = decodeValue<{ files: BaseFile[]; more?: true }>(key, bytes);
+  return { tableId: readU64(key, 1) as CatalogId, at: beginOf(key) as SnapshotId, files: row.files, more: row.more === true };
+}
+
+/** Where the rest of the base at `key` (a DataFileBase key) is, in order. */
+export function baseParts(key: Key): KeyRange {
+  return prefixRange(keyPrefix(Space.DataFileBasePart, [readU64(key, 1), beginOf(key)]));
+}
+
+export const decodeBasePart = (key: Key, bytes: Uint8Array): BaseFile[] => decodeValue<{ files: BaseFile[] }>(key, bytes).files;
+
+/** A base and its parts, deleted. */
+export const deletedBase = (key: Key, parts: readonly Key[]): Mutation[] => [del(key), ...parts.map(del)];
+
+// ---- ends by end
+
+/** An index entry says all by its key. */
+const NOTHING = {};
+
+const endedAtKey = (tableId: CatalogId, end: number, id: FileId): Key => encodeKey(Space.DataFileEndedAt, [tableId, end, id]);
+
+/** The table's data files that ended after snapshot `after`, up to `upTo`: their ids by endedAtIdOf. */
+export const endedBetween = (tableId: CatalogId, after: SnapshotId, upTo: SnapshotId): KeyRange => ({
+  gte: keyPrefix(Space.DataFileEndedAt, [tableId, after + 1]),
+  lt: keyPrefix(Space.DataFileEndedAt, [tableId, upTo + 1]),
+});
+
+export const decodeEndedAt = (key: Key): { tableId: CatalogId; end: SnapshotId; id: FileId } => ({
+  tableId: readU64(key, 1) as CatalogId,
+  end: readU64(key, 9) as SnapshotId,
+  id: readU64(key, 17) as FileId,
+});
 
 // ---- ends by file id
 
@@ -289,11 +364,11 @@ export const pathIndexEntry = (path: string, fileIds: FileId[]): Mutation =>
 
 // ---- excision
 
-/** What excising one data file row removes beside the row and its end-index entry, and the manifest it is in. */
-export function excisedDataFile(fields: readonly unknown[], begin: number): { mutations: Mutation[]; manifest: Key } {
+/** What excising one data file row (that ended at `end`) removes beside the row and its end-index entry, and the manifest it is in. */
+export function excisedDataFile(fields: readonly unknown[], begin: number, end: number): { mutations: Mutation[]; manifest: Key } {
   const [tableId, id] = fields as [CatalogId, FileId];
   return {
-    mutations: [del(encodeKey(Space.FileTableIndex, [id], begin)), del(encodeKey(Space.DataFileEndIndex, [tableId, id]))],
+    mutations: [del(encodeKey(Space.FileTableIndex, [id], begin)), del(encodeKey(Space.DataFileEndIndex, [tableId, id])), del(endedAtKey(tableId, end, id))],
     manifest: manifestKey(tableId, begin),
   };
 }
@@ -370,6 +445,56 @@ export function dataFileEndProblems(files: readonly DataFileFact[], ends: readon
     if (e?.end !== f.end) out.push({ invariant: 'file-end-index-equals-the-rows', key: f.key, message: `data file ${f.id} ends at ${f.end ?? 'nothing'}; its end entry says ${e === undefined ? 'nothing' : e.end}` });
   }
   for (const e of byId.values()) out.push({ invariant: 'file-end-index-equals-the-rows', key: e.key, message: `an end entry for data file ${e.id} of table ${e.tableId}, which has no row` });
+  return out;
+}
+
+/** A base value as verify reads it: a base's first value (`more` when parts follow) or one of its parts. */
+export type BaseValue = { tableId: number; at: number; files: BaseFile[]; key: string } & ({ more: boolean; part?: undefined } | { part: true });
+
+/**
+ * Each base lists exactly the data files of its table visible at its snapshot, in commit order, as their
+ * manifests record them: a listing from it reads nothing older. Every end after a table's oldest base is in
+ * the ends by end too, and that index names only ends the rows have: a listing from a base leaves out the
+ * files it names, and lists the rest.
+ */
+export function baseProblems(files: readonly DataFileFact[], values: readonly BaseValue[], endedAt: readonly { tableId: number; end: number; id: number; key: string }[]): Violation[] {
+  const out: Violation[] = [];
+  const byTable = new Map<number, DataFileFact[]>();
+  for (const f of files) (byTable.get(f.tableId) ?? byTable.set(f.tableId, []).get(f.tableId)!).push(f);
+  // Census reads keys in order: a base's first value before its parts, and parts in order.
+  const bases = new Map<string, { tableId: number; at: number; files: BaseFile[]; more: boolean; parts: number; key: string }>();
+  for (const v of values) {
+    const k = `${v.tableId}@${v.at}`;
+    const b = bases.get(k);
+    if (v.part === undefined) bases.set(k, { tableId: v.tableId, at: v.at, files: v.files.slice(), more: v.more, parts: 0, key: v.key });
+    else if (b?.more !== true) out.push({ invariant: 'bases-list-visible-files', key: v.key, message: `a part of the base of table ${v.tableId} at snapshot ${v.at}, whose first value ${b ? 'says none follow' : 'is missing'}` });
+    else (append(b.files, v.files), b.parts++);
+  }
+  const oldest = new Map<number, number>();
+  for (const b of bases.values()) {
+    oldest.set(b.tableId, Math.min(oldest.get(b.tableId) ?? Infinity, b.at));
+    const want = (byTable.get(b.tableId) ?? [])
+      .filter((f) => f.begin <= b.at && (f.end === null || f.end > b.at))
+      .sort((x, y) => x.begin - y.begin || x.id - y.id)
+      .map((f): BaseFile => [f.begin as SnapshotId, manifestFile(f.id as FileId, f.row)]);
+    if (JSON.stringify(b.files) !== JSON.stringify(want) || b.more !== b.parts > 0) {
+      out.push({ invariant: 'bases-list-visible-files', key: b.key, message: `the base of table ${b.tableId} at snapshot ${b.at} lists ${b.files.length} files in ${b.parts + 1} values; ${want.length} data files are visible there, and they differ from them` });
+    }
+  }
+  const named = new Set<string>();
+  const byId = new Map(files.map((f) => [`${f.tableId}/${f.id}`, f]));
+  for (const e of endedAt) {
+    named.add(`${e.tableId}/${e.id}/${e.end}`);
+    const f = byId.get(`${e.tableId}/${e.id}`);
+    if (f?.end !== e.end) out.push({ invariant: 'ended-at-index-equals-the-ends', key: e.key, message: `the ends by end say data file ${e.id} of table ${e.tableId} ended at ${e.end}; its row says ${f === undefined ? 'there is no such file' : (f.end ?? 'it has no end')}` });
+  }
+  for (const [tableId, from] of oldest) {
+    for (const f of byTable.get(tableId) ?? []) {
+      if (f.end !== null && f.end > from && !named.has(`${tableId}/${f.id}/${f.end}`)) {
+        out.push({ invariant: 'ended-at-index-equals-the-ends', key: f.key, message: `data file ${f.id} of table ${tableId} ended at ${f.end}, after its table's base at ${from}, and the ends by end do not say so: a listing from that base would show it` });
+      }
+    }
+  }
   return out;
 }
 

@@ -47,7 +47,7 @@ export function excise(v: EndedVersion): ExcisedVersion {
     out.file = { path: decodeFilePathNote(v.indexKey, v.indexValue), id: v.fields[1] as FileId };
   }
   if (v.space === Space.DataFile) {
-    const more = excisedDataFile(v.fields, v.begin);
+    const more = excisedDataFile(v.fields, v.begin, v.end);
     out.mutations.push(...more.mutations, excisedFileColumnStats(v.fields, v.begin), excisedNameMapping(v.fields, v.begin));
     out.manifest = more.manifest;
   } else if (v.space === Space.Table) {

@@ -48,6 +48,8 @@ export enum Space {
   DataFileManifest = 0x23,
   DataFileManifestPart = 0x24,
   NameMapping = 0x25,
+  DataFileBase = 0x26,
+  DataFileBasePart = 0x27,
   Metadata = 0x30,
   TableStats = 0x31,
   TableColumnStats = 0x32,
@@ -58,6 +60,7 @@ export enum Space {
   EndIndex = 0x43,
   FilePathIndex = 0x44,
   DataFileEndIndex = 0x45,
+  DataFileEndedAt = 0x46,
   SnapshotTag = 0x50,
   Lease = 0x51,
   ReclaimSchedule = 0x52,
@@ -108,6 +111,10 @@ export const SPACE_SPECS: ReadonlyMap<Space, SpaceSpec> = new Map(
     // ducklake_column_mapping and ducklake_name_mapping: how a data file without field ids is read, one value
     // per mapped file (name-mappings.ts).
     spec(Space.NameMapping, 'append-only', ['u64', 'u64']), // table_id, data_file_id
+    // Every data file visible at one snapshot of a table that has ended many (a base): a listing at S reads
+    // the newest base at or before S and the manifests and ends after it, not every file the table ever had.
+    spec(Space.DataFileBase, 'append-only', ['u64'], { indexes: [Space.DataFile] }), // table_id
+    spec(Space.DataFileBasePart, 'singleton', ['u64', 'u64', 'u64'], { indexes: [Space.DataFile] }), // table_id, begin_snapshot, part
     spec(Space.Metadata, 'singleton', ['name']), // key (global scope)
     spec(Space.TableStats, 'singleton', ['u64']), // table_id
     spec(Space.TableColumnStats, 'singleton', ['u64', 'u64']), // table_id, column_id
@@ -132,6 +139,9 @@ export const SPACE_SPECS: ReadonlyMap<Space, SpaceSpec> = new Map(
     // The end of every data file that has one, by table and file id: merged with the manifests, which are in
     // file-id order too (ids grow with snapshots; a restore brings files back under new ids).
     spec(Space.DataFileEndIndex, 'singleton', ['u64', 'u64'], { indexes: [Space.DataFile] }), // table_id, data_file_id
+    // The same ends by table and end: the files a listing from a base must leave out are those that ended
+    // after the base, one range.
+    spec(Space.DataFileEndedAt, 'singleton', ['u64', 'u64', 'u64'], { indexes: [Space.DataFile] }), // table_id, end_snapshot, data_file_id
     // Named, immutable pins on snapshots. Written by system entries: a tag advances the kv sequence, not
     // the snapshot id.
     spec(Space.SnapshotTag, 'singleton', ['name']), // tag name

@@ -22,6 +22,14 @@ export interface TableStatsRow {
    */
   endedFiles?: number;
   /**
+   * How many entries a listing at the newest snapshot reads past the cache: the files of the table's newest
+   * base (data-files.ts) and the files added and ended since. Once it is more than twice the live files (and
+   * more than a cached group holds), a commit writes a new base (src/read/file-listing.ts, rebaseDue). Absent
+   * in rows written before it was kept and in a table's first life's: counted from dataFiles and endedFiles,
+   * as if it had no base.
+   */
+  listed?: number;
+  /**
    * The live delete files: how many, their bytes and the rows they delete — with the live data files, a table's
    * size at the newest snapshot without a listing (DuckLake's ducklake_table_info). Absent in rows written
    * before they were kept; for such a table the delete files are listed.
@@ -66,8 +74,18 @@ export function changedTableStats(base: TableStatsRow, d: TableStatsDelta, nextR
   const stats: TableStatsRow = { recordCount: base.recordCount + d.records, nextRowId: Math.max(base.nextRowId, nextRowId), fileSizeBytes: base.fileSizeBytes + d.bytes };
   if (base.dataFiles !== undefined) stats.dataFiles = base.dataFiles + d.files;
   if (base.endedFiles !== undefined) stats.endedFiles = base.endedFiles + d.ended;
+  const listed = listedBy(base);
+  // A file added is a manifest entry to read, one ended an entry of the ends after the base.
+  if (listed !== undefined) stats.listed = listed + d.files + 2 * d.ended;
   if (base.deletes !== undefined) stats.deletes = { files: base.deletes.files + d.deletes.files, bytes: base.deletes.bytes + d.deletes.bytes, rows: base.deletes.rows + d.deletes.rows };
   return stats;
+}
+
+/** What a listing at the newest snapshot reads past the cache (TableStatsRow.listed), or undefined when the stats cannot say. */
+export function listedBy(s: TableStatsRow): number | undefined {
+  if (s.listed !== undefined) return s.listed;
+  // No base: every manifest entry ever written, and every end.
+  return s.dataFiles === undefined || s.endedFiles === undefined ? undefined : s.dataFiles + 2 * s.endedFiles;
 }
 
 /**

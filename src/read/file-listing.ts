@@ -3,8 +3,17 @@
 // ascending by id) merged with the index of file ends (ascending by id too); small tables are cached whole.
 // Either way a listing is in commit order (inCommitOrder).
 import {
+  type BaseFile,
+  baseParts,
+  basesThrough,
   dataFileEnds,
   dataFileEndsOfTables,
+  decodeBase,
+  decodeBasePart,
+  decodeEndedAt,
+  endedBetween,
+  manifestFile,
+  manifestsBetween,
   dataFileEntity,
   dataFileIdOf,
   type DataFileRow,
@@ -37,7 +46,7 @@ import { isVisible } from '../../keys/visibility.js';
 import type { ReadView } from '../kv/read-view.js';
 import { MAX_CACHED_GROUP } from '../kv/version-cache.js';
 import { snapshotRow, tableStats, versionBatches } from './catalog-queries.js';
-import type { TableStatsRow } from '../../keys/stats.js';
+import { listedBy, type TableStatsRow } from '../../keys/stats.js';
 import type { DataFileInfo, DeleteFileInfo } from './records.js';
 
 export type DataFileVersion = { id: FileId } & Version<DataFileRow>;
@@ -65,6 +74,14 @@ export async function* dataFilesAt(view: ReadView, at: SnapshotId, tableId: Cata
   let hit = view.cached(group);
   const stats = hit === undefined ? await tableStats(view, tableId) : undefined;
   hit ??= await smallTablesFrom(view, tableId, stats);
+  // A table that never ended a file has no base.
+  if (hit === undefined && !cachedWhole(stats) && stats?.endedFiles !== 0) {
+    const base = await newestBase(view, tableId, at);
+    if (base !== undefined) {
+      yield* fromBase(view, tableId, at, base);
+      return;
+    }
+  }
   if (hit !== undefined) {
     const out: DataFileVersion[] = [];
     for (const v of inCommitOrder(hit)) {
@@ -127,6 +144,80 @@ export async function* dataFilesAt(view: ReadView, at: SnapshotId, tableId: Cata
   for (const v of whole) Object.freeze(v);
   // A group is in key order, which is file-id order; commits of two writers can interleave their ids.
   view.offer(group, whole.sort((a, b) => a.id - b.id));
+}
+
+/** Whether a listing of the table is kept whole (it has held at most MAX_CACHED_GROUP files), as far as its stats say. */
+const cachedWhole = (stats: TableStatsRow | undefined): boolean =>
+  stats?.dataFiles !== undefined && stats.endedFiles !== undefined && stats.dataFiles + stats.endedFiles <= MAX_CACHED_GROUP;
+
+/**
+ * Files past those of its live files a listing at the newest snapshot may read before a commit writes the
+ * table a new base: a few manifests' worth, so a table that ends files now and then is not rewritten for it.
+ */
+const REBASE_SLACK = 1024;
+
+/**
+ * Whether a commit that leaves a table with stats `stats` writes it a base (the files visible at its
+ * snapshot): when a listing there would read more than twice its live files and the slack, and the table is
+ * not one whose listings are kept whole anyway. A base costs a commit its live files; it is written once
+ * the files read past them are at least as many, so the bases of a table hold at most about as many entries
+ * as its manifests and ends, and a listing reads at most about twice what it returns (decision 0058).
+ */
+export function rebaseDue(stats: TableStatsRow): boolean {
+  const listed = listedBy(stats);
+  return listed !== undefined && stats.dataFiles !== undefined && !cachedWhole(stats) && listed > 2 * stats.dataFiles + REBASE_SLACK;
+}
+
+/** The files visible at `at` of table `tableId` as its base there records them, in commit order. */
+export async function baseFilesAt(view: ReadView, at: SnapshotId, tableId: CatalogId): Promise<BaseFile[]> {
+  const out: BaseFile[] = [];
+  for await (const batch of dataFilesAt(view, at, tableId)) for (const v of batch) out.push([v.begin, manifestFile(v.id, v.row)]);
+  return out;
+}
+
+/** The table's newest base at or before `at`: its first value, read in one reverse step. */
+async function newestBase(view: ReadView, tableId: CatalogId, at: SnapshotId): Promise<[Key, Uint8Array] | undefined> {
+  for await (const batch of view.scanBatches({ ...basesThrough(tableId, at), reverse: true, limit: 1 })) return batch[0];
+  return undefined;
+}
+
+/**
+ * The files visible at `at` from the base `base` (at snapshot B <= at): its files, then those of the
+ * manifests after B up to `at`, less every file that ended after B up to `at` — one range of the ends by
+ * end. What it reads follows the base and the commits since, not the table's history. The ends past `at` are
+ * not read: a file listed here has none as of `at` (dataFileInfo's endSnapshot is null for it either way).
+ */
+async function* fromBase(view: ReadView, tableId: CatalogId, at: SnapshotId, base: [Key, Uint8Array]): AsyncGenerator<DataFileVersion[]> {
+  const first = decodeBase(...base);
+  const ended = new Set<number>();
+  for await (const batch of view.scanBatches(endedBetween(tableId, first.at, at))) for (const [key] of batch) ended.add(decodeEndedAt(key).id);
+  let out: DataFileVersion[] = [];
+  const take = (begin: SnapshotId, file: ManifestFile) => {
+    if (!ended.has(file[0])) out.push(new ManifestedFile(tableId, begin, file, null));
+  };
+  for (const [begin, file] of first.files) take(begin, file);
+  if (first.more) {
+    for await (const parts of view.scanBatches(baseParts(base[0]))) {
+      for (const [k, v] of parts) for (const [begin, file] of decodeBasePart(k, v)) take(begin, file);
+      if (out.length >= MANIFEST_PART_FILES) {
+        yield out;
+        out = [];
+      }
+    }
+  }
+  for await (const batch of view.scanBatches(manifestsBetween(tableId, first.at, at))) {
+    for (const [key, bytes] of batch) {
+      const begin = snapshotId(beginOf(key));
+      const manifest = decodeManifest(key, bytes);
+      for (const file of manifest.files) take(begin, file);
+      if (manifest.more) for await (const parts of view.scanBatches(manifestParts(key))) for (const [k, v] of parts) for (const file of decodeManifestPart(k, v)) take(begin, file);
+      if (out.length >= MANIFEST_PART_FILES) {
+        yield out;
+        out = [];
+      }
+    }
+  }
+  if (out.length > 0) yield out;
 }
 
 /**

@@ -2,7 +2,7 @@
 // snapshot-changes record in one place. New versions get begin = the new snapshot; replaced versions keep
 // their key and get end = the new snapshot; index entries change in the same batch as what they index.
 import { columnEntity } from '../../keys/columns.js';
-import { addedDataFiles, dataFileEntity, type ManifestFile, manifestFile, pathIndexEntry } from '../../keys/data-files.js';
+import { addedDataFiles, type BaseFile, baseValues, dataFileEntity, type ManifestFile, manifestFile, pathIndexEntry } from '../../keys/data-files.js';
 import { putFileColumnStats } from '../../keys/file-column-stats.js';
 import { putNameMapping } from '../../keys/name-mappings.js';
 import { deleteFileEntity, type DeleteFileRow } from '../../keys/delete-files.js';
@@ -14,6 +14,7 @@ import { schemaEntity, schemaNameEntity, type SchemaRow } from '../../keys/schem
 import { createSnapshot, type SnapshotChangesRow, type SnapshotRow } from '../../keys/snapshots.js';
 import { changedTableStats, droppedTableStats, EMPTY_TABLE_STATS, NO_DELETES, putTableStats, recreatedTableStats, type TableStatsDelta } from '../../keys/stats.js';
 import type { Entity, Versioned } from '../../keys/versions.js';
+import { baseFilesAt, rebaseDue } from '../read/file-listing.js';
 import { checkReadSources, type ReadSource } from '../read/history.js';
 import { checkCount, checkOptionalText, options } from '../arguments.js';
 import { StrataError } from '../errors.js';
@@ -277,8 +278,22 @@ async function planFiles(g: Gathered): Promise<void> {
       if (kept !== read) mutations.push(putTableStats(tableId, kept));
       continue;
     }
-    mutations.push(putTableStats(tableId, changedTableStats(read ?? EMPTY_TABLE_STATS, d, state.nextRowIds.get(tableId) ?? 0)));
+    const stats = changedTableStats(read ?? EMPTY_TABLE_STATS, d, state.nextRowIds.get(tableId) ?? 0);
+    if (rebaseDue(stats)) {
+      append(mutations, baseValues(tableId, at, await filesAfter(g, tableId, manifests.get(tableId) ?? [])));
+      stats.listed = stats.dataFiles!;
+    }
+    mutations.push(putTableStats(tableId, stats));
   }
+}
+
+/** The files of table `tableId` visible once this commit lands: those at its base but the ones it ends, and those it adds (`added`, by id). */
+async function filesAfter(g: Gathered, tableId: CatalogId, added: readonly ManifestFile[]): Promise<BaseFile[]> {
+  const ended = new Set<number>();
+  for (const [id, c] of g.state.dataFiles) if (c.tableId === tableId && classify(c) === 'dropped') ended.add(id);
+  const files = (await baseFilesAt(g.view, g.state.base, tableId)).filter(([, f]) => !ended.has(f[0]));
+  for (const f of added) files.push([g.at, f]);
+  return files;
 }
 
 export async function planCommit(

@@ -5,7 +5,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Level } from 'level';
 import { describe, expect, it } from 'vitest';
-import { dataFileEntity, dataFileKey, type DataFileRow, excisedDataFile, pathIndexEntry } from '../../keys/data-files.js';
+import { type BaseFile, baseValues, dataFileEntity, dataFileKey, type DataFileRow, excisedDataFile, pathIndexEntry } from '../../keys/data-files.js';
 import { catalogId, fileId, kvSeq, snapshotId } from '../../keys/ids.js';
 import { type Mutation, putRow } from '../../keys/mutation.js';
 import { relationNameEntity } from '../../keys/relations.js';
@@ -120,7 +120,7 @@ describe('verify', () => {
         const [f] = await r.dataFiles('sales', 'order_history');
         const t = await r.table('sales', 'order_history');
         await r.close();
-        return [excisedDataFile([t.id, f!.id], f!.beginSnapshot).mutations[0]!];
+        return [excisedDataFile([t.id, f!.id], f!.beginSnapshot, f!.beginSnapshot + 1).mutations[0]!];
       }],
       ['file-end-index-equals-the-rows', async (c) => {
         const r = await c.reader();
@@ -135,6 +135,23 @@ describe('verify', () => {
         const [f] = await r.dataFiles('sales', 'order_history');
         await r.close();
         return [pathIndexEntry(f!.path, [])];
+      }],
+      ['bases-list-visible-files', async (c) => {
+        // A base at the newest snapshot that leaves out one of the files visible there.
+        const r = await c.reader();
+        const [, ...rest] = await r.dataFiles('sales', 'order_history');
+        const t = await r.table('sales', 'order_history');
+        await r.close();
+        return baseValues(t.id, r.snapshot.id, rest.map((f): BaseFile => [f.beginSnapshot, [f.id, f.path, f.format, f.recordCount, f.fileSizeBytes, f.footerSize, f.rowIdStart, f.contentCrc32]]));
+      }],
+      ['ended-at-index-equals-the-ends', async (c) => {
+        // The ends by end say a live file ended: of the mutations ending it, that entry alone.
+        const r = await c.reader();
+        const [f] = await r.dataFiles('sales', 'order_history');
+        const t = await r.table('sales', 'order_history');
+        await r.close();
+        const { path: p, format, recordCount, fileSizeBytes, footerSize, rowIdStart } = f!;
+        return [dataFileEntity(t.id, f!.id).end({ begin: f!.beginSnapshot, row: { path: p, format, recordCount, fileSizeBytes, footerSize, rowIdStart } }, snapshotId(await headOf(c))).at(-1)!];
       }],
       ['end-index-lists-every-end', async () => [putRow(schemaEntity(catalogId(0)).key(0), { name: 'main', end: 9 })]],
       ['table-stats-add-up', async (c) => {

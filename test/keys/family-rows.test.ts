@@ -77,6 +77,7 @@ describe('excising an ended version', () => {
       'del DataFile[5,8,@2]',
       'del FileTableIndex[8,@2]',
       'del DataFileEndIndex[5,8]',
+      'del DataFileEndedAt[5,4,8]',
       'del FileColumnStats[5,8,@2]',
       'del NameMapping[5,8,@2]',
     ]);

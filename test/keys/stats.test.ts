@@ -27,7 +27,10 @@ describe('the stats a table starts from', () => {
 describe('the stats after a commit', () => {
   it('adds what the commit did to the live files, counts the files it ended, and never lowers the next row id', () => {
     const base: TableStatsRow = { recordCount: 10, nextRowId: 40, fileSizeBytes: 100, dataFiles: 2, endedFiles: 1 };
-    expect(changedTableStats(base, { records: -4, bytes: 30, files: 1, ended: 2, deletes: NO_DELETES }, 55)).toStrictEqual({ recordCount: 6, nextRowId: 55, fileSizeBytes: 130, dataFiles: 3, endedFiles: 3 });
+    // What a listing reads grows by each file added (a net 1 and the 2 ended: 3 manifest entries) and each
+    // ended (2 ends), from 2 + 2 * 1 without a base (every manifest entry and every end).
+    expect(changedTableStats(base, { records: -4, bytes: 30, files: 1, ended: 2, deletes: NO_DELETES }, 55)).toStrictEqual({ recordCount: 6, nextRowId: 55, fileSizeBytes: 130, dataFiles: 3, endedFiles: 3, listed: 9 });
+    expect(changedTableStats({ ...base, listed: 2 }, { records: 0, bytes: 0, files: 1, ended: 2, deletes: NO_DELETES }, 55).listed).toBe(7);
     expect(changedTableStats(base, { records: 0, bytes: 0, files: 0, ended: 0, deletes: NO_DELETES }, 12).nextRowId).toBe(40);
   });
 
