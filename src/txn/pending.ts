@@ -147,6 +147,9 @@ export interface ResolvedTable {
 
 const nameKey = (schemaId: CatalogId, name: string) => `${schemaId}\0${name}`;
 
+/** Files of one table a transaction looks up one at a time before it reads the table's listing instead. */
+const LIST_AFTER_LOOKUPS = 8;
+
 export class PendingCatalog {
   readonly #entities: { [K in q.EntityKind]: Map<CatalogId, Draft<EntityRows[K]>> } = { schema: new Map(), table: new Map(), view: new Map() };
   readonly #columns = new Map<CatalogId, ColumnsDraft>();
@@ -157,6 +160,8 @@ export class PendingCatalog {
   /** Tables whose live data files (or delete files) at the base snapshot are all loaded into the maps. */
   readonly #dataFilesLoaded = new Set<CatalogId>();
   readonly #deleteFilesLoaded = new Set<CatalogId>();
+  /** Data files looked up one at a time, by table (requireLiveDataFile). */
+  readonly #fileLookups = new Map<CatalogId, number>();
   readonly #nextRowIds = new Map<CatalogId, number>();
   readonly #baseStats = new Map<CatalogId, TableStatsRow | undefined>();
   readonly #options = new Map<string, string>();
@@ -487,6 +492,17 @@ export class PendingCatalog {
   ): Promise<FileChange<DataFileRow>> {
     const fid = checkCount('dataFileId', id) as FileId;
     let c = this.#dataFiles.get(fid);
+    if (!c && !this.#dataFilesLoaded.has(tableId)) {
+      // A transaction that removes many files of a table (a compaction, an overwrite) reads its listing
+      // once: a file looked up alone costs two LevelDB iterators, ~0.2 ms, against ~1 µs a file listed.
+      const n = (this.#fileLookups.get(tableId) ?? 0) + 1;
+      this.#fileLookups.set(tableId, n);
+      if (n >= LIST_AFTER_LOOKUPS) {
+        await this.loadDataFiles(tableId);
+        c = this.#dataFiles.get(fid);
+      }
+    }
+    // Not live at the base (or not this table's): what it is, read alone, says why.
     if (!c) {
       const owner = await q.tableOfDataFile(this.view, fid);
       if (owner === undefined) throw notFound(`data file ${fid} does not exist`);
