@@ -11,7 +11,7 @@ import type { Key } from '../keys/key-codec.js';
 import { append, type Mutation } from '../keys/mutation.js';
 import { ALL_JOBS, decodeJob, type ExciseCounts, type ExcisionJobRow, jobKey, putJob, schedule, scheduleKey } from '../keys/retention.js';
 import { exciseSnapshot, snapshotOfKey, type SnapshotRow, snapshotsBelow } from '../keys/snapshots.js';
-import { excisedTableStats, tableVersionsPrefix } from '../keys/stats.js';
+import { excisedTableStats, putTableStats, tableVersionsPrefix, withoutBase } from '../keys/stats.js';
 import { decodeValue } from '../keys/value-codec.js';
 import { StrataError } from '../src/errors.js';
 import type { ReadView } from '../src/kv/read-view.js';
@@ -104,16 +104,20 @@ export async function* excisionBatches(
     }
     // A base lists the files visible at its snapshot, and a listing from it leaves out those that ended
     // since by their ends, which excision takes with the files: one before retain-from may list a file
-    // taken out here, and goes with it. Listings there read the manifests until a commit writes a new base.
+    // taken out here, and goes with it. Listings there read the manifests until a commit writes a new base,
+    // which the table's stats, no longer counting from a base, make due at its next commit.
+    const rebase: CatalogId[] = [];
     for (const t of basesTouched) {
       for await (const batch of view.scanBatches(basesThrough(t, snapshotId(retainFrom - 1)))) {
         for (const [key, bytes] of batch) {
           const parts: Key[] = [];
           if (decodeBase(key, bytes).more) for await (const more of view.scanBatches(baseParts(key))) for (const [k] of more) parts.push(k);
           append(mutations, deletedBase(key, parts));
+          if (rebase.at(-1) !== t) rebase.push(t);
         }
       }
-    }    // A table whose last version is gone leaves nothing behind, its stats and column id floor included; one
+    }
+    for (const [i, stats] of (await q.tableStatsOf(view, rebase)).entries()) if (stats !== undefined) mutations.push(putTableStats(rebase[i]!, withoutBase(stats)));    // A table whose last version is gone leaves nothing behind, its stats and column id floor included; one
     // that lives on keeps its floor past the column ids taken.
     const ids = [...new Set([...tables, ...columnIds.keys()])];
     const alive = await view.anyUnder(ids.map(tableVersionsPrefix), (k) => !removedTables.has(hex(k)));

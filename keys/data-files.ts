@@ -448,6 +448,9 @@ export function dataFileEndProblems(files: readonly DataFileFact[], ends: readon
   return out;
 }
 
+/** A base with its parts, as verify puts it together: `parts` counts those read. */
+type AssembledBase = { tableId: number; at: number; files: BaseFile[]; more: boolean; parts: number; key: string };
+
 /** A base value as verify reads it: a base's first value (`more` when parts follow) or one of its parts. */
 export type BaseValue = { tableId: number; at: number; files: BaseFile[]; key: string } & ({ more: boolean; part?: undefined } | { part: true });
 
@@ -462,7 +465,7 @@ export function baseProblems(files: readonly DataFileFact[], values: readonly Ba
   const byTable = new Map<number, DataFileFact[]>();
   for (const f of files) (byTable.get(f.tableId) ?? byTable.set(f.tableId, []).get(f.tableId)!).push(f);
   // Census reads keys in order: a base's first value before its parts, and parts in order.
-  const bases = new Map<string, { tableId: number; at: number; files: BaseFile[]; more: boolean; parts: number; key: string }>();
+  const bases = new Map<string, AssembledBase>();
   for (const v of values) {
     const k = `${v.tableId}@${v.at}`;
     const b = bases.get(k);
@@ -470,15 +473,30 @@ export function baseProblems(files: readonly DataFileFact[], values: readonly Ba
     else if (b?.more !== true) out.push({ invariant: 'bases-list-visible-files', key: v.key, message: `a part of the base of table ${v.tableId} at snapshot ${v.at}, whose first value ${b ? 'says none follow' : 'is missing'}` });
     else (append(b.files, v.files), b.parts++);
   }
+  // Per table, its bases in snapshot order against its files swept in the same order: the files visible at
+  // each base without filtering the table's whole history once per base.
   const oldest = new Map<number, number>();
-  for (const b of bases.values()) {
-    oldest.set(b.tableId, Math.min(oldest.get(b.tableId) ?? Infinity, b.at));
-    const want = (byTable.get(b.tableId) ?? [])
-      .filter((f) => f.begin <= b.at && (f.end === null || f.end > b.at))
-      .sort((x, y) => x.begin - y.begin || x.id - y.id)
-      .map((f): BaseFile => [f.begin as SnapshotId, manifestFile(f.id as FileId, f.row)]);
-    if (JSON.stringify(b.files) !== JSON.stringify(want) || b.more !== b.parts > 0) {
-      out.push({ invariant: 'bases-list-visible-files', key: b.key, message: `the base of table ${b.tableId} at snapshot ${b.at} lists ${b.files.length} files in ${b.parts + 1} values; ${want.length} data files are visible there, and they differ from them` });
+  const basesOf = new Map<number, AssembledBase[]>();
+  for (const b of bases.values()) (basesOf.get(b.tableId) ?? basesOf.set(b.tableId, []).get(b.tableId)!).push(b);
+  for (const [tableId, list] of basesOf) {
+    list.sort((x, y) => x.at - y.at);
+    oldest.set(tableId, list[0]!.at);
+    const all = byTable.get(tableId) ?? [];
+    const byBegin = [...all].sort((x, y) => x.begin - y.begin);
+    const byEnd = all.filter((f) => f.end !== null).sort((x, y) => x.end! - y.end!);
+    const visible = new Map<number, DataFileFact>();
+    let begun = 0;
+    let ended = 0;
+    for (const b of list) {
+      for (; begun < byBegin.length && byBegin[begun]!.begin <= b.at; begun++) {
+        const f = byBegin[begun]!;
+        if (f.end === null || f.end > b.at) visible.set(f.id, f);
+      }
+      for (; ended < byEnd.length && byEnd[ended]!.end! <= b.at; ended++) visible.delete(byEnd[ended]!.id);
+      const want = [...visible.values()].sort((x, y) => x.begin - y.begin || x.id - y.id).map((f): BaseFile => [f.begin as SnapshotId, manifestFile(f.id as FileId, f.row)]);
+      if (JSON.stringify(b.files) !== JSON.stringify(want) || b.more !== b.parts > 0) {
+        out.push({ invariant: 'bases-list-visible-files', key: b.key, message: `the base of table ${b.tableId} at snapshot ${b.at} lists ${b.files.length} files in ${b.parts + 1} values; ${want.length} data files are visible there, and they differ from them` });
+      }
     }
   }
   const named = new Set<string>();

@@ -88,6 +88,12 @@ export function listedBy(s: TableStatsRow): number | undefined {
   return s.dataFiles === undefined || s.endedFiles === undefined ? undefined : s.dataFiles + 2 * s.endedFiles;
 }
 
+/** The stats of a table whose bases excision took: what a listing reads is counted again as if it had none. */
+export function withoutBase(s: TableStatsRow): TableStatsRow {
+  const { listed: _, ...rest } = s;
+  return rest;
+}
+
 /**
  * A dropped table's stats: it keeps the ones it had (what DuckLake's table_stats showed last), except the
  * files its drop ended, which a listing at an older snapshot must still read the ends of.

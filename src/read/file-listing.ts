@@ -157,6 +157,13 @@ const cachedWhole = (stats: TableStatsRow | undefined): boolean =>
 const REBASE_SLACK = 1024;
 
 /**
+ * Live files past which no commit writes a base: a base is written in the commit's own log entry, ~100–150
+ * bytes a file, and a commit that removes one file of a table of millions should not carry hundreds of
+ * megabytes. Such a table lists from its manifests, as before bases (decision 0058).
+ */
+const MAX_BASE_FILES = 100_000;
+
+/**
  * Whether a commit that leaves a table with stats `stats` writes it a base (the files visible at its
  * snapshot): when a listing there would read more than twice its live files and the slack, and the table is
  * not one whose listings are kept whole anyway. A base costs a commit its live files; it is written once
@@ -165,7 +172,13 @@ const REBASE_SLACK = 1024;
  */
 export function rebaseDue(stats: TableStatsRow): boolean {
   const listed = listedBy(stats);
-  return listed !== undefined && stats.dataFiles !== undefined && !cachedWhole(stats) && listed > 2 * stats.dataFiles + REBASE_SLACK;
+  return (
+    listed !== undefined &&
+    stats.dataFiles !== undefined &&
+    stats.dataFiles <= MAX_BASE_FILES &&
+    !cachedWhole(stats) &&
+    listed > 2 * stats.dataFiles + REBASE_SLACK
+  );
 }
 
 /** The files visible at `at` of table `tableId` as its base there records them, in commit order. */
