@@ -212,6 +212,34 @@ const listFiles: Workload = {
   },
 };
 
+const listReplaced: Workload = {
+  name: 'list a table whose files are replaced',
+  unit: 'files/s',
+  durable: false,
+  sides: ['strata', 'peer'],
+  describe: (z) =>
+    `one table of ${z.files / 100} live files, ${z.commits} commits each ending half of them and adding as many (a compaction or an ` +
+    'overwrite); full listings at the newest snapshot and at the middle one, which hold what the newest does: what is read past them is history',
+  run: async (d, z) => {
+    const live = z.files / 100;
+    await d.createTables(['churn']);
+    let next = 0;
+    const marks = [await d.addFiles('churn', files(next, live))];
+    next += live;
+    for (let i = 0; i < z.commits; i++) {
+      marks.push(await d.replaceFiles!('churn', live / 2, files(next, live / 2)));
+      next += live / 2;
+    }
+    const check = (n: number) => {
+      if (n !== live) throw new Error(`${d.side}: listed ${n}, expected ${live}`);
+    };
+    return {
+      newest: await measure(20, live, async () => check(await d.listFiles(marks.at(-1)!, 'churn'))),
+      middle: await measure(20, live, async () => check(await d.listFiles(marks[Math.floor(marks.length / 2)]!, 'churn'))),
+    };
+  },
+};
+
 const planner: Workload = {
   name: "a planner's catalog call: open a read at a snapshot, resolve the table, list its files, close",
   unit: 'calls/s',
@@ -346,6 +374,7 @@ export const WORKLOADS: Workload[] = [
   resolveOld,
   historyDepth,
   listFiles,
+  listReplaced,
   planner,
   firstTouch,
   smallTables({ tables: (z) => Math.max(4, z.tables / 5), commits: (z) => z.commits * 10, files: 10 }),

@@ -18,6 +18,11 @@ export interface Driver {
   createTables(names: string[], columns?: ColumnSpec[]): Promise<number>;
   renameTables(pairs: [from: string, to: string][]): Promise<number>;
   addFiles(table: string, files: FileSpec[]): Promise<number>;
+  /**
+   * Ends the table's `remove` oldest live files and adds `files`, in one commit (a compaction, an
+   * overwrite); returns its snapshot. Absent where the side does not model ending files (raw).
+   */
+  replaceFiles?(table: string, remove: number, files: FileSpec[]): Promise<number>;
   /** table(main, name) with its columns at the snapshot; returns the number of columns. */
   resolve(snapshot: number, table: string): Promise<number>;
   /** The same, through a consistent read opened for this one question and closed after (a reader per query). */

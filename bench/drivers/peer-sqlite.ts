@@ -112,6 +112,11 @@ export async function openPeer(opts: DriverOptions): Promise<PeerDriver> {
     insertStats: db.prepare('INSERT INTO ducklake_table_stats VALUES (?, 0, 0, 0)'),
     stats: db.prepare('SELECT record_count, next_row_id, file_size_bytes FROM ducklake_table_stats WHERE table_id = ?'),
     updateStats: db.prepare('UPDATE ducklake_table_stats SET record_count = ?, next_row_id = ?, file_size_bytes = ? WHERE table_id = ?'),
+    endOldest: db.prepare(
+      `UPDATE ducklake_data_file SET end_snapshot = ? WHERE data_file_id IN
+         (SELECT data_file_id FROM ducklake_data_file WHERE table_id = ? AND end_snapshot IS NULL ORDER BY data_file_id LIMIT ?)
+       RETURNING record_count, file_size_bytes`,
+    ),
     insertFile: db.prepare(
       "INSERT INTO ducklake_data_file VALUES (?, ?, ?, NULL, NULL, ?, 1, 'parquet', ?, ?, NULL, ?, NULL, NULL, NULL, NULL)",
     ),
@@ -232,6 +237,25 @@ export async function openPeer(opts: DriverOptions): Promise<PeerDriver> {
         }
         q.updateStats.run(stats.record_count + rows, rowId, stats.file_size_bytes + bytes, t.table_id);
         return { changes: [`inserted_into_table:${t.table_id}`], nextCatalogId: latest.next_catalog_id, nextFileId: fileId };
+      }),
+    // DuckLake's compaction and overwrite: the replaced files get an end_snapshot, the new ones are inserted.
+    replaceFiles: async (table, remove, files: FileSpec[]) =>
+      commit(false, (s, latest) => {
+        const t = tableAt(latest.snapshot_id, table)!;
+        const stats = q.stats.get(t.table_id) as { record_count: number; next_row_id: number; file_size_bytes: number };
+        const ended = q.endOldest.all(s, t.table_id, remove) as { record_count: number; file_size_bytes: number }[];
+        let fileId = latest.next_file_id;
+        let rowId = stats.next_row_id;
+        let rows = -ended.reduce((n, f) => n + f.record_count, 0);
+        let bytes = -ended.reduce((n, f) => n + f.file_size_bytes, 0);
+        for (const f of files) {
+          q.insertFile.run(fileId++, t.table_id, s, f.path, f.rows, f.bytes, rowId);
+          rowId += f.rows;
+          rows += f.rows;
+          bytes += f.bytes;
+        }
+        q.updateStats.run(stats.record_count + rows, rowId, stats.file_size_bytes + bytes, t.table_id);
+        return { changes: [`deleted_from_table:${t.table_id}`, `inserted_into_table:${t.table_id}`], nextCatalogId: latest.next_catalog_id, nextFileId: fileId };
       }),
     resolve: async (snapshot, table) => resolve(snapshot, table).columns,
     resolveOnce: async (snapshot, table) =>

@@ -14,6 +14,9 @@ export async function openStrata(opts: DriverOptions): Promise<Driver> {
     return r;
   };
   const commit = async (fn: Parameters<Catalog['transaction']>[0]) => (await catalog.transaction(fn)).snapshot!;
+  // Each table's live file ids, oldest first: what replaceFiles ends (the peer picks them by id in SQL).
+  const liveFiles = new Map<string, number[]>();
+  const live = (table: string) => liveFiles.get(table) ?? liveFiles.set(table, []).get(table)!;
   // An engine plans over files in the batches the reader hands out (the peer's rows come synchronously).
   const count = async (batches: AsyncIterable<unknown[]>) => {
     let n = 0;
@@ -40,8 +43,13 @@ export async function openStrata(opts: DriverOptions): Promise<Driver> {
     addFiles: (table, files: FileSpec[]) =>
       commit(async (tx) => {
         const specs = files.map((f) => ({ path: f.path, recordCount: f.rows, fileSizeBytes: f.bytes }));
-        if (specs.length === 1) await tx.addDataFile('main', table, specs[0]!);
-        else await tx.addDataFiles('main', table, specs);
+        if (specs.length === 1) live(table).push(await tx.addDataFile('main', table, specs[0]!));
+        else live(table).push(...(await tx.addDataFiles('main', table, specs)));
+      }),
+    replaceFiles: (table, remove, files: FileSpec[]) =>
+      commit(async (tx) => {
+        for (const id of live(table).splice(0, remove)) await tx.removeDataFile('main', table, id);
+        live(table).push(...(await tx.addDataFiles('main', table, files.map((f) => ({ path: f.path, recordCount: f.rows, fileSizeBytes: f.bytes })))));
       }),
     resolve: async (snapshot, table) => (await (await readerAt(snapshot)).table('main', table)).columns.length,
     resolveOnce: async (snapshot, table) => {
