@@ -59,25 +59,32 @@ export async function tableIdAt(view: ReadView, at: SnapshotId, schema: string, 
   return rel?.kind === 'table' ? rel.id : undefined;
 }
 
-/** Snapshots in [from, to], oldest first (or newest); with `tableId`, only those that created, changed or dropped it. */
+/**
+ * Snapshots in [from, to], oldest first (or newest); with `tableId`, only those that created, changed or
+ * dropped it; at most `limit`.
+ */
 export async function* history(
   view: ReadView,
   from: SnapshotId,
   to: SnapshotId,
   tableId?: CatalogId,
   newestFirst = false,
+  limit = Infinity,
 ): AsyncGenerator<SnapshotInfo> {
   const created = tableId === undefined ? undefined : await q.tableCreation(view, tableId);
   const mentions = (changes: string[]) => changes.some((c) => c.endsWith(`_table:${tableId}`));
   const isRetained = await retained(view, from);
+  // Where every snapshot in the range is yielded (none passed over), the index reads `limit` of each and no
+  // more: a scan reads 256 entries at a time and the next 256 ahead, five times a page of a hundred.
+  const exact = tableId === undefined && isRetained.all && Number.isFinite(limit) ? { limit } : {};
   // The snapshot records are read alongside their changes, in the same order: a get of each (and of its
   // changes again) was most of the time `strata snapshots` took over a long history.
-  const records = view.scan({ ...snapshotsBetween(from, to), reverse: newestFirst });
+  const records = view.scan({ ...snapshotsBetween(from, to), reverse: newestFirst, ...exact });
   // Whether a record's snapshot comes before `id` in the order read.
   const before = newestFirst ? (key: Key, id: number) => snapshotOfKey(key) > id : (key: Key, id: number) => snapshotOfKey(key) < id;
   try {
     let record = await records.next();
-    for await (const [key, bytes] of view.scan({ ...changesBetween(from, to), reverse: newestFirst })) {
+    for await (const [key, bytes] of view.scan({ ...changesBetween(from, to), reverse: newestFirst, ...exact })) {
       const id = snapshotOfKey(key);
       if (!isRetained(id)) continue;
       const changes = decodeValue<SnapshotChangesRow>(key, bytes);
@@ -149,7 +156,7 @@ export async function tableChanges(view: ReadView, tableId: CatalogId, from: Sna
 export async function* historyOf(view: ReadView, given: HistoryOptions | undefined): AsyncGenerator<SnapshotInfo> {
   const { from, to, tableId, newestFirst, limit } = await historyRange(view, given);
   let n = 0;
-  for await (const s of history(view, from, to, tableId, newestFirst)) {
+  for await (const s of history(view, from, to, tableId, newestFirst, limit)) {
     yield s;
     if (++n >= limit) return;
   }
@@ -174,11 +181,12 @@ export async function historyCount(view: ReadView, given: HistoryOptions | undef
 }
 
 /** Whether a snapshot at or after `from` is in the retained history: below retain-from, only a tagged one is. */
-async function retained(view: ReadView, from: SnapshotId): Promise<(id: number) => boolean> {
+async function retained(view: ReadView, from: SnapshotId): Promise<((id: number) => boolean) & { all: boolean }> {
   const retainFrom = (await q.retainFrom(view)).snapshot;
   const tagged = new Set<number>();
   if (from < retainFrom) for await (const t of q.tags(view)) tagged.add(t.snapshot);
-  return (id) => id >= retainFrom || tagged.has(id);
+  // `all`: every snapshot from `from` on is.
+  return Object.assign((id: number) => id >= retainFrom || tagged.has(id), { all: from >= retainFrom });
 }
 
 async function historyRange(view: ReadView, given: HistoryOptions | undefined) {

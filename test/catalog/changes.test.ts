@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { Space } from '../../keys/spaces.js';
+import { IndexView, type Range } from '../../src/kv/read-view.js';
 import { type Catalog, isStrataError } from '../../src/index.js';
 import { openCatalog, tempDir } from '../helpers.js';
 import { runCli } from '../support/run-cli.js';
@@ -137,6 +139,35 @@ describe('history filters and lineage', () => {
     await expect(c.snapshots({ newestFirst: 'yes' as never })).rejects.toThrow(/newestFirst must be a boolean/);
     for (const limit of [0, -1, 1.5, '3', null]) {
       await expect(c.snapshots({ limit: limit as never }), String(limit)).rejects.toThrow(/limit must be a positive integer/);
+    }
+    await c.close();
+  });
+
+  it('a page of a long history reads that page, either way round, not a batch of the index past it', async () => {
+    const c = await openCatalog({ durability: 'relaxed' });
+    for (let i = 0; i < 600; i++) await c.transaction((tx) => tx.createSchema(`s${i}`));
+    // Entries of the snapshot records and their changes that the index hands over, counted.
+    let read = 0;
+    const scan = IndexView.prototype.scanBatches;
+    const spy = vi.spyOn(IndexView.prototype, 'scanBatches').mockImplementation(function (this: IndexView, range: Range) {
+      const inner = scan.call(this, range);
+      if (range.gte?.[0] !== Space.Snapshot && range.gte?.[0] !== Space.SnapshotChanges) return inner;
+      return (async function* () {
+        for await (const batch of inner) {
+          read += batch.length;
+          yield batch;
+        }
+      })();
+    });
+    try {
+      for (const newestFirst of [false, true]) {
+        read = 0;
+        const page = (await c.snapshots({ limit: 10, newestFirst })).map((s) => s.id);
+        expect(page).toEqual(newestFirst ? [600, 599, 598, 597, 596, 595, 594, 593, 592, 591] : [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        expect(read, `newestFirst ${newestFirst}`).toBeLessThanOrEqual(20);
+      }
+    } finally {
+      spy.mockRestore();
     }
     await c.close();
   });
