@@ -172,6 +172,29 @@ export async function openPeer(opts: DriverOptions): Promise<PeerDriver> {
     if (!t) throw new Error(`peer: no table ${table} at ${snapshot}`);
     return { id: t.table_id, columns: q.columnsAt.all({ table: t.table_id, s: snapshot }).length };
   };
+  /**
+   * One commit into `table`: its `remove` oldest live files get an end_snapshot (DuckLake's compaction and
+   * overwrite; none for a plain insert), `files` are inserted, and its stats row follows.
+   */
+  const writeFiles = (table: string, remove: number, files: FileSpec[]) =>
+    commit(false, (s, latest) => {
+      const t = tableAt(latest.snapshot_id, table)!;
+      const stats = q.stats.get(t.table_id) as { record_count: number; next_row_id: number; file_size_bytes: number };
+      const ended = remove === 0 ? [] : (q.endOldest.all(s, t.table_id, remove) as { record_count: number; file_size_bytes: number }[]);
+      let fileId = latest.next_file_id;
+      let rowId = stats.next_row_id;
+      let rows = -ended.reduce((n, f) => n + f.record_count, 0);
+      let bytes = -ended.reduce((n, f) => n + f.file_size_bytes, 0);
+      for (const f of files) {
+        q.insertFile.run(fileId++, t.table_id, s, f.path, f.rows, f.bytes, rowId);
+        rowId += f.rows;
+        rows += f.rows;
+        bytes += f.bytes;
+      }
+      q.updateStats.run(stats.record_count + rows, rowId, stats.file_size_bytes + bytes, t.table_id);
+      const changes = [...(ended.length > 0 ? [`deleted_from_table:${t.table_id}`] : []), `inserted_into_table:${t.table_id}`];
+      return { changes, nextCatalogId: latest.next_catalog_id, nextFileId: fileId };
+    });
   const list = (snapshot: number, tableId: number) => {
     let n = 0;
     for (const _ of q.filesAt.iterate({ table: tableId, s: snapshot })) n++;
@@ -221,42 +244,8 @@ export async function openPeer(opts: DriverOptions): Promise<PeerDriver> {
         }
         return { changes, nextCatalogId: latest.next_catalog_id, nextFileId: latest.next_file_id };
       }),
-    addFiles: async (table, files: FileSpec[]) =>
-      commit(false, (s, latest) => {
-        const t = tableAt(latest.snapshot_id, table)!;
-        const stats = q.stats.get(t.table_id) as { record_count: number; next_row_id: number; file_size_bytes: number };
-        let fileId = latest.next_file_id;
-        let rowId = stats.next_row_id;
-        let rows = 0;
-        let bytes = 0;
-        for (const f of files) {
-          q.insertFile.run(fileId++, t.table_id, s, f.path, f.rows, f.bytes, rowId);
-          rowId += f.rows;
-          rows += f.rows;
-          bytes += f.bytes;
-        }
-        q.updateStats.run(stats.record_count + rows, rowId, stats.file_size_bytes + bytes, t.table_id);
-        return { changes: [`inserted_into_table:${t.table_id}`], nextCatalogId: latest.next_catalog_id, nextFileId: fileId };
-      }),
-    // DuckLake's compaction and overwrite: the replaced files get an end_snapshot, the new ones are inserted.
-    replaceFiles: async (table, remove, files: FileSpec[]) =>
-      commit(false, (s, latest) => {
-        const t = tableAt(latest.snapshot_id, table)!;
-        const stats = q.stats.get(t.table_id) as { record_count: number; next_row_id: number; file_size_bytes: number };
-        const ended = q.endOldest.all(s, t.table_id, remove) as { record_count: number; file_size_bytes: number }[];
-        let fileId = latest.next_file_id;
-        let rowId = stats.next_row_id;
-        let rows = -ended.reduce((n, f) => n + f.record_count, 0);
-        let bytes = -ended.reduce((n, f) => n + f.file_size_bytes, 0);
-        for (const f of files) {
-          q.insertFile.run(fileId++, t.table_id, s, f.path, f.rows, f.bytes, rowId);
-          rowId += f.rows;
-          rows += f.rows;
-          bytes += f.bytes;
-        }
-        q.updateStats.run(stats.record_count + rows, rowId, stats.file_size_bytes + bytes, t.table_id);
-        return { changes: [`deleted_from_table:${t.table_id}`, `inserted_into_table:${t.table_id}`], nextCatalogId: latest.next_catalog_id, nextFileId: fileId };
-      }),
+    addFiles: async (table, files: FileSpec[]) => writeFiles(table, 0, files),
+    replaceFiles: async (table, remove, files: FileSpec[]) => writeFiles(table, remove, files),
     resolve: async (snapshot, table) => resolve(snapshot, table).columns,
     resolveOnce: async (snapshot, table) =>
       db.transaction(() => {
