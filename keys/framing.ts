@@ -10,17 +10,12 @@
 //                                                   single-bit flip and every burst up to 32 bits, at native
 //                                                   speed (zlib.crc32).
 import { crc32 } from 'node:zlib';
-import { Packr } from 'msgpackr';
+import { packr } from './message-pack.js';
 
 export const FRAME_V1 = 1;
 export const FRAME_V2 = 2;
 /** Bytes before a format-2 frame's payload: the format byte and the CRC-32. */
 const CHECKED_HEADER_BYTES = 5;
-
-// Plain maps rather than msgpackr records: records need their structure table shared between processes,
-// which would couple every reader of the log to the writer's session. `variableMapSize` only shortens map
-// headers; every reader decodes both sizes.
-const packr = new Packr({ useRecords: false, mapsAsObjects: true, variableMapSize: true });
 
 /** Bytes that are not a frame this version can read; the caller names the object or key. */
 export class FrameError extends Error {}
