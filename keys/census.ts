@@ -1,7 +1,9 @@
 // What verify learns of an index from one scan of its whole keyspace, in key order: each key goes to the
 // family that owns its space, which keeps what its invariants need; `finish` runs them. Pure: the caller
 // does the reading (src/commit/verify.ts). Memory holds one fact per entity version and per file row — a
-// maintenance job's budget, not a reader's.
+// maintenance job's budget, not a reader's. The facts of the families with one per file are built field by
+// field: a copy by spread of a decoded key, with the key's name added, took twice the memory (~460 bytes
+// against ~240 a fact).
 import { type BaseValue, baseProblems, type DataFileFact, type DataFileRow, dataFileEndProblems, decodeBase, decodeBasePart, decodeDataFileEnd, decodeEndedAt, decodeFileTable, decodeManifest, decodeManifestPart, decodePathIndex, fileTableProblems, type ManifestValue, manifestProblems, pathIndexProblems } from './data-files.js';
 import type { DeleteFileRow } from './delete-files.js';
 import { decodeFileColumnStats, fileColumnStatsProblems } from './file-column-stats.js';
@@ -116,7 +118,10 @@ export class Census {
         break;
       case Space.SnapshotTimeIndex:
         decodeValue(key, value);
-        this.times.push({ ...decodeTimeKey(key), key: name });
+        {
+          const { time, id } = decodeTimeKey(key);
+          this.times.push({ time, id, key: name });
+        }
         break;
       case Space.DataFileManifest:
         this.manifests.push({ tableId: fields[0] as number, begin: begin!, ...decodeManifest(key, value), key: name });
@@ -138,13 +143,19 @@ export class Census {
         break;
       case Space.DataFileEndedAt:
         decodeValue(key, value);
-        this.endedAt.push({ ...decodeEndedAt(key), key: name });
+        {
+          const { tableId, end, id } = decodeEndedAt(key);
+          this.endedAt.push({ tableId, end, id, key: name });
+        }
         break;
       case Space.FileTableIndex:
         this.fileTable.push({ id: fields[0] as number, begin: begin!, tableId: decodeFileTable(key, value), key: name });
         break;
       case Space.DataFileEndIndex:
-        this.fileEnds.push({ ...decodeDataFileEnd(key, value), key: name });
+        {
+          const { tableId, id, end } = decodeDataFileEnd(key, value);
+          this.fileEnds.push({ tableId, id, end, key: name });
+        }
         break;
       case Space.FilePathIndex:
         this.paths.push({ path: fields[0] as string, ids: decodePathIndex(key, value), key: name });

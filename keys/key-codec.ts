@@ -187,7 +187,9 @@ export function keyToString(key: Key): string {
     const d = decodeKey(key);
     const parts = d.fields.map((f) => JSON.stringify(f));
     if (d.begin !== undefined) parts.push(`@${d.begin}`);
-    return `${Space[d.space]}[${parts.join(',')}]`;
+    // One join makes one flat string; concatenation makes a chain of pieces, ~80 bytes more a key, which
+    // verify holds for every key of the index.
+    return [Space[d.space], '[', parts.join(','), ']'].join('');
   } catch {
     return `0x${Buffer.from(key).toString('hex')}`;
   }

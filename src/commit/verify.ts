@@ -60,21 +60,25 @@ export async function verifyCatalog(
   const violations: Violation[] = [];
   const { entries, whole } = await checkLog(log, violations);
   const checkpoint = await checkNewestCheckpoint(log, violations);
-  const census = new Census();
   let keys = 0;
   let files = 0;
+  let named: { files: Map<string, Omit<RecordedFile, 'key'>[]>; deleteFiles: NamedDeleteFile[] } | undefined;
   await sync.view(async (view) => {
+    // The census's facts go before the rebuild starts, all but what the files check reads: the two are the
+    // largest parts of verify's memory, and need not be held at once.
+    const census = new Census();
     for await (const batch of view.scanBatches(WHOLE_KEYSPACE)) {
       for (const [key, value] of batch) census.visit(key, value);
       keys += batch.length;
     }
     append(violations, census.finish());
+    if (opts.files) named = { files: census.namedFiles(), deleteFiles: census.deleteFilesOfData() };
     // Rebuilding needs a log that can be read to its end.
     if (whole) append(violations, await compareWithRebuild(log, view));
   });
-  if (opts.files) {
-    files = await checkFiles(store, dataPath, census.namedFiles(), violations);
-    append(violations, await checks.deletePositionViolations(census.deleteFilesOfData()));
+  if (named !== undefined) {
+    files = await checkFiles(store, dataPath, named.files, violations);
+    append(violations, await checks.deletePositionViolations(named.deleteFiles));
   }
   return { ok: violations.length === 0, violations, checked: { logEntries: entries, checkpoint, keys, files, icebergObjects: 0 } };
 }
