@@ -1,6 +1,6 @@
-// Checkpoint pruning. Every checkpoint is a full copy of the keyspace, and one is written every
-// `checkpointEvery` log entries, so without pruning the store grows by a catalog's size each time; and a
-// checkpoint taken before an excision still holds what was excised. Compaction stubs only entries the
+// Checkpoint pruning. A checkpoint is written every `checkpointEvery` log entries, whole or holding what
+// changed since another it is read over (decision 0059), so without pruning the store grows by a catalog's
+// size every few of them; and a checkpoint taken before an excision still holds what was excised. Compaction stubs only entries the
 // newest complete checkpoint covers, and pruning never removes that one, so an older checkpoint is only
 // ever a shortcut: pruning it loses no state, it only lengthens the replay of a machine that would have
 // started from it.
@@ -41,12 +41,19 @@ export function checkPruneOptions(opts: PruneCheckpointsOptions | undefined): Re
 /**
  * Which checkpoints one run deletes (`stored` oldest first, `now` by the catalog's clock): a complete one
  * that is not among the newest `keep` once the next complete one has existed for minAgeMs, and an
- * incomplete one untouched for minAgeMs.
+ * incomplete one untouched for minAgeMs — but never one a checkpoint that stays is read over (decision 0059).
  */
 export function planCheckpointPrune(stored: readonly StoredCheckpoint[], now: number, opts: Required<PruneCheckpointsOptions>): StoredCheckpoint[] {
   const complete = stored.filter((c) => c.complete);
   const old = (c: StoredCheckpoint) => c.lastModified <= now - opts.minAgeMs;
   const superseded = complete.slice(0, Math.max(0, complete.length - opts.keep)).filter((_, i) => old(complete[i + 1]!));
   const abandoned = stored.filter((c) => !c.complete && old(c));
-  return [...superseded, ...abandoned].sort((a, b) => a.seq - b.seq);
+  const doomed = new Set([...superseded, ...abandoned]);
+  const bySeq = new Map(stored.map((c) => [c.seq, c]));
+  // Newest first: a checkpoint spared here spares the one it is after in turn.
+  for (const c of [...complete].reverse()) {
+    if (doomed.has(c) || c.after === null) continue;
+    doomed.delete(bySeq.get(c.after)!);
+  }
+  return [...doomed].sort((a, b) => a.seq - b.seq);
 }

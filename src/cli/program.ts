@@ -222,7 +222,7 @@ export function program(version: string, quiet: boolean): Command {
     const g = globals(cmd);
     await withCatalog(g, async (c) => {
       const cp = await c.checkpoint();
-      print(g, () => `checkpoint at log entry ${cp.seq}: ${cp.keys} keys in ${cp.chunks} chunk${cp.chunks === 1 ? '' : 's'}`, cp);
+      print(g, () => `checkpoint at log entry ${cp.seq}: ${cp.keys} keys in ${cp.chunks} chunk${cp.chunks === 1 ? '' : 's'}${cp.after === null ? '' : `, those changed since checkpoint ${cp.after}`}`, cp);
     });
   });
 

@@ -6,6 +6,7 @@ import { checkPruneOptions, planCheckpointPrune, type PruneCheckpointsOptions, t
 import { StrataError } from '../errors.js';
 import type { ReadView } from '../kv/read-view.js';
 import type { CommitLog } from '../log/commit-log.js';
+import { changesSince, valuesIn } from './checkpoint-changes.js';
 import type { IndexSync } from './index-sync.js';
 import type { FollowStatus } from './status.js';
 
@@ -13,6 +14,8 @@ export interface CheckpointResult {
   seq: KvSeq;
   chunks: number;
   keys: number;
+  /** The checkpoint this one holds the changes since (decision 0059); null: it holds the whole keyspace. */
+  after: KvSeq | null;
 }
 
 export class Background {
@@ -50,8 +53,7 @@ export class Background {
   /**
    * Writes an automatic checkpoint of `view` (and closes it) without holding up commits: on a large
    * catalog a checkpoint takes seconds (bench: ~10 s for 1.5M keys). Then prunes the checkpoints it
-   * supersedes, with pruneCheckpoints' defaults, as Delta cleans up when it checkpoints: each is a full copy
-   * of the catalog. Then, if one came due meanwhile, the same for the newest state. The commit it follows is
+   * supersedes, with pruneCheckpoints' defaults, as Delta cleans up when it checkpoints. Then, if one came due meanwhile, the same for the newest state. The commit it follows is
    * durable already, so a failure is only reported.
    */
   private checkpointInBackground(view: ReadView, txn: string): void {
@@ -87,10 +89,18 @@ export class Background {
     }
   }
 
-  /** A checkpoint of exactly the state `view` shows, whose newest entry is `txn`. */
+  /**
+   * A checkpoint of exactly the state `view` shows, whose newest entry is `txn`: what changed since the newest
+   * checkpoint below it where that is small, else the whole keyspace.
+   */
   async checkpointAt(view: ReadView, txn: string): Promise<CheckpointResult> {
-    const m = await this.log.checkpoints.write(view.seq, txn, this.sync.kv.checkpointEntries(view), this.clock());
-    return { seq: m.seq, chunks: m.chunks, keys: m.keys };
+    // One there already (an earlier call, another process) is the same state: it is not written again.
+    const there = await this.log.checkpoints.newestFirst(async (seq) => seq === view.seq).next();
+    if (!there.done) return { seq: there.value.seq, chunks: there.value.chunks, keys: there.value.keys, after: there.value.after };
+    const changes = await changesSince(this.log, view);
+    const entries = changes === undefined ? this.sync.kv.checkpointEntries(view) : valuesIn(view, changes.keys);
+    const m = await this.log.checkpoints.write(view.seq, txn, entries, this.clock(), changes?.after ?? null);
+    return { seq: m.seq, chunks: m.chunks, keys: m.keys, after: m.after };
   }
 
   /** Deletes the checkpoints newer ones have superseded (gc/checkpoints.ts decides which). */

@@ -111,22 +111,29 @@ async function checkLog(log: CommitLog, violations: Violation[]): Promise<{ entr
   }
 }
 
-/** Reads the newest complete checkpoint whole (checksums, names, the count its manifest gives). */
+/**
+ * Reads the newest complete checkpoint whole, and each it is read over (checksums, names, the count each
+ * manifest gives).
+ */
 async function checkNewestCheckpoint(log: CommitLog, violations: Violation[]): Promise<KvSeq | null> {
   let seq: KvSeq | null = null;
+  let reading: KvSeq | null = null;
   try {
-    for await (const m of log.checkpoints.newestFirst(async () => true)) {
-      seq = m.seq;
-      let keys = 0;
-      for await (const chunk of log.checkpoints.read(m)) keys += chunk.length;
-      if (keys !== m.keys) {
-        violations.push({ invariant: 'checkpoints-are-whole', object: `checkpoint ${m.seq}`, message: `its manifest counts ${m.keys} keys; its chunks hold ${keys}` });
+    for await (const newest of log.checkpoints.newestFirst(async () => true)) {
+      seq = reading = newest.seq;
+      for (const m of await log.checkpoints.stack(newest)) {
+        reading = m.seq;
+        let keys = 0;
+        for await (const chunk of log.checkpoints.chunks(m)) keys += chunk.length;
+        if (keys !== m.keys) {
+          violations.push({ invariant: 'checkpoints-are-whole', object: `checkpoint ${m.seq}`, message: `its manifest counts ${m.keys} keys; its chunks hold ${keys}` });
+        }
       }
       break;
     }
   } catch (e) {
     if (!isStrataError(e, 'CORRUPT')) throw e;
-    violations.push({ invariant: 'checkpoints-are-whole', object: seq === null ? 'the newest checkpoint' : `checkpoint ${seq}`, message: e.message });
+    violations.push({ invariant: 'checkpoints-are-whole', object: reading === null ? 'the newest checkpoint' : `checkpoint ${reading}`, message: e.message });
   }
   return seq;
 }

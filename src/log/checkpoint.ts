@@ -1,11 +1,17 @@
-// A checkpoint is the whole keyspace at one kv sequence, as sorted chunks plus a manifest, so a new machine
-// starts from the newest checkpoint and replays only the log after it. The manifest is written last: a
-// checkpoint without one is incomplete and ignored. Chunks and manifest are created once and never changed.
+// A checkpoint is the keyspace at one kv sequence, as sorted chunks plus a manifest, so a new machine starts
+// from the newest checkpoint and replays only the log after it. A whole checkpoint's chunks hold every key; a
+// checkpoint *after* another holds only the keys that changed since that one, each with its value or with
+// none (deleted), and is read over it (decision 0059). The manifest is written last: a checkpoint without one
+// is incomplete and ignored, and so is one after a checkpoint that is not complete. Chunks and manifests are
+// created once and never changed.
 //
-//   checkpoints/<seq, 20 digits>/chunk-<n, 6 digits>   { seq, chunk: n, pairs: [[key, value], …] } in key order
-//   checkpoints/<seq, 20 digits>/manifest              { seq, chunks, keys, createdAt, txn }
+//   checkpoints/<seq, 20 digits>/chunk-<n, 6 digits>   { seq, chunk: n, pairs: [[key, value | null], …] } in key order
+//   checkpoints/<seq, 20 digits>/manifest              { seq, chunks, keys, createdAt, txn }       (whole)
+//   checkpoints/<seq, 20 digits>/manifest-after-<seq>  { seq, chunks, keys, createdAt, txn, after } (after another)
 // each a checksummed frame (keys/framing.ts) that names its own checkpoint (and chunk), so a damaged object or
 // one copied from another checkpoint is CORRUPT, and bootstrap falls back to an older checkpoint or the log.
+// What a checkpoint is after is in its manifest's name, so a listing alone says which checkpoints others need,
+// and a version that knows only whole checkpoints sees one after another as incomplete, never as the catalog.
 // Checkpoints written before checksums (plain frames, chunks a bare array) still read.
 import { checkedFrame, FrameError, isRecord, unframe } from '../../keys/framing.js';
 import { type KvSeq, kvSeq } from '../../keys/ids.js';
@@ -23,28 +29,39 @@ export interface CheckpointManifest {
   createdAt: number;
   /** The `txn` of log entry `seq` ('' in checkpoints written before it was recorded): the chain goes on from it. */
   txn: string;
+  /** The checkpoint whose keyspace this one's chunks change; null: they hold the whole keyspace. */
+  after: KvSeq | null;
 }
+
+/** A key and its value at the checkpoint's sequence; null in a checkpoint after another: the key is gone. */
+export type CheckpointPair = [Uint8Array, Uint8Array | null];
 
 interface WireChunk {
   seq: number;
   chunk: number;
-  pairs: [Uint8Array, Uint8Array][];
+  /** The checkpoint the chunk's checkpoint is after (absent: whole, and in chunks written before stacks). */
+  after?: number;
+  pairs: CheckpointPair[];
 }
 
 /** A checkpoint as the store holds it, complete or not. */
 export interface StoredCheckpoint {
   seq: KvSeq;
-  /** Whether its manifest is there (it is written last). */
+  /** Whether its manifest is there (it is written last), and, if it is after another, that one is complete. */
   complete: boolean;
+  /** The checkpoint it is after (null: whole, or its manifest is not there to say). */
+  after: KvSeq | null;
   /** Its objects, manifest included. */
   keys: string[];
   /** The newest modification time of its objects, by the store's clock (ms since epoch). */
   lastModified: number;
 }
 
-const dir = (seq: KvSeq) => `${CHECKPOINT_PREFIX}${String(seq).padStart(20, '0')}`;
+const digits = (seq: KvSeq) => String(seq).padStart(20, '0');
+const dir = (seq: KvSeq) => `${CHECKPOINT_PREFIX}${digits(seq)}`;
 const chunkKey = (seq: KvSeq, n: number) => `${dir(seq)}/chunk-${String(n).padStart(6, '0')}`;
-const manifestKey = (seq: KvSeq) => `${dir(seq)}/manifest`;
+const manifestKey = (seq: KvSeq, after: KvSeq | null) => `${dir(seq)}/manifest${after === null ? '' : `-after-${digits(after)}`}`;
+const MANIFEST_NAME = /^manifest(?:-after-(\d{20}))?$/;
 
 const corrupt = (key: string, why: string) =>
   new StrataError('CORRUPT', `checkpoint object ${key} cannot be read: ${why}; the checkpoint is damaged (an older one, or the log, can stand in for it)`);
@@ -58,76 +75,104 @@ function decode(key: string, bytes: Uint8Array): unknown {
   }
 }
 
-const isPair = (p: unknown): p is [Uint8Array, Uint8Array] =>
-  Array.isArray(p) && p.length === 2 && p[0] instanceof Uint8Array && p[1] instanceof Uint8Array;
+/** A pair as a chunk of checkpoint `m` may hold it: a key with a value, or with none where `m` is after another. */
+const isPair = (m: CheckpointManifest, p: unknown): p is CheckpointPair =>
+  Array.isArray(p) && p.length === 2 && p[0] instanceof Uint8Array && (p[1] instanceof Uint8Array || (p[1] === null && m.after !== null));
 
-/** A chunk's pairs, after checking that it is chunk `n` of checkpoint `seq` (a bare array: before chunks named themselves). */
-function chunkPairs(key: string, bytes: Uint8Array, seq: KvSeq, n: number): [Uint8Array, Uint8Array][] {
+/** A chunk's pairs, after checking that it is chunk `n` of checkpoint `m` (a bare array: before chunks named themselves). */
+function chunkPairs(key: string, bytes: Uint8Array, m: CheckpointManifest, n: number): CheckpointPair[] {
+  const seq = m.seq;
   const decoded = decode(key, bytes);
   const legacy = Array.isArray(decoded);
-  const chunk = legacy ? { seq, chunk: n, pairs: decoded } : (decoded as WireChunk);
+  const chunk: WireChunk = legacy ? { seq, chunk: n, pairs: decoded as CheckpointPair[] } : (decoded as WireChunk);
   if (!legacy && (!isRecord(decoded) || !Array.isArray(chunk.pairs))) throw corrupt(key, 'not a checkpoint chunk');
   if (chunk.seq !== seq || chunk.chunk !== n) throw corrupt(key, `it is chunk ${chunk.chunk} of checkpoint ${chunk.seq}`);
-  if (!chunk.pairs.every(isPair)) throw corrupt(key, 'a malformed key/value pair');
+  // Chunks of two writings of one checkpoint over different ones (one cut short) never read as one.
+  if ((chunk.after ?? null) !== m.after) throw corrupt(key, `it is a chunk of checkpoint ${seq} after ${chunk.after ?? 'none'}, not after ${m.after ?? 'none'}`);
+  if (!chunk.pairs.every((p) => isPair(m, p))) throw corrupt(key, 'a malformed key/value pair');
   return chunk.pairs;
 }
 
-function manifestOf(key: string, bytes: Uint8Array, seq: KvSeq): CheckpointManifest {
+function manifestOf(key: string, bytes: Uint8Array, seq: KvSeq, after: KvSeq | null): CheckpointManifest {
   const m = decode(key, bytes) as Partial<CheckpointManifest> | null;
   const count = (n: unknown) => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
   if (!isRecord(m) || !count(m.chunks) || !count(m.keys) || !count(m.createdAt) || (m.txn !== undefined && typeof m.txn !== 'string')) {
     throw corrupt(key, 'not a checkpoint manifest');
   }
   if (m.seq !== seq) throw corrupt(key, `it is the manifest of checkpoint ${m.seq}`);
-  return { seq, chunks: m.chunks!, keys: m.keys!, createdAt: m.createdAt!, txn: m.txn ?? '' };
+  if ((m.after ?? null) !== after) throw corrupt(key, `it says it is after checkpoint ${m.after ?? 'none'}`);
+  return { seq, chunks: m.chunks!, keys: m.keys!, createdAt: m.createdAt!, txn: m.txn ?? '', after };
 }
+
+/** Pairs per batch a merged read hands on: a chunk's worth of small keys, a bounded part of a large one. */
+const MERGED_BATCH = 16_384;
 
 /** The checkpoints of one store: the only code that knows their layout. */
 export class Checkpoints {
   constructor(private readonly store: ObjectStore) {}
 
-  /** Writes the entries (in key order) as a checkpoint at `seq`, whose log entry is `txn`; returns its manifest. */
-  async write(seq: KvSeq, txn: string, entries: AsyncIterable<[Uint8Array, Uint8Array][]>, now: number): Promise<CheckpointManifest> {
-    let chunk: [Uint8Array, Uint8Array][] = [];
+  /**
+   * Writes the entries (in key order) as a checkpoint at `seq`, whose log entry is `txn`; returns its
+   * manifest. Without `after` the entries are the whole keyspace; with it, the keys that changed since
+   * checkpoint `after` (a null value: deleted).
+   */
+  async write(seq: KvSeq, txn: string, entries: AsyncIterable<readonly CheckpointPair[]>, now: number, after: KvSeq | null = null): Promise<CheckpointManifest> {
+    if (after !== null && after >= seq) throw new Error(`checkpoint ${seq} cannot be after checkpoint ${after}`);
+    let chunk: CheckpointPair[] = [];
     let bytes = 0;
     let chunks = 0;
     let keys = 0;
     const flush = async () => {
       if (chunk.length === 0) return;
-      // Create-if-absent: two processes checkpointing the same sequence write the same bytes; either wins.
       chunks++;
-      await this.store.putIfAbsent(chunkKey(seq, chunks), checkedFrame({ seq, chunk: chunks, pairs: chunk } satisfies WireChunk));
+      const key = chunkKey(seq, chunks);
+      const body = checkedFrame({ seq, chunk: chunks, ...(after === null ? {} : { after }), pairs: chunk } satisfies WireChunk);
+      // Create-if-absent: two processes checkpointing the same sequence over the same one write the same
+      // bytes, and either wins. Other bytes there are another writing's (over another checkpoint, or cut
+      // short): no manifest is written over them.
+      if (!(await this.store.putIfAbsent(key, body)) && !Buffer.from(body).equals((await this.store.get(key)) ?? new Uint8Array(0))) {
+        throw new StrataError('CONFLICT', `checkpoint ${seq} was not written: ${key} holds another writing's chunk; a later checkpoint will be`);
+      }
       chunk = [];
       bytes = 0;
     };
     for await (const batch of entries) {
       for (const [k, v] of batch) {
+        if (v === null && after === null) throw new Error('a whole checkpoint holds no deleted keys');
         chunk.push([k, v]);
-        bytes += k.length + v.length;
+        bytes += k.length + (v?.length ?? 0);
         keys++;
         if (bytes >= CHUNK_BYTES) await flush();
       }
     }
     await flush();
-    const manifest: CheckpointManifest = { seq, chunks, keys, createdAt: now, txn };
-    await this.store.putIfAbsent(manifestKey(seq), checkedFrame(manifest));
+    const manifest: CheckpointManifest = { seq, chunks, keys, createdAt: now, txn, after };
+    await this.store.putIfAbsent(manifestKey(seq, after), checkedFrame(manifest));
     return manifest;
   }
 
   /** Every checkpoint in the store, oldest first. */
   async list(): Promise<StoredCheckpoint[]> {
-    const bySeq = new Map<number, StoredCheckpoint>();
+    const bySeq = new Map<number, StoredCheckpoint & { manifests: (KvSeq | null)[] }>();
     for await (const { key, lastModified } of this.store.list(CHECKPOINT_PREFIX)) {
       const m = /^checkpoints\/(\d{20})\/(.+)$/.exec(key);
       if (!m) continue;
       const seq = Number(m[1]);
       let c = bySeq.get(seq);
-      if (c === undefined) bySeq.set(seq, (c = { seq: kvSeq(seq), complete: false, keys: [], lastModified: 0 }));
+      if (c === undefined) bySeq.set(seq, (c = { seq: kvSeq(seq), complete: false, after: null, manifests: [], keys: [], lastModified: 0 }));
       c.keys.push(key);
-      c.complete ||= m[2] === 'manifest';
+      const named = MANIFEST_NAME.exec(m[2]!);
+      if (named !== null) c.manifests.push(named[1] === undefined ? null : kvSeq(Number(named[1])));
       c.lastModified = Math.max(c.lastModified, lastModified);
     }
-    return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+    const sorted = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+    // Oldest first, so the checkpoint one is after has been judged before it. Two manifests, or one after a
+    // checkpoint not older than itself, are no checkpoint this version wrote.
+    for (const c of sorted) {
+      c.after = c.manifests.length === 1 ? c.manifests[0]! : null;
+      c.complete = c.manifests.length === 1 && (c.after === null || (c.after < c.seq && bySeq.get(c.after)?.complete === true));
+    }
+    return sorted.map(({ manifests: _, ...c }) => c);
   }
 
   /**
@@ -135,9 +180,9 @@ export class Checkpoints {
    * interrupted half-way is left incomplete, and never looks complete with chunks missing.
    */
   async delete(c: StoredCheckpoint): Promise<void> {
-    const manifest = manifestKey(c.seq);
-    await this.store.delete(c.keys.filter((k) => k === manifest));
-    await this.store.delete(c.keys.filter((k) => k !== manifest));
+    const isManifest = (k: string) => MANIFEST_NAME.test(k.slice(k.lastIndexOf('/') + 1));
+    await this.store.delete(c.keys.filter(isManifest));
+    await this.store.delete(c.keys.filter((k) => !isManifest(k)));
   }
 
   /**
@@ -148,19 +193,137 @@ export class Checkpoints {
   async *newestFirst(usable: (seq: KvSeq) => Promise<boolean>): AsyncGenerator<CheckpointManifest> {
     for (const c of (await this.list()).filter((s) => s.complete).reverse()) {
       if (!(await usable(c.seq))) continue;
-      const key = manifestKey(c.seq);
-      const bytes = await this.store.get(key);
-      if (bytes !== undefined) yield manifestOf(key, bytes, c.seq);
+      const m = await this.manifest(c.seq, c.after);
+      if (m !== undefined) yield m;
     }
   }
 
-  /** The checkpoint's entries, one chunk at a time: memory holds one chunk, however large the catalog. */
+  /** The manifest of checkpoint `seq`, after `after`; undefined if it is not there. */
+  private async manifest(seq: KvSeq, after: KvSeq | null): Promise<CheckpointManifest | undefined> {
+    const key = manifestKey(seq, after);
+    const bytes = await this.store.get(key);
+    return bytes === undefined ? undefined : manifestOf(key, bytes, seq, after);
+  }
+
+  /** The manifests a read of `m` reads the chunks of: the whole checkpoint it is over first, `m` last. */
+  async stack(m: CheckpointManifest): Promise<CheckpointManifest[]> {
+    const out = [m];
+    for (let top = m; top.after !== null; ) {
+      const below = await this.manifestNamed(top.after);
+      if (below === undefined || below.seq >= top.seq) {
+        throw corrupt(`${dir(top.after)}/manifest`, `checkpoint ${top.seq} is after checkpoint ${top.after}, which has no complete manifest`);
+      }
+      out.unshift(below);
+      top = below;
+    }
+    return out;
+  }
+
+  /** The one manifest checkpoint `seq` has, whole or after another, as its objects' names say; undefined if not one. */
+  private async manifestNamed(seq: KvSeq): Promise<CheckpointManifest | undefined> {
+    const named: (KvSeq | null)[] = [];
+    for await (const { key } of this.store.list(`${dir(seq)}/`)) {
+      const m = MANIFEST_NAME.exec(key.slice(key.lastIndexOf('/') + 1));
+      if (m !== null) named.push(m[1] === undefined ? null : kvSeq(Number(m[1])));
+    }
+    return named.length === 1 ? this.manifest(seq, named[0]!) : undefined;
+  }
+
+  /**
+   * The keyspace checkpoint `m` holds, in key order, a bounded batch at a time: memory holds a chunk of each
+   * checkpoint of its stack, however large the catalog. Each chunk is fetched while the one before it is read.
+   */
   async *read(m: CheckpointManifest): AsyncGenerator<[Uint8Array, Uint8Array][]> {
-    for (let n = 1; n <= m.chunks; n++) {
+    const stack = await this.stack(m);
+    if (stack.length === 1) {
+      for await (const chunk of this.chunks(m)) yield chunk as [Uint8Array, Uint8Array][];
+      return;
+    }
+    yield* mergedNewestWins(stack.map((run) => this.chunks(run)));
+  }
+
+  /**
+   * The pairs checkpoint `m`'s own chunks hold (deleted keys included), one chunk at a time. The next chunk's
+   * bytes are fetched while one is read, and decoded when its turn comes (decoded, a chunk takes several
+   * times its bytes).
+   */
+  async *chunks(m: CheckpointManifest): AsyncGenerator<CheckpointPair[]> {
+    const fetch = (n: number) => {
+      if (n > m.chunks) return undefined;
+      const bytes = this.store.get(chunkKey(m.seq, n));
+      // A fetch ahead that fails is thrown when its turn comes, not before.
+      bytes.catch(() => undefined);
+      return bytes;
+    };
+    let next = fetch(1);
+    for (let n = 1; next !== undefined; n++) {
       const key = chunkKey(m.seq, n);
-      const bytes = await this.store.get(key);
+      const bytes = await next;
+      next = fetch(n + 1);
       if (bytes === undefined) throw corrupt(key, `it is missing, and the manifest lists ${m.chunks} chunks`);
-      yield chunkPairs(key, bytes, m.seq, n);
+      yield chunkPairs(key, bytes, m, n);
     }
   }
+}
+
+/**
+ * The pairs of several sorted runs as one sorted run: where runs hold the same key, the last run's pair wins,
+ * and a key whose winning pair has no value is left out.
+ */
+async function* mergedNewestWins(runs: AsyncGenerator<CheckpointPair[]>[]): AsyncGenerator<[Uint8Array, Uint8Array][]> {
+  const cursors = await Promise.all(
+    runs.map(async (run) => {
+      const first = await run.next();
+      return { run, pairs: first.done ? [] : first.value, at: 0, done: first.done === true };
+    }),
+  );
+  const refill = async (c: (typeof cursors)[number]) => {
+    while (!c.done && c.at >= c.pairs.length) {
+      const next = await c.run.next();
+      c.done = next.done === true;
+      c.pairs = next.done ? [] : next.value;
+      c.at = 0;
+    }
+  };
+  let out: [Uint8Array, Uint8Array][] = [];
+  const holding: (typeof cursors)[number][] = [];
+  for (;;) {
+    // The least key any run holds next, and the runs that hold it, in one pass.
+    let least: CheckpointPair | undefined;
+    holding.length = 0;
+    for (const c of cursors) {
+      const pair = c.pairs[c.at];
+      if (pair === undefined) continue;
+      const order = least === undefined ? -1 : Buffer.compare(pair[0], least[0]);
+      if (order < 0) {
+        least = pair;
+        holding.length = 0;
+      }
+      if (order <= 0) holding.push(c);
+    }
+    if (least === undefined) break;
+    // The newest run's pair for the key: runs are oldest first.
+    const winner = holding.at(-1)!.pairs[holding.at(-1)!.at]!;
+    if (winner[1] !== null) out.push(winner as [Uint8Array, Uint8Array]);
+    let ended = false;
+    for (const c of holding) {
+      if (++c.at < c.pairs.length) continue;
+      await refill(c);
+      ended ||= c.done;
+    }
+    if (out.length >= MERGED_BATCH) {
+      yield out;
+      out = [];
+    }
+    // One run left (the others read to their ends): the rest of it as it comes.
+    const left = ended ? cursors.filter((c) => c.at < c.pairs.length) : cursors;
+    if (left.length === 1) {
+      const [last] = left;
+      out.push(...(last!.pairs.slice(last!.at).filter((p) => p[1] !== null) as [Uint8Array, Uint8Array][]));
+      if (out.length > 0) yield out;
+      for await (const chunk of last!.run) yield chunk.filter((p) => p[1] !== null) as [Uint8Array, Uint8Array][];
+      return;
+    }
+  }
+  if (out.length > 0) yield out;
 }

@@ -124,7 +124,7 @@ describe('what a compaction run plans', () => {
   });
 
   it('takes a checkpoint from the millisecond it is minAgeMs old', () => {
-    const at = (lastModified: number) => [{ seq: kvSeq(10), complete: true, keys: [], lastModified }];
+    const at = (lastModified: number) => [{ seq: kvSeq(10), complete: true, after: null, keys: [], lastModified }];
     const opts = { minAgeMs: HOUR, dryRun: false };
     expect(planLogCompaction(at(5 * HOUR - HOUR), kvSeq(1), 5 * HOUR, opts)).toEqual({ from: 2, through: 10 });
     expect(planLogCompaction(at(5 * HOUR - HOUR + 1), kvSeq(1), 5 * HOUR, opts)).toBeUndefined();

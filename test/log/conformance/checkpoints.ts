@@ -48,6 +48,35 @@ export function checkpoints({ make }: LogSuite): void {
       expect(await newest(h.log.checkpoints, async () => false)).toBeUndefined();
     });
 
+    it('one after another reads over it: its values win, its deleted keys are gone, across chunks of both', async () => {
+      const h = await make();
+      // Both past 4 MiB: each is read a chunk at a time while the other's chunks are read.
+      const whole = pairs(3000);
+      await h.log.checkpoints.write(kvSeq(10), 'txn-10', batches(whole, 250), NOW);
+      const changed = pairs(6000).filter((_, i) => i % 2 === 1);
+      const changes: [Uint8Array, Uint8Array | null][] = changed.map(([k, v], i) => [k, i % 3 === 0 && Buffer.compare(k, whole.at(-1)![0]) <= 0 ? null : v]);
+      await h.log.checkpoints.write(kvSeq(20), 'txn-20', batches(changes, 300), NOW, kvSeq(10));
+      const expected = new Map(whole.map(([k, v]) => [hex(k), hex(v)]));
+      for (const [k, v] of changes) {
+        if (v === null) expected.delete(hex(k));
+        else expected.set(hex(k), hex(v));
+      }
+      const other = await h.reopen();
+      expect((await other.checkpoints.list()).map((c) => ({ seq: c.seq, complete: c.complete, after: c.after }))).toEqual([
+        { seq: 10, complete: true, after: null },
+        { seq: 20, complete: true, after: 10 },
+      ]);
+      const top = await newest(other.checkpoints, all);
+      expect(top).toMatchObject({ seq: 20, after: 10, keys: changes.length });
+      expect(await readCheckpoint(other, top!)).toEqual([...expected].sort(([a], [b]) => Buffer.compare(Buffer.from(a, 'hex'), Buffer.from(b, 'hex'))));
+      // Without the one it is after, it is not complete, and nothing reads it as the catalog.
+      await h.interruptCheckpoint(kvSeq(10));
+      expect((await other.checkpoints.list()).map((c) => c.complete)).toEqual([false, false]);
+      expect(await newest(other.checkpoints, all)).toBeUndefined();
+      // A whole checkpoint holds no deleted key.
+      await expect(h.log.checkpoints.write(kvSeq(30), 'txn-30', batches([[whole[0]![0], null]], 1), NOW)).rejects.toThrow('a whole checkpoint holds no deleted keys');
+    });
+
     it('delete removes one checkpoint, complete or not, and leaves the others readable', async () => {
       const h = await make();
       const contents = pairs(5);

@@ -1,0 +1,164 @@
+// Checkpoints written after another (decision 0059): what changed since the newest one, read over it. A new
+// machine that starts from one reads the same catalog as the writer, at every depth of a stack; a full stack
+// starts again over its whole checkpoint; the next is whole when the changes pass half the whole one, and
+// after an entry that deletes (excision), so pruning can take what was excised; pruning keeps what a kept checkpoint is read over; a
+// damaged checkpoint anywhere in a stack is passed over, never read as another catalog.
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Catalog } from '../../src/catalog/catalog.js';
+import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
+
+const file = (p: string, records = 1) => ({ path: p, recordCount: records, fileSizeBytes: 10 * records });
+
+/** A catalog whose whole checkpoint holds more keys than the least a stack is written over (1,500 files). */
+async function large(dir: string): Promise<Catalog> {
+  const c = await openCatalog({ dir, checkpointEvery: 0 });
+  await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
+  await c.transaction((tx) => tx.addDataFiles('main', 't', Array.from({ length: 1500 }, (_, i) => file(`base/${i}.parquet`))));
+  return c;
+}
+
+const commits = async (c: Catalog, from: number, n: number) => {
+  for (let i = from; i < from + n; i++) await c.transaction((tx) => tx.addDataFile('main', 't', file(`f${i}.parquet`, i + 1)));
+};
+
+/** What a new machine reads, starting from the store's checkpoints (the newest it can read) and the log. */
+async function newMachine(dir: string) {
+  const fresh = await openCatalog({ dir: await tempDir(), store: { path: path.join(dir, 'store') }, readOnly: true });
+  try {
+    return await dumpCatalog(fresh);
+  } finally {
+    await fresh.close();
+  }
+}
+
+const checkpointDirs = async (dir: string) => (await readdir(path.join(dir, 'store', 'checkpoints'))).map(Number);
+const objectsOf = async (dir: string, seq: number) => readdir(path.join(dir, 'store', 'checkpoints', String(seq).padStart(20, '0')));
+
+describe('checkpoints after another', () => {
+  it('hold what changed since the newest one, and a new machine reads the same catalog from each depth of the stack', async () => {
+    const dir = await tempDir();
+    const c = await large(dir);
+    const whole = await c.checkpoint();
+    expect(whole.after).toBeNull();
+    const stack = [whole];
+    for (let depth = 1; depth < 8; depth++) {
+      await commits(c, depth * 10, 3);
+      if (depth === 3) await c.transaction((tx) => tx.addColumn('main', 't', { name: 'y', type: 'varchar' }));
+      const cp = await c.checkpoint();
+      expect(cp.after).toBe(stack.at(-1)!.seq);
+      // Three files' rows and their indexes, the snapshots, the stats: far from the whole one's keys.
+      expect(cp.keys).toBeLessThan(whole.keys / 20);
+      stack.push(cp);
+      // The log through it compacted: the new machine has the stack to read, or nothing.
+      expect(await c.compactLog({ minAgeMs: 0 })).toMatchObject({ through: cp.seq });
+      expect(await newMachine(dir)).toEqual(await dumpCatalog(c));
+    }
+    expect((await objectsOf(dir, stack.at(-1)!.seq)).filter((o) => o.startsWith('manifest'))).toEqual([`manifest-after-${String(stack.at(-2)!.seq).padStart(20, '0')}`]);
+    // Asked again with nothing new: the one there is the answer, and stays as it was.
+    expect(await c.checkpoint()).toEqual(stack.at(-1));
+    expect(await newMachine(dir)).toEqual(await dumpCatalog(c));
+    // Eight in the stack: the next starts again over the whole one, with every change since it.
+    await commits(c, 100, 1);
+    const again = await c.checkpoint();
+    expect(again.after).toBe(whole.seq);
+    expect(again.keys).toBeGreaterThan(Math.max(...stack.slice(1).map((cp) => cp.keys)));
+    expect(await c.compactLog({ minAgeMs: 0 })).toMatchObject({ through: again.seq });
+    expect(await newMachine(dir)).toEqual(await dumpCatalog(c));
+    expect(await c.verify()).toMatchObject({ ok: true });
+    await c.close();
+  });
+
+  it('are whole again once the changes pass half the whole one, or an entry deleted keys', async () => {
+    const dir = await tempDir();
+    const c = await large(dir);
+    const whole = await c.checkpoint();
+    await c.transaction((tx) => tx.addDataFiles('main', 't', Array.from({ length: 400 }, (_, i) => file(`more/${i}.parquet`))));
+    const over = await c.checkpoint();
+    expect(over.after).toBe(whole.seq);
+    // Another 400 files: the two together hold more than half the whole one's keys.
+    await c.transaction((tx) => tx.addDataFiles('main', 't', Array.from({ length: 400 }, (_, i) => file(`again/${i}.parquet`))));
+    expect((await c.checkpoint()).after).toBeNull();
+    await commits(c, 0, 1);
+    expect((await c.checkpoint()).after).not.toBeNull();
+    // A dropped tag deletes its key: so does excision, whose checkpoint must let pruning take the older ones.
+    await c.createTag('t1', 1);
+    await c.dropTag('t1');
+    expect((await c.checkpoint()).after).toBeNull();
+    expect(await newMachine(dir)).toEqual(await dumpCatalog(c));
+    await c.close();
+  });
+
+  it('keep what they are read over from pruning, and go with it once a whole one supersedes them', async () => {
+    const dir = await tempDir();
+    const c = await large(dir);
+    const whole = await c.checkpoint();
+    await commits(c, 0, 2);
+    const first = await c.checkpoint();
+    await commits(c, 2, 2);
+    const second = await c.checkpoint();
+    expect([first.after, second.after]).toEqual([whole.seq, first.seq]);
+    const pruned = await c.pruneCheckpoints({ keep: 1, minAgeMs: 0 });
+    expect(pruned).toMatchObject({ kept: [whole.seq, first.seq, second.seq], deleted: [] });
+    expect(await newMachine(dir)).toEqual(await dumpCatalog(c));
+    // A whole checkpoint after a delete: the stack below it is superseded, every part of it.
+    await c.createTag('t1', 1);
+    await c.dropTag('t1');
+    const next = await c.checkpoint();
+    expect(next.after).toBeNull();
+    expect(await c.pruneCheckpoints({ keep: 1, minAgeMs: 0 })).toMatchObject({ kept: [next.seq], deleted: [whole.seq, first.seq, second.seq] });
+    expect(await checkpointDirs(dir)).toEqual([next.seq]);
+    expect(await newMachine(dir)).toEqual(await dumpCatalog(c));
+    await c.close();
+  });
+
+  it('are passed over when any checkpoint of their stack is damaged or gone, for an older one or the log', async () => {
+    const dir = await tempDir();
+    const c = await large(dir);
+    const whole = await c.checkpoint();
+    await commits(c, 0, 2);
+    const first = await c.checkpoint();
+    await commits(c, 2, 2);
+    await c.checkpoint();
+    await commits(c, 4, 1);
+    const expected = await dumpCatalog(c);
+    const chunk = (seq: number) => path.join(dir, 'store', 'checkpoints', String(seq).padStart(20, '0'), 'chunk-000001');
+    for (const seq of [whole.seq, first.seq]) {
+      const original = await readFile(chunk(seq));
+      const damaged = Buffer.from(original);
+      damaged[damaged.length >> 1]! ^= 0x10;
+      await writeFile(chunk(seq), damaged);
+      expect(await newMachine(dir)).toEqual(expected);
+      const report = await c.verify();
+      expect(report.violations).toEqual([expect.objectContaining({ invariant: 'checkpoints-are-whole', object: `checkpoint ${seq}` })]);
+      await writeFile(chunk(seq), original);
+    }
+    expect(await c.verify()).toMatchObject({ ok: true });
+    // The manifest of the one in the middle gone: the newest is no longer complete, nor listed as such.
+    const middle = path.join(dir, 'store', 'checkpoints', String(first.seq).padStart(20, '0'));
+    const manifest = (await readdir(middle)).find((o) => o.startsWith('manifest'))!;
+    await writeFile(path.join(middle, `${manifest}.kept`), await readFile(path.join(middle, manifest)));
+    const { rm } = await import('node:fs/promises');
+    await rm(path.join(middle, manifest));
+    expect(await newMachine(dir)).toEqual(expected);
+    expect((await c.pruneCheckpoints({ dryRun: true, keep: 1, minAgeMs: 0 })).kept).toEqual([whole.seq]);
+    await c.close();
+  });
+
+  it('take a fraction of the bytes whole ones take', async () => {
+    const dir = await tempDir();
+    const c = await large(dir);
+    const sizes: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      await commits(c, i * 5, 5);
+      const cp = await c.checkpoint();
+      let bytes = 0;
+      for (const o of await objectsOf(dir, cp.seq)) bytes += (await stat(path.join(dir, 'store', 'checkpoints', String(cp.seq).padStart(20, '0'), o))).size;
+      sizes.push(bytes);
+    }
+    // The first is whole; each after it holds its five commits (and nothing of the 1,200 files).
+    for (const b of sizes.slice(1)) expect(b).toBeLessThan(sizes[0]! / 20);
+    await c.close();
+  });
+});
