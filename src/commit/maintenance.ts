@@ -132,7 +132,16 @@ export class Maintenance {
     const opts = checkCompactOptions(given);
     if (!opts.dryRun) this.c.assert(true);
     const { log } = this.c;
-    const plan = planLogCompaction(await log.checkpoints.list(), await log.compactedThrough(), this.c.clock(), opts);
+    let stored = await log.checkpoints.list();
+    const done = await log.compactedThrough();
+    let plan = planLogCompaction(stored, done, this.c.clock(), opts);
+    // Only into a checkpoint read whole, with every one it is read over: once compacted, the log can no
+    // longer stand in for it (a checkpoint over another may be read over a whole one written long before).
+    while (plan !== undefined && !(await log.checkpoints.readsWhole(plan.through))) {
+      const damaged = plan.through;
+      stored = stored.filter((c) => c.seq !== damaged);
+      plan = planLogCompaction(stored, done, this.c.clock(), opts);
+    }
     if (plan === undefined) return { dryRun: opts.dryRun, through: null, entries: 0 };
     const report = { dryRun: opts.dryRun, through: plan.through, entries: plan.through - plan.from + 1 };
     if (!opts.dryRun) await log.compact(plan.through);

@@ -5,9 +5,10 @@
 // is incomplete and ignored, and so is one after a checkpoint that is not complete. Chunks and manifests are
 // created once and never changed.
 //
-//   checkpoints/<seq, 20 digits>/chunk-<n, 6 digits>   { seq, chunk: n, pairs: [[key, value | null], …] } in key order
-//   checkpoints/<seq, 20 digits>/manifest              { seq, chunks, keys, createdAt, txn }       (whole)
-//   checkpoints/<seq, 20 digits>/manifest-after-<seq>  { seq, chunks, keys, createdAt, txn, after } (after another)
+//   checkpoints/<seq, 20 digits>/chunk-<n, 6 digits>   { seq, chunk: n, pairs: [[key, value], …] } in key order (whole)
+//   checkpoints/<seq, 20 digits>/manifest              { seq, chunks, keys, createdAt, txn, after: null }
+//   checkpoints/<seq, 20 digits>/delta-<n, 6 digits>   { seq, chunk: n, after, pairs: [[key, value | null], …] } (after another)
+//   checkpoints/<seq, 20 digits>/manifest-after-<seq>  { seq, chunks, keys, createdAt, txn, after }
 // each a checksummed frame (keys/framing.ts) that names its own checkpoint (and chunk), so a damaged object or
 // one copied from another checkpoint is CORRUPT, and bootstrap falls back to an older checkpoint or the log.
 // What a checkpoint is after is in its manifest's name, so a listing alone says which checkpoints others need,
@@ -15,7 +16,7 @@
 // Checkpoints written before checksums (plain frames, chunks a bare array) still read.
 import { checkedFrame, FrameError, isRecord, unframe } from '../../keys/framing.js';
 import { type KvSeq, kvSeq } from '../../keys/ids.js';
-import { StrataError } from '../errors.js';
+import { isStrataError, StrataError } from '../errors.js';
 import type { ObjectStore } from '../store/object-store.js';
 
 export const CHECKPOINT_PREFIX = 'checkpoints/';
@@ -59,7 +60,9 @@ export interface StoredCheckpoint {
 
 const digits = (seq: KvSeq) => String(seq).padStart(20, '0');
 const dir = (seq: KvSeq) => `${CHECKPOINT_PREFIX}${digits(seq)}`;
-const chunkKey = (seq: KvSeq, n: number) => `${dir(seq)}/chunk-${String(n).padStart(6, '0')}`;
+// A checkpoint after another names its chunks apart: a version that knows only whole checkpoints, writing
+// one at the same entry, must not take them for its own.
+const chunkKey = (seq: KvSeq, n: number, after: KvSeq | null) => `${dir(seq)}/${after === null ? 'chunk' : 'delta'}-${String(n).padStart(6, '0')}`;
 const manifestKey = (seq: KvSeq, after: KvSeq | null) => `${dir(seq)}/manifest${after === null ? '' : `-after-${digits(after)}`}`;
 const MANIFEST_NAME = /^manifest(?:-after-(\d{20}))?$/;
 
@@ -125,7 +128,7 @@ export class Checkpoints {
     const flush = async () => {
       if (chunk.length === 0) return;
       chunks++;
-      const key = chunkKey(seq, chunks);
+      const key = chunkKey(seq, chunks, after);
       const body = checkedFrame({ seq, chunk: chunks, ...(after === null ? {} : { after }), pairs: chunk } satisfies WireChunk);
       // Create-if-absent: two processes checkpointing the same sequence over the same one write the same
       // bytes, and either wins. Other bytes there are another writing's (over another checkpoint, or cut
@@ -211,7 +214,7 @@ export class Checkpoints {
     for (let top = m; top.after !== null; ) {
       const below = await this.manifestNamed(top.after);
       if (below === undefined || below.seq >= top.seq) {
-        throw corrupt(`${dir(top.after)}/manifest`, `checkpoint ${top.seq} is after checkpoint ${top.after}, which has no complete manifest`);
+        throw corrupt(`${dir(top.after)}/`, `checkpoint ${top.seq} is after checkpoint ${top.after}, which has no one manifest`);
       }
       out.unshift(below);
       top = below;
@@ -227,6 +230,19 @@ export class Checkpoints {
       if (m !== null) named.push(m[1] === undefined ? null : kvSeq(Number(m[1])));
     }
     return named.length === 1 ? this.manifest(seq, named[0]!) : undefined;
+  }
+
+  /** Whether checkpoint `seq` (complete) and every one it is read over read whole: each chunk there and its checksum right. */
+  async readsWhole(seq: KvSeq): Promise<boolean> {
+    try {
+      const m = await this.newestFirst(async (s) => s === seq).next();
+      if (m.done) return false;
+      for (const run of await this.stack(m.value)) for await (const _ of this.chunks(run));
+      return true;
+    } catch (e) {
+      if (isStrataError(e, 'CORRUPT')) return false;
+      throw e;
+    }
   }
 
   /**
@@ -250,14 +266,14 @@ export class Checkpoints {
   async *chunks(m: CheckpointManifest): AsyncGenerator<CheckpointPair[]> {
     const fetch = (n: number) => {
       if (n > m.chunks) return undefined;
-      const bytes = this.store.get(chunkKey(m.seq, n));
+      const bytes = this.store.get(chunkKey(m.seq, n, m.after));
       // A fetch ahead that fails is thrown when its turn comes, not before.
       bytes.catch(() => undefined);
       return bytes;
     };
     let next = fetch(1);
     for (let n = 1; next !== undefined; n++) {
-      const key = chunkKey(m.seq, n);
+      const key = chunkKey(m.seq, n, m.after);
       const bytes = await next;
       next = fetch(n + 1);
       if (bytes === undefined) throw corrupt(key, `it is missing, and the manifest lists ${m.chunks} chunks`);
@@ -271,12 +287,7 @@ export class Checkpoints {
  * and a key whose winning pair has no value is left out.
  */
 async function* mergedNewestWins(runs: AsyncGenerator<CheckpointPair[]>[]): AsyncGenerator<[Uint8Array, Uint8Array][]> {
-  const cursors = await Promise.all(
-    runs.map(async (run) => {
-      const first = await run.next();
-      return { run, pairs: first.done ? [] : first.value, at: 0, done: first.done === true };
-    }),
-  );
+  const cursors = runs.map((run) => ({ run, pairs: [] as CheckpointPair[], at: 0, done: false }));
   const refill = async (c: (typeof cursors)[number]) => {
     while (!c.done && c.at >= c.pairs.length) {
       const next = await c.run.next();
@@ -285,6 +296,7 @@ async function* mergedNewestWins(runs: AsyncGenerator<CheckpointPair[]>[]): Asyn
       c.at = 0;
     }
   };
+  await Promise.all(cursors.map(refill));
   let out: [Uint8Array, Uint8Array][] = [];
   const holding: (typeof cursors)[number][] = [];
   for (;;) {

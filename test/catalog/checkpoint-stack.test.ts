@@ -123,7 +123,8 @@ describe('checkpoints after another', () => {
     await c.checkpoint();
     await commits(c, 4, 1);
     const expected = await dumpCatalog(c);
-    const chunk = (seq: number) => path.join(dir, 'store', 'checkpoints', String(seq).padStart(20, '0'), 'chunk-000001');
+    // A whole checkpoint's chunks are chunk-…, those of one after another delta-….
+    const chunk = (seq: number) => path.join(dir, 'store', 'checkpoints', String(seq).padStart(20, '0'), seq === whole.seq ? 'chunk-000001' : 'delta-000001');
     for (const seq of [whole.seq, first.seq]) {
       const original = await readFile(chunk(seq));
       const damaged = Buffer.from(original);
@@ -144,6 +145,62 @@ describe('checkpoints after another', () => {
     expect(await newMachine(dir)).toEqual(expected);
     expect((await c.pruneCheckpoints({ dryRun: true, keep: 1, minAgeMs: 0 })).kept).toEqual([whole.seq]);
     await c.close();
+  });
+
+  it('are not written over damage, and the log is not compacted into a stack that does not read whole', async () => {
+    const dir = await tempDir();
+    const c = await large(dir);
+    const whole = await c.checkpoint();
+    await commits(c, 0, 2);
+    const over = await c.checkpoint();
+    expect(over.after).toBe(whole.seq);
+    const cpDir = (seq: number) => path.join(dir, 'store', 'checkpoints', String(seq).padStart(20, '0'));
+    // A bit of the whole one's chunk flipped after it was written: its manifest still lists it complete.
+    const chunk = path.join(cpDir(whole.seq), 'chunk-000001');
+    const original = await readFile(chunk);
+    const damaged = Buffer.from(original);
+    damaged[damaged.length >> 1]! ^= 0x01;
+    await writeFile(chunk, damaged);
+    // Compaction takes neither (the log still stands in for them), and a new machine reads the same catalog.
+    expect(await c.compactLog({ minAgeMs: 0 })).toMatchObject({ through: null, entries: 0 });
+    expect(await newMachine(dir)).toEqual(await dumpCatalog(c));
+    // The next checkpoint, once a manifest it would be read over cannot be read, is whole.
+    const manifest = path.join(cpDir(over.seq), (await readdir(cpDir(over.seq))).find((o) => o.startsWith('manifest'))!);
+    await writeFile(manifest, Buffer.from((await readFile(manifest)).subarray(0, 9)));
+    await commits(c, 2, 1);
+    const next = await c.checkpoint();
+    expect(next.after).toBeNull();
+    expect(await c.compactLog({ minAgeMs: 0 })).toMatchObject({ through: next.seq });
+    expect(await newMachine(dir)).toEqual(await dumpCatalog(c));
+    await c.close();
+  });
+
+  it('are whole when a log entry since the one below cannot be read, or the log holds another history there', async () => {
+    const dir = await tempDir();
+    const c = await openCatalog({ dir, checkpointEvery: 0, logLayout: 'objects' });
+    await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
+    await c.transaction((tx) => tx.addDataFiles('main', 't', Array.from({ length: 1500 }, (_, i) => file(`base/${i}.parquet`))));
+    const whole = await c.checkpoint();
+    await commits(c, 0, 2);
+    // The entry after the checkpoint, which the index applied long ago, damaged in the store.
+    const entry = path.join(dir, 'store', 'log', String(whole.seq + 1).padStart(20, '0'));
+    const bytes = await readFile(entry);
+    const flipped = Buffer.from(bytes);
+    flipped[flipped.length - 3]! ^= 0x04;
+    await writeFile(entry, flipped);
+    expect((await c.checkpoint()).after).toBeNull();
+    await writeFile(entry, bytes);
+    await c.close();
+    // A checkpoint whose txn is not its entry's (the log went on another way after it was taken).
+    const other = await tempDir();
+    const d = await large(other);
+    const base = await d.checkpoint();
+    await commits(d, 0, 1);
+    const manifest = path.join(other, 'store', 'checkpoints', String(base.seq).padStart(20, '0'), 'manifest');
+    const { checkedFrame, unframe } = await import('../../keys/framing.js');
+    await writeFile(manifest, checkedFrame({ ...(unframe(await readFile(manifest)) as object), txn: 'another-history' }));
+    expect((await d.checkpoint()).after).toBeNull();
+    await d.close();
   });
 
   it('take a fraction of the bytes whole ones take', async () => {

@@ -10,7 +10,8 @@ import type { StoredCheckpoint } from '../../src/log/checkpoint.js';
 const NOW = 1_000_000;
 
 // Checkpoints at distinct sequences; a later sequence is written no earlier than an earlier one. A complete
-// one may be after an earlier complete one (decision 0059), chosen by `over` among those before it.
+// one may be after an earlier complete one (decision 0059), an incomplete one after an incomplete one,
+// chosen by `over` among those before it.
 const stored: fc.Arbitrary<StoredCheckpoint[]> = fc
   .uniqueArray(fc.record({ seq: fc.integer({ min: 1, max: 10_000 }), complete: fc.boolean(), age: fc.nat(2_000), over: fc.option(fc.nat(), { nil: undefined }) }), {
     selector: (c) => c.seq,
@@ -21,8 +22,10 @@ const stored: fc.Arbitrary<StoredCheckpoint[]> = fc
     const ages = cs.map((c) => c.age).sort((a, b) => b - a); // oldest first, to go with ascending sequences
     const out: StoredCheckpoint[] = [];
     for (const [i, c] of bySeq.entries()) {
-      const below = out.filter((b) => b.complete);
-      const after = c.complete && c.over !== undefined && below.length > 0 ? below[c.over % below.length]!.seq : null;
+      // As list() gives them: a complete one is after a complete one; one whose manifest is there but is after
+      // an incomplete one is itself incomplete.
+      const below = out.filter((b) => b.complete === c.complete);
+      const after = c.over !== undefined && below.length > 0 ? below[c.over % below.length]!.seq : null;
       out.push({ seq: kvSeq(c.seq), complete: c.complete, after, keys: [`checkpoints/${c.seq}/manifest`], lastModified: NOW - ages[i]! });
     }
     return out;

@@ -53,8 +53,16 @@ export function checkpoints({ make }: LogSuite): void {
       // Both past 4 MiB: each is read a chunk at a time while the other's chunks are read.
       const whole = pairs(3000);
       await h.log.checkpoints.write(kvSeq(10), 'txn-10', batches(whole, 250), NOW);
-      const changed = pairs(6000).filter((_, i) => i % 2 === 1);
-      const changes: [Uint8Array, Uint8Array | null][] = changed.map(([k, v], i) => [k, i % 3 === 0 && Buffer.compare(k, whole.at(-1)![0]) <= 0 ? null : v]);
+      // Of the whole one's keys every fifth deleted and every fifth other given a new value; new keys among
+      // and after them. In key order, as a checkpoint's pairs are.
+      const fresh = pairs(6000);
+      const changes: [Uint8Array, Uint8Array | null][] = [];
+      for (let i = 0; i < 6000; i++) {
+        if (i < 3000 && i % 5 === 0) changes.push([whole[i]![0], null]);
+        else if (i < 3000 && i % 5 === 1) changes.push([whole[i]![0], fresh[(i * 7) % 6000]![1]]);
+        else if (i >= 3000 && i % 3 === 0) changes.push(fresh[i]!);
+      }
+      expect(changes.filter(([, v]) => v === null).length).toBe(600);
       await h.log.checkpoints.write(kvSeq(20), 'txn-20', batches(changes, 300), NOW, kvSeq(10));
       const expected = new Map(whole.map(([k, v]) => [hex(k), hex(v)]));
       for (const [k, v] of changes) {
@@ -69,9 +77,13 @@ export function checkpoints({ make }: LogSuite): void {
       const top = await newest(other.checkpoints, all);
       expect(top).toMatchObject({ seq: 20, after: 10, keys: changes.length });
       expect(await readCheckpoint(other, top!)).toEqual([...expected].sort(([a], [b]) => Buffer.compare(Buffer.from(a, 'hex'), Buffer.from(b, 'hex'))));
+      // One that changed nothing reads as the one it is after.
+      const none = await h.log.checkpoints.write(kvSeq(15), 'txn-15', batches([], 1), NOW, kvSeq(10));
+      expect(none).toMatchObject({ chunks: 0, keys: 0, after: 10 });
+      expect(await readCheckpoint(other, none)).toEqual(whole.map(([k, v]) => [hex(k), hex(v)]));
       // Without the one it is after, it is not complete, and nothing reads it as the catalog.
       await h.interruptCheckpoint(kvSeq(10));
-      expect((await other.checkpoints.list()).map((c) => c.complete)).toEqual([false, false]);
+      expect((await other.checkpoints.list()).map((c) => c.complete)).toEqual([false, false, false]);
       expect(await newest(other.checkpoints, all)).toBeUndefined();
       // A whole checkpoint holds no deleted key.
       await expect(h.log.checkpoints.write(kvSeq(30), 'txn-30', batches([[whole[0]![0], null]], 1), NOW)).rejects.toThrow('a whole checkpoint holds no deleted keys');
