@@ -33,6 +33,26 @@ async function newMachine(dir: string) {
   }
 }
 
+/** A whole checkpoint and two after it, each after two more commits. */
+async function stackOfThree(dir: string) {
+  const c = await large(dir);
+  const whole = await c.checkpoint();
+  await commits(c, 0, 2);
+  const first = await c.checkpoint();
+  await commits(c, 2, 2);
+  const second = await c.checkpoint();
+  return { c, whole, first, second };
+}
+
+/** Flips bits of one byte of a file (`at` from its end when negative); returns the bytes it held before. */
+async function flip(file: string, at: number, mask: number): Promise<Buffer> {
+  const original = await readFile(file);
+  const damaged = Buffer.from(original);
+  damaged[at < 0 ? damaged.length + at : at]! ^= mask;
+  await writeFile(file, damaged);
+  return original;
+}
+
 const checkpointDirs = async (dir: string) => (await readdir(path.join(dir, 'store', 'checkpoints'))).map(Number);
 const objectsOf = async (dir: string, seq: number) => readdir(path.join(dir, 'store', 'checkpoints', String(seq).padStart(20, '0')));
 
@@ -92,12 +112,7 @@ describe('checkpoints after another', () => {
 
   it('keep what they are read over from pruning, and go with it once a whole one supersedes them', async () => {
     const dir = await tempDir();
-    const c = await large(dir);
-    const whole = await c.checkpoint();
-    await commits(c, 0, 2);
-    const first = await c.checkpoint();
-    await commits(c, 2, 2);
-    const second = await c.checkpoint();
+    const { c, whole, first, second } = await stackOfThree(dir);
     expect([first.after, second.after]).toEqual([whole.seq, first.seq]);
     const pruned = await c.pruneCheckpoints({ keep: 1, minAgeMs: 0 });
     expect(pruned).toMatchObject({ kept: [whole.seq, first.seq, second.seq], deleted: [] });
@@ -115,21 +130,13 @@ describe('checkpoints after another', () => {
 
   it('are passed over when any checkpoint of their stack is damaged or gone, for an older one or the log', async () => {
     const dir = await tempDir();
-    const c = await large(dir);
-    const whole = await c.checkpoint();
-    await commits(c, 0, 2);
-    const first = await c.checkpoint();
-    await commits(c, 2, 2);
-    await c.checkpoint();
+    const { c, whole, first } = await stackOfThree(dir);
     await commits(c, 4, 1);
     const expected = await dumpCatalog(c);
     // A whole checkpoint's chunks are chunk-…, those of one after another delta-….
     const chunk = (seq: number) => path.join(dir, 'store', 'checkpoints', String(seq).padStart(20, '0'), seq === whole.seq ? 'chunk-000001' : 'delta-000001');
     for (const seq of [whole.seq, first.seq]) {
-      const original = await readFile(chunk(seq));
-      const damaged = Buffer.from(original);
-      damaged[damaged.length >> 1]! ^= 0x10;
-      await writeFile(chunk(seq), damaged);
+      const original = await flip(chunk(seq), 100, 0x10);
       expect(await newMachine(dir)).toEqual(expected);
       const report = await c.verify();
       expect(report.violations).toEqual([expect.objectContaining({ invariant: 'checkpoints-are-whole', object: `checkpoint ${seq}` })]);
@@ -156,11 +163,7 @@ describe('checkpoints after another', () => {
     expect(over.after).toBe(whole.seq);
     const cpDir = (seq: number) => path.join(dir, 'store', 'checkpoints', String(seq).padStart(20, '0'));
     // A bit of the whole one's chunk flipped after it was written: its manifest still lists it complete.
-    const chunk = path.join(cpDir(whole.seq), 'chunk-000001');
-    const original = await readFile(chunk);
-    const damaged = Buffer.from(original);
-    damaged[damaged.length >> 1]! ^= 0x01;
-    await writeFile(chunk, damaged);
+    await flip(path.join(cpDir(whole.seq), 'chunk-000001'), 100, 0x01);
     // Compaction takes neither (the log still stands in for them), and a new machine reads the same catalog.
     expect(await c.compactLog({ minAgeMs: 0 })).toMatchObject({ through: null, entries: 0 });
     expect(await newMachine(dir)).toEqual(await dumpCatalog(c));
@@ -184,10 +187,7 @@ describe('checkpoints after another', () => {
     await commits(c, 0, 2);
     // The entry after the checkpoint, which the index applied long ago, damaged in the store.
     const entry = path.join(dir, 'store', 'log', String(whole.seq + 1).padStart(20, '0'));
-    const bytes = await readFile(entry);
-    const flipped = Buffer.from(bytes);
-    flipped[flipped.length - 3]! ^= 0x04;
-    await writeFile(entry, flipped);
+    const bytes = await flip(entry, -3, 0x04);
     expect((await c.checkpoint()).after).toBeNull();
     await writeFile(entry, bytes);
     await c.close();
