@@ -7,7 +7,9 @@ import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Catalog } from '../../src/catalog/catalog.js';
-import { dumpCatalog, openCatalog, tempDir } from '../helpers.js';
+import { DirectoryStore } from '../../src/store/directory-store.js';
+import { FaultyStore } from '../store/doubles/faulty-store.js';
+import { dumpCatalog, openCatalog, readAll, tempDir } from '../helpers.js';
 
 const file = (p: string, records = 1) => ({ path: p, recordCount: records, fileSizeBytes: 10 * records });
 
@@ -51,6 +53,15 @@ async function flip(file: string, at: number, mask: number): Promise<Buffer> {
   damaged[at < 0 ? damaged.length + at : at]! ^= mask;
   await writeFile(file, damaged);
   return original;
+}
+
+/** A new machine's catalog, opened from the store's checkpoints and log. */
+const newMachineOpen = async (dir: string) => openCatalog({ dir: await tempDir(), store: { path: path.join(dir, 'store') }, readOnly: true });
+
+/** Everything a catalog holds at its newest snapshot. */
+async function newestOf(c: Catalog) {
+  const [newest] = await c.snapshots({ newestFirst: true, limit: 1 });
+  return readAll(c, newest!.id);
 }
 
 const checkpointDirs = async (dir: string) => (await readdir(path.join(dir, 'store', 'checkpoints'))).map(Number);
@@ -201,6 +212,54 @@ describe('checkpoints after another', () => {
     await writeFile(manifest, checkedFrame({ ...(unframe(await readFile(manifest)) as object), txn: 'another-history' }));
     expect((await d.checkpoint()).after).toBeNull();
     await d.close();
+  });
+
+  it('cut short at any store operation, or with its answer lost, leave a store a new machine reads the catalog from', { timeout: 120_000 }, async () => {
+    const dir = await tempDir();
+    // The fault: the at-th operation from here, or the at-th create of a checkpoint object from here.
+    let failing: { at: number; after: boolean; writes: boolean } | undefined;
+    let ops = 0;
+    let creates = 0;
+    let hit = false;
+    const fault = (after: boolean) => (n: number, op: string, key: string) => {
+      if (!after) ops = n;
+      const create = op === 'putIfAbsent' && key.startsWith('checkpoints/');
+      if (create && !after) creates++;
+      if (failing === undefined || failing.after !== after || (failing.writes ? !create || creates !== failing.at : n !== failing.at)) return;
+      hit = true;
+      throw new Error(`injected: ${after ? 'the answer of' : 'before'} ${op} ${key}`);
+    };
+    const store = new FaultyStore(new DirectoryStore(path.join(dir, 'store')), { beforeOperation: fault(false), afterOperation: fault(true) });
+    const c = await openCatalog({ dir, store, checkpointEvery: 0, logLayout: 'objects' });
+    await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
+    await c.transaction((tx) => tx.addDataFiles('main', 't', Array.from({ length: 1500 }, (_, i) => file(`base/${i}.parquet`))));
+    await c.checkpoint();
+    const failed: string[] = [];
+    let made = 0;
+    for (const writes of [false, true]) {
+      for (const after of [false, true]) {
+        // The k-th step of the k-th try of one checkpoint fails (a try finds what the ones before left),
+        // until a try has fewer such steps and completes.
+        await commits(c, 100 * made++, 2);
+        for (let k = 1; k < 100; k++) {
+          hit = false;
+          failing = { at: (writes ? creates : ops) + k, after, writes };
+          const written = await c.checkpoint().catch((e: Error) => void failed.push(e.message));
+          failing = undefined;
+          const fresh = await newMachineOpen(dir);
+          expect(await newestOf(fresh)).toEqual(await newestOf(c));
+          await fresh.close();
+          if (!hit || written !== undefined) {
+            expect(written && written.after).not.toBeNull();
+            break;
+          }
+        }
+      }
+    }
+    // Faults met every kind of step of one: the look for one there, the stack below, the chunk, the manifest.
+    for (const step of ['list checkpoints/', 'get checkpoints/', 'putIfAbsent checkpoints/', '/manifest-after-']) expect(failed.join('\n')).toContain(step);
+    expect(await c.verify()).toMatchObject({ ok: true });
+    await c.close();
   });
 
   it('take a fraction of the bytes whole ones take', async () => {
