@@ -147,7 +147,9 @@ describe('segment recovery', () => {
     }
   });
 
-  it('no single flipped bit in any acknowledged record reads as a torn append: each is CORRUPT to whoever reads its entry, and no writer cuts or writes over it', async () => {
+  // ~6,000 flips, each opened, appended to and read by two processes' worth of handles: 15 s alone, twice
+  // that beside the rest of the suite on two cores.
+  it('no single flipped bit in any acknowledged record reads as a torn append: each is CORRUPT to whoever reads its entry, and no writer cuts or writes over it', { timeout: 120_000 }, async () => {
     const root = await tempDir();
     (await logOf(root, [40, 40, 700])).close(); // the last record takes two sectors
     const file = span(root, 2).file;
