@@ -236,9 +236,25 @@ describe("a listing's read-ahead of the tables after it", () => {
     for (const t of [1, 2, 4, 5, 6]) expect((await r.table('main', `t${t}`)).columns).toHaveLength(2);
     expect([read(Space.Table), read(Space.Column)], 'seven tables, each its own').toEqual([7, 7 * 2]);
     expect((await r.table('main', 't8')).columns).toHaveLength(2);
+    // The eighth has every table's rows and columns read beside it (decision 0049), not in its way: once that
+    // has landed, a table not looked at yet comes from memory. Each try takes another such table, so one the
+    // try itself read and kept does not pass for it.
+    await vi.waitFor(() => {
+      expect(read(Space.Table), 'the eighth: every table').toBeGreaterThanOrEqual(7 + 20 - 7);
+      expect(read(Space.Column), 'the eighth: every table').toBeGreaterThanOrEqual(7 * 2 + 20 * 2 - 7 * 2);
+    });
+    const untouched = [9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19];
+    await vi.waitFor(
+      async () => {
+        const t = untouched.shift();
+        if (t === undefined) throw new Error('every table not looked at yet was read on its own');
+        const before = [read(Space.Table), read(Space.Column)];
+        expect((await r.table('main', `t${t}`)).columns).toHaveLength(2);
+        expect([read(Space.Table), read(Space.Column)], `t${t} from memory`).toEqual(before);
+      },
+      { interval: 50, timeout: 5000 },
+    );
     const ahead = [read(Space.Table), read(Space.Column)] as const;
-    expect(ahead[0], 'the eighth: every table').toBeGreaterThanOrEqual(7 + 20 - 7);
-    expect(ahead[1], 'the eighth: every table').toBeGreaterThanOrEqual(7 * 2 + 20 * 2 - 7 * 2);
     for (let t = 0; t < 20; t++) expect((await r.table('main', `t${t}`)).columns).toHaveLength(2);
     expect([read(Space.Table), read(Space.Column)], 'the rest from memory').toEqual(ahead);
     await r.close();
