@@ -66,6 +66,12 @@ const chunkKey = (seq: KvSeq, n: number, after: KvSeq | null) => `${dir(seq)}/${
 const manifestKey = (seq: KvSeq, after: KvSeq | null) => `${dir(seq)}/manifest${after === null ? '' : `-after-${digits(after)}`}`;
 const MANIFEST_NAME = /^manifest(?:-after-(\d{20}))?$/;
 
+/** What a checkpoint object's name says: a manifest, and the checkpoint it is after (null: whole); undefined: no manifest. */
+function manifestAfter(objectKey: string): KvSeq | null | undefined {
+  const m = MANIFEST_NAME.exec(objectKey.slice(objectKey.lastIndexOf('/') + 1));
+  return m === null ? undefined : m[1] === undefined ? null : kvSeq(Number(m[1]));
+}
+
 const corrupt = (key: string, why: string) =>
   new StrataError('CORRUPT', `checkpoint object ${key} cannot be read: ${why}; the checkpoint is damaged (an older one, or the log, can stand in for it)`);
 
@@ -164,8 +170,8 @@ export class Checkpoints {
       let c = bySeq.get(seq);
       if (c === undefined) bySeq.set(seq, (c = { seq: kvSeq(seq), complete: false, after: null, manifests: [], keys: [], lastModified: 0 }));
       c.keys.push(key);
-      const named = MANIFEST_NAME.exec(m[2]!);
-      if (named !== null) c.manifests.push(named[1] === undefined ? null : kvSeq(Number(named[1])));
+      const after = manifestAfter(key);
+      if (after !== undefined) c.manifests.push(after);
       c.lastModified = Math.max(c.lastModified, lastModified);
     }
     const sorted = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
@@ -183,7 +189,7 @@ export class Checkpoints {
    * interrupted half-way is left incomplete, and never looks complete with chunks missing.
    */
   async delete(c: StoredCheckpoint): Promise<void> {
-    const isManifest = (k: string) => MANIFEST_NAME.test(k.slice(k.lastIndexOf('/') + 1));
+    const isManifest = (k: string) => manifestAfter(k) !== undefined;
     await this.store.delete(c.keys.filter(isManifest));
     await this.store.delete(c.keys.filter((k) => !isManifest(k)));
   }
@@ -226,8 +232,8 @@ export class Checkpoints {
   private async manifestNamed(seq: KvSeq): Promise<CheckpointManifest | undefined> {
     const named: (KvSeq | null)[] = [];
     for await (const { key } of this.store.list(`${dir(seq)}/`)) {
-      const m = MANIFEST_NAME.exec(key.slice(key.lastIndexOf('/') + 1));
-      if (m !== null) named.push(m[1] === undefined ? null : kvSeq(Number(m[1])));
+      const after = manifestAfter(key);
+      if (after !== undefined) named.push(after);
     }
     return named.length === 1 ? this.manifest(seq, named[0]!) : undefined;
   }
