@@ -31,6 +31,13 @@ export interface LockState {
 
 export class AppendLock {
   private fd: number | undefined;
+  /**
+   * The holders inside this process, in turn: flock(2) is held by the open file, and this process has one, so
+   * a second taker here (a compaction beside a commit's append) would be let in at once.
+   */
+  private queue: Promise<void> = Promise.resolve();
+  /** Lets the next taker of this process in: set while this process holds the lock. */
+  private leave: (() => void) | undefined;
   /** A read-only descriptor for readers that never append (the lock file may not exist yet). */
   private peekFd: number | undefined;
 
@@ -44,7 +51,30 @@ export class AppendLock {
    * would hold one of libuv's four threads, which the holder itself may need to finish its append.
    */
   async take(): Promise<void> {
-    const fd = this.file();
+    let leave!: () => void;
+    const before = this.queue;
+    this.queue = new Promise((resolve) => (leave = resolve));
+    await before;
+    try {
+      await this.flock(this.file());
+    } catch (e) {
+      leave();
+      throw e;
+    }
+    this.leave = leave;
+  }
+
+  release(): void {
+    const leave = this.leave;
+    this.leave = undefined;
+    try {
+      fsExt().flockSync(this.fd!, 'un');
+    } finally {
+      leave?.();
+    }
+  }
+
+  private async flock(fd: number): Promise<void> {
     for (let n = 0; ; n++) {
       try {
         fsExt().flockSync(fd, 'exnb');
@@ -56,10 +86,6 @@ export class AppendLock {
       if (n < 50) await yieldTurn();
       else await sleep(Math.min(5, 2 ** ((n - 50) / 8)));
     }
-  }
-
-  release(): void {
-    fsExt().flockSync(this.fd!, 'un');
   }
 
   generation(): number {

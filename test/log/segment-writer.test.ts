@@ -109,3 +109,29 @@ describe('segment compaction', () => {
     );
   });
 });
+
+describe('one handle appending and compacting at once', () => {
+  /** Resolves once a temporary file is in the segments directory: a compaction is writing a segment's replacement. */
+  async function replacementBeingWritten(root: string): Promise<void> {
+    const dir = path.join(root, SEGMENTS_DIR);
+    for (let turns = 0; turns < 100_000; turns++) {
+      if (fs.readdirSync(dir).some((f) => f !== 'LOCK' && !f.endsWith('.seg'))) return;
+      await new Promise((r) => setImmediate(r));
+    }
+    throw new Error('no compaction wrote a replacement segment');
+  }
+
+  it('keeps an entry appended while the compaction of its tail segment is syncing the replacement', async () => {
+    const root = await tempDir();
+    const log = await logOf(root, [40, 40, 40, 40]);
+    const compacting = log.compact(kvSeq(3));
+    await replacementBeingWritten(root);
+    expect(await log.append(entry(5))).toBe(true);
+    await compacting;
+    const reader = open(root);
+    expect(await reader.head(kvSeq(0))).toBe(5);
+    expect((await reader.read(kvSeq(5)))!.seq).toBe(5);
+    expect((await reader.read(kvSeq(3)))!.kind).toBe('stub');
+  });
+
+});
