@@ -45,9 +45,6 @@ export interface Closable {
 /** What a call on a closed catalog is told. */
 export const closedCatalog = () => new StrataError('INVALID_ARGUMENT', 'this catalog is closed; open it again with Catalog.open');
 
-/** How long after this process last applied another writer's entry its transactions ask the store first (decision 0057). */
-const CONTENDED_MS = 10_000;
-
 /** Entries written without asking the store first, after which a transaction asks anyway (decision 0057). */
 const ASK_EVERY = 8;
 
@@ -68,7 +65,7 @@ export class CommitEngine implements CommitLayer {
   private constructor(readonly parts: Opened) {
     const { sync, log, clock, limits } = parts;
     this.background = new Background(sync, log, this.status, clock, limits.checkpointEvery);
-    this.committer = new Committer(sync, log, this.status, this.background, { maxCommitAttempts: limits.maxCommitAttempts, random: parts.random });
+    this.committer = new Committer(sync, log, this.status, this.background, { maxCommitAttempts: limits.maxCommitAttempts });
     this.ids = new IdBlocks(this.committer);
     this.commits = new GroupCommit(this.committer, clock, this.ids.inHand, () => this.transactions.size);
     this.gc = new Maintenance({
@@ -128,7 +125,7 @@ export class CommitEngine implements CommitLayer {
       // other writers are at work, and once ASK_EVERY entries were written since the log last said where it
       // ends, so that a writer that lost a race gets in: a writer asking nothing commits a round trip after
       // its last, before a loser has read the entry it lost to.
-      if (!sync.probesAreRequests || this.committer.exclusive || sync.sawOtherWriterWithin(CONTENDED_MS) || sync.entriesSinceAsked >= ASK_EVERY) {
+      if (!sync.probesAreRequests || this.committer.exclusive || this.committer.contended() || sync.entriesSinceAsked >= ASK_EVERY) {
         if (!this.commits.busy && !this.committer.exclusive) await sync.refresh();
         return this.committed(await sync.view((view) => prepare(view, fn, checked, clock(), ctx, true)));
       }

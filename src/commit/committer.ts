@@ -1,8 +1,7 @@
 // The commit loop and the commit point. Every write — catalog commits and system entries (tags, writer
 // epochs, leases, retain-from, excision batches, unscheduling) — is an attempt built on the newest local
 // state and written as log entry `view.seq + 1`; another writer owning that entry is a lost race, after which
-// the loop catches up and tries again with a jittered pause. Fencing is checked here, once, for all of them.
-import { setTimeout as sleep } from 'node:timers/promises';
+// the writer tries in its turn (decision 0060). Fencing is checked here, once, for all of them.
 import { type KvSeq, kvSeq, type SnapshotId } from '../../keys/ids.js';
 import type { Mutation } from '../../keys/mutation.js';
 import { putWriterEpoch } from '../../keys/system.js';
@@ -15,8 +14,8 @@ import type { Background } from './background.js';
 import type { FollowStatus } from './status.js';
 import { randomUUID } from '../random.js';
 
-/** The longest pause between two attempts of one commit; pauses are drawn uniformly below 2^attempt ms. */
-const MAX_BACKOFF_MS = 250;
+/** How long after this process last met another writer (an entry, or a writer waiting) it counts as contended. */
+const CONTENDED_MS = 10_000;
 
 /** Where a commit lost the race: the log entry another writer created first. */
 export interface LostRace {
@@ -26,8 +25,6 @@ export interface LostRace {
 export interface CommitterOptions {
   /** How many times one write is tried before it fails with CONFLICT. */
   maxCommitAttempts: number;
-  /** The jitter of the pauses between attempts (seeded in tests, so a failing run replays). */
-  random: () => number;
 }
 
 export class Committer {
@@ -46,20 +43,36 @@ export class Committer {
   }
 
   /**
-   * Runs `attempt` as this process's only writer over the newest local state, again (after catching up and
-   * a jittered pause) each time another writer took the log entry it tried to write, up to
-   * maxCommitAttempts. The first try does not ask the store what is new: a stale state loses the race for
-   * its entry, which costs what the question would have.
+   * Runs `attempt` as this process's only writer over the newest local state, up to maxCommitAttempts tries.
+   * The first try does not ask the store what is new: a stale state loses the race for its entry, which
+   * costs what the question would have. A writer that lost, and every writer while others are at work,
+   * tries in its turn (decision 0060): the writers waiting go in the order they began to wait, each
+   * catching up on what the others write meanwhile, and a writer that lost within its turn (to one that
+   * had not seen it wait) tries again at once.
    */
   loop<T>(attempt: (view: ReadView) => Promise<{ value: T } | LostRace>): Promise<T> {
     return this.sync.exclusive(async () => {
-      for (let n = 1; ; n++) {
-        if (n > 1) await this.sync.catchUp();
-        const out = await this.sync.view(attempt);
+      let tries = 0;
+      const tried = async (out: { value: T } | LostRace): Promise<T | undefined> => {
+        tries++;
         if ('value' in out) return out.value;
-        if (n >= this.opts.maxCommitAttempts) throw await this.gaveUp(out.lostAt, n);
-        await sleep(this.opts.random() * Math.min(MAX_BACKOFF_MS, 2 ** n));
+        if (tries >= this.opts.maxCommitAttempts) throw await this.gaveUp(out.lostAt, tries);
+        return undefined;
+      };
+      if (!this.contended()) {
+        const out = await tried(await this.sync.view(attempt));
+        if (out !== undefined) return out;
       }
+      return this.log.turn(
+        async () => {
+          for (;;) {
+            await this.sync.catchUp();
+            const out = await tried(await this.sync.view(attempt));
+            if (out !== undefined) return out;
+          }
+        },
+        () => this.sync.catchUp(),
+      );
     });
   }
 
@@ -85,7 +98,7 @@ export class Committer {
     const seq = kvSeq(view.seq + 1);
     const entry: LogEntry = { seq, epoch, txn: randomUUID(), prev: this.sync.kv.latestAppliedTxn, ...body };
     // A writer that holds the epoch knows the log's end; any other may not (decision 0057).
-    if (!(await this.log.appendOwn(entry, { ...appending, mayFillGap: this.epoch === 0 }))) return { lostAt: seq };
+    if (!(await this.log.appendOwn(entry, { ...appending, mayFillGap: this.epoch === 0, othersMayWait: this.epoch === 0 }))) return { lostAt: seq };
     try {
       await this.sync.apply(entry);
     } catch (e) {
@@ -112,6 +125,14 @@ export class Committer {
       const lost = await this.append(view, { kind: 'system', snapshots: [], mutations });
       return lost ?? { value };
     });
+  }
+
+  /**
+   * Whether other writers are at work: this process met another's entry or saw one waiting for its turn
+   * within CONTENDED_MS. Its transactions then ask the store first and commit in their turn.
+   */
+  contended(): boolean {
+    return this.sync.sawOtherWriterWithin(CONTENDED_MS) || this.log.sawWaiterWithin(CONTENDED_MS);
   }
 
   /**

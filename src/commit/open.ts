@@ -13,6 +13,7 @@ import type { LogEntry } from '../log/log-entry.js';
 import { CHECKPOINT_PREFIX } from '../log/checkpoint.js';
 import { COMPACTED_PREFIX } from '../log/compaction-marks.js';
 import { LOG_PREFIX } from '../log/object-log.js';
+import { TURNS_PREFIX } from '../log/turns.js';
 import { type LogLayout, openLog } from '../log/open-log.js';
 import { SEGMENTS_DIR } from '../log/segment-file.js';
 import { fsExt } from '../log/segment-lock.js';
@@ -41,8 +42,8 @@ export interface EngineOptions {
    */
   maxClockSkewMs?: number | null;
   /**
-   * The jitter of retry pauses, uniform in [0, 1) (default Math.random). Tests pass a seeded one so a run
-   * that fails can be replayed.
+   * The jitter of the S3 store's retry pauses, uniform in [0, 1) (default Math.random). Tests pass a seeded
+   * one so a run that fails can be replayed.
    */
   random?: () => number;
   /** Never write to the shared store (the local index is still maintained). */
@@ -118,7 +119,6 @@ export interface Opened {
   store: ObjectStore;
   log: CommitLog;
   clock: () => number;
-  random: () => number;
   readOnly: boolean;
   /** Lets go of the store if the catalog made it (a store handed in belongs to the caller). */
   closeStore: () => void;
@@ -168,7 +168,7 @@ export const ICEBERG_PREFIX = 'iceberg/';
  * What the catalog keeps in its store beside data files. Orphan reclamation deletes what lies under the data
  * path and no row names, so a data path over any of these (or holding one) would take them for orphans.
  */
-const CATALOG_PREFIXES = [LOG_PREFIX, CHECKPOINT_PREFIX, COMPACTED_PREFIX, `${SEGMENTS_DIR}/`, PROBE_PREFIX, ICEBERG_PREFIX];
+const CATALOG_PREFIXES = [LOG_PREFIX, CHECKPOINT_PREFIX, COMPACTED_PREFIX, `${SEGMENTS_DIR}/`, PROBE_PREFIX, ICEBERG_PREFIX, TURNS_PREFIX];
 
 function normaliseDataPath(p: string | undefined): string {
   if (p === undefined) return 'data/';
@@ -258,7 +258,7 @@ export async function openCatalog(given: EngineOptions): Promise<Opened> {
           `${JSON.stringify(dataPath)} (fixed at creation); open it without dataPath`,
       );
     }
-    return { sync, store, log, clock, random, readOnly, closeStore, limits, dataPath, writerName: opts.writerName ?? `${hostname()}:${process.pid}`, dir: opts.dir };
+    return { sync, store, log, clock, readOnly, closeStore, limits, dataPath, writerName: opts.writerName ?? `${hostname()}:${process.pid}`, dir: opts.dir };
   } catch (e) {
     await kv?.close();
     closeStore();

@@ -17,6 +17,11 @@ export interface AppendOptions {
    * the tail themselves (segments) has no gap to fill.
    */
   mayFillGap?: boolean;
+  /**
+   * Whether another writer may be waiting for its turn (none can while this one holds the writer epoch): a
+   * log whose turns are objects looks for them now and then beside the write (decision 0060).
+   */
+  othersMayWait?: boolean;
 }
 
 export interface CommitLog {
@@ -42,6 +47,18 @@ export interface CommitLog {
    * write that filled a gap is taken back and CORRUPT, naming the gap.
    */
   appendOwn(entry: LogEntry, opts?: AppendOptions): Promise<boolean>;
+
+  /**
+   * Runs `fn` as the only appender of the log where the layout can promise it (segments: under the append
+   * lock, which every other writer waits for), so an append made inside it cannot lose the race; elsewhere
+   * (objects) `fn` runs as it is. What a writer that lost does next (decision 0060): it catches up and tries
+   * again inside its turn, so it lands however fast the others are. `meanwhile` runs whenever the wait goes
+   * on after another writer's append (reading it, so that little is left to read inside the turn).
+   */
+  turn<T>(fn: () => Promise<T>, meanwhile?: () => Promise<void>): Promise<T>;
+
+  /** Whether this process saw another writer waiting for its turn within the last `ms`. */
+  sawWaiterWithin(ms: number): boolean;
 
   /**
    * Entry `seq`, or undefined if the log has none there. A damaged entry, or one that names another number,

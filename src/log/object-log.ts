@@ -8,6 +8,7 @@ import { Checkpoints } from './checkpoint.js';
 import type { AppendOptions, CommitLog } from './commit-log.js';
 import { compactedThrough, markCompacted } from './compaction-marks.js';
 import { decodeEntry, encodeEntry, type LogEntry } from './log-entry.js';
+import { Turns } from './turns.js';
 
 export const LOG_PREFIX = 'log/';
 /** Entries log compaction stubs at once: one request each, so a long log goes in parallel batches. */
@@ -36,8 +37,13 @@ export class ObjectLog implements CommitLog {
   readonly checkpoints: Checkpoints;
   readonly layout = 'objects';
 
+  private readonly turns: Turns;
+  /** Whether this process's writer is in its turn (it looks for no marks beside its creates then). */
+  private inTurn = false;
+
   constructor(private readonly store: ObjectStore) {
     this.checkpoints = new Checkpoints(store);
+    this.turns = new Turns(store);
   }
 
   get description(): string {
@@ -48,15 +54,33 @@ export class ObjectLog implements CommitLog {
     return this.store.putIfAbsent(logObjectKey(entry.seq), encodeEntry(entry));
   }
 
+  async turn<T>(fn: () => Promise<T>, meanwhile?: () => Promise<void>): Promise<T> {
+    this.inTurn = true;
+    try {
+      return await this.turns.run(fn, meanwhile);
+    } finally {
+      this.inTurn = false;
+    }
+  }
+
+  sawWaiterWithin(ms: number): boolean {
+    return this.turns.sawWaiterWithin(ms);
+  }
+
   async appendOwn(entry: LogEntry, opts: AppendOptions = {}): Promise<boolean> {
-    if (opts.mayFillGap !== true) return this.created(entry);
-    // The next entry is read beside the create: one there already either follows this one (its writer read
-    // this one first) or was written after an entry of this number that is gone.
-    const next = this.store.get(logObjectKey(kvSeq(entry.seq + 1)));
-    next.catch(() => undefined);
-    const won = await this.created(entry);
-    if (won) await this.notIntoAGap(entry, next);
-    return won;
+    const looking = this.inTurn || opts.othersMayWait !== true ? undefined : this.turns.beside();
+    try {
+      if (opts.mayFillGap !== true) return await this.created(entry);
+      // The next entry is read beside the create: one there already either follows this one (its writer read
+      // this one first) or was written after an entry of this number that is gone.
+      const next = this.store.get(logObjectKey(kvSeq(entry.seq + 1)));
+      next.catch(() => undefined);
+      const won = await this.created(entry);
+      if (won) await this.notIntoAGap(entry, next);
+      return won;
+    } finally {
+      await looking;
+    }
   }
 
   /**

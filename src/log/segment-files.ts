@@ -4,6 +4,7 @@
 // torn by a crash) is where the log ends for now, and a segment replaced by compaction is read again.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type KvSeq, kvSeq } from '../../keys/ids.js';
 import { StrataError } from '../errors.js';
 import { decodeEntry, type LogEntry } from './log-entry.js';
@@ -36,6 +37,12 @@ const FIRST_LOOK_BYTES = 4096;
 /** File descriptors a handle keeps open for reading. */
 const OPEN_SEGMENTS = 8;
 
+/**
+ * How long a reader waits for a writer holding the append lock before what it found damaged is reported: an
+ * append holds it for a pwrite and a sync (a turn for a catch-up and a plan as well), a compaction longer.
+ */
+const IN_FLIGHT_MS = 2_000;
+
 export class SegmentFiles {
   /** Known segments, ascending by first seq. */
   segments: Segment[] = [];
@@ -53,7 +60,33 @@ export class SegmentFiles {
      * checked since needs looking at again: reading to the end costs a pread, not a readdir and a stat.
      */
     private readonly lockState: () => LockState | undefined,
+    /** Whether a writer holds the append lock now, in another process or through another handle. */
+    private readonly appendUnderWay: () => boolean,
   ) {}
+
+  /**
+   * `look` again while what it found damaged may be an append under way: a reader does not take the lock,
+   * and a record read while its writer's pwrite copies it in is part old, part new. Once the lock is let go
+   * the record is whole, or damaged; a holder that keeps it past IN_FLIGHT_MS leaves the damage reported.
+   */
+  private async settled<T>(look: () => T): Promise<T> {
+    for (const since = performance.now(); ; ) {
+      const before = this.lockState();
+      try {
+        return look();
+      } catch (e) {
+        if (!(e instanceof StrataError) || e.code !== 'CORRUPT') throw e;
+        const after = this.lockState();
+        // Damage for certain: no append was announced or finished while the look was made, and none is under way.
+        const quiet = after === undefined || (before !== undefined && before.head === after.head && before.released === after.released);
+        if (quiet && !this.appendUnderWay()) throw e;
+        while (this.appendUnderWay()) {
+          if (performance.now() - since > IN_FLIGHT_MS) throw e;
+          await sleep(1);
+        }
+      }
+    }
+  }
 
   private generation(): number | undefined {
     return this.lockState()?.generation;
@@ -64,7 +97,11 @@ export class SegmentFiles {
     return lock === undefined || lock.generation !== this.listedAt;
   }
 
-  async read(seq: KvSeq): Promise<LogEntry | undefined> {
+  read(seq: KvSeq): Promise<LogEntry | undefined> {
+    return this.settled(() => this.readNow(seq));
+  }
+
+  private readNow(seq: KvSeq): LogEntry | undefined {
     const at = this.locate(seq);
     if (at === undefined) return undefined;
     const { seg, fd, head, offset } = at;
@@ -90,7 +127,11 @@ export class SegmentFiles {
   }
 
   /** The newest entry, every segment boundary from the one holding `from` checked on the way. */
-  async head(from: KvSeq): Promise<KvSeq> {
+  head(from: KvSeq): Promise<KvSeq> {
+    return this.settled(() => this.headNow(from));
+  }
+
+  private headNow(from: KvSeq): KvSeq {
     // Nothing new: no segment made or replaced since the listing, and the newest entry announced is `from`.
     const lock = this.lockState();
     if (lock !== undefined && lock.head === from && from > 0 && lock.generation === this.listedAt && this.segments.length > 0) return from;
@@ -394,7 +435,12 @@ export class SegmentFiles {
     if (last !== undefined) {
       const seq = seg.first + entriesIn(seg) - 1;
       const body = recordBody(2, last, seq);
-      if (typeof body === 'string') throw this.corrupt(kvSeq(seq), seg, seg.offsets.at(-1)!, body);
+      if (typeof body === 'string') {
+        // Not taken in: a look again (the record may have been read as it was written) starts at it.
+        const offset = seg.offsets.pop()!;
+        seg.end = offset;
+        throw this.corrupt(kvSeq(seq), seg, offset, body);
+      }
     }
   }
 

@@ -29,7 +29,7 @@ import { compactedThrough, markCompacted } from './compaction-marks.js';
 import { decodeEntry, type LogEntry } from './log-entry.js';
 import { decodeHead, encodeRecord, entriesIn, recordBody, type Segment, SEGMENTS_DIR, segmentName } from './segment-file.js';
 import { SegmentFiles } from './segment-files.js';
-import { AppendLock } from './segment-lock.js';
+import { AppendLock, type WaitOptions } from './segment-lock.js';
 import { randomHex } from '../random.js';
 
 const TMP_PREFIX = 'tmp-';
@@ -64,6 +64,10 @@ export class SegmentLog implements CommitLog {
   private readonly lock: AppendLock;
   /** The writer's handle on the tail segment, and the lock generation it was opened at. */
   private tail: Tail | undefined;
+  /** Whether this handle holds the lock for a writer's turn (see turn). */
+  private inTurn = false;
+  /** When an append last let a waiting writer in first (performance.now()). */
+  private waiterSeenAt = -Infinity;
   /**
    * The newest entry this handle knows to be on disk with every record of its segment before it: a sync of
    * the segment's file (any descriptor's) returned after it was written. What the lock file says as synced.
@@ -82,7 +86,12 @@ export class SegmentLog implements CommitLog {
     this.rollBytes = opts.rollBytes ?? DEFAULT_ROLL_BYTES;
     this.description = `${store.description}, segmented log`;
     this.lock = new AppendLock(this.dir, this.sync);
-    this.files = new SegmentFiles(this.dir, this.description, () => this.lock.peek());
+    this.files = new SegmentFiles(
+      this.dir,
+      this.description,
+      () => this.lock.peek(),
+      () => this.lock.heldElsewhere(),
+    );
   }
 
   read(seq: KvSeq): Promise<LogEntry | undefined> {
@@ -101,12 +110,34 @@ export class SegmentLog implements CommitLog {
     return this.files.head(from);
   }
 
+  sawWaiterWithin(ms: number): boolean {
+    return performance.now() - this.waiterSeenAt < ms;
+  }
+
+  async turn<T>(fn: () => Promise<T>, meanwhile?: () => Promise<void>): Promise<T> {
+    await this.takeLock({ waiting: true, meanwhile });
+    this.inTurn = true;
+    try {
+      return await fn();
+    } finally {
+      this.inTurn = false;
+      this.lock.release();
+    }
+  }
+
   async append(entry: LogEntry, opts: AppendOptions = {}): Promise<boolean> {
     const record = encodeRecord(entry, Date.now());
-    await this.takeLock();
+    // Inside a turn the lock is held already, and no one else of this process appends (the writer runs it).
+    const held = this.inTurn;
+    if (!held) await this.takeLock();
     try {
       const head = this.syncTail();
+      // A writer that lost a race waits for its turn, marked: this one lets it in and tries again after it.
       if (entry.seq <= head) return false;
+      if (!held && this.lock.othersWait()) {
+        this.waiterSeenAt = performance.now();
+        return false;
+      }
       if (entry.seq !== head + 1) {
         throw new StrataError('CORRUPT', `log entry ${entry.seq} cannot be appended to ${this.description}: the log ends at entry ${head}, and no writer may leave a gap`);
       }
@@ -122,7 +153,7 @@ export class SegmentLog implements CommitLog {
       // Reading the tail failed before anything was written (a read error, a vanished directory).
       throw e instanceof StrataError ? e : this.files.unavailable(`log entry ${entry.seq} was not written`, e);
     } finally {
-      this.lock.release();
+      if (!held) this.lock.release();
     }
   }
 
@@ -269,9 +300,9 @@ export class SegmentLog implements CommitLog {
     if (seg.torn || (seg.format === 2 && this.files.leftovers(seg, fd, this.tail.size))) this.cut(this.tail);
   }
 
-  private async takeLock(): Promise<void> {
+  private async takeLock(opts?: WaitOptions): Promise<void> {
     try {
-      await this.lock.take();
+      await this.lock.take(opts);
     } catch (e) {
       throw this.files.unavailable('the log lock could not be taken', e);
     }

@@ -10,6 +10,7 @@ import { kvSeq } from '../../keys/ids.js';
 import { isStrataError } from '../../src/errors.js';
 import { encodeRecord, SECTOR_BYTES, SEGMENTS_DIR, segmentName } from '../../src/log/segment-file.js';
 import { SegmentLog, type SegmentLogOptions } from '../../src/log/segment-log.js';
+import { AppendLock } from '../../src/log/segment-lock.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { tempDir } from '../helpers.js';
 import { entry, restamp, span, splice } from '../support/segments.js';
@@ -282,5 +283,59 @@ describe('a handle new to a segment', () => {
       fresh.close();
     }
     through.close();
+  });
+});
+
+describe('a record another process is writing as it is read', () => {
+  /**
+   * Entries 1–3, then entry 4 as a writer in another process leaves it part-way through its pwrite: the lock
+   * held (by another descriptor), the append announced, the first 300 bytes of its record in place.
+   * `finish` writes the rest and releases the lock, as that writer's append would.
+   */
+  async function appendUnderWay(root: string) {
+    (await logOf(root, [40, 40, 40])).close();
+    const writer = new AppendLock(path.join(root, SEGMENTS_DIR), true);
+    await writer.take();
+    const e4 = entry(4, 700);
+    const record = encodeRecord(e4, Date.now());
+    const third = span(root, 3);
+    const at = third.offset + third.length;
+    const fd = fs.openSync(third.file, 'r+');
+    writer.announce(4, 3);
+    fs.writeSync(fd, record, 0, 300, at);
+    return {
+      e4,
+      finish: () => {
+        fs.writeSync(fd, record, 300, record.length - 300, at + 300);
+        fs.closeSync(fd);
+        writer.release();
+        writer.close();
+      },
+      abandon: () => {
+        fs.closeSync(fd);
+        writer.release();
+        writer.close();
+      },
+    };
+  }
+
+  it('is read once its writer lets the lock go, not taken for damage', async () => {
+    const root = await tempDir();
+    const { e4, finish } = await appendUnderWay(root);
+    const reader = open(root);
+    const read = reader.read(kvSeq(4));
+    const head = open(root).head(kvSeq(0));
+    setTimeout(finish, 30);
+    expect((await read)!.txn).toBe(e4.txn);
+    expect(await head).toBe(4);
+  });
+
+  it('stays CORRUPT when the lock is let go and the record is still not whole', async () => {
+    const root = await tempDir();
+    const { abandon } = await appendUnderWay(root);
+    const reader = open(root);
+    const read = reader.read(kvSeq(4));
+    setTimeout(abandon, 30);
+    expect(await refusal(read, 'CORRUPT')).toMatch(/^log entry 4 .* cannot be read: its first sector fails its checksum/);
   });
 });

@@ -20,6 +20,8 @@ export interface Faults {
   beforeDelete?: (key: string) => void | Promise<void>;
   /** Called once a listing has been read to its end. */
   afterList?: (prefix: string) => void;
+  /** Objects a listing leaves out, as if this process could not see them. */
+  unlisted?: (key: string) => boolean;
 }
 
 export class FaultyStore implements ObjectStore {
@@ -87,7 +89,7 @@ export class FaultyStore implements ObjectStore {
     await this.faults.beforeOperation?.(n, 'list', prefix);
     let failed = false;
     try {
-      yield* this.inner.list(prefix, options);
+      for await (const o of this.inner.list(prefix, options)) if (this.faults.unlisted?.(o.key) !== true) yield o;
     } catch (e) {
       failed = true;
       throw e;

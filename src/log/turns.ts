@@ -1,0 +1,100 @@
+// Turns on a log kept as objects (decision 0060). Nothing in an object store makes one writer the only one,
+// and a writer that keeps committing knows the log's end a round trip before one that lost to it has read
+// it: left alone, that one can lose every race. So a writer waiting for its turn says so with an object of
+// its own, `turns/<since>-<id>` (since: when it began to wait, by the store's clock), and tries only once no
+// older mark stands; any other writer that sees a mark tries in its turn too, behind it. A writer that is
+// not waiting looks for marks beside every CHECK_EVERY-th create (the same round trip), so a lone writer
+// pays a list per that many commits and no round trip.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { randomHex } from '../random.js';
+import type { ObjectStore } from '../store/object-store.js';
+
+export const TURNS_PREFIX = 'turns/';
+
+/** How often a writer that is not waiting looks for marks beside its create. */
+const CHECK_EVERY = 4;
+
+/**
+ * How long a mark stands without being renewed: a waiter renews its own every MARK_RENEW_MS, so only one
+ * that died leaves one older, which then holds the others back this long once.
+ */
+const MARK_HOLDS_MS = 30_000;
+const MARK_RENEW_MS = 10_000;
+
+/** The pause between two looks of a waiter (on S3 each look is a round trip besides). */
+const LOOK_MS = 1;
+
+const EMPTY = new Uint8Array(0);
+
+export class Turns {
+  /** When this process last saw another writer's mark (performance.now()). */
+  private waiterSeenAt = -Infinity;
+  private creates = 0;
+
+  constructor(private readonly store: ObjectStore) {}
+
+  /** Whether this process saw another writer waiting within the last `ms`. */
+  sawWaiterWithin(ms: number): boolean {
+    return performance.now() - this.waiterSeenAt < ms;
+  }
+
+  /** Beside a create outside a turn: every CHECK_EVERY-th, a look for marks (what it sees is remembered, never thrown). */
+  beside(): Promise<void> | undefined {
+    if (this.creates++ % CHECK_EVERY !== 0) return undefined;
+    return this.olderThan(undefined).then(
+      (waiting) => {
+        if (waiting) this.waiterSeenAt = performance.now();
+      },
+      () => undefined,
+    );
+  }
+
+  /**
+   * Runs `fn` once no mark older than this writer's stands, with its own mark standing meanwhile (and
+   * gone after, whatever `fn` did); `meanwhile` runs between two looks.
+   */
+  async run<T>(fn: () => Promise<T>, meanwhile?: () => Promise<void>): Promise<T> {
+    const since = this.now();
+    const mine = `${TURNS_PREFIX}${String(since).padStart(20, '0')}-${randomHex(8)}`;
+    const marked = this.store.putIfAbsent(mine, EMPTY);
+    try {
+      let renewedAt = performance.now();
+      for (let first = true; ; first = false) {
+        const [older] = await Promise.all([this.olderThan(mine), first ? marked : undefined]);
+        if (!older) break;
+        this.waiterSeenAt = performance.now();
+        if (meanwhile !== undefined) await meanwhile();
+        await sleep(LOOK_MS);
+        if (performance.now() - renewedAt > MARK_RENEW_MS) {
+          await this.store.replace(mine, EMPTY);
+          renewedAt = performance.now();
+        }
+      }
+      return await fn();
+    } finally {
+      await marked.catch(() => undefined);
+      await this.store.delete([mine]).catch(() => undefined);
+    }
+  }
+
+  /** Whether a mark stands that is older than `mine` (undefined: any other writer's). */
+  private async olderThan(mine: string | undefined): Promise<boolean> {
+    const now = this.now();
+    const dead: string[] = [];
+    try {
+      for await (const o of this.store.list(TURNS_PREFIX)) {
+        if (mine !== undefined && o.key >= mine) return false;
+        if (now - o.lastModified <= MARK_HOLDS_MS) return true;
+        dead.push(o.key);
+      }
+      return false;
+    } finally {
+      // The marks of writers that died waiting: whoever comes across them clears them (nothing waits on it).
+      if (dead.length > 0) this.store.delete(dead).catch(() => undefined);
+    }
+  }
+
+  private now(): number {
+    return this.store.clockNow() ?? Date.now();
+  }
+}
