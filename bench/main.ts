@@ -141,6 +141,17 @@ if (values.only === undefined || 'shared store'.includes(values.only)) {
     out,
   );
 }
+if (values.only === undefined || 'writers in turn'.includes(values.only)) {
+  const { turnsBench } = await import('./shared/turns-bench.js');
+  await turnsBench(
+    bySize({
+      smoke: { writers: [1, 2], commits: 5, s3Commits: 3, roundTrips: [0] },
+      quick: { writers: [1, 2, 4], commits: 100, s3Commits: 20, roundTrips: [0, 32] },
+      full: { writers: [1, 2, 4], commits: 300, s3Commits: 40, roundTrips: [0, 11, 32] },
+    }),
+    out,
+  );
+}
 if (values.only === undefined || 'round trips'.includes(values.only)) {
   const { roundTripsBench } = await import('./shared/round-trips.js');
   await roundTripsBench(

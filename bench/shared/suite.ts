@@ -50,7 +50,14 @@ function places(): Place[] {
   return out;
 }
 
-const child = (script: string, args: string[], nodeFlags: string[] = []) => runScript(new URL(script, import.meta.url), args, nodeFlags);
+/** What a writer process (writer.ts) reports. */
+export interface WriterResult {
+  spans: [number, number][];
+  requests: number;
+  refused: number;
+}
+
+export const child = (script: string, args: string[], nodeFlags: string[] = []) => runScript(new URL(script, import.meta.url), args, nodeFlags);
 
 async function setupEvents(dir: string, spec: StoreSpec): Promise<void> {
   // The writers share the store as machines would, so the log is kept as objects (as a directory shared
@@ -97,10 +104,10 @@ async function manyWriters(place: Place, z: SharedSizes) {
         child('./writer.js', [path.join(dir, `w${i}`), JSON.stringify(spec), String(z.writerCommits), `w${i}`]),
       ),
     );
-    const results = outs.map((o) => JSON.parse(o) as { ns: number[]; requests: number });
-    const ns = results.flatMap((r) => r.ns);
+    const results = outs.map((o) => JSON.parse(o) as WriterResult);
+    const ns = results.flatMap((r) => r.spans.map(([start, end]) => (end - start) * 1e6));
     // The writers run side by side: the commit phase lasts as long as the busiest writer's commits.
-    const wallNs = Math.max(...results.map((r) => r.ns.reduce((a, b) => a + b, 0)));
+    const wallNs = Math.max(...results.map((r) => r.spans.reduce((a, [start, end]) => a + (end - start) * 1e6, 0)));
     const sample: Sample = { ns, units: 1, peakRss: 0 };
     return {
       perSec: ns.length / (wallNs / 1e9),

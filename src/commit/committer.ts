@@ -53,22 +53,22 @@ export class Committer {
   loop<T>(attempt: (view: ReadView) => Promise<{ value: T } | LostRace>): Promise<T> {
     return this.sync.exclusive(async () => {
       let tries = 0;
-      const tried = async (out: { value: T } | LostRace): Promise<T | undefined> => {
-        tries++;
-        if ('value' in out) return out.value;
-        if (tries >= this.opts.maxCommitAttempts) throw await this.gaveUp(out.lostAt, tries);
-        return undefined;
+      /** Counts a lost try: past maxCommitAttempts, CONFLICT. */
+      const lost = async (out: LostRace): Promise<void> => {
+        if (++tries >= this.opts.maxCommitAttempts) throw await this.gaveUp(out.lostAt, tries);
       };
       if (!this.contended()) {
-        const out = await tried(await this.sync.view(attempt));
-        if (out !== undefined) return out;
+        const out = await this.sync.view(attempt);
+        if ('value' in out) return out.value;
+        await lost(out);
       }
       return this.log.turn(
         async () => {
           for (;;) {
             await this.sync.catchUp();
-            const out = await tried(await this.sync.view(attempt));
-            if (out !== undefined) return out;
+            const out = await this.sync.view(attempt);
+            if ('value' in out) return out.value;
+            await lost(out);
           }
         },
         () => this.sync.catchUp(),
