@@ -80,8 +80,8 @@ mutant no-read-check -DMUTANT_NO_READ_CHECK
 echo "turns (turns.pml, decision 0060: P8, a writer in line lands before BOUND of the others' entries):"
 model=turns.pml
 real turns-segments-3-writers exhaustive -DWRITERS=3 -DCOMMITS=3
-real turns-objects-3-writers exhaustive -DOBJECTS -DWRITERS=3 -DCOMMITS=3
-real turns-objects-look-every-4 exhaustive -DOBJECTS -DCHECK_EVERY=4 -DCOMMITS=6
+real turns-objects-3-writers bitstate -DOBJECTS -DWRITERS=3 -DCOMMITS=3
+real turns-objects-look-every-4 exhaustive -DOBJECTS -DCHECK_EVERY=4 -DCOMMITS=7
 mutant no-line -DWRITERS=3 -DCOMMITS=4 -DMUTANT_NO_LINE
 mutant no-line-objects -DOBJECTS -DMUTANT_NO_LINE
 exit $failed

@@ -13,7 +13,10 @@
  * for marks at every CHECK_EVERY-th create (beside it) and, once it saw one, goes into line too
  * (src/commit/committer.ts contended). Its try in turn can lose to one that has not looked yet.
  *
- * Checked: P8 a writer that stood in line lands before more than BOUND of the others' entries do.
+ * Checked: P8 a writer that stood in line lands before more than BOUND of the others' entries do (on objects
+ * from when its mark is there: its create, beside its first look, takes a round trip).
+ * Objects: each waiter's first look runs beside the create of its mark, so two waiters may each miss the
+ * other's; one of them then loses the create and looks again.
  * Mutant -DMUTANT_NO_LINE: no one lets a waiter in first and waiters take the lock (or try) whenever they
  * can, as before decision 0060: refuted by P8.
  */
@@ -29,7 +32,8 @@
 #endif
 
 #ifdef OBJECTS
-/* The writers ahead in line, and each other writer's creates before its next look for marks. */
+/* Each other writer: its entry if it was ahead in line, and its creates up to and with its first look after
+   this writer's mark is there. */
 #define BOUND ((WRITERS - 1) * (CHECK_EVERY + 1))
 #else
 /* The writers ahead in line, and one that held the lock when this one stood. */
@@ -43,12 +47,17 @@ byte clock = 1;
 byte stoodAt[WRITERS];            /* the log's length when it stood in line */
 byte landed[WRITERS];             /* commits landed */
 
-inline firstInLine(w, yes) {
+/* Whether no other writer that began to wait before `at` stands in line. */
+inline firstSince(w, at, yes) {
   yes = true;
   for (o : 0 .. WRITERS - 1) {
-    if :: o != w && since[o] != 0 && since[o] < since[w] -> yes = false :: else -> skip fi
+    if :: o != w && since[o] != 0 && since[o] < at -> yes = false :: else -> skip fi
   }
   o = 0
+}
+
+inline firstInLine(w, yes) {
+  firstSince(w, since[w], yes)
 }
 
 inline anyoneWaiting(w, yes) {
@@ -68,7 +77,7 @@ inline landInTurn(w) {
 }
 
 proctype Writer(byte w) {
-  byte base, o, creates;
+  byte base, o, creates, mine;
   bool won, first, waiting, contended;
   do
   :: landed[w] == COMMITS -> break
@@ -105,9 +114,19 @@ proctype Writer(byte w) {
      :: won -> skip
      :: else ->
         contended = true;
+#ifdef OBJECTS
+        /* src/log/turns.ts run: its mark is created beside its first look, so that look may not see another
+           waiter's mark being created beside that one's, nor that one its own */
+        atomic { mine = clock; clock++ };
+        atomic { firstSince(w, mine, first) };
+        /* it stands in line once its mark is there */
+        atomic { since[w] = mine; mine = 0; stoodAt[w] = logLen };
+        if :: first -> base = logLen; atomic { if :: logLen == base -> landInTurn(w); won = true :: else -> skip fi } :: else -> skip fi;
+#else
         /* in line: the time it began to wait, then standing there */
         atomic { since[w] = clock; clock++ };
         stoodAt[w] = logLen;
+#endif
         do
         :: won -> break
         :: else ->

@@ -166,7 +166,8 @@ export class Committer {
   private async gaveUp(seq: KvSeq, attempts: number): Promise<StrataError> {
     const other = await this.log.read(seq);
     const newest = other?.snapshots.at(-1);
-    const what = newest === undefined ? `log entry ${seq}` : `snapshot ${newest} (log entry ${seq})`;
+    // An entry not there is one this writer let another, waiting for its turn, write first (decision 0060).
+    const what = other === undefined ? `a writer waiting for its turn, let in first at log entry ${seq}` : newest === undefined ? `log entry ${seq}` : `snapshot ${newest} (log entry ${seq})`;
     return new StrataError(
       'CONFLICT',
       `other writers committed first ${attempts} times in a row (the last: ${what}); nothing was written — ` +

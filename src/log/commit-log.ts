@@ -52,8 +52,8 @@ export interface CommitLog {
    * Runs `fn` as the only appender of the log where the layout can promise it (segments: under the append
    * lock, which every other writer waits for), so an append made inside it cannot lose the race; elsewhere
    * (objects) `fn` runs as it is. What a writer that lost does next (decision 0060): it catches up and tries
-   * again inside its turn, so it lands however fast the others are. `meanwhile` runs whenever the wait goes
-   * on after another writer's append (reading it, so that little is left to read inside the turn).
+   * again inside its turn, so it lands however fast the others are. `meanwhile` runs at each look of the
+   * wait (reading what the others wrote, so that little is left to read inside the turn).
    */
   turn<T>(fn: () => Promise<T>, meanwhile?: () => Promise<void>): Promise<T>;
 

@@ -66,24 +66,27 @@ export class SegmentFiles {
 
   /**
    * `look` again while what it found damaged may be an append under way: a reader does not take the lock,
-   * and a record read while its writer's pwrite copies it in is part old, part new. Once the lock is let go
-   * the record is whole, or damaged; a holder that keeps it past IN_FLIGHT_MS leaves the damage reported.
+   * and a record read while its writer's pwrite copies it in is part old, part new. Damage is reported once
+   * a look failed with no writer holding the lock and nothing announced or let go while it looked (a holder
+   * writes `released` before it lets go, so the lock is asked first and the state read after); or when
+   * IN_FLIGHT_MS pass without such a look. A writer of a version before `released` existed leaves the look
+   * itself as the window.
    */
   private async settled<T>(look: () => T): Promise<T> {
-    for (const since = performance.now(); ; ) {
+    // Taken at the first failure only: a read that finds nothing wrong loads nothing more (decision 0055).
+    let since: number | undefined;
+    for (;;) {
       const before = this.lockState();
       try {
         return look();
       } catch (e) {
         if (!(e instanceof StrataError) || e.code !== 'CORRUPT') throw e;
+        const held = this.appendUnderWay();
         const after = this.lockState();
-        // Damage for certain: no append was announced or finished while the look was made, and none is under way.
         const quiet = after === undefined || (before !== undefined && before.head === after.head && before.released === after.released);
-        if (quiet && !this.appendUnderWay()) throw e;
-        while (this.appendUnderWay()) {
-          if (performance.now() - since > IN_FLIGHT_MS) throw e;
-          await sleep(1);
-        }
+        since ??= Date.now();
+        if ((quiet && !held) || Date.now() - since > IN_FLIGHT_MS) throw e;
+        await sleep(held ? 1 : 0);
       }
     }
   }
@@ -114,8 +117,8 @@ export class SegmentFiles {
     return entry;
   }
 
-  async writtenAt(seq: KvSeq): Promise<number | undefined> {
-    return this.locate(seq)?.head.writtenAt;
+  writtenAt(seq: KvSeq): Promise<number | undefined> {
+    return this.settled(() => this.locate(seq)?.head.writtenAt);
   }
 
   async *readAfter(seq: KvSeq): AsyncGenerator<LogEntry> {

@@ -48,7 +48,7 @@ export interface LockState {
   released: number;
 }
 
-export interface WaitOptions {
+interface WaitOptions {
   /** Taken as a writer that waits for its turn, in line (see takeInTurn). */
   waiting?: boolean;
   /** Run between two looks of a writer waiting in line. */
@@ -72,6 +72,7 @@ export class AppendLock {
   /** Wakes a waiter when a holder lets the lock go (inotify on TURN_FILE), so it need not look every millisecond. */
   private watcher: fs.FSWatcher | undefined;
   private wake: (() => void) | undefined;
+  private closed = false;
 
   constructor(
     private readonly dir: string,
@@ -88,6 +89,7 @@ export class AppendLock {
     this.queue = new Promise((resolve) => (leave = resolve));
     await before;
     try {
+      if (this.closed) throw new Error('the log was closed');
       await (opts.waiting === true ? this.takeInTurn(this.file(), opts.meanwhile) : this.flock(this.file()));
     } catch (e) {
       leave();
@@ -111,17 +113,28 @@ export class AppendLock {
    */
   private async takeInTurn(fd: number, meanwhile: (() => Promise<void>) | undefined): Promise<void> {
     const since = Date.now();
-    for (let n = 0; ; n++) {
-      if (n > 0 && meanwhile !== undefined) await meanwhile();
-      this.waiters.stand(this.id, since);
-      if (this.waiters.first(this.id, since) && this.tryFlock(fd)) {
-        if (this.waiters.first(this.id, since)) {
-          this.waiters.leave(this.id);
-          return;
+    try {
+      for (let n = 0; ; n++) {
+        this.waiters.stand(this.id, since);
+        if (this.waiters.first(this.id, since) && this.tryFlock(fd)) {
+          if (this.waiters.first(this.id, since)) {
+            this.waiters.leave(this.id);
+            return;
+          }
+          fsExt().flockSync(fd, 'un');
         }
-        fsExt().flockSync(fd, 'un');
+        if (meanwhile !== undefined) {
+          await meanwhile();
+          // Renewed after it too: a long catch-up (a rebuild from a checkpoint) would let the slot lapse.
+          this.waiters.stand(this.id, since);
+        }
+        await (n < 5 ? yieldTurn() : this.changeOrAfter(WAIT_LOOK_MS));
+        if (this.closed) throw new Error('the log was closed while this writer waited for its turn');
       }
-      await (n < 5 ? yieldTurn() : this.changeOrAfter(WAIT_LOOK_MS));
+    } catch (e) {
+      // Out of the line (close() took it out already).
+      if (!this.closed) this.waiters.leave(this.id);
+      throw e;
     }
   }
 
@@ -131,6 +144,8 @@ export class AppendLock {
       try {
         fs.closeSync(fs.openSync(path.join(this.dir, TURN_FILE), 'a'));
         this.watcher = fs.watch(path.join(this.dir, TURN_FILE), { persistent: false }, () => this.wake?.());
+        // A watch that fails later (the file removed) leaves the waiter looking every `ms`.
+        this.watcher.on('error', () => undefined);
       } catch {
         // A file system that cannot watch: the waiter looks every `ms`.
       }
@@ -160,7 +175,7 @@ export class AppendLock {
    * found part-written may then be an append under way, which is whole once the lock is let go.
    */
   heldElsewhere(): boolean {
-    if (this.leave !== undefined) return false;
+    if (this.leave !== undefined || this.closed) return false;
     // Its own descriptor: a lock taken and let go on the appending one would let go of a holder's there.
     try {
       this.peekFd ??= fs.openSync(path.join(this.dir, LOCK_FILE), 'r');
@@ -176,11 +191,20 @@ export class AppendLock {
     const leave = this.leave;
     this.leave = undefined;
     try {
-      releasedBytes.writeDoubleBE(Math.random());
-      fs.writeSync(this.fd!, releasedBytes, 0, 8, RELEASED_AT);
+      // Hints both (a reader's look, a waiter's sleep): one that cannot be written keeps no one from the lock,
+      // and fails nothing already done under it.
+      try {
+        releasedBytes.writeDoubleBE(Math.random());
+        fs.writeSync(this.fd!, releasedBytes, 0, 8, RELEASED_AT);
+      } catch {
+        // A reader then waits for its deadline on a record it found damaged.
+      }
       fsExt().flockSync(this.fd!, 'un');
-      // A waiter sleeps until the file changes: a write tells it the lock is free.
-      if (this.othersWait()) this.poke();
+      try {
+        if (this.othersWait()) this.poke();
+      } catch {
+        // Waiters look again within WAIT_LOOK_MS.
+      }
     } finally {
       leave?.();
     }
@@ -250,6 +274,9 @@ export class AppendLock {
   }
 
   close(): void {
+    // A writer that waits in line when its log closes leaves it.
+    if (this.fd !== undefined && !this.closed) this.waiters.leave(this.id);
+    this.closed = true;
     this.watcher?.close();
     this.watcher = undefined;
     for (const fd of [this.fd, this.peekFd]) if (fd !== undefined) fs.closeSync(fd);

@@ -29,7 +29,7 @@ import { compactedThrough, markCompacted } from './compaction-marks.js';
 import { decodeEntry, type LogEntry } from './log-entry.js';
 import { decodeHead, encodeRecord, entriesIn, recordBody, type Segment, SEGMENTS_DIR, segmentName } from './segment-file.js';
 import { SegmentFiles } from './segment-files.js';
-import { AppendLock, type WaitOptions } from './segment-lock.js';
+import { AppendLock } from './segment-lock.js';
 import { randomHex } from '../random.js';
 
 const TMP_PREFIX = 'tmp-';
@@ -115,7 +115,20 @@ export class SegmentLog implements CommitLog {
   }
 
   async turn<T>(fn: () => Promise<T>, meanwhile?: () => Promise<void>): Promise<T> {
-    await this.takeLock({ waiting: true, meanwhile });
+    // What the catch-up meanwhile met (a damaged entry, an index that cannot be written) is its own error.
+    let met: unknown;
+    const caughtUp = async () => {
+      try {
+        await meanwhile?.();
+      } catch (e) {
+        throw (met = e);
+      }
+    };
+    try {
+      await this.lock.take({ waiting: true, meanwhile: caughtUp });
+    } catch (e) {
+      throw e === met ? e : this.files.unavailable('the log lock could not be taken', e);
+    }
     this.inTurn = true;
     try {
       return await fn();
@@ -300,9 +313,9 @@ export class SegmentLog implements CommitLog {
     if (seg.torn || (seg.format === 2 && this.files.leftovers(seg, fd, this.tail.size))) this.cut(this.tail);
   }
 
-  private async takeLock(opts?: WaitOptions): Promise<void> {
+  private async takeLock(): Promise<void> {
     try {
-      await this.lock.take(opts);
+      await this.lock.take();
     } catch (e) {
       throw this.files.unavailable('the log lock could not be taken', e);
     }

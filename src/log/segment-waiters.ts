@@ -6,7 +6,7 @@
 // and its slot is free again.
 import * as fs from 'node:fs';
 
-/** Writers that can wait at once; one more waits without a slot until one frees. */
+/** Writers that can stand in line at once; any more wait unseen (no one lets them in first) until a slot frees. */
 const SLOTS = 16;
 /** A slot: the waiter's id, when it last renewed the slot and since when it has waited (ms since epoch). */
 const SLOT_BYTES = 24;

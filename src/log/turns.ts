@@ -16,10 +16,14 @@ const CHECK_EVERY = 4;
 
 /**
  * How long a mark stands without being renewed: a waiter renews its own every MARK_RENEW_MS, so only one
- * that died leaves one older, which then holds the others back this long once.
+ * that died leaves one older, which then holds the others back this long once (S3 dates objects in whole
+ * seconds, and the store's clock is read from its answers).
  */
-const MARK_HOLDS_MS = 30_000;
-const MARK_RENEW_MS = 10_000;
+const MARK_HOLDS_MS = 6_000;
+const MARK_RENEW_MS = 2_000;
+
+/** A mark's name: nothing else under the prefix is one (a data path of a catalog made before it was reserved). */
+const MARK = /^turns\/\d{20}-[0-9a-f]{16}$/;
 
 /** The pause between two looks of a waiter (on S3 each look is a round trip besides). */
 const LOOK_MS = 1;
@@ -50,30 +54,41 @@ export class Turns {
   }
 
   /**
-   * Runs `fn` once no mark older than this writer's stands, with its own mark standing meanwhile (and
-   * gone after, whatever `fn` did); `meanwhile` runs between two looks.
+   * Runs `fn` once no mark older than this writer's stands, with its own mark standing meanwhile (and gone
+   * after, whatever `fn` did); `meanwhile` runs between two looks. The marks only order the writers: when
+   * one cannot be written or listed (a store that refuses the prefix), `fn` runs without waiting, as before
+   * turns, and its outcome is the store's answer to the commit.
    */
   async run<T>(fn: () => Promise<T>, meanwhile?: () => Promise<void>): Promise<T> {
     // Whole milliseconds: the names sort as the times do.
     const mine = `${TURNS_PREFIX}${String(Math.floor(this.now())).padStart(20, '0')}-${randomHex(8)}`;
     const marked = this.store.putIfAbsent(mine, EMPTY);
     try {
-      let renewedAt = performance.now();
-      for (let first = true; ; first = false) {
-        const [older] = await Promise.all([this.olderThan(mine), first ? marked : undefined]);
-        if (!older) break;
-        this.waiterSeenAt = performance.now();
-        if (meanwhile !== undefined) await meanwhile();
-        await sleep(LOOK_MS);
-        if (performance.now() - renewedAt > MARK_RENEW_MS) {
-          await this.store.replace(mine, EMPTY);
-          renewedAt = performance.now();
-        }
-      }
+      await this.waitBehind(mine, marked, meanwhile);
       return await fn();
     } finally {
       await marked.catch(() => undefined);
       await this.store.delete([mine]).catch(() => undefined);
+    }
+  }
+
+  private async waitBehind(mine: string, marked: Promise<boolean>, meanwhile: (() => Promise<void>) | undefined): Promise<void> {
+    let renewedAt = performance.now();
+    for (let first = true; ; first = false) {
+      // A store that cannot write or list the marks leaves the writer unordered, as before turns: the create
+      // of the entry is still the only way in.
+      const older = await Promise.all([this.olderThan(mine), first ? marked : undefined]).then(
+        ([o]) => o,
+        () => false,
+      );
+      if (!older) return;
+      this.waiterSeenAt = performance.now();
+      if (meanwhile !== undefined) await meanwhile();
+      await sleep(LOOK_MS);
+      if (performance.now() - renewedAt > MARK_RENEW_MS) {
+        await this.store.replace(mine, EMPTY).catch(() => undefined);
+        renewedAt = performance.now();
+      }
     }
   }
 
@@ -83,6 +98,7 @@ export class Turns {
     const dead: string[] = [];
     try {
       for await (const o of this.store.list(TURNS_PREFIX)) {
+        if (!MARK.test(o.key)) continue;
         if (mine !== undefined && o.key >= mine) return false;
         if (now - o.lastModified <= MARK_HOLDS_MS) return true;
         dead.push(o.key);

@@ -115,7 +115,7 @@ describe('one handle appending and compacting at once', () => {
   async function replacementBeingWritten(root: string): Promise<void> {
     const dir = path.join(root, SEGMENTS_DIR);
     for (let turns = 0; turns < 100_000; turns++) {
-      if (fs.readdirSync(dir).some((f) => f !== 'LOCK' && !f.endsWith('.seg'))) return;
+      if (fs.readdirSync(dir).some((f) => f.startsWith('tmp-'))) return;
       await new Promise((r) => setImmediate(r));
     }
     throw new Error('no compaction wrote a replacement segment');
@@ -133,5 +133,4 @@ describe('one handle appending and compacting at once', () => {
     expect((await reader.read(kvSeq(5)))!.seq).toBe(5);
     expect((await reader.read(kvSeq(3)))!.kind).toBe('stub');
   });
-
 });
