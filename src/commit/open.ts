@@ -98,8 +98,9 @@ export interface EngineOptions {
    */
   checkpointEvery?: number;
   /**
-   * How many times one commit is tried when other writers keep committing first (default 50); then it
-   * fails with CONFLICT and writes nothing.
+   * How many times one commit is tried when other writers commit first (default 50); then it fails with
+   * CONFLICT and writes nothing. A writer that lost tries in its turn (decision 0060): on a local directory
+   * that try cannot lose; on S3 it can, only to a writer that has not yet seen it wait.
    */
   maxCommitAttempts?: number;
   /** How many snapshots `previous` may walk past (maintenance commits) before giving up (default 10,000). */

@@ -2,15 +2,15 @@
 // state: flock(2) is not fair, and a writer that lets the lock go and takes it again at once keeps it from
 // one that waits. Each waiter stands in a slot of its own with the time it began to wait; the one that began
 // first (ties by id) is the only one that takes the lock, and a writer that is not waiting lets any waiter in
-// first. A waiter renews its slot at each look, so a slot not renewed for STANDS_MS is a waiter that died,
-// and its slot is free again.
+// first. A waiter renews its slot at each look (at least every 5 ms, and after each catch-up), so a slot not
+// renewed for STANDS_MS is a waiter that died, or one its machine stalled that long, and its slot is free again.
 import * as fs from 'node:fs';
 
 /** Writers that can stand in line at once; any more wait unseen (no one lets them in first) until a slot frees. */
 const SLOTS = 16;
 /** A slot: the waiter's id, when it last renewed the slot and since when it has waited (ms since epoch). */
 const SLOT_BYTES = 24;
-const STANDS_MS = 250;
+const STANDS_MS = 1_000;
 
 const slots = Buffer.alloc(SLOTS * SLOT_BYTES);
 const slot = Buffer.alloc(SLOT_BYTES);
