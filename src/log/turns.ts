@@ -77,13 +77,14 @@ export class Turns {
     for (let first = true; ; first = false) {
       // A store that cannot write or list the marks leaves the writer unordered, as before turns: the create
       // of the entry is still the only way in.
-      const older = await Promise.all([this.olderThan(mine), first ? marked : undefined]).then(
+      const looking = Promise.all([this.olderThan(mine), first ? marked : undefined]).then(
         ([o]) => o,
         () => false,
       );
+      // Catching up beside the look (on S3 each is a round trip): the turn then has little left to read.
+      const [older] = await Promise.all([looking, first ? undefined : meanwhile?.()]);
       if (!older) return;
       this.waiterSeenAt = performance.now();
-      if (meanwhile !== undefined) await meanwhile();
       await sleep(LOOK_MS);
       if (performance.now() - renewedAt > MARK_RENEW_MS) {
         await this.store.replace(mine, EMPTY).catch(() => undefined);
