@@ -1,9 +1,12 @@
 // What verify learns of an index from one scan of its whole keyspace, in key order: each key goes to the
 // family that owns its space, which keeps what its invariants need; `finish` runs them. Pure: the caller
-// does the reading (src/commit/verify.ts). Memory holds one fact per entity version and per file row — a
-// maintenance job's budget, not a reader's. The facts of the families with one per file are built field by
-// field: a copy by spread of a decoded key, with the key's name added, took twice the memory (~460 bytes
-// against ~240 a fact).
+// does the reading (src/commit/verify.ts). A census may take one slice of the facts (`CensusSlice`): the
+// rules that join families keep only the facts whose join key falls in the slice, so a catalog of any size is
+// checked in as many scans as it needs slices, each holding a slice's facts (~265 bytes a key). Every rule's
+// two sides are sliced by the same key, so the slices together find what one whole census finds; the rules
+// over the catalog's entities and snapshots (one fact per version or snapshot, not per file) run in slice 0.
+// The facts of the families with one per file are built field by field: a copy by spread of a decoded key,
+// with the key's name added, took twice the memory (~460 bytes against ~240 a fact).
 import { type BaseValue, baseProblems, type DataFileFact, type DataFileRow, dataFileEndProblems, decodeBase, decodeBasePart, decodeDataFileEnd, decodeEndedAt, decodeFileTable, decodeManifest, decodeManifestPart, decodePathIndex, fileTableProblems, type ManifestValue, manifestProblems, pathIndexProblems } from './data-files.js';
 import type { DeleteFileRow } from './delete-files.js';
 import { decodeFileColumnStats, fileColumnStatsProblems } from './file-column-stats.js';
@@ -49,13 +52,51 @@ const isFile = (space: number | undefined) => space === Space.DataFile || space 
 /** Spaces whose rows carry an end: their versions of one entity must not overlap. */
 const hasEnd = (space: Space) => spaceSpec(space).category === 'versioned' || isFile(space);
 
+/** The spaces without ends whose facts the sliced rules read (every versioned row names snapshots, so all of those are read too). */
+const SLICED: ReadonlySet<Space> = new Set([
+  Space.EndIndex,
+  Space.Snapshot,
+  Space.DataFileManifest,
+  Space.DataFileManifestPart,
+  Space.DataFileBase,
+  Space.DataFileBasePart,
+  Space.DataFileEndedAt,
+  Space.FileTableIndex,
+  Space.DataFileEndIndex,
+  Space.FilePathIndex,
+  Space.FileColumnStats,
+  Space.NameMapping,
+  Space.TableStats,
+  Space.SnapshotTag,
+  Space.System,
+]);
+
+/** Which part of the joined facts a census keeps: those whose join key is `slice` modulo `of`. */
+export interface CensusSlice {
+  slice: number;
+  of: number;
+}
+
+export const WHOLE_CENSUS: CensusSlice = { slice: 0, of: 1 };
+
+/** A path's slice: FNV-1a over its UTF-16 code units (paths join the path index to the rows that name them). */
+function pathHash(path: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < path.length; i++) h = Math.imul(h ^ path.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
 export class Census {
   private readonly violations: Violation[] = [];
   private run: { prefix: string; versions: { key: string; begin: number; end: number | null; recordOnly?: boolean }[] } | undefined;
-  private readonly snapshotRows: { id: number; row: SnapshotRow; key: string }[] = [];
+  private readonly snapshotRows: { id: number; time: number }[] = [];
+  /** The newest snapshot's row (rows come in id order): the head's, whose counters are above every id in use. */
+  private newest: SnapshotRow | undefined;
+  /** The snapshots that have a record, of this slice (joined by id to the snapshots rows and tags name). */
+  private readonly existing = new Set<number>();
   private readonly changes = new Set<number>();
   // Stryker disable next-line ArrayDeclaration: a stray element that is no record has no id, time or begin, so no rule finds anything in it
-  private readonly times: { time: number; id: number; key: string }[] = [];
+  private readonly times: { time: number; id: number }[] = [];
   private head: number | undefined;
   private retainFrom = 0;
   private readonly referenced = new Map<number, string>();
@@ -68,8 +109,14 @@ export class Census {
   private readonly liveTables = new Set<number>();
   private readonly tablesWithVersions = new Set<number>();
   private readonly columnIdFloors: { tableId: number; row: ColumnIdFloorRow; key: string }[] = [];
-  private readonly dataFiles: DataFileFact[] = [];
-  private readonly deleteFiles: { id: number; tableId: number; row: DeleteFileRow; path: string; size: number; crc: number | null; key: string }[] = [];
+  /** Data files of this slice's tables: what a table's manifests, bases and stats are checked against. */
+  private readonly tableFiles: DataFileFact[] = [];
+  /** Data files of this slice's file ids: what the indexes by file are checked against. */
+  private readonly fileFacts: DataFileFact[] = [];
+  /** Delete files of this slice's tables. */
+  private readonly deleteFiles: { id: number; tableId: number; row: DeleteFileRow; key: string }[] = [];
+  /** Data and delete file rows whose path is of this slice. */
+  private readonly pathRows: { id: number; path: string; size: number; crc: number | null; key: string }[] = [];
   private readonly manifests: ManifestValue[] = [];
   private readonly bases: BaseValue[] = [];
   private readonly endedAt: { tableId: number; end: number; id: number; key: string }[] = [];
@@ -84,23 +131,42 @@ export class Census {
   private readonly tags: { name: string; snapshot: number; key: string }[] = [];
   private maxCatalogId = -1;
   private maxFileId = -1;
+  /** Slice 0 also runs the rules over entities and snapshots, and reports each value that does not decode. */
+  private readonly first: boolean;
+
+  constructor(private readonly part: CensusSlice = WHOLE_CENSUS) {
+    if (!Number.isSafeInteger(part.of) || part.of < 1 || !Number.isSafeInteger(part.slice) || part.slice < 0 || part.slice >= part.of) {
+      throw new RangeError(`a census slice is 0 to of - 1, of at least 1: got ${part.slice} of ${part.of}`);
+    }
+    this.first = part.slice === 0;
+  }
+
+  /** Whether a join key is this slice's: one of the wrong shape (damage) is slice 0's, whose rules report it. */
+  private mine(n: number): boolean {
+    return Number.isSafeInteger(n) ? (((n % this.part.of) + this.part.of) % this.part.of) === this.part.slice : this.first;
+  }
 
   /** One key and its value, in key order. A value that cannot be decoded is a violation, and the scan goes on. */
   visit(key: Key, value: Uint8Array): void {
     try {
       this.take(key, value);
     } catch (e) {
-      this.violations.push({ invariant: 'values-decode', key: keyToString(key), message: (e as Error).message });
+      // Slice 0 reports it; the others' facts lack it as slice 0's do.
+      if (this.first) this.violations.push({ invariant: 'values-decode', key: keyToString(key), message: (e as Error).message });
     }
   }
 
   private take(key: Key, value: Uint8Array): void {
     if (isIndexBookkeeping(key)) return;
     const space = key[0] as Space;
-    const name = keyToString(key);
+    // Stryker disable next-line ConditionalExpression: a fact no rule of this slice reads is only memory
+    if (!this.first && !hasEnd(space) && !SLICED.has(space)) return;
+    // A key's name is made only for a fact kept: most keys a slice visits, it keeps nothing of.
+    let named: string | undefined;
+    const name = () => (named ??= keyToString(key));
     if (space === Space.EndIndex) {
       const { end, key: ended } = decodeEndIndexKey(key);
-      this.endEntries.push({ end, keyHex: hex(ended), path: isFile(ended[0]) ? decodeFilePathNote(key, value) : undefined, key: name });
+      if (this.mine(end)) this.endEntries.push({ end, keyHex: hex(ended), path: isFile(ended[0]) ? decodeFilePathNote(key, value) : undefined, key: name() });
       return;
     }
     const { fields, begin } = decodeKey(key);
@@ -110,7 +176,11 @@ export class Census {
     }
     switch (space) {
       case Space.Snapshot:
-        this.snapshotRows.push({ id: begin!, row: decodeValue<SnapshotRow>(key, value), key: name });
+        if (this.mine(begin!)) this.existing.add(begin!);
+        if (this.first) {
+          this.newest = decodeValue<SnapshotRow>(key, value);
+          this.snapshotRows.push({ id: begin!, time: this.newest.time });
+        }
         break;
       case Space.SnapshotChanges:
         decodeValue(key, value);
@@ -120,66 +190,73 @@ export class Census {
         decodeValue(key, value);
         {
           const { time, id } = decodeTimeKey(key);
-          this.times.push({ time, id, key: name });
+          this.times.push({ time, id });
         }
         break;
       case Space.DataFileManifest:
-        this.manifests.push({ tableId: fields[0] as number, begin: begin!, ...decodeManifest(key, value), key: name });
+        if (this.mine(fields[0] as number)) this.manifests.push({ tableId: fields[0] as number, begin: begin!, ...decodeManifest(key, value), key: name() });
         this.reference(begin!, name);
         break;
       case Space.DataFileManifestPart:
         // Stryker disable next-line BooleanLiteral: manifestProblems tells a part by its `part` being there at all
-        this.manifests.push({ tableId: fields[0] as number, begin: fields[1] as number, files: decodeManifestPart(key, value), part: true, key: name });
+        if (this.mine(fields[0] as number)) this.manifests.push({ tableId: fields[0] as number, begin: fields[1] as number, files: decodeManifestPart(key, value), part: true, key: name() });
         this.reference(fields[1] as number, name);
         break;
       case Space.DataFileBase:
-        {
+        if (this.mine(fields[0] as number)) {
           const { tableId, at, files, more } = decodeBase(key, value);
-          this.bases.push({ tableId, at, files, more, key: name });
+          this.bases.push({ tableId, at, files, more, key: name() });
         }
         break;
       case Space.DataFileBasePart:
-        this.bases.push({ tableId: fields[0] as number, at: fields[1] as number, files: decodeBasePart(key, value), part: true, key: name });
+        if (this.mine(fields[0] as number)) this.bases.push({ tableId: fields[0] as number, at: fields[1] as number, files: decodeBasePart(key, value), part: true, key: name() });
         break;
       case Space.DataFileEndedAt:
-        decodeValue(key, value);
         {
           const { tableId, end, id } = decodeEndedAt(key);
-          this.endedAt.push({ tableId, end, id, key: name });
+          if (this.mine(tableId)) {
+            decodeValue(key, value);
+            this.endedAt.push({ tableId, end, id, key: name() });
+          }
         }
         break;
       case Space.FileTableIndex:
-        this.fileTable.push({ id: fields[0] as number, begin: begin!, tableId: decodeFileTable(key, value), key: name });
+        if (this.mine(fields[0] as number)) this.fileTable.push({ id: fields[0] as number, begin: begin!, tableId: decodeFileTable(key, value), key: name() });
         break;
       case Space.DataFileEndIndex:
         {
           const { tableId, id, end } = decodeDataFileEnd(key, value);
-          this.fileEnds.push({ tableId, id, end, key: name });
+          if (this.mine(id)) this.fileEnds.push({ tableId, id, end, key: name() });
         }
         break;
       case Space.FilePathIndex:
-        this.paths.push({ path: fields[0] as string, ids: decodePathIndex(key, value), key: name });
+        if (this.mine(pathHash(fields[0] as string))) this.paths.push({ path: fields[0] as string, ids: decodePathIndex(key, value), key: name() });
         break;
       case Space.FileColumnStats:
-        decodeFileColumnStats(key, value);
-        this.fileStats.push({ tableId: fields[0] as number, fileId: fields[1] as number, begin: begin!, key: name });
+        if (this.mine(fields[1] as number)) {
+          decodeFileColumnStats(key, value);
+          this.fileStats.push({ tableId: fields[0] as number, fileId: fields[1] as number, begin: begin!, key: name() });
+        }
         break;
       case Space.NameMapping:
-        {
+        if (this.first || this.mine(fields[1] as number)) {
           const { mappingId } = decodeNameMapping(key, value);
-          this.mappings.push({ tableId: fields[0] as number, fileId: fields[1] as number, begin: begin!, mappingId, key: name });
+          if (this.mine(fields[1] as number)) this.mappings.push({ tableId: fields[0] as number, fileId: fields[1] as number, begin: begin!, mappingId, key: name() });
           // Mapping ids are catalog ids (DuckLake takes them from next_catalog_id).
           this.maxCatalogId = Math.max(this.maxCatalogId, mappingId);
         }
         break;
       case Space.TableStats:
-        this.stats.push({ tableId: fields[0] as number, row: decodeValue<TableStatsRow>(key, value), key: name });
+        if (this.mine(fields[0] as number)) this.stats.push({ tableId: fields[0] as number, row: decodeValue<TableStatsRow>(key, value), key: name() });
         break;
       case Space.ColumnIdFloor:
-        this.columnIdFloors.push({ tableId: fields[0] as number, row: decodeValue<ColumnIdFloorRow>(key, value), key: name });
+        this.columnIdFloors.push({ tableId: fields[0] as number, row: decodeValue<ColumnIdFloorRow>(key, value), key: name() });
         break;
       case Space.SnapshotTag:
-        this.tags.push({ ...decodeTag(key, value), key: name });
+        {
+          const tag = decodeTag(key, value);
+          if (this.mine(tag.snapshot)) this.tags.push({ ...tag, key: name() });
+        }
         break;
       case Space.System:
         if (same(key, HEAD_SNAPSHOT_KEY)) this.head = decodeValue<HeadSnapshotRow>(key, value).id;
@@ -192,56 +269,70 @@ export class Census {
     }
   }
 
-  private version(space: Space, key: Key, fields: readonly (number | string)[], begin: number, row: Versioned & Record<string, unknown>, name: string): void {
-    const prefix = hex(key.subarray(0, key.length - 8));
-    if (this.run?.prefix !== prefix) this.endRun({ prefix, versions: [] });
-    // A delete file that deleted every row of its data file ended it, and itself, in the commit that made
-    // it: visible at no snapshot, kept so that reclamation knows the object is the catalog's.
-    this.run!.versions.push({ key: name, begin, end: row.end, recordOnly: space === Space.DeleteFile });
+  private version(space: Space, key: Key, fields: readonly (number | string)[], begin: number, row: Versioned & Record<string, unknown>, name: () => string): void {
+    if (this.first) {
+      const prefix = hex(key.subarray(0, key.length - 8));
+      if (this.run?.prefix !== prefix) this.endRun({ prefix, versions: [] });
+      // A delete file that deleted every row of its data file ended it, and itself, in the commit that made
+      // it: visible at no snapshot, kept so that reclamation knows the object is the catalog's.
+      this.run!.versions.push({ key: name(), begin, end: row.end, recordOnly: space === Space.DeleteFile });
+    }
     this.reference(begin, name);
     if (row.end !== null) {
       this.reference(row.end, name);
       const path = isFile(space) ? (row as unknown as { path: string }).path : undefined;
-      this.ended.push({ keyHex: hex(key), key: name, end: row.end, path });
+      if (this.mine(row.end)) this.ended.push({ keyHex: hex(key), key: name(), end: row.end, path });
     }
-    const v = { begin, end: row.end, key: name };
+    if (!this.first && !isFile(space) && space !== Space.Table) return;
+    const v = () => ({ begin, end: row.end, key: name() });
     switch (space) {
       case Space.Schema:
-        this.schemas.push({ ...v, id: fields[0] as number, parent: 0, name: (row as unknown as SchemaRow).name });
+        this.schemas.push({ ...v(), id: fields[0] as number, parent: 0, name: (row as unknown as SchemaRow).name });
         this.maxCatalogId = Math.max(this.maxCatalogId, fields[0] as number);
         break;
       case Space.Table:
       case Space.View: {
-        const r = row as unknown as TableRow | ViewRow;
-        this.relations.push({ ...v, id: fields[0] as number, parent: r.schemaId, name: r.name });
-        if (space === Space.Table) this.tablesWithVersions.add(fields[0] as number);
+        // Every slice's table stats ask which tables are live; the rest is slice 0's.
         if (space === Space.Table && row.end === null) this.liveTables.add(fields[0] as number);
+        if (!this.first) break;
+        const r = row as unknown as TableRow | ViewRow;
+        this.relations.push({ ...v(), id: fields[0] as number, parent: r.schemaId, name: r.name });
+        if (space === Space.Table) this.tablesWithVersions.add(fields[0] as number);
         this.maxCatalogId = Math.max(this.maxCatalogId, fields[0] as number);
         break;
       }
       case Space.SchemaNameIndex:
-        this.schemaNames.push({ ...v, parent: 0, name: fields[0] as string, id: (row as unknown as SchemaNameIndexRow).schemaId });
+        this.schemaNames.push({ ...v(), parent: 0, name: fields[0] as string, id: (row as unknown as SchemaNameIndexRow).schemaId });
         break;
       case Space.RelationNameIndex:
-        this.relationNames.push({ ...v, parent: fields[0] as number, name: fields[1] as string, id: (row as unknown as RelationNameIndexRow).id });
+        this.relationNames.push({ ...v(), parent: fields[0] as number, name: fields[1] as string, id: (row as unknown as RelationNameIndexRow).id });
         break;
-      case Space.DataFile:
-        this.dataFiles.push({ tableId: fields[0] as number, id: fields[1] as number, begin, end: row.end, row: row as unknown as DataFileRow, key: name });
-        this.maxFileId = Math.max(this.maxFileId, fields[1] as number);
-        break;
-      case Space.DeleteFile:
-        {
-          const d = row as unknown as DeleteFileRow;
-          this.deleteFiles.push({ id: fields[1] as number, tableId: fields[0] as number, row: d, path: d.path, size: d.fileSizeBytes, crc: d.contentCrc32 ?? null, key: name });
+      case Space.DataFile: {
+        const [tableId, id] = fields as [number, number];
+        const r = row as unknown as DataFileRow;
+        if (this.mine(tableId) || this.mine(id)) {
+          const f: DataFileFact = { tableId, id, begin, end: row.end, row: r, key: name() };
+          if (this.mine(tableId)) this.tableFiles.push(f);
+          if (this.mine(id)) this.fileFacts.push(f);
         }
-        this.maxFileId = Math.max(this.maxFileId, fields[1] as number);
+        if (this.mine(pathHash(r.path))) this.pathRows.push({ id, path: r.path, size: r.fileSizeBytes, crc: r.contentCrc32 ?? null, key: name() });
+        this.maxFileId = Math.max(this.maxFileId, id);
         break;
+      }
+      case Space.DeleteFile: {
+        const [tableId, id] = fields as [number, number];
+        const d = row as unknown as DeleteFileRow;
+        if (this.mine(tableId)) this.deleteFiles.push({ id, tableId, row: d, key: name() });
+        if (this.mine(pathHash(d.path))) this.pathRows.push({ id, path: d.path, size: d.fileSizeBytes, crc: d.contentCrc32 ?? null, key: name() });
+        this.maxFileId = Math.max(this.maxFileId, id);
+        break;
+      }
       default:
     }
   }
 
-  private reference(id: number, key: string): void {
-    if (!this.referenced.has(id)) this.referenced.set(id, key);
+  private reference(id: number, key: () => string): void {
+    if (this.mine(id) && !this.referenced.has(id)) this.referenced.set(id, key());
   }
 
   private endRun(next: Census['run']): void {
@@ -259,7 +350,7 @@ export class Census {
   /** Every invariant over what was visited. */
   finish(): Violation[] {
     this.endRun(undefined);
-    const existing = new Set(this.snapshotRows.map((r) => r.id));
+    const existing = this.existing;
     const out: Violation[] = [...this.violations];
     // A value that decoded to a record of the wrong shape (damage that left valid MessagePack) breaks the
     // rule that reads it, not verify: that rule reports it and the others still run.
@@ -270,30 +361,33 @@ export class Census {
         out.push(wrongShape(invariant, e));
       }
     };
-    rule('snapshot', () => snapshotProblems({ rows: this.snapshotRows, changes: this.changes, times: this.times, head: this.head }));
+    // Slice 0 also runs the rules over entities and snapshots; the order is the whole census's.
+    const first = (invariant: string, check: () => Violation[]) => this.first && rule(invariant, check);
+    first('snapshot', () => snapshotProblems({ rows: this.snapshotRows, changes: this.changes, times: this.times, head: this.head }));
     rule('referenced snapshot', () => referencedSnapshotProblems(this.referenced, existing, this.retainFrom));
     rule('tag', () => tagProblems(this.tags, existing));
-    rule('counter', () => counterProblems(this.snapshotRows.find((r) => r.id === this.head)?.row, this.maxCatalogId, this.maxFileId));
-    rule('schema name index', () => nameIndexProblems('schema', this.schemas, this.schemaNames));
-    rule('relation name index', () => nameIndexProblems('table or view', this.relations, this.relationNames));
-    rule('manifest', () => manifestProblems(this.dataFiles, this.manifests));
-    rule('file table', () => fileTableProblems(this.dataFiles, this.fileTable));
-    rule('data file end', () => dataFileEndProblems(this.dataFiles, this.fileEnds));
-    rule('base', () => baseProblems(this.dataFiles, this.bases, this.endedAt));
-    rule('path index', () => pathIndexProblems([...this.dataFiles.map((f) => ({ id: f.id, path: f.row.path, key: f.key })), ...this.deleteFiles], this.paths));
+    // A head naming another snapshot than the newest is reported by the snapshot rule; counters are read from the head.
+    first('counter', () => counterProblems(this.head === this.snapshotRows.at(-1)?.id ? this.newest : undefined, this.maxCatalogId, this.maxFileId));
+    first('schema name index', () => nameIndexProblems('schema', this.schemas, this.schemaNames));
+    first('relation name index', () => nameIndexProblems('table or view', this.relations, this.relationNames));
+    rule('manifest', () => manifestProblems(this.tableFiles, this.manifests));
+    rule('file table', () => fileTableProblems(this.fileFacts, this.fileTable));
+    rule('data file end', () => dataFileEndProblems(this.fileFacts, this.fileEnds));
+    rule('base', () => baseProblems(this.tableFiles, this.bases, this.endedAt));
+    rule('path index', () => pathIndexProblems(this.pathRows, this.paths));
     // Stryker disable next-line StringLiteral: this rule reads only key fields, which decoded, so it cannot throw
-    rule('file column stats', () => fileColumnStatsProblems(this.fileStats, this.dataFiles));
-    rule('name mapping', () => nameMappingProblems(this.mappings, this.dataFiles));
+    rule('file column stats', () => fileColumnStatsProblems(this.fileStats, this.fileFacts));
+    rule('name mapping', () => nameMappingProblems(this.mappings, this.fileFacts));
     rule('end index', () => endIndexProblems(this.ended, this.endEntries));
     rule('table stats', () =>
       tableStatsProblems(
         this.stats,
-        this.dataFiles.map((f) => ({ ...f, recordCount: f.row.recordCount, fileSizeBytes: f.row.fileSizeBytes, rowIdEnd: f.row.rowIdStart + f.row.recordCount })),
+        this.tableFiles.map((f) => ({ tableId: f.tableId, end: f.end, recordCount: f.row.recordCount, fileSizeBytes: f.row.fileSizeBytes, rowIdEnd: f.row.rowIdStart + f.row.recordCount })),
         this.deleteFiles.map((d) => ({ tableId: d.tableId, end: d.row.end, deleteCount: d.row.deleteCount, fileSizeBytes: d.row.fileSizeBytes })),
         this.liveTables,
       ),
     );
-    rule('column id floor', () => columnIdFloorProblems(this.columnIdFloors, this.tablesWithVersions));
+    first('column id floor', () => columnIdFloorProblems(this.columnIdFloors, this.tablesWithVersions));
     return out;
   }
 
@@ -308,17 +402,16 @@ export class Census {
       if (!records) out.set(p, (records = new Map()));
       records.set(`${fileSizeBytes}/${contentCrc32}`, { fileSizeBytes, contentCrc32 });
     };
-    for (const f of this.dataFiles) add(f.row.path, f.row.fileSizeBytes, f.row.contentCrc32 ?? null);
-    for (const f of this.deleteFiles) add(f.path, f.size, f.crc);
+    for (const r of this.pathRows) add(r.path, r.size, r.crc);
     return new Map([...out].map(([p, records]) => [p, [...records.values()]]));
   }
 
   /** Every delete file row with the record count of the data file it deletes from: what its positions must fit. */
   deleteFilesOfData(): NamedDeleteFile[] {
-    const records = new Map(this.dataFiles.map((f) => [`${f.tableId}/${f.id}`, f.row.recordCount]));
+    const records = new Map(this.tableFiles.map((f) => [`${f.tableId}/${f.id}`, f.row.recordCount]));
     return this.deleteFiles.flatMap((d) => {
       const recordCount = records.get(`${d.tableId}/${d.row.dataFileId}`);
-      return recordCount === undefined ? [] : [{ path: d.path, fileSizeBytes: d.size, contentCrc32: d.crc, deleteCount: d.row.deleteCount, dataFileId: d.row.dataFileId, recordCount }];
+      return recordCount === undefined ? [] : [{ path: d.row.path, fileSizeBytes: d.row.fileSizeBytes, contentCrc32: d.row.contentCrc32 ?? null, deleteCount: d.row.deleteCount, dataFileId: d.row.dataFileId, recordCount }];
     });
   }
 }

@@ -3,7 +3,7 @@
 // beside them, `[time][id]`, so "the newest snapshot at or before T" is one reverse seek and equal times
 // order by id. Append-only: written once by the commit that creates the snapshot, deleted only by excision.
 import { type CatalogId, type FileId, MAX_ID, type SnapshotId, snapshotId } from './ids.js';
-import { beginOf, encodeKey, type Key, type KeyRange, keyPrefix, prefixEnd, prefixRange, readU64 } from './key-codec.js';
+import { beginOf, encodeKey, type Key, type KeyRange, keyPrefix, keyToString, prefixEnd, prefixRange, readU64 } from './key-codec.js';
 import { del, type Mutation, putRow } from './mutation.js';
 import { Space } from './spaces.js';
 import { putHeadSnapshot } from './system.js';
@@ -89,12 +89,13 @@ export function exciseSnapshot(id: SnapshotId, row: SnapshotRow): Mutation[] {
 
 // ---- invariants (verify)
 
+/** What verify keeps of the snapshots (one fact each, however many there are: the keys' names are made for a report only). */
 export interface SnapshotFacts {
-  /** Snapshot rows, by id, in id order. */
-  rows: readonly { id: number; row: SnapshotRow; key: string }[];
+  /** Snapshot rows, in id order: their ids and times. */
+  rows: readonly { id: number; time: number }[];
   changes: ReadonlySet<number>;
-  /** Time index entries: [time, id]. */
-  times: readonly { time: number; id: number; key: string }[];
+  /** Time index entries. */
+  times: readonly { time: number; id: number }[];
   head: number | undefined;
 }
 
@@ -104,21 +105,22 @@ export interface SnapshotFacts {
  */
 export function snapshotProblems(f: SnapshotFacts): Violation[] {
   const out: Violation[] = [];
-  const timeOf = new Map(f.rows.map((r) => [r.id, r.row.time]));
+  const rowKey = (id: number) => keyToString(snapshotKey(id));
+  const timeOf = new Map(f.rows.map((r) => [r.id, r.time]));
   f.rows.forEach((r, i) => {
-    if (!f.changes.has(r.id)) out.push({ invariant: 'snapshot-records-are-whole', key: r.key, message: `snapshot ${r.id} has no changes record` });
+    if (!f.changes.has(r.id)) out.push({ invariant: 'snapshot-records-are-whole', key: rowKey(r.id), message: `snapshot ${r.id} has no changes record` });
     const before = f.rows[i - 1];
-    if (before !== undefined && r.row.time < before.row.time) {
-      out.push({ invariant: 'snapshot-times-never-go-back', key: r.key, message: `snapshot ${r.id} was committed at ${r.row.time}, before snapshot ${before.id} (${before.row.time})` });
+    if (before !== undefined && r.time < before.time) {
+      out.push({ invariant: 'snapshot-times-never-go-back', key: rowKey(r.id), message: `snapshot ${r.id} was committed at ${r.time}, before snapshot ${before.id} (${before.time})` });
     }
   });
   for (const id of f.changes) if (!timeOf.has(id)) out.push({ invariant: 'snapshot-records-are-whole', message: `a changes record for snapshot ${id}, which has no row` });
   const indexed = new Set<number>();
   for (const t of f.times) {
     indexed.add(t.id);
-    if (timeOf.get(t.id) !== t.time) out.push({ invariant: 'time-index-equals-the-snapshots', key: t.key, message: `the time index puts snapshot ${t.id} at ${t.time}; its row says ${timeOf.get(t.id) ?? 'nothing (no row)'}` });
+    if (timeOf.get(t.id) !== t.time) out.push({ invariant: 'time-index-equals-the-snapshots', key: keyToString(timeKey(t.time, t.id)), message: `the time index puts snapshot ${t.id} at ${t.time}; its row says ${timeOf.get(t.id) ?? 'nothing (no row)'}` });
   }
-  for (const r of f.rows) if (!indexed.has(r.id)) out.push({ invariant: 'time-index-equals-the-snapshots', key: r.key, message: `snapshot ${r.id} is not in the time index` });
+  for (const r of f.rows) if (!indexed.has(r.id)) out.push({ invariant: 'time-index-equals-the-snapshots', key: rowKey(r.id), message: `snapshot ${r.id} is not in the time index` });
   const newest = f.rows.at(-1)?.id;
   if (f.head !== newest) out.push({ invariant: 'head-is-the-newest-snapshot', message: `the head names snapshot ${f.head ?? 'nothing'}; the newest snapshot row is ${newest ?? 'none'}` });
   return out;

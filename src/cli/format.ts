@@ -44,7 +44,7 @@ export function renderChanges(name: string, from: string, to: string, c: TableCh
 }
 
 export function describeVerify(r: VerifyReport): string {
-  const what = `${r.checked.logEntries} log entries, ${r.checked.keys} index keys, checkpoint ${r.checked.checkpoint ?? 'none'}${r.checked.files > 0 ? `, ${r.checked.files} files` : ''}${r.checked.icebergObjects > 0 ? `, ${r.checked.icebergObjects} Iceberg objects` : ''}`;
+  const what = `${r.checked.logEntries} log entries, ${r.checked.keys} index keys${r.checked.censusScans > 1 ? ` (read in ${r.checked.censusScans} slices)` : ''}, checkpoint ${r.checked.checkpoint ?? 'none'}${r.checked.files > 0 ? `, ${r.checked.files} files` : ''}${r.checked.icebergObjects > 0 ? `, ${r.checked.icebergObjects} Iceberg objects` : ''}`;
   if (r.ok) return `ok: every invariant holds (${what})`;
   const rows = r.violations.map((v) => [v.invariant, v.object ?? v.key ?? '', v.message]);
   return `${r.violations.length} violation${r.violations.length === 1 ? '' : 's'} (${what}):\n${table(['invariant', 'where', 'what'], rows)}`;

@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { Census, type NamedDeleteFile } from '../../keys/census.js';
+import { Census, type CensusSlice, type NamedDeleteFile } from '../../keys/census.js';
 import { append } from '../../keys/mutation.js';
 import { type KvSeq, kvSeq } from '../../keys/ids.js';
 import { keyToString } from '../../keys/key-codec.js';
@@ -40,9 +40,12 @@ export interface FileChecks {
 export interface VerifyReport {
   ok: boolean;
   violations: Violation[];
-  /** What was looked at. */
-  /** What was looked at; `icebergObjects` the Iceberg objects read (the facade checks them: src/iceberg/object-names.ts). */
-  checked: { logEntries: number; checkpoint: KvSeq | null; keys: number; files: number; icebergObjects: number };
+  /**
+   * What was looked at; `censusScans` how many times the index was read whole for its invariants (a catalog of
+   * more keys is checked a slice at a time, to bound memory); `icebergObjects` the Iceberg objects read (the
+   * facade checks them: src/iceberg/object-names.ts).
+   */
+  checked: { logEntries: number; checkpoint: KvSeq | null; keys: number; censusScans: number; files: number; icebergObjects: number };
 }
 
 /** Differences between the index and the one rebuilt from the store, reported at most (then counted). */
@@ -58,21 +61,32 @@ export async function verifyCatalog(
 ): Promise<VerifyReport> {
   await sync.refresh();
   const violations: Violation[] = [];
-  const { entries, whole } = await checkLog(log, violations);
-  const checkpoint = await checkNewestCheckpoint(log, violations);
+  const checkpointViolations: Violation[] = [];
+  const checkpoint = await checkNewestCheckpoint(log, checkpointViolations);
+  // What the index was built from, to size the census by: the newest checkpoint if it reads whole, else the log alone.
+  const base = checkpointViolations.length === 0 ? checkpoint : null;
+  const { entries, whole, puts } = await checkLog(log, violations, base?.seq ?? kvSeq(0));
+  append(violations, checkpointViolations);
   let keys = 0;
   let files = 0;
-  let named: { files: Map<string, Omit<RecordedFile, 'key'>[]>; deleteFiles: NamedDeleteFile[] } | undefined;
+  let slices = 0;
+  let named: Named | undefined;
   await sync.view(async (view) => {
-    // The census's facts go before the rebuild starts, all but what the files check reads: the two are the
-    // largest parts of verify's memory, and need not be held at once.
-    const census = new Census();
-    for await (const batch of view.scanBatches(WHOLE_KEYSPACE)) {
-      for (const [key, value] of batch) census.visit(key, value);
-      keys += batch.length;
+    // A census holds facts for the keys of its slice: a catalog of more keys is checked in more scans, each
+    // slice's facts let go before the next, and all before the rebuild starts (the rebuild is the other large
+    // part of verify's memory). The index holds at most the newest checkpoint's keys and those the entries
+    // after it put.
+    slices = Math.max(1, Math.ceil(((base?.keys ?? 0) + puts) / KEYS_PER_SLICE));
+    for (let slice = 0; slice < slices; slice++) {
+      const found = await census(view, { slice, of: slices }, opts.files);
+      if (slice === 0) keys = found.keys;
+      append(violations, found.violations);
+      if (found.named !== undefined) {
+        named ??= { files: new Map(), deleteFiles: [] };
+        for (const [p, records] of found.named.files) named.files.set(p, records);
+        append(named.deleteFiles, found.named.deleteFiles);
+      }
     }
-    append(violations, census.finish());
-    if (opts.files) named = { files: census.namedFiles(), deleteFiles: census.deleteFilesOfData() };
     // Rebuilding needs a log that can be read to its end.
     if (whole) append(violations, await compareWithRebuild(log, view));
   });
@@ -80,16 +94,36 @@ export async function verifyCatalog(
     files = await checkFiles(store, dataPath, named.files, violations);
     append(violations, await checks.deletePositionViolations(named.deleteFiles));
   }
-  return { ok: violations.length === 0, violations, checked: { logEntries: entries, checkpoint, keys, files, icebergObjects: 0 } };
+  return { ok: violations.length === 0, violations, checked: { logEntries: entries, checkpoint: checkpoint?.seq ?? null, keys, censusScans: slices, files, icebergObjects: 0 } };
+}
+
+/**
+ * Keys of the index a census slice is taken over: ~265 bytes of facts a key, and as much again while its rules
+ * run, so a slice holds ~100 MiB at most, however large the catalog.
+ */
+const KEYS_PER_SLICE = 200_000;
+
+type Named = { files: Map<string, Omit<RecordedFile, 'key'>[]>; deleteFiles: NamedDeleteFile[] };
+
+/** One slice of the census, over one scan of the index (paths fall in one slice each, so slices name files apart). */
+async function census(view: ReadView, slice: CensusSlice, files: boolean): Promise<{ keys: number; violations: Violation[]; named: Named | undefined }> {
+  const c = new Census(slice);
+  let keys = 0;
+  for await (const batch of view.scanBatches(WHOLE_KEYSPACE)) {
+    for (const [key, value] of batch) c.visit(key, value);
+    keys += batch.length;
+  }
+  return { keys, violations: c.finish(), named: files ? { files: c.namedFiles(), deleteFiles: c.deleteFilesOfData() } : undefined };
 }
 
 /**
  * Reads the log from entry 1 to its end: every entry's checksum and number (the log's read does both),
  * no gap, and each entry following the one before it. Stops at the first damage: what follows it cannot
- * be trusted either.
+ * be trusted either. Counts the keys the entries after `after` put.
  */
-async function checkLog(log: CommitLog, violations: Violation[]): Promise<{ entries: number; whole: boolean }> {
+async function checkLog(log: CommitLog, violations: Violation[], after: KvSeq): Promise<{ entries: number; whole: boolean; puts: number }> {
   let entries = 0;
+  let puts = 0;
   let prevTxn = '';
   try {
     for await (const entry of log.readAfter(kvSeq(0), { thorough: true })) {
@@ -102,27 +136,30 @@ async function checkLog(log: CommitLog, violations: Violation[]): Promise<{ entr
         });
       }
       prevTxn = entry.txn;
+      if (entry.seq > after) puts += entry.mutations.length;
     }
-    return { entries, whole: true };
+    return { entries, whole: true, puts };
   } catch (e) {
     if (!isStrataError(e, 'CORRUPT')) throw e;
     violations.push({ invariant: 'log-entries-are-whole', object: `log entry ${entries + 1}`, message: e.message });
-    return { entries, whole: false };
+    return { entries, whole: false, puts };
   }
 }
 
 /**
  * Reads the newest complete checkpoint whole, and each it is read over (checksums, names, the count each
- * manifest gives).
+ * manifest gives); its entry and the keys its manifests count.
  */
-async function checkNewestCheckpoint(log: CommitLog, violations: Violation[]): Promise<KvSeq | null> {
-  let seq: KvSeq | null = null;
+async function checkNewestCheckpoint(log: CommitLog, violations: Violation[]): Promise<{ seq: KvSeq; keys: number } | null> {
+  let found: { seq: KvSeq; keys: number } | null = null;
   let reading: KvSeq | null = null;
   try {
     for await (const newest of log.checkpoints.newestFirst(async () => true)) {
-      seq = reading = newest.seq;
+      found = { seq: newest.seq, keys: 0 };
+      reading = newest.seq;
       for (const m of await log.checkpoints.stack(newest)) {
         reading = m.seq;
+        found.keys += m.keys;
         let keys = 0;
         for await (const chunk of log.checkpoints.chunks(m)) keys += chunk.length;
         if (keys !== m.keys) {
@@ -135,7 +172,7 @@ async function checkNewestCheckpoint(log: CommitLog, violations: Violation[]): P
     if (!isStrataError(e, 'CORRUPT')) throw e;
     violations.push({ invariant: 'checkpoints-are-whole', object: reading === null ? 'the newest checkpoint' : `checkpoint ${reading}`, message: e.message });
   }
-  return seq;
+  return found;
 }
 
 /**

@@ -276,6 +276,37 @@ describe('verify', () => {
   });
 });
 
+describe('verify of a catalog of more keys than one census slice holds', () => {
+  it('reads the index a slice at a time and finds what is broken in any slice, once', async () => {
+    const dir = await tempDir();
+    const c = await openCatalog({ dir, checkpointEvery: 0 });
+    await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
+    // Three keys a file and a share of a manifest: past the 200,000 keys one slice is taken over.
+    await c.transaction((tx) => tx.addDataFiles('main', 't', Array.from({ length: 70_000 }, (_, i) => ({ path: `t/${i}.parquet`, recordCount: 1, fileSizeBytes: 1 }))));
+    const clean = await c.verify();
+    expect(clean.violations).toEqual([]);
+    expect(clean.checked).toMatchObject({ keys: expect.any(Number), censusScans: 2 });
+    expect(clean.checked.keys).toBeGreaterThan(210_000);
+    // Two files of neighbouring ids (slices take ids in turn): one's path index entry emptied, the other's
+    // file→table entry removed.
+    const r = await c.reader();
+    const t = await r.table('main', 't');
+    const [a, b] = await r.dataFiles('main', 't');
+    await r.close();
+    expect(b!.id).toBe(a!.id + 1);
+    await forge(dir, [pathIndexEntry(a!.path, []), excisedDataFile([t.id, b!.id], b!.beginSnapshot, b!.beginSnapshot + 1).mutations[0]!]);
+    await c.refresh();
+    const broken = await c.verify();
+    expect(broken.checked.censusScans).toBe(2);
+    // Each slice reports what it finds, in the order of the slices.
+    expect(broken.violations.map((v) => [v.invariant, v.key ?? v.message]).sort()).toEqual([
+      ['file-table-index-names-each-file', `DataFile[${t.id},${b!.id},@${b!.beginSnapshot}]`],
+      ['path-index-names-every-row', `${JSON.stringify(a!.path)} is named by file rows [${a!.id}] but not in the path index`],
+    ]);
+    await c.close();
+  }, 60_000);
+});
+
 describe('strata verify and strata repair', () => {
   const main = new URL('../../src/cli/main.ts', import.meta.url);
   const cli = async (...args: string[]) => {

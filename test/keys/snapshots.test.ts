@@ -41,9 +41,9 @@ describe('a new snapshot', () => {
 
 describe("verify's snapshot rules", () => {
   const facts = (rows: { id: number; time: number }[], more: { changes?: number[]; times?: { time: number; id: number }[]; head?: number | undefined } = {}) => ({
-    rows: rows.map(({ id, time }) => ({ id, row: row(time), key: `row ${id}` })),
+    rows,
     changes: new Set(more.changes ?? rows.map((r) => r.id)),
-    times: (more.times ?? rows).map(({ time, id }) => ({ time, id, key: `time ${id}` })),
+    times: more.times ?? rows,
     head: 'head' in more ? more.head : rows.at(-1)?.id,
   });
 
@@ -55,13 +55,13 @@ describe("verify's snapshot rules", () => {
 
   it('a snapshot committed before the one below it', () => {
     expect(snapshotProblems(facts([{ id: 1, time: 10 }, { id: 2, time: 9 }]))).toEqual([
-      { invariant: 'snapshot-times-never-go-back', key: 'row 2', message: 'snapshot 2 was committed at 9, before snapshot 1 (10)' },
+      { invariant: 'snapshot-times-never-go-back', key: 'Snapshot[@2]', message: 'snapshot 2 was committed at 9, before snapshot 1 (10)' },
     ]);
   });
 
   it('a row without its changes, and changes without their row', () => {
     expect(snapshotProblems(facts([{ id: 1, time: 1 }, { id: 2, time: 2 }], { changes: [2, 4] }))).toEqual([
-      { invariant: 'snapshot-records-are-whole', key: 'row 1', message: 'snapshot 1 has no changes record' },
+      { invariant: 'snapshot-records-are-whole', key: 'Snapshot[@1]', message: 'snapshot 1 has no changes record' },
       { invariant: 'snapshot-records-are-whole', message: 'a changes record for snapshot 4, which has no row' },
     ]);
   });
@@ -69,9 +69,9 @@ describe("verify's snapshot rules", () => {
   it('a time index entry at another time, one for no row, and a row the index lacks', () => {
     const f = facts([{ id: 1, time: 1 }, { id: 2, time: 2 }], { times: [{ time: 3, id: 1 }, { time: 8, id: 5 }] });
     expect(snapshotProblems(f)).toEqual([
-      { invariant: 'time-index-equals-the-snapshots', key: 'time 1', message: 'the time index puts snapshot 1 at 3; its row says 1' },
-      { invariant: 'time-index-equals-the-snapshots', key: 'time 5', message: 'the time index puts snapshot 5 at 8; its row says nothing (no row)' },
-      { invariant: 'time-index-equals-the-snapshots', key: 'row 2', message: 'snapshot 2 is not in the time index' },
+      { invariant: 'time-index-equals-the-snapshots', key: 'SnapshotTimeIndex[3,@1]', message: 'the time index puts snapshot 1 at 3; its row says 1' },
+      { invariant: 'time-index-equals-the-snapshots', key: 'SnapshotTimeIndex[8,@5]', message: 'the time index puts snapshot 5 at 8; its row says nothing (no row)' },
+      { invariant: 'time-index-equals-the-snapshots', key: 'Snapshot[@2]', message: 'snapshot 2 is not in the time index' },
     ]);
   });
 
