@@ -73,10 +73,28 @@ export async function* history(
 ): AsyncGenerator<SnapshotInfo> {
   const created = tableId === undefined ? undefined : await q.tableCreation(view, tableId);
   const mentions = (changes: string[]) => changes.some((c) => c.endsWith(`_table:${tableId}`));
-  const isRetained = await retained(view, from);
+  const ranges = await retainedRanges(view, from, to);
+  let left = limit;
+  for (const [a, b] of newestFirst ? ranges.reverse() : ranges) {
+    for await (const s of historyIn(view, a, b, tableId === undefined ? undefined : { id: tableId, created, mentions }, newestFirst, left)) {
+      yield s;
+      if (--left <= 0) return;
+    }
+  }
+}
+
+/** Snapshots in [from, to], every one of them retained: of one table when `table` says which. */
+async function* historyIn(
+  view: ReadView,
+  from: SnapshotId,
+  to: SnapshotId,
+  table: { id: CatalogId; created: SnapshotId | undefined; mentions: (changes: string[]) => boolean } | undefined,
+  newestFirst: boolean,
+  limit: number,
+): AsyncGenerator<SnapshotInfo> {
   // Where every snapshot in the range is yielded (none passed over), the index reads `limit` of each and no
   // more: a scan reads 256 entries at a time and the next 256 ahead, five times a page of a hundred.
-  const exact = tableId === undefined && isRetained.all && Number.isFinite(limit) ? { limit } : {};
+  const exact = table === undefined && Number.isFinite(limit) ? { limit } : {};
   // The snapshot records are read alongside their changes, in the same order: a get of each (and of its
   // changes again) was most of the time `strata snapshots` took over a long history.
   const records = view.scan({ ...snapshotsBetween(from, to), reverse: newestFirst, ...exact });
@@ -86,9 +104,8 @@ export async function* history(
     let record = await records.next();
     for await (const [key, bytes] of view.scan({ ...changesBetween(from, to), reverse: newestFirst, ...exact })) {
       const id = snapshotOfKey(key);
-      if (!isRetained(id)) continue;
       const changes = decodeValue<SnapshotChangesRow>(key, bytes);
-      if (tableId !== undefined && id !== created && !mentions(changes.changes)) continue;
+      if (table !== undefined && id !== table.created && !table.mentions(changes.changes)) continue;
       while (!record.done && before(record.value[0], id)) record = await records.next();
       if (!record.done && snapshotOfKey(record.value[0]) === id) yield q.snapshotInfoOf(id, decodeValue<SnapshotRow>(record.value[0], record.value[1]), changes);
     }
@@ -173,20 +190,31 @@ export async function historyCount(view: ReadView, given: HistoryOptions | undef
     for await (const _ of history(view, from, to, tableId)) if (++n >= limit) break;
     return n;
   }
-  const isRetained = await retained(view, from);
-  for await (const batch of view.scanBatches(snapshotsBetween(from, to))) {
-    for (const [key] of batch) if (isRetained(snapshotOfKey(key)) && ++n >= limit) return n;
+  for (const [a, b] of await retainedRanges(view, from, to)) {
+    for await (const batch of view.scanBatches({ ...snapshotsBetween(a, b), ...(Number.isFinite(limit) ? { limit: limit - n } : {}) })) {
+      n += batch.length;
+      if (n >= limit) return limit;
+    }
   }
   return n;
 }
 
-/** Whether a snapshot at or after `from` is in the retained history: below retain-from, only a tagged one is. */
-async function retained(view: ReadView, from: SnapshotId): Promise<((id: number) => boolean) & { all: boolean }> {
+/**
+ * The retained history within [from, to], as ranges in ascending order: below retain-from only tagged snapshots
+ * are (each a range of one, the snapshots between them passed over unread, however many excision has yet to
+ * remove), and from retain-from on every snapshot is.
+ */
+async function retainedRanges(view: ReadView, from: SnapshotId, to: SnapshotId): Promise<[SnapshotId, SnapshotId][]> {
   const retainFrom = (await q.retainFrom(view)).snapshot;
-  const tagged = new Set<number>();
-  if (from < retainFrom) for await (const t of q.tags(view)) tagged.add(t.snapshot);
-  // `all`: every snapshot from `from` on is.
-  return Object.assign((id: number) => id >= retainFrom || tagged.has(id), { all: from >= retainFrom });
+  const ranges: [SnapshotId, SnapshotId][] = [];
+  if (from < retainFrom) {
+    const tagged = new Set<SnapshotId>();
+    for await (const t of q.tags(view)) if (t.snapshot >= from && t.snapshot <= to && t.snapshot < retainFrom) tagged.add(t.snapshot);
+    for (const id of [...tagged].sort((a, b) => a - b)) ranges.push([id, id]);
+  }
+  const start = snapshotId(Math.max(from, retainFrom));
+  if (start <= to) ranges.push([start, to]);
+  return ranges;
 }
 
 async function historyRange(view: ReadView, given: HistoryOptions | undefined) {

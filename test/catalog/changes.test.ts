@@ -166,6 +166,18 @@ describe('history filters and lineage', () => {
         expect(page).toEqual(newestFirst ? [600, 599, 598, 597, 596, 595, 594, 593, 592, 591] : [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
         expect(read, `newestFirst ${newestFirst}`).toBeLessThanOrEqual(20);
       }
+      // Below retain-from, only a tagged snapshot is history: the rest (not excised yet) is not read past one by one.
+      await c.createTag('kept', 100);
+      await c.advanceRetainFrom({ snapshot: 590 });
+      for (const newestFirst of [false, true]) {
+        read = 0;
+        const page = (await c.snapshots({ limit: 5, newestFirst })).map((s) => s.id);
+        expect(page).toEqual(newestFirst ? [600, 599, 598, 597, 596] : [100, 590, 591, 592, 593]);
+        expect(read, `below retain-from, newestFirst ${newestFirst}`).toBeLessThanOrEqual(20);
+      }
+      read = 0;
+      expect(await c.snapshotCount()).toBe(12);
+      expect(read, 'counted').toBeLessThanOrEqual(30);
     } finally {
       spy.mockRestore();
     }
