@@ -5,6 +5,8 @@
 // --cascade-tables tables.
 // `--only iceberg` Iceberg metadata for a table of 10,000 files: catalog.iceberg() at a random snapshot and the REST
 // load through serve(), first and repeated, and the bytes written to serve one more commit (bench/iceberg/).
+// `--only growth` catalogs of 1k/10k/100k commits, 10k tables and a table of 1M files: open, rebuild, resolve, list,
+// snapshots(), verify, checkpoint and excise, each in a process of its own (time, peak RSS), and store bytes.
 // `--only "commit profile"` where a warm commit's time goes, by layer, for the commit shapes (bench/commit-profile.ts).
 // `--only sql` catalog.sql against DuckDB over the same Parquet files: a full scan with deletes, a selective
 // predicate on a sorted column, four questions of one large file (after one DELETE, after 100, with none) and of
@@ -169,6 +171,10 @@ if (values.only === undefined || 'excision'.includes(values.only)) {
     bySize({ smoke: { versions: 20, catalogs: [200, 1000] }, quick: { versions: 2000, catalogs: [20_000, 200_000] }, full: { versions: 10_000, catalogs: [100_000, 2_000_000] } }),
     out,
   );
+}
+if (values.only === undefined || 'growth'.includes(values.only)) {
+  const { growthBench } = await import('./growth/growth-bench.js');
+  await growthBench(bySize({ smoke: { commits: [100], tables: 50, files: 1000 }, quick: { commits: [1000, 10_000], tables: 1000, files: 100_000 }, full: { commits: [1000, 10_000, 100_000], tables: 10_000, files: 1_000_000 } }), out);
 }
 if (values.only === undefined || 'checksums'.includes(values.only)) {
   const { checksumBench } = await import('./integrity/checksum-bench.js');
