@@ -79,19 +79,37 @@ export interface CensusSlice {
 
 export const WHOLE_CENSUS: CensusSlice = { slice: 0, of: 1 };
 
-/** A path's slice: FNV-1a over its UTF-16 code units (paths join the path index to the rows that name them). */
-function pathHash(path: string): number {
+/**
+ * A path's slice: FNV-1a over its UTF-16 code units (paths join the path index to the rows that name them). A
+ * row's path of the wrong shape is slice 0's.
+ */
+function pathHash(path: unknown): unknown {
+  if (typeof path !== 'string') return undefined;
   let h = 0x811c9dc5;
   for (let i = 0; i < path.length; i++) h = Math.imul(h ^ path.charCodeAt(i), 0x01000193);
   return h >>> 0;
 }
 
+/**
+ * What the slices of one census found, as one report: each slice's in turn. A violation of the whole catalog,
+ * named by no key (a rule that cannot read retain-from, met by every slice that holds a snapshot named), is
+ * reported once.
+ */
+export function mergeSlices(slices: readonly Violation[][]): Violation[] {
+  const seen = new Set<string>();
+  return slices.flat().filter((v) => {
+    if (v.key !== undefined || v.object !== undefined) return true;
+    const id = `${v.invariant}\0${v.message}`;
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+}
+
 export class Census {
   private readonly violations: Violation[] = [];
   private run: { prefix: string; versions: { key: string; begin: number; end: number | null; recordOnly?: boolean }[] } | undefined;
-  private readonly snapshotRows: { id: number; time: number }[] = [];
-  /** The newest snapshot's row (rows come in id order): the head's, whose counters are above every id in use. */
-  private newest: SnapshotRow | undefined;
+  private readonly snapshotRows: ({ id: number; time: number } & Pick<SnapshotRow, 'nextCatalogId' | 'nextFileId'>)[] = [];
   /** The snapshots that have a record, of this slice (joined by id to the snapshots rows and tags name). */
   private readonly existing = new Set<number>();
   private readonly changes = new Set<number>();
@@ -141,9 +159,13 @@ export class Census {
     this.first = part.slice === 0;
   }
 
-  /** Whether a join key is this slice's: one of the wrong shape (damage) is slice 0's, whose rules report it. */
-  private mine(n: number): boolean {
-    return Number.isSafeInteger(n) ? (((n % this.part.of) + this.part.of) % this.part.of) === this.part.slice : this.first;
+  /**
+   * Whether a join key is this slice's. The rules join on keys made by template strings, so a damaged key that
+   * reads as a number there ("3") is sliced as that number; any other of the wrong shape is slice 0's.
+   */
+  private mine(key: unknown): boolean {
+    const n = typeof key === 'string' && /^-?\d+$/.test(key) ? Number(key) : key;
+    return typeof n === 'number' && Number.isSafeInteger(n) ? ((n % this.part.of) + this.part.of) % this.part.of === this.part.slice : this.first;
   }
 
   /** One key and its value, in key order. A value that cannot be decoded is a violation, and the scan goes on. */
@@ -164,9 +186,12 @@ export class Census {
     // A key's name is made only for a fact kept: most keys a slice visits, it keeps nothing of.
     let named: string | undefined;
     const name = () => (named ??= keyToString(key));
+    // Every slice decodes each value it looks at before it keeps anything of it, so a value that does not
+    // decode is left out of every slice as a whole census leaves it out; slice 0 looks at every key, and reports it.
     if (space === Space.EndIndex) {
       const { end, key: ended } = decodeEndIndexKey(key);
-      if (this.mine(end)) this.endEntries.push({ end, keyHex: hex(ended), path: isFile(ended[0]) ? decodeFilePathNote(key, value) : undefined, key: name() });
+      const path = isFile(ended[0]) ? decodeFilePathNote(key, value) : undefined;
+      if (this.mine(end)) this.endEntries.push({ end, keyHex: hex(ended), path, key: name() });
       return;
     }
     const { fields, begin } = decodeKey(key);
@@ -175,13 +200,12 @@ export class Census {
       return;
     }
     switch (space) {
-      case Space.Snapshot:
+      case Space.Snapshot: {
+        const row = decodeValue<SnapshotRow>(key, value);
         if (this.mine(begin!)) this.existing.add(begin!);
-        if (this.first) {
-          this.newest = decodeValue<SnapshotRow>(key, value);
-          this.snapshotRows.push({ id: begin!, time: this.newest.time });
-        }
+        if (this.first) this.snapshotRows.push({ id: begin!, time: row.time, nextCatalogId: row.nextCatalogId, nextFileId: row.nextFileId });
         break;
+      }
       case Space.SnapshotChanges:
         decodeValue(key, value);
         this.changes.add(begin!);
@@ -193,62 +217,66 @@ export class Census {
           this.times.push({ time, id });
         }
         break;
-      case Space.DataFileManifest:
-        if (this.mine(fields[0] as number)) this.manifests.push({ tableId: fields[0] as number, begin: begin!, ...decodeManifest(key, value), key: name() });
+      case Space.DataFileManifest: {
+        const manifest = decodeManifest(key, value);
+        if (this.mine(fields[0] as number)) this.manifests.push({ tableId: fields[0] as number, begin: begin!, ...manifest, key: name() });
         this.reference(begin!, name);
         break;
-      case Space.DataFileManifestPart:
+      }
+      case Space.DataFileManifestPart: {
+        const files = decodeManifestPart(key, value);
         // Stryker disable next-line BooleanLiteral: manifestProblems tells a part by its `part` being there at all
-        if (this.mine(fields[0] as number)) this.manifests.push({ tableId: fields[0] as number, begin: fields[1] as number, files: decodeManifestPart(key, value), part: true, key: name() });
+        if (this.mine(fields[0] as number)) this.manifests.push({ tableId: fields[0] as number, begin: fields[1] as number, files, part: true, key: name() });
         this.reference(fields[1] as number, name);
         break;
-      case Space.DataFileBase:
-        if (this.mine(fields[0] as number)) {
-          const { tableId, at, files, more } = decodeBase(key, value);
-          this.bases.push({ tableId, at, files, more, key: name() });
-        }
+      }
+      case Space.DataFileBase: {
+        const { tableId, at, files, more } = decodeBase(key, value);
+        if (this.mine(tableId)) this.bases.push({ tableId, at, files, more, key: name() });
         break;
-      case Space.DataFileBasePart:
-        if (this.mine(fields[0] as number)) this.bases.push({ tableId: fields[0] as number, at: fields[1] as number, files: decodeBasePart(key, value), part: true, key: name() });
+      }
+      case Space.DataFileBasePart: {
+        const files = decodeBasePart(key, value);
+        if (this.mine(fields[0] as number)) this.bases.push({ tableId: fields[0] as number, at: fields[1] as number, files, part: true, key: name() });
         break;
-      case Space.DataFileEndedAt:
-        {
-          const { tableId, end, id } = decodeEndedAt(key);
-          if (this.mine(tableId)) {
-            decodeValue(key, value);
-            this.endedAt.push({ tableId, end, id, key: name() });
-          }
-        }
+      }
+      case Space.DataFileEndedAt: {
+        decodeValue(key, value);
+        const { tableId, end, id } = decodeEndedAt(key);
+        if (this.mine(tableId)) this.endedAt.push({ tableId, end, id, key: name() });
         break;
-      case Space.FileTableIndex:
-        if (this.mine(fields[0] as number)) this.fileTable.push({ id: fields[0] as number, begin: begin!, tableId: decodeFileTable(key, value), key: name() });
+      }
+      case Space.FileTableIndex: {
+        const tableId = decodeFileTable(key, value);
+        if (this.mine(fields[0] as number)) this.fileTable.push({ id: fields[0] as number, begin: begin!, tableId, key: name() });
         break;
-      case Space.DataFileEndIndex:
-        {
-          const { tableId, id, end } = decodeDataFileEnd(key, value);
-          if (this.mine(id)) this.fileEnds.push({ tableId, id, end, key: name() });
-        }
+      }
+      case Space.DataFileEndIndex: {
+        const { tableId, id, end } = decodeDataFileEnd(key, value);
+        if (this.mine(id)) this.fileEnds.push({ tableId, id, end, key: name() });
         break;
-      case Space.FilePathIndex:
-        if (this.mine(pathHash(fields[0] as string))) this.paths.push({ path: fields[0] as string, ids: decodePathIndex(key, value), key: name() });
+      }
+      case Space.FilePathIndex: {
+        const ids = decodePathIndex(key, value);
+        if (this.mine(pathHash(fields[0]))) this.paths.push({ path: fields[0] as string, ids, key: name() });
         break;
+      }
       case Space.FileColumnStats:
-        if (this.mine(fields[1] as number)) {
-          decodeFileColumnStats(key, value);
-          this.fileStats.push({ tableId: fields[0] as number, fileId: fields[1] as number, begin: begin!, key: name() });
-        }
+        decodeFileColumnStats(key, value);
+        if (this.mine(fields[1] as number)) this.fileStats.push({ tableId: fields[0] as number, fileId: fields[1] as number, begin: begin!, key: name() });
         break;
-      case Space.NameMapping:
-        if (this.first || this.mine(fields[1] as number)) {
-          const { mappingId } = decodeNameMapping(key, value);
-          if (this.mine(fields[1] as number)) this.mappings.push({ tableId: fields[0] as number, fileId: fields[1] as number, begin: begin!, mappingId, key: name() });
-          // Mapping ids are catalog ids (DuckLake takes them from next_catalog_id).
-          this.maxCatalogId = Math.max(this.maxCatalogId, mappingId);
-        }
+      case Space.NameMapping: {
+        const { mappingId } = decodeNameMapping(key, value);
+        if (this.mine(fields[1] as number)) this.mappings.push({ tableId: fields[0] as number, fileId: fields[1] as number, begin: begin!, mappingId, key: name() });
+        // Mapping ids are catalog ids (DuckLake takes them from next_catalog_id).
+        this.maxCatalogId = Math.max(this.maxCatalogId, mappingId);
         break;
-      case Space.TableStats:
-        if (this.mine(fields[0] as number)) this.stats.push({ tableId: fields[0] as number, row: decodeValue<TableStatsRow>(key, value), key: name() });
+      }
+      case Space.TableStats: {
+        const row = decodeValue<TableStatsRow>(key, value);
+        if (this.mine(fields[0] as number)) this.stats.push({ tableId: fields[0] as number, row, key: name() });
         break;
+      }
       case Space.ColumnIdFloor:
         this.columnIdFloors.push({ tableId: fields[0] as number, row: decodeValue<ColumnIdFloorRow>(key, value), key: name() });
         break;
@@ -315,16 +343,16 @@ export class Census {
           if (this.mine(tableId)) this.tableFiles.push(f);
           if (this.mine(id)) this.fileFacts.push(f);
         }
-        if (this.mine(pathHash(r.path))) this.pathRows.push({ id, path: r.path, size: r.fileSizeBytes, crc: r.contentCrc32 ?? null, key: name() });
         this.maxFileId = Math.max(this.maxFileId, id);
+        if (this.mine(pathHash(r.path))) this.pathRows.push({ id, path: r.path, size: r.fileSizeBytes, crc: r.contentCrc32 ?? null, key: name() });
         break;
       }
       case Space.DeleteFile: {
         const [tableId, id] = fields as [number, number];
         const d = row as unknown as DeleteFileRow;
         if (this.mine(tableId)) this.deleteFiles.push({ id, tableId, row: d, key: name() });
-        if (this.mine(pathHash(d.path))) this.pathRows.push({ id, path: d.path, size: d.fileSizeBytes, crc: d.contentCrc32 ?? null, key: name() });
         this.maxFileId = Math.max(this.maxFileId, id);
+        if (this.mine(pathHash(d.path))) this.pathRows.push({ id, path: d.path, size: d.fileSizeBytes, crc: d.contentCrc32 ?? null, key: name() });
         break;
       }
       default:
@@ -361,13 +389,12 @@ export class Census {
         out.push(wrongShape(invariant, e));
       }
     };
-    // Slice 0 also runs the rules over entities and snapshots; the order is the whole census's.
+    // Slice 0 also runs the rules over entities and snapshots, each in the place a whole census runs it.
     const first = (invariant: string, check: () => Violation[]) => this.first && rule(invariant, check);
     first('snapshot', () => snapshotProblems({ rows: this.snapshotRows, changes: this.changes, times: this.times, head: this.head }));
     rule('referenced snapshot', () => referencedSnapshotProblems(this.referenced, existing, this.retainFrom));
     rule('tag', () => tagProblems(this.tags, existing));
-    // A head naming another snapshot than the newest is reported by the snapshot rule; counters are read from the head.
-    first('counter', () => counterProblems(this.head === this.snapshotRows.at(-1)?.id ? this.newest : undefined, this.maxCatalogId, this.maxFileId));
+    first('counter', () => counterProblems(this.snapshotRows.find((r) => r.id === this.head), this.maxCatalogId, this.maxFileId));
     first('schema name index', () => nameIndexProblems('schema', this.schemas, this.schemaNames));
     first('relation name index', () => nameIndexProblems('table or view', this.relations, this.relationNames));
     rule('manifest', () => manifestProblems(this.tableFiles, this.manifests));

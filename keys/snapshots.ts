@@ -139,7 +139,7 @@ export function referencedSnapshotProblems(referenced: ReadonlyMap<number, strin
 }
 
 /** The newest snapshot's counters are above every id in use: the next commit allocates from them. */
-export function counterProblems(head: SnapshotRow | undefined, maxCatalogId: number, maxFileId: number): Violation[] {
+export function counterProblems(head: Pick<SnapshotRow, 'nextCatalogId' | 'nextFileId'> | undefined, maxCatalogId: number, maxFileId: number): Violation[] {
   if (head === undefined) return [];
   const out: Violation[] = [];
   if (head.nextCatalogId <= maxCatalogId) out.push({ invariant: 'counters-above-every-id', message: `next_catalog_id is ${head.nextCatalogId}, but catalog id ${maxCatalogId} is in use` });

@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { Census, type CensusSlice, type NamedDeleteFile } from '../../keys/census.js';
+import { Census, type CensusSlice, mergeSlices, type NamedDeleteFile } from '../../keys/census.js';
 import { append } from '../../keys/mutation.js';
 import { type KvSeq, kvSeq } from '../../keys/ids.js';
 import { keyToString } from '../../keys/key-codec.js';
@@ -65,7 +65,7 @@ export async function verifyCatalog(
   const checkpoint = await checkNewestCheckpoint(log, checkpointViolations);
   // What the index was built from, to size the census by: the newest checkpoint if it reads whole, else the log alone.
   const base = checkpointViolations.length === 0 ? checkpoint : null;
-  const { entries, whole, puts } = await checkLog(log, violations, base?.seq ?? kvSeq(0));
+  const { entries, whole, writes } = await checkLog(log, violations, base?.seq ?? kvSeq(0));
   append(violations, checkpointViolations);
   let keys = 0;
   let files = 0;
@@ -75,18 +75,20 @@ export async function verifyCatalog(
     // A census holds facts for the keys of its slice: a catalog of more keys is checked in more scans, each
     // slice's facts let go before the next, and all before the rebuild starts (the rebuild is the other large
     // part of verify's memory). The index holds at most the newest checkpoint's keys and those the entries
-    // after it put.
-    slices = Math.max(1, Math.ceil(((base?.keys ?? 0) + puts) / KEYS_PER_SLICE));
+    // after it write (puts and deletes both counted: an estimate from above).
+    slices = Math.max(1, Math.ceil(((base?.keys ?? 0) + writes) / KEYS_PER_SLICE));
+    const found: Violation[][] = [];
     for (let slice = 0; slice < slices; slice++) {
-      const found = await census(view, { slice, of: slices }, opts.files);
-      if (slice === 0) keys = found.keys;
-      append(violations, found.violations);
-      if (found.named !== undefined) {
+      const census = await takeCensus(view, { slice, of: slices }, opts.files);
+      if (slice === 0) keys = census.keys;
+      found.push(census.violations);
+      if (census.named !== undefined) {
         named ??= { files: new Map(), deleteFiles: [] };
-        for (const [p, records] of found.named.files) named.files.set(p, records);
-        append(named.deleteFiles, found.named.deleteFiles);
+        for (const [p, records] of census.named.files) named.files.set(p, records);
+        append(named.deleteFiles, census.named.deleteFiles);
       }
     }
+    append(violations, mergeSlices(found));
     // Rebuilding needs a log that can be read to its end.
     if (whole) append(violations, await compareWithRebuild(log, view));
   });
@@ -99,14 +101,15 @@ export async function verifyCatalog(
 
 /**
  * Keys of the index a census slice is taken over: ~265 bytes of facts a key, and as much again while its rules
- * run, so a slice holds ~100 MiB at most, however large the catalog.
+ * run, so a slice holds ~100 MiB, however many tables the catalog has (a table's files are one slice's: one
+ * table of millions of files is as large a slice by itself).
  */
 const KEYS_PER_SLICE = 200_000;
 
 type Named = { files: Map<string, Omit<RecordedFile, 'key'>[]>; deleteFiles: NamedDeleteFile[] };
 
 /** One slice of the census, over one scan of the index (paths fall in one slice each, so slices name files apart). */
-async function census(view: ReadView, slice: CensusSlice, files: boolean): Promise<{ keys: number; violations: Violation[]; named: Named | undefined }> {
+async function takeCensus(view: ReadView, slice: CensusSlice, files: boolean): Promise<{ keys: number; violations: Violation[]; named: Named | undefined }> {
   const c = new Census(slice);
   let keys = 0;
   for await (const batch of view.scanBatches(WHOLE_KEYSPACE)) {
@@ -119,11 +122,11 @@ async function census(view: ReadView, slice: CensusSlice, files: boolean): Promi
 /**
  * Reads the log from entry 1 to its end: every entry's checksum and number (the log's read does both),
  * no gap, and each entry following the one before it. Stops at the first damage: what follows it cannot
- * be trusted either. Counts the keys the entries after `after` put.
+ * be trusted either. Counts the keys the entries after `after` write.
  */
-async function checkLog(log: CommitLog, violations: Violation[], after: KvSeq): Promise<{ entries: number; whole: boolean; puts: number }> {
+async function checkLog(log: CommitLog, violations: Violation[], after: KvSeq): Promise<{ entries: number; whole: boolean; writes: number }> {
   let entries = 0;
-  let puts = 0;
+  let writes = 0;
   let prevTxn = '';
   try {
     for await (const entry of log.readAfter(kvSeq(0), { thorough: true })) {
@@ -136,13 +139,13 @@ async function checkLog(log: CommitLog, violations: Violation[], after: KvSeq): 
         });
       }
       prevTxn = entry.txn;
-      if (entry.seq > after) puts += entry.mutations.length;
+      if (entry.seq > after) writes += entry.mutations.length;
     }
-    return { entries, whole: true, puts };
+    return { entries, whole: true, writes };
   } catch (e) {
     if (!isStrataError(e, 'CORRUPT')) throw e;
     violations.push({ invariant: 'log-entries-are-whole', object: `log entry ${entries + 1}`, message: e.message });
-    return { entries, whole: false, puts };
+    return { entries, whole: false, writes };
   }
 }
 

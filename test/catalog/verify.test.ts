@@ -287,8 +287,8 @@ describe('verify of a catalog of more keys than one census slice holds', () => {
     expect(clean.violations).toEqual([]);
     expect(clean.checked).toMatchObject({ keys: expect.any(Number), censusScans: 2 });
     expect(clean.checked.keys).toBeGreaterThan(210_000);
-    // Two files of neighbouring ids (slices take ids in turn): one's path index entry emptied, the other's
-    // file→table entry removed.
+    // Two files: one's path index entry emptied (the rows naming a path are its slice's), the other's file→table
+    // entry removed (a file's entries are the slice of its id).
     const r = await c.reader();
     const t = await r.table('main', 't');
     const [a, b] = await r.dataFiles('main', 't');
@@ -298,7 +298,7 @@ describe('verify of a catalog of more keys than one census slice holds', () => {
     await c.refresh();
     const broken = await c.verify();
     expect(broken.checked.censusScans).toBe(2);
-    // Each slice reports what it finds, in the order of the slices.
+    // Each slice reports what it finds; the report holds the slices' findings one slice after another.
     expect(broken.violations.map((v) => [v.invariant, v.key ?? v.message]).sort()).toEqual([
       ['file-table-index-names-each-file', `DataFile[${t.id},${b!.id},@${b!.beginSnapshot}]`],
       ['path-index-names-every-row', `${JSON.stringify(a!.path)} is named by file rows [${a!.id}] but not in the path index`],

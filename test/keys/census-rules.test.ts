@@ -4,13 +4,14 @@
 // reads it: that rule says so (ARCHITECTURE.md, Invariants: "verify reports a value of the wrong shape instead
 // of failing"), and the others still run.
 import { describe, expect, it } from 'vitest';
-import { Census, type CensusSlice, WHOLE_CENSUS } from '../../keys/census.js';
+import { Census, type CensusSlice, mergeSlices, WHOLE_CENSUS } from '../../keys/census.js';
 import { columnIdFloorKey } from '../../keys/columns.js';
 import { addedDataFiles, dataFileEntity, type DataFileRow, MANIFEST_PART_FILES, manifestFile, pathIndexEntry } from '../../keys/data-files.js';
 import { deleteFileEntity, type DeleteFileRow } from '../../keys/delete-files.js';
 import { endIndexKey } from '../../keys/end-index.js';
 import { catalogId, fileId, snapshotId } from '../../keys/ids.js';
-import { encodeKey, type Key } from '../../keys/key-codec.js';
+import { encodeKey, type Key, keyToString } from '../../keys/key-codec.js';
+import { fileColumnStatsKey } from '../../keys/file-column-stats.js';
 import { type Mutation, putRow } from '../../keys/mutation.js';
 import { putNameMapping } from '../../keys/name-mappings.js';
 import { relationNameEntity, tableEntity, viewEntity } from '../../keys/relations.js';
@@ -38,6 +39,12 @@ class Keyspace {
       if (m.type === 'put') this.values.set(id, [m.key, m.value]);
       else this.values.delete(id);
     }
+    return this;
+  }
+
+  /** Bytes written as a value, as they are. */
+  bytes(key: Key, value: Uint8Array): this {
+    this.values.set(Buffer.from(key).toString('hex'), [key, value]);
     return this;
   }
 
@@ -115,7 +122,7 @@ class Keyspace {
     const whole = this.census().finish();
     const canonical = (vs: Violation[]) => vs.map((v) => JSON.stringify(v)).sort();
     for (const of of [2, 3, 5]) {
-      const sliced = Array.from({ length: of }, (_, slice) => this.census({ slice, of }).finish()).flat();
+      const sliced = mergeSlices(Array.from({ length: of }, (_, slice) => this.census({ slice, of }).finish()));
       expect(canonical(sliced), `in ${of} slices`).toEqual(canonical(whole));
     }
     return whole;
@@ -344,6 +351,54 @@ describe('a value of the wrong shape breaks the rule that reads it, which says s
 
   it('column id floor: a floor that is no number', () => {
     expect(decodeProblems(keyspace().relation('table', 5, 't', 1).raw(columnIdFloorKey(catalogId(5)), { next: UNPRINTABLE }))).toEqual([broke('column id floor')]);
+  });
+});
+
+describe('damage in a slice other than the first: each slice decodes all it looks at, so all slices together report what one census does', () => {
+  // Join keys 7, 11 and 13 fall in no slice 0 of 2, 3 or 5; every case is also checked in those slices (Keyspace.verify).
+  const NOT_MSGPACK = Uint8Array.of(1, 0xc1);
+  const undecodable = (k: Keyspace, key: Key) => expect(k.bytes(key, NOT_MSGPACK).verify()).toContainEqual(expect.objectContaining({ invariant: 'values-decode', key: keyToString(key) }));
+
+  it("a table's stats, a file's column statistics, a manifest that does not decode", () => {
+    undecodable(keyspace().relation('table', 7, 't', 1), encodeKey(Space.TableStats, [7]));
+    undecodable(keyspace().relation('table', 7, 't', 1), fileColumnStatsKey(catalogId(7), fileId(11), snapshotId(1)));
+    undecodable(keyspace().relation('table', 7, 't', 1), encodeKey(Space.DataFileManifest, [7], 1));
+    // At a snapshot that has no record: what names it is the manifest, which does not decode.
+    expect(keyspace().bytes(encodeKey(Space.DataFileManifest, [7], 13), NOT_MSGPACK).verify()).toEqual([
+      expect.objectContaining({ invariant: 'values-decode', key: keyToString(encodeKey(Space.DataFileManifest, [7], 13)) }),
+    ]);
+  });
+
+  it('a snapshot row that does not decode is no record: what names it is reported', () => {
+    const k = keyspace().relation('table', 7, 't', 3).bytes(snapshotKey(3), NOT_MSGPACK);
+    expect(k.verify().map((v) => v.invariant).sort()).toEqual(['head-is-the-newest-snapshot', 'named-snapshots-exist', 'snapshot-records-are-whole', 'time-index-equals-the-snapshots', 'values-decode']);
+  });
+
+  it('a retain-from of the wrong shape, met by every slice that holds a named snapshot, is reported once', () => {
+    const k = keyspace().relation('table', 7, 't', 1).relation('table', 8, 'u', 2).relation('table', 9, 'v', 3).put(putRow(encodeKey(Space.System, [5]), { snapshot: UNPRINTABLE, since: 0 }));
+    expect(k.verify().filter((v) => v.invariant === 'values-decode')).toEqual([broke('referenced snapshot')]);
+  });
+
+  it('an end that is a number written as text joins its end-index entry as the rules join it', () => {
+    const spec = { id: 11 };
+    const k = keyspace().relation('table', 7, 't', 1).files(7, 1, [spec]).endFile(7, 1, spec, 3);
+    expect(k.verify()).toEqual([]);
+    const row = { path: 't/11.parquet', format: 'parquet', recordCount: 10, fileSizeBytes: 100, footerSize: null, rowIdStart: 0, end: '3' };
+    k.raw(dataFileEntity(catalogId(7), fileId(11)).key(snapshotId(1)), row);
+    expect(k.verify().map((v) => v.invariant)).not.toContain('end-index-lists-every-end');
+  });
+
+  it("a file row with no path still counts its id against the counters, and is named by no path", () => {
+    const row = { format: 'parquet', recordCount: 10, fileSizeBytes: 100, footerSize: null, rowIdStart: 0 };
+    const k = keyspace().relation('table', 7, 't', 1).raw(dataFileEntity(catalogId(7), fileId(151)).key(snapshotId(1)), { ...row, end: null });
+    const found = k.verify().map((v) => v.invariant);
+    expect(found).toContain('counters-above-every-id');
+    expect(found).toContain('path-index-names-every-row');
+  });
+
+  it("a head naming an older snapshot: the counters are checked against that snapshot's, as the next commit would take them", () => {
+    const k = keyspace().snapshot(2, { nextFileId: 5 }).relation('table', 7, 't', 1).files(7, 1, [{ id: 11 }]).put(putHeadSnapshot(snapshotId(2)));
+    expect(k.verify().map((v) => v.invariant).sort()).toEqual(['counters-above-every-id', 'head-is-the-newest-snapshot']);
   });
 });
 
