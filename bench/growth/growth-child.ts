@@ -7,6 +7,7 @@ import { rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Catalog } from '../../src/index.js';
 import { rng } from '../harness.js';
+import { peakRss } from '../child.js';
 
 type Op = 'open' | 'rebuild' | 'resolve' | 'list' | 'snapshots' | 'checkpoint' | 'excise' | 'verify';
 const [dir, op, tablesArg, callsArg] = process.argv.slice(2) as [string, Op, string, string];
@@ -86,4 +87,4 @@ if (op === 'open' || op === 'rebuild') {
   }
   await c.close();
 }
-process.stdout.write(`${JSON.stringify({ ms: ms!, peakRss: process.resourceUsage().maxRSS * 1024, detail })}\n`);
+process.stdout.write(`${JSON.stringify({ ms: ms!, peakRss: peakRss(), detail })}\n`);

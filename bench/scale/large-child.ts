@@ -10,6 +10,7 @@ import { kvSeq } from '../../keys/ids.js';
 import { openLog } from '../../src/log/open-log.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
 import { openPeer } from '../drivers/peer-sqlite.js';
+import { peakRss as ownPeakRss } from '../child.js';
 
 const [side, op, dir, arg] = process.argv.slice(2) as [string, 'commit' | 'drop' | 'cascade', string, string | undefined];
 // The same files on both sides; made before the timing starts, as an engine has its file list in hand.
@@ -59,6 +60,6 @@ const rssAfterOpen = process.memoryUsage.rss();
 const t = process.hrtime.bigint();
 await run();
 const ms = Number(process.hrtime.bigint() - t) / 1e6;
-const peakRss = process.resourceUsage().maxRSS * 1024;
+const peakRss = ownPeakRss();
 await close();
 process.stdout.write(`${JSON.stringify({ ms, rssAfterOpen, peakRss, writes })}\n`);

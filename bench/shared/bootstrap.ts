@@ -2,6 +2,7 @@
 // Usage: bootstrap.ts <dir> <store JSON>. Prints one JSON line: ms and this process's peak RSS.
 import { Catalog } from '../../src/index.js';
 import { openStore } from './open-store.js';
+import { peakRss } from '../child.js';
 
 const [dir, spec] = process.argv.slice(2) as [string, string];
 const t = process.hrtime.bigint();
@@ -11,4 +12,4 @@ const r = await catalog.reader();
 const snapshot = r.snapshot.id;
 await r.close();
 await catalog.close();
-process.stdout.write(`${JSON.stringify({ ms, snapshot, peakRss: process.resourceUsage().maxRSS * 1024 })}\n`);
+process.stdout.write(`${JSON.stringify({ ms, snapshot, peakRss: peakRss() })}\n`);

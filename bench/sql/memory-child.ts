@@ -6,6 +6,7 @@
 // `update` changes a quarter of the rows. Prints one JSON line: the operation, ms, its result, peak RSS (bytes).
 import { Catalog } from '../../src/index.js';
 import { OPEN } from './build.js';
+import { peakRss } from '../child.js';
 
 const [op, dir, a, b] = process.argv.slice(2) as ['build' | 'compact' | 'update', string, string?, string?];
 const sql = op === 'build' || a === undefined ? {} : { sql: { memoryLimit: Number(a) } };
@@ -31,4 +32,4 @@ if (op === 'build') {
 }
 const ms = performance.now() - t;
 await catalog.close();
-process.stdout.write(`${JSON.stringify({ op, ms: Math.round(ms), result, peakRss: process.resourceUsage().maxRSS * 1024 }, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v))}\n`);
+process.stdout.write(`${JSON.stringify({ op, ms: Math.round(ms), result, peakRss: peakRss() }, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v))}\n`);

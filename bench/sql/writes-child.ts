@@ -6,6 +6,7 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { Catalog } from '../../src/index.js';
 import { OPEN } from './build.js';
+import { peakRss } from '../child.js';
 
 const [op, dir, rows] = process.argv.slice(2) as ['update' | 'update-range' | 'compact' | 'update-floor' | 'update-range-floor' | 'compact-floor', string, string];
 /** A thousandth of the rows, in the middle of one file of the ten: what file skipping is for. */
@@ -43,4 +44,4 @@ if (op === 'update' || op === 'update-range') {
 const ms = performance.now() - t;
 db?.closeSync();
 await catalog.close();
-process.stdout.write(`${JSON.stringify({ ms, rssAfterOpen, peakRss: process.resourceUsage().maxRSS * 1024 })}\n`);
+process.stdout.write(`${JSON.stringify({ ms, rssAfterOpen, peakRss: peakRss() })}\n`);
