@@ -1,7 +1,7 @@
 // Table statistics (ducklake_table_stats; the spaces of column statistics are laid out, not written yet):
 // singletons keyed by table, overwritten by every commit that changes the table's files.
 import type { CatalogId } from './ids.js';
-import { encodeKey, type Key, type KeyRange, keyPrefix, prefixRange } from './key-codec.js';
+import { encodeKey, type Key, keyPrefix } from './key-codec.js';
 import { del, type Mutation, putRow } from './mutation.js';
 import { Space } from './spaces.js';
 import type { Violation } from './violation.js';
@@ -105,9 +105,6 @@ export function droppedTableStats(base: TableStatsRow, d: TableStatsDelta): Tabl
 export const tableStatsKey = (tableId: CatalogId): Key => encodeKey(Space.TableStats, [tableId]);
 
 export const putTableStats = (tableId: CatalogId, row: TableStatsRow): Mutation => putRow(tableStatsKey(tableId), row);
-
-/** Every table's stats, in one range: verify sizes its census by the largest table. */
-export const ALL_TABLE_STATS: KeyRange = prefixRange(keyPrefix(Space.TableStats, []));
 
 /** A table whose last version excision removed leaves no stats behind. */
 export const excisedTableStats = (tableId: CatalogId): Mutation => del(tableStatsKey(tableId));

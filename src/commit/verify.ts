@@ -10,9 +10,7 @@ import { Census, type CensusSlice, mergeSlices, type NamedDeleteFile } from '../
 import { append } from '../../keys/mutation.js';
 import { type KvSeq, kvSeq } from '../../keys/ids.js';
 import { keyToString } from '../../keys/key-codec.js';
-import { ALL_TABLE_STATS, type TableStatsRow } from '../../keys/stats.js';
 import { WHOLE_KEYSPACE, isIndexBookkeeping } from '../../keys/system.js';
-import { decodeValue } from '../../keys/value-codec.js';
 import type { Violation } from '../../keys/violation.js';
 import { isStrataError } from '../errors.js';
 import { KvStore } from '../kv/kv-store.js';
@@ -78,11 +76,7 @@ export async function verifyCatalog(
     // slice's facts let go before the next, and all before the rebuild starts (the rebuild is the other large
     // part of verify's memory). The index holds at most the newest checkpoint's keys and those the entries
     // after it write (puts and deletes both counted: an estimate from above).
-    // One table's files are one slice's however many there are (its manifests, bases and stats are checked
-    // together): the slices are counted over the keys outside the largest table, as more could not make that
-    // slice smaller, only the scans more (a table of 1M files was read in twenty).
-    const outside = (base?.keys ?? 0) + writes - (await largestTableKeys(view));
-    slices = Math.max(1, Math.ceil(outside / KEYS_PER_SLICE));
+    slices = Math.max(1, Math.ceil(((base?.keys ?? 0) + writes) / KEYS_PER_SLICE));
     const found: Violation[][] = [];
     for (let slice = 0; slice < slices; slice++) {
       const census = await takeCensus(view, { slice, of: slices }, opts.files);
@@ -111,26 +105,6 @@ export async function verifyCatalog(
  * table of millions of files is as large a slice by itself).
  */
 const KEYS_PER_SLICE = 200_000;
-
-/** Index keys a live data file has at least: its row, its file→table and path index entries. */
-const KEYS_PER_FILE = 3;
-
-/** The keys of the table with the most data files ever (live and ended), from the stats each table keeps. */
-async function largestTableKeys(view: ReadView): Promise<number> {
-  let most = 0;
-  for await (const batch of view.scanBatches(ALL_TABLE_STATS)) {
-    for (const [key, value] of batch) {
-      try {
-        const row = decodeValue<TableStatsRow>(key, value);
-        const files = (row.dataFiles ?? 0) + (row.endedFiles ?? 0);
-        if (Number.isSafeInteger(files)) most = Math.max(most, files * KEYS_PER_FILE);
-      } catch {
-        // A stats value that does not decode sizes nothing; the census reports it.
-      }
-    }
-  }
-  return most;
-}
 
 type Named = { files: Map<string, Omit<RecordedFile, 'key'>[]>; deleteFiles: NamedDeleteFile[] };
 
