@@ -109,7 +109,7 @@ export class Committer {
       return undefined;
     }
     // Still the writer: an automatic checkpoint due here is of exactly this entry, whatever commits next.
-    await this.background.appended(seq);
+    await this.background.appended(seq, entry.mutations.length);
     return undefined;
   }
 
