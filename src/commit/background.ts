@@ -27,7 +27,7 @@ export interface CheckpointResult {
 export const CHECKPOINT_EVERY_WRITES = 1_000_000;
 
 export class Background {
-  /** Keys this process's entries wrote since it last took a checkpoint. */
+  /** Keys this process's entries wrote since the view of its last checkpoint (automatic or not) was taken. */
   private writesSince = 0;
   /** The automatic checkpoints being written, if any; close() waits for them. */
   private checkpointing: Promise<void> | undefined;
@@ -55,12 +55,18 @@ export class Background {
     if (this.checkpointEvery === 0) return;
     this.writesSince += writes;
     if (seq % this.checkpointEvery !== 0 && this.writesSince < CHECKPOINT_EVERY_WRITES) return;
-    this.writesSince = 0;
     if (this.checkpointing !== undefined) {
       this.owed = true;
       return;
     }
+    this.writesSince = 0;
     this.checkpointInBackground(await this.sync.kv.readView(), this.sync.kv.latestAppliedTxn);
+  }
+
+  /** catalog.checkpoint(), of `view` (the writer lock held): the keys written before it are in it. */
+  checkpointNow(view: ReadView, txn: string): Promise<CheckpointResult> {
+    this.writesSince = 0;
+    return this.checkpointAt(view, txn);
   }
 
   /**
@@ -95,7 +101,11 @@ export class Background {
   private async newest(): Promise<[ReadView, string] | undefined> {
     this.owed = false;
     try {
-      return await this.sync.exclusive(async () => (this.stopping ? undefined : [await this.sync.kv.readView(), this.sync.kv.latestAppliedTxn]));
+      return await this.sync.exclusive(async () => {
+        if (this.stopping) return undefined;
+        this.writesSince = 0;
+        return [await this.sync.kv.readView(), this.sync.kv.latestAppliedTxn];
+      });
     } catch (e) {
       this.status.failed(e);
       return undefined;

@@ -232,7 +232,7 @@ export class CommitEngine implements CommitLayer {
     const { sync } = this.parts;
     return sync.exclusive(async () => {
       await sync.catchUp();
-      return sync.view((view) => this.background.checkpointAt(view, sync.kv.latestAppliedTxn));
+      return sync.view((view) => this.background.checkpointNow(view, sync.kv.latestAppliedTxn));
     });
   }
 

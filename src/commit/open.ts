@@ -89,8 +89,8 @@ export interface EngineOptions {
   /** At most this many tags (default 1,000). */
   maxTags?: number;
   /**
-   * Write a checkpoint after every this many log entries (default 1,000; 0 turns it off), or sooner once this
-   * process's entries have written a million keys since its last (a catalog of few large commits). The process
+   * Write a checkpoint after every this many log entries (default 1,000), or sooner once this process's own
+   * entries have written a million keys since its last (a catalog of few large commits); 0 turns both off. The process
    * whose commit reaches the multiple writes it in the background, from a view of that entry: the commit
    * returns at once and later commits do not wait. A multiple reached while the previous checkpoint is still
    * being written is owed: the newest state is written when that one ends. close() waits for one under way

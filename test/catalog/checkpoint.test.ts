@@ -81,20 +81,25 @@ describe('checkpoints', () => {
     expect(await dumpCatalog(fresh)).toEqual(await dumpCatalog(again));
   });
 
-  it('are written after a million keys written, however few the entries: a catalog of few large commits gets them', async () => {
+  it('are written after a million keys written, however few the entries, counted from the last checkpoint taken, explicit ones too', async () => {
     const dir = await tempDir();
     const c = await openCatalog({ dir, durability: 'relaxed' });
     await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
-    // Three keys a file at least (its row, file→table and path entries), four at most: one commit of 100,000
-    // files writes fewer than CHECKPOINT_EVERY_WRITES, four write more, some 1,000 entries short of
+    // Three keys a file (its row, file→table and path entries) and a few a commit: three commits of 100,000
+    // files write fewer than CHECKPOINT_EVERY_WRITES, four more, all some 1,000 entries short of
     // checkpointEvery's default.
     const commit = (n: number) => c.transaction((tx) => tx.addDataFiles('main', 't', Array.from({ length: 100_000 }, (_, i) => ({ path: `f${n}/${i}`, recordCount: 1, fileSizeBytes: 1 }))));
-    await commit(0);
-    expect(existsSync(path.join(dir, 'store', 'checkpoints'))).toBe(false);
-    for (let n = 1; n < 4; n++) await commit(n);
-    await c.close(); // waits for the checkpoint under way
-    expect(await readdir(path.join(dir, 'store', 'checkpoints'))).toHaveLength(1);
-  }, 60_000);
+    const checkpoints = async () => (existsSync(path.join(dir, 'store', 'checkpoints')) ? (await readdir(path.join(dir, 'store', 'checkpoints'))).length : 0);
+    for (let n = 0; n < 3; n++) await commit(n);
+    const explicit = await c.checkpoint();
+    // The count starts again at the explicit checkpoint: the fourth commit is not due.
+    await commit(3);
+    expect(await checkpoints()).toBe(1);
+    for (let n = 4; n < 7; n++) await commit(n);
+    await c.close(); // waits for the one under way
+    expect(await checkpoints()).toBe(2);
+    expect(explicit.seq).toBeLessThan(Math.max(...(await readdir(path.join(dir, 'store', 'checkpoints'))).map(Number)));
+  }, 120_000);
 
   it('an automatic checkpoint prunes the ones it supersedes (the newest two stay); an explicit one does not', async () => {
     const dir = await tempDir();
