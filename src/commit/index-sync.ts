@@ -13,6 +13,7 @@ import type { CheckpointManifest } from '../log/checkpoint.js';
 import type { CommitLog } from '../log/commit-log.js';
 import type { LogEntry } from '../log/log-entry.js';
 import { Mutex } from './mutex.js';
+import { LastSeen } from '../last-seen.js';
 
 /** Other writers' entries whose snapshots are kept for foreignAfter (a transaction running past more checks every commit since its base). */
 const FOREIGN_KEPT = 4096;
@@ -47,7 +48,7 @@ export class IndexSync {
         await this.apply(entry);
         this.applied(entry);
         // What open reads (thoroughly) was written while this process was away, not by a writer beside it.
-        if (opts.thorough !== true) this.otherWriterSeenAt = performance.now();
+        if (opts.thorough !== true) this.otherWriterSeen.now();
       }
       if (stubbed === undefined) {
         this.askedAt = this.kv.latestApplied;
@@ -80,10 +81,10 @@ export class IndexSync {
 
   /** Whether this process applied an entry of another writer (not at open) within the last `ms`. */
   sawOtherWriterWithin(ms: number): boolean {
-    return performance.now() - this.otherWriterSeenAt < ms;
+    return this.otherWriterSeen.within(ms);
   }
 
-  private otherWriterSeenAt = -Infinity;
+  private readonly otherWriterSeen = new LastSeen();
 
   /** Entries applied by catching up (this process applies its own as it appends them): other writers'. */
   private readonly foreign: { seq: KvSeq; snapshots: readonly SnapshotId[] }[] = [];

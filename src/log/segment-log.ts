@@ -31,6 +31,7 @@ import { decodeHead, encodeRecord, entriesIn, recordBody, type Segment, SEGMENTS
 import { SegmentFiles } from './segment-files.js';
 import { AppendLock } from './segment-lock.js';
 import { randomHex } from '../random.js';
+import { LastSeen } from '../last-seen.js';
 
 const TMP_PREFIX = 'tmp-';
 /** Segments roll past this size (64 MiB): big enough that rolls are rare, small enough to scan on open. */
@@ -66,8 +67,8 @@ export class SegmentLog implements CommitLog {
   private tail: Tail | undefined;
   /** Whether this handle holds the lock for a writer's turn (see turn). */
   private inTurn = false;
-  /** When an append last let a waiting writer in first (performance.now()). */
-  private waiterSeenAt = -Infinity;
+  /** When an append last let a waiting writer in first. */
+  private readonly waiterSeen = new LastSeen();
   /**
    * The newest entry this handle knows to be on disk with every record of its segment before it: a sync of
    * the segment's file (any descriptor's) returned after it was written. What the lock file says as synced.
@@ -111,7 +112,7 @@ export class SegmentLog implements CommitLog {
   }
 
   sawWaiterWithin(ms: number): boolean {
-    return performance.now() - this.waiterSeenAt < ms;
+    return this.waiterSeen.within(ms);
   }
 
   async turn<T>(fn: () => Promise<T>, meanwhile?: () => Promise<void>): Promise<T> {
@@ -145,10 +146,11 @@ export class SegmentLog implements CommitLog {
     if (!held) await this.takeLock();
     try {
       const head = this.syncTail();
-      // A writer that lost a race waits for its turn, marked: this one lets it in and tries again after it.
       if (entry.seq <= head) return false;
+      // A writer waiting its turn stands in the lock's line: one outside a turn lets it in first, and tries
+      // again after it.
       if (!held && this.lock.othersWait()) {
-        this.waiterSeenAt = performance.now();
+        this.waiterSeen.now();
         return false;
       }
       if (entry.seq !== head + 1) {

@@ -8,6 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomHex } from '../random.js';
 import type { ObjectStore } from '../store/object-store.js';
+import { LastSeen } from '../last-seen.js';
 
 export const TURNS_PREFIX = 'turns/';
 
@@ -31,15 +32,15 @@ const LOOK_MS = 1;
 const EMPTY = new Uint8Array(0);
 
 export class Turns {
-  /** When this process last saw another writer's mark (performance.now()). */
-  private waiterSeenAt = -Infinity;
+  /** When this process last saw another writer's mark. */
+  private readonly waiterSeen = new LastSeen();
   private creates = 0;
 
   constructor(private readonly store: ObjectStore) {}
 
   /** Whether this process saw another writer waiting within the last `ms`. */
   sawWaiterWithin(ms: number): boolean {
-    return performance.now() - this.waiterSeenAt < ms;
+    return this.waiterSeen.within(ms);
   }
 
   /** Beside a create outside a turn: every CHECK_EVERY-th, a look for marks (what it sees is remembered, never thrown). */
@@ -47,7 +48,7 @@ export class Turns {
     if (this.creates++ % CHECK_EVERY !== 0) return undefined;
     return this.olderThan(undefined).then(
       (waiting) => {
-        if (waiting) this.waiterSeenAt = performance.now();
+        if (waiting) this.waiterSeen.now();
       },
       () => undefined,
     );
@@ -84,7 +85,7 @@ export class Turns {
       // Catching up beside the look (on S3 each is a round trip): the turn then has little left to read.
       const [older] = await Promise.all([looking, first ? undefined : meanwhile?.()]);
       if (!older) return;
-      this.waiterSeenAt = performance.now();
+      this.waiterSeen.now();
       await sleep(LOOK_MS);
       if (performance.now() - renewedAt > MARK_RENEW_MS) {
         await this.store.replace(mine, EMPTY).catch(() => undefined);
