@@ -32,24 +32,28 @@ interface Shape {
   build: (c: Catalog) => Promise<void>;
 }
 
-async function createTables(c: Catalog, n: number): Promise<void> {
-  for (let from = 0; from < n; from += 500) {
+type Tx = Parameters<Parameters<Catalog['transaction']>[0]>[0];
+
+/** `each` for tables t{from} … t{to - 1}, 500 a commit. */
+async function perTable(c: Catalog, from: number, to: number, each: (tx: Tx, table: string) => Promise<unknown>): Promise<void> {
+  for (let start = from; start < to; start += 500) {
     await c.transaction(async (tx) => {
-      for (let t = from; t < Math.min(n, from + 500); t++) await tx.createTable('main', `t${t}`, COLUMNS);
+      for (let t = start; t < Math.min(to, start + 500); t++) await each(tx, `t${t}`);
     });
   }
 }
 
-/** A tenth of the tables dropped, retain-from at the newest snapshot: what excision has to do. */
-async function dropTenth(c: Catalog, n: number): Promise<void> {
-  const live = n - Math.ceil(n / 10);
-  for (let from = live; from < n; from += 500) {
-    await c.transaction(async (tx) => {
-      for (let t = from; t < Math.min(n, from + 500); t++) await tx.dropTable('main', `t${t}`);
-    });
-  }
+const createTables = (c: Catalog, n: number) => perTable(c, 0, n, (tx, t) => tx.createTable('main', t, COLUMNS));
+
+async function retainFromNewest(c: Catalog): Promise<void> {
   const [newest] = await c.snapshots({ limit: 1, newestFirst: true });
   await c.advanceRetainFrom({ snapshot: newest!.id });
+}
+
+/** A tenth of the tables dropped, retain-from at the newest snapshot: what excision has to do. */
+async function dropTenth(c: Catalog, n: number): Promise<void> {
+  await perTable(c, n - Math.ceil(n / 10), n, (tx, t) => tx.dropTable('main', t));
+  await retainFromNewest(c);
 }
 
 const file = (p: string) => ({ path: p, recordCount: 10, fileSizeBytes: 100 });
@@ -74,11 +78,7 @@ function shapes(z: GrowthSizes): Shape[] {
       live: z.tables - Math.ceil(z.tables / 10),
       build: async (c: Catalog) => {
         await createTables(c, z.tables);
-        for (let from = 0; from < z.tables; from += 500) {
-          await c.transaction(async (tx) => {
-            for (let t = from; t < Math.min(z.tables, from + 500); t++) await tx.addDataFile('main', `t${t}`, file(`t${t}/f.parquet`));
-          });
-        }
+        await perTable(c, 0, z.tables, (tx, t) => tx.addDataFile('main', t, file(`${t}/f.parquet`)));
         await dropTenth(c, z.tables);
       },
     },
@@ -101,8 +101,7 @@ function shapes(z: GrowthSizes): Shape[] {
             for (const id of gone.slice(from, from + 10_000)) await tx.removeDataFile('main', 't0', id);
           });
         }
-        const [newest] = await c.snapshots({ limit: 1, newestFirst: true });
-        await c.advanceRetainFrom({ snapshot: newest!.id });
+        await retainFromNewest(c);
       },
     },
   ];
