@@ -36,6 +36,7 @@ const LAYERS: [string, number][] = [
   ['src/arguments.ts', 2],
   ['src/random.ts', 2],
   ['src/in-parallel.ts', 2],
+  ['src/last-seen.ts', 2],
   ['src/store/', 3],
   ['src/kv/', 4],
   ['src/log/', 4],
