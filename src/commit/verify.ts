@@ -18,6 +18,7 @@ import type { ReadView } from '../kv/read-view.js';
 import type { CommitLog } from '../log/commit-log.js';
 import type { ObjectStore } from '../store/object-store.js';
 import { bodyMismatch, bytesMismatch, type RecordedFile } from '../store/recorded-bytes.js';
+import { heapGrowth } from './heap-growth.js';
 import { IndexSync } from './index-sync.js';
 import { inParallel } from '../in-parallel.js';
 
@@ -52,6 +53,17 @@ export interface VerifyReport {
 const MAX_DIFFERENCES = 20;
 
 export async function verifyCatalog(
+  sync: IndexSync,
+  log: CommitLog,
+  store: ObjectStore,
+  dataPath: string,
+  opts: Required<VerifyOptions>,
+  checks: FileChecks,
+): Promise<VerifyReport> {
+  return heapGrowth.held(() => verifyHeld(sync, log, store, dataPath, opts, checks));
+}
+
+async function verifyHeld(
   sync: IndexSync,
   log: CommitLog,
   store: ObjectStore,
