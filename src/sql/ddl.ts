@@ -51,7 +51,7 @@ function columnSpec(c: PlanColumn, notNull: boolean): ColumnSpec {
   return spec;
 }
 
-interface TableInfoNode {
+export interface TableInfoNode {
   schema: string;
   table: string;
   on_conflict: string;
@@ -59,7 +59,7 @@ interface TableInfoNode {
   constraints: { type: string; index?: number }[];
 }
 
-function tableColumns(info: TableInfoNode): ColumnSpec[] {
+export function tableColumns(info: TableInfoNode): ColumnSpec[] {
   const notNull = new Set<number>();
   for (const k of info.constraints) {
     if (k.type === 'NOT_NULL') notNull.add(k.index!);
@@ -68,7 +68,7 @@ function tableColumns(info: TableInfoNode): ColumnSpec[] {
   return info.columns.columns.map((c, i) => columnSpec(c, notNull.has(i)));
 }
 
-/** The operations one DDL statement makes, for a transaction; undefined when the plan is not DDL. */
+/** The operations one DDL statement makes, for a transaction; undefined when the plan is not DDL (a CREATE TABLE … AS is create-as.ts's). */
 export async function ddlOperations(plan: PlanNode, run: ScalarSql): Promise<((tx: Transaction) => Promise<unknown>) | undefined> {
   const info = plan.info as Record<string, unknown>;
   const schemaOf = (s: unknown) => (typeof s === 'string' && s !== '' ? s : 'main');
@@ -80,7 +80,6 @@ export async function ddlOperations(plan: PlanNode, run: ScalarSql): Promise<((t
     }
     case 'LOGICAL_CREATE_TABLE': {
       const t = info as unknown as TableInfoNode;
-      if (plan.children.length > 0) throw invalid('CREATE TABLE … AS SELECT is not run yet: CREATE the table, then INSERT INTO it … SELECT');
       const columns = tableColumns(t);
       const schema = schemaOf(t.schema);
       if (t.on_conflict === 'REPLACE_ON_CONFLICT') {
@@ -184,7 +183,7 @@ function defaultExpression(serialised: string): Expr {
 }
 
 /** `work`, with a failure of `code` taken as done (IF EXISTS, IF NOT EXISTS); any other failure stands. */
-async function ignore(work: Promise<unknown>, code: 'NOT_FOUND' | 'ALREADY_EXISTS'): Promise<unknown> {
+export async function ignore(work: Promise<unknown>, code: 'NOT_FOUND' | 'ALREADY_EXISTS'): Promise<unknown> {
   try {
     return await work;
   } catch (e) {

@@ -7,8 +7,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ReadState } from '../read/read-state.js';
 import { withProgress } from './engine.js';
 import type { StatementFiles } from './statement-files.js';
-import { createTable, type Named, type PlanNode, tablesRead } from './mirror.js';
-import { type PlaneContext, scanAt, type SqlOptions, type SqlResult } from './query.js';
+import { createTable, type Named, type PlanNode, sameTable, tablesRead } from './mirror.js';
+import type { PlaneContext, SqlOptions, SqlResult } from './query.js';
 import { Scratch } from './scratch.js';
 import { ident } from './sql-text.js';
 import { rowsOf } from './values.js';
@@ -24,14 +24,11 @@ async function insertInto(ctx: PlaneContext, c: DuckDBConnection, r: ReadState, 
   return Scratch.with(c, async (s) => {
     await s.reading(ctx, r, target, read, held);
     const table = await r.table(target.schema, target.table);
-    await s.run(createTable(s.name(target), table));
     // A statement reading its own target (INSERT INTO t SELECT … FROM t) reads the rows already there: they
     // go into the scratch table first, and only rows past them are new.
     let existing = 0;
-    if (read.some((t) => t.schema === target.schema && t.table === target.table)) {
-      await s.run(`INSERT INTO ${s.name(target)} ${(await scanAt(ctx, r, { ...target, at: undefined, filter: undefined }, held, s.files)).sql}`);
-      existing = await s.count(`SELECT count(*) FROM ${s.name(target)}`);
-    }
+    if (read.some((t) => sameTable(t, target))) existing = await s.holding(ctx, r, target, held);
+    else await s.run(createTable(s.name(target), table));
     await s.views(r, (q, arg) => ctx.engine.textFunction(q, arg));
     const result = await withProgress(c, onProgress, () => c.runAndReadAll(text));
     const columns = table.columns.map((col) => ident(col.name)).join(', ');

@@ -45,6 +45,8 @@ export function nodesOf(plan: PlanNode, type: string, out: PlanNode[] = []): Pla
   return out;
 }
 
+export const sameTable = (a: Named, b: Named): boolean => a.schema === b.schema && a.table === b.table;
+
 /** The tables the plan scans, each once (DuckDB has expanded the views already): the catalog's, not the temporary shapes of loaded host rows. */
 export function tablesRead(plan: PlanNode): Named[] {
   const seen = new Map<string, Named>();

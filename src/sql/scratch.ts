@@ -5,7 +5,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ReadState } from '../read/read-state.js';
 import { run } from './engine.js';
 import type { StatementFiles } from './statement-files.js';
-import { createViews, type Named } from './mirror.js';
+import { createTable, createViews, type Named, sameTable } from './mirror.js';
 import type { ScalarSql } from './statement.js';
 import { type PlaneContext, scanAt } from './query.js';
 import { ident, literal } from './sql-text.js';
@@ -43,9 +43,19 @@ export class Scratch {
     // Every schema, so that a catalog view of a schema the statement reads no table of binds too.
     for (const schema of await r.schemas()) await this.run(`CREATE SCHEMA IF NOT EXISTS ${ident(this.database)}.${ident(schema.name)}`);
     for (const t of tables) {
-      if (t.schema === target.schema && t.table === target.table) continue;
+      if (sameTable(t, target)) continue;
       await this.run(`CREATE VIEW ${this.name(t)} AS ${(await scanAt(ctx, r, { ...t, at: undefined, filter: undefined }, held, this.files)).sql}`);
     }
+  }
+
+  /**
+   * Catalog table `t` as a real table of this database holding its rows at `r`'s snapshot (files held in
+   * `held`): what a statement writing a table it also reads sees of it. Returns how many rows it holds.
+   */
+  async holding(ctx: PlaneContext, r: ReadState, t: Named, held: StatementFiles): Promise<number> {
+    await this.run(createTable(this.name(t), await r.table(t.schema, t.table)));
+    await this.run(`INSERT INTO ${this.name(t)} ${(await scanAt(ctx, r, { ...t, at: undefined, filter: undefined }, held, this.files)).sql}`);
+    return this.count(`SELECT count(*) FROM ${this.name(t)}`);
   }
 
   /** Creates the catalog's views of `r` (after the tables they read). */

@@ -1,10 +1,11 @@
 // A statement other than SELECT through catalog.sql: DuckDB plans it over the mirror of the head (decision
 // 0011), on the planner, which reaches no file (decision 0030), and the plan says what it is — an INSERT
-// (insert.ts), UPDATE (update.ts), DELETE (delete.ts) or DDL (ddl.ts), each one commit; anything else is
+// (insert.ts), UPDATE (update.ts), DELETE (delete.ts), CREATE TABLE … AS (create-as.ts) or other DDL (ddl.ts), each one commit; anything else is
 // refused naming what runs. A host file the statement reads (with hostFiles on) is loaded first, and the
 // statement planned and run reading the loaded rows where it called the file's reader.
 import { StrataError } from '../errors.js';
 import type { ReadState } from '../read/read-state.js';
+import { createTableAs } from './create-as.js';
 import { addedColumnsByExample, ddlOperations, runDdl } from './ddl.js';
 import { deleteRows } from './delete.js';
 import { callAt, loadedShape, loadHostRows } from './host-files.js';
@@ -38,16 +39,17 @@ export async function write(plane: PlaneContext, text: string, given: SqlOptions
       if (name !== 'seq_scan' && !isPureTableFunction(name)) throw refusedTableFunction(name, `${name}(…)`, ctx.hostFiles !== false);
     }
     const c: PlaneContext = loaded.size === 0 ? ctx : { ...ctx, loaded };
+    if (plan.type === 'LOGICAL_CREATE_TABLE' && plan.children.length > 0) return await createTableAs(c, r, planned, plan, onProgress, held);
     const [inserting] = nodesOf(plan, 'LOGICAL_INSERT');
     if (inserting !== undefined) return await insert(c, r, planned, plan, inserting, onProgress, held);
     const [deleting] = nodesOf(plan, 'LOGICAL_DELETE');
     if (deleting !== undefined) return await deleteRows(c, r, planned, plan, deleting, onProgress, held);
     const [updating] = nodesOf(plan, 'LOGICAL_UPDATE');
     if (updating !== undefined) return await updateRows(c, r, planned, plan, updating, onProgress, held);
-    if (loaded.size > 0) throw invalid('host files are read by INSERT, UPDATE and DELETE (their rows go into the lake); a view or a table definition reads the catalog only');
+    if (loaded.size > 0) throw invalid('host files are read by INSERT, UPDATE, DELETE and CREATE TABLE … AS (their rows go into the lake); a view or a table definition reads the catalog only');
     const ddl = await ddlOperations(plan, (sql, arg) => ctx.engine.textFunction(sql, arg));
     if (ddl !== undefined) return await runDdl(ctx, text, ddl, r.snapshot.id);
-    throw invalid(`sql() runs SELECT, INSERT, UPDATE, DELETE and DDL (CREATE, ALTER, DROP); this statement is ${plan.type.replace(/^LOGICAL_/, '').replaceAll('_', ' ')}`);
+    throw invalid(`sql() runs SELECT, INSERT, UPDATE, DELETE and DDL (CREATE, CREATE TABLE … AS, ALTER, DROP); this statement is ${plan.type.replace(/^LOGICAL_/, '').replaceAll('_', ' ')}`);
   } finally {
     held.release();
     await r.close();
