@@ -175,15 +175,15 @@ export class Catalog {
   }
 
   /** One SELECT (docs/DESIGN.md §8; each table at its AT, else `opts.at`, else the newest), or one INSERT (a commit). */
-  sql(text: string, opts?: SqlOptions): Promise<SqlResult> {
+  sql<Row extends Record<string, unknown> = Record<string, unknown>>(text: string, opts?: SqlOptions): Promise<SqlResult<Row>> {
     this.engine.assertOpen();
-    return this.withPlane((p) => p.sql(text, opts));
+    return this.withPlane((p) => p.sql(text, opts)) as Promise<SqlResult<Row>>;
   }
 
   /** The same, streamed in DuckDB's batches of rows (each with the columns): memory bounded by a batch. */
-  sqlBatches(text: string, opts?: SqlOptions): AsyncGenerator<SqlResult> {
+  sqlBatches<Row extends Record<string, unknown> = Record<string, unknown>>(text: string, opts?: SqlOptions): AsyncGenerator<SqlResult<Row>> {
     this.engine.assertOpen();
-    return this.fromPlane((p) => p.sqlBatches(text, opts));
+    return this.fromPlane((p) => p.sqlBatches(text, opts)) as AsyncGenerator<SqlResult<Row>>;
   }
 
   /** Loads a CSV or Parquet file into a table as one new data file, in one commit. */

@@ -37,7 +37,7 @@ export async function createTableAs(ctx: PlaneContext, r: ReadState, text: strin
       await s.reading(ctx, r, target, read, held);
       if (read.some((t) => sameTable(t, target))) await s.holding(ctx, r, target, held);
       await s.views(r, (q, arg) => ctx.engine.textFunction(q, arg));
-      const result = await withProgress(c, onProgress, () => c.runAndReadAll(text));
+      const result = await withProgress(c, onProgress, () => c.runAndReadAll(text, ctx.params));
       const { snapshot } = await ctx.transaction(
         async (tx) => {
           if (replace) await ignore(tx.dropTable(target.schema, target.table), 'NOT_FOUND');

@@ -30,7 +30,7 @@ async function insertInto(ctx: PlaneContext, c: DuckDBConnection, r: ReadState, 
     if (read.some((t) => sameTable(t, target))) existing = await s.holding(ctx, r, target, held);
     else await s.run(createTable(s.name(target), table));
     await s.views(r, (q, arg) => ctx.engine.textFunction(q, arg));
-    const result = await withProgress(c, onProgress, () => c.runAndReadAll(text));
+    const result = await withProgress(c, onProgress, () => c.runAndReadAll(text, ctx.params));
     const columns = table.columns.map((col) => ident(col.name)).join(', ');
     const written = await writeRows(
       ctx,

@@ -1,6 +1,7 @@
 // A SELECT over the catalog: each table reference bound to its files at its snapshot (its own AT clause,
 // else the statement's `at`, else the newest snapshot, resolved once for the whole statement), read through
 // a subquery put where the reference was, and the statement run by DuckDB.
+import { type BoundParams, boundParams, type SqlParams } from './params.js';
 import type { FileId, SnapshotId } from '../../keys/ids.js';
 import type { NameMappingColumn } from '../../keys/name-mappings.js';
 import { options } from '../arguments.js';
@@ -43,11 +44,20 @@ export interface SqlOptions extends StopOptions {
   /** The author and message of the commit a statement that writes makes (its message defaults to the statement). */
   author?: string;
   message?: string;
+  /**
+   * Values of the statement's parameters, bound by DuckDB (never made text of the statement): an array for
+   * `$1`, `$2`, … or `?`, a plain object for `$name`. SELECT, INSERT, UPDATE, DELETE and CREATE TABLE … AS take them.
+   */
+  params?: SqlParams;
 }
 
-export interface SqlResult {
+/**
+ * What a statement answered. `Row` is what the caller says its rows are (`sql<{ id: bigint }>(…)`): the
+ * library does not check it; each value is what values.ts gives for its DuckDB type.
+ */
+export interface SqlResult<Row extends Record<string, unknown> = Record<string, unknown>> {
   /** Objects keyed by column name, each value exact (values.ts, decision 0036). */
-  rows: Record<string, unknown>[];
+  rows: Row[];
   columns: { name: string; type: string }[];
   /** The newest snapshot the statement read (null: it read no catalog table). */
   snapshot: SnapshotId | null;
@@ -81,16 +91,18 @@ export interface PlaneContext {
   hostFiles: HostFiles;
   /** The host rows a write loaded, by the name its text reads them under (write.ts). */
   loaded?: ReadonlyMap<string, string>;
+  /** The values a write binds to its statement's parameters where it runs it (write.ts). */
+  params?: BoundParams;
 }
 
 export async function select(ctx: PlaneContext, text: string, given: SqlOptions | undefined): Promise<SqlResult> {
   return ctx.engine.withConnection(async (c) => {
     const held = new StatementFiles(ctx.files, true);
     try {
-      const { sql, meta } = await bind(ctx, text, given, held);
+      const { sql, meta, params } = await bind(ctx, text, given, held);
       const result = await answerOnceChecked(
         held,
-        withProgress(c, given?.onProgress, () => c.runAndReadAll(sql)).catch((e: unknown) => pointed(ctx, e, text)),
+        withProgress(c, given?.onProgress, () => c.runAndReadAll(sql, params)).catch((e: unknown) => pointed(ctx, e, text)),
       );
       return { ...(await rowsOf(result)), ...meta };
     } finally {
@@ -124,10 +136,10 @@ export async function* selectBatches(ctx: PlaneContext, text: string, given: Sql
   const c = await ctx.engine.connect();
   const held = new StatementFiles(ctx.files, true);
   try {
-    const { sql, meta } = await bind(ctx, text, given, held);
+    const { sql, meta, params } = await bind(ctx, text, given, held);
     const { columns, batches } = await answerOnceChecked(
       held,
-      streamRows(c, sql).catch((e: unknown) => pointed(ctx, e, text)),
+      streamRows(c, sql, params).catch((e: unknown) => pointed(ctx, e, text)),
     );
     for await (const rows of batches) yield { rows, columns, ...meta };
   } finally {
@@ -138,7 +150,7 @@ export async function* selectBatches(ctx: PlaneContext, text: string, given: Sql
 
 /** sql()'s options, checked: the same for a statement that reads and one that writes. */
 export function sqlOptions(given: SqlOptions | undefined): SqlOptions {
-  const checked = options('sql()', given, ['at', 'onProgress', 'timeoutMs', 'signal', 'hostFiles', 'author', 'message']);
+  const checked = options('sql()', given, ['at', 'onProgress', 'timeoutMs', 'signal', 'hostFiles', 'author', 'message', 'params']);
   if (checked.onProgress !== undefined && typeof checked.onProgress !== 'function') throw new StrataError('INVALID_ARGUMENT', 'sql() onProgress must be a function (percent) => void');
   if (checked.at !== undefined) options('sql() at', checked.at, ['snapshot', 'timestamp', 'tag']);
   authorship(checked);
@@ -161,7 +173,8 @@ export function committing(ctx: PlaneContext, meta: { author?: string; message?:
 
 /** Parses the statement and binds its references: the text DuckDB runs, and what it read. */
 async function bind(ctx: PlaneContext, text: string, given: SqlOptions | undefined, held: StatementFiles) {
-  const { at, author, message } = sqlOptions(given);
+  const { at, author, message, params } = sqlOptions(given);
+  const bound = boundParams(params);
   if (author !== undefined || message !== undefined) {
     throw new StrataError('INVALID_ARGUMENT', 'author and message name the commit of a statement that writes; this statement is a SELECT, which commits nothing');
   }
@@ -169,7 +182,7 @@ async function bind(ctx: PlaneContext, text: string, given: SqlOptions | undefin
   if (statement.kind !== 'select') throw new StrataError('INVALID_ARGUMENT', 'a statement other than SELECT reached the read path');
   const loaded = await loadCalls(ctx, statement.calls);
   const { scans, newest, files } = await bindScans(ctx, statement.refs, at, held);
-  return { sql: inline(inline(statement.text, `${PLACEHOLDER}f`, loaded), PLACEHOLDER, scans), meta: { snapshot: newest, files } };
+  return { sql: inline(inline(statement.text, `${PLACEHOLDER}f`, loaded), PLACEHOLDER, scans), meta: { snapshot: newest, files }, params: bound };
 }
 
 /** The scan of each table function call the statement may not run as written: host rows loaded first, or refused. */

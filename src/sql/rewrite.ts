@@ -94,7 +94,7 @@ export async function rewriteRows(
       const before = s.name('__strata_before');
       await s.run(`CREATE TABLE ${before} AS SELECT ${[FILE, POS, ...how.keep(table)].join(', ')} FROM ${s.name(target)}`);
       await s.views(r, (q, arg) => ctx.engine.textFunction(q, arg));
-      const result = await withProgress(c, onProgress, () => c.runAndReadAll(text));
+      const result = await withProgress(c, onProgress, () => c.runAndReadAll(text, ctx.params));
       const { removed, added } = await how.files({ s, target, table, scan, before });
       const committed =
         removed.length === 0

@@ -7,6 +7,7 @@
 // parts), BIT. TIMESTAMPTZ is printed in UTC, as DuckDB prints it with TimeZone = 'UTC': the node API would
 // print it in this process's zone, at its offset of today. Nested values convert field by field, so a
 // DECIMAL in a list is text too. sql(), tableChanges and RETURNING all convert through here.
+import type { BoundParams } from './params.js';
 import type { DuckDBConnection, DuckDBDateValue, DuckDBResultReader, DuckDBTimestampTZValue, DuckDBValueConverter, JS } from '@duckdb/node-api';
 import { StrataError } from '../errors.js';
 import { duckdb, run } from './engine.js';
@@ -93,8 +94,8 @@ function refuseProtoNames(r: { deduplicatedColumnNames(): string[]; columnTypes(
  * `sql`'s columns, and its rows in the batches DuckDB produces them in (2,048 rows): memory bounded by a
  * batch. A result without rows is one empty batch, so that whoever reads the batches still learns its columns.
  */
-export async function streamRows(c: DuckDBConnection, sql: string): Promise<{ columns: Rows['columns']; batches: AsyncGenerator<Rows['rows']> }> {
-  const result = await run(() => c.stream(sql));
+export async function streamRows(c: DuckDBConnection, sql: string, params?: BoundParams): Promise<{ columns: Rows['columns']; batches: AsyncGenerator<Rows['rows']> }> {
+  const result = await run(() => c.stream(sql, params));
   refuseProtoNames(result);
   const converted = result.yieldConvertedRowObjects(await exactValues());
   async function* batches(): AsyncGenerator<Rows['rows']> {

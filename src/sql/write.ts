@@ -17,12 +17,14 @@ import { authorship, committing, type PlaneContext, type SqlOptions, type SqlRes
 import { charIndex, errorAt } from './statement-errors.js';
 import { isHostReader, isPureTableFunction, refusedTableFunction } from './table-functions.js';
 import { randomHex } from '../random.js';
+import { type BoundParams, boundParams } from './params.js';
 
 const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);
 
 export async function write(plane: PlaneContext, text: string, given: SqlOptions | undefined): Promise<SqlResult> {
   plane.writable();
-  const { at, onProgress, author, message } = sqlOptions(given);
+  const { at, onProgress, author, message, params } = sqlOptions(given);
+  const bound = boundParams(params);
   if (at !== undefined) throw invalid('sql() at picks the snapshot a SELECT reads; a statement that writes writes at the head — leave at out (AT clauses go on a SELECT)');
   if (plane.pending === true && (author !== undefined || message !== undefined)) {
     throw invalid('tx.sql() commits with its transaction: give author and message to catalog.transaction(fn, { author, message })');
@@ -32,13 +34,16 @@ export async function write(plane: PlaneContext, text: string, given: SqlOptions
   const held = new StatementFiles(ctx.files);
   try {
     const outcome = await planLoading(ctx, r, text);
-    if (outcome === 'split') return await runDdl(ctx, text, await addedColumnsByExample(ctx.mirror, r, text, (q, arg) => ctx.engine.textFunction(q, arg)), r.snapshot.id);
+    if (outcome === 'split') {
+      definitionTakesNoParams(bound);
+      return await runDdl(ctx, text, await addedColumnsByExample(ctx.mirror, r, text, (q, arg) => ctx.engine.textFunction(q, arg)), r.snapshot.id);
+    }
     const { plan, planned, loaded } = outcome;
     for (const get of nodesOf(plan, 'LOGICAL_GET')) {
       const name = String(get.name);
       if (name !== 'seq_scan' && !isPureTableFunction(name)) throw refusedTableFunction(name, `${name}(…)`, ctx.hostFiles !== false);
     }
-    const c: PlaneContext = loaded.size === 0 ? ctx : { ...ctx, loaded };
+    const c: PlaneContext = { ...ctx, ...(loaded.size === 0 ? {} : { loaded }), ...(bound === undefined ? {} : { params: bound }) };
     if (plan.type === 'LOGICAL_CREATE_TABLE' && plan.children.length > 0) return await createTableAs(c, r, planned, plan, onProgress, held);
     const [inserting] = nodesOf(plan, 'LOGICAL_INSERT');
     if (inserting !== undefined) return await insert(c, r, planned, plan, inserting, onProgress, held);
@@ -48,12 +53,19 @@ export async function write(plane: PlaneContext, text: string, given: SqlOptions
     if (updating !== undefined) return await updateRows(c, r, planned, plan, updating, onProgress, held);
     if (loaded.size > 0) throw invalid('host files are read by INSERT, UPDATE, DELETE and CREATE TABLE … AS (their rows go into the lake); a view or a table definition reads the catalog only');
     const ddl = await ddlOperations(plan, (sql, arg) => ctx.engine.textFunction(sql, arg));
-    if (ddl !== undefined) return await runDdl(ctx, text, ddl, r.snapshot.id);
+    if (ddl !== undefined) {
+      definitionTakesNoParams(bound);
+      return await runDdl(ctx, text, ddl, r.snapshot.id);
+    }
     throw invalid(`sql() runs SELECT, INSERT, UPDATE, DELETE and DDL (CREATE, CREATE TABLE … AS, ALTER, DROP); this statement is ${plan.type.replace(/^LOGICAL_/, '').replaceAll('_', ' ')}`);
   } finally {
     held.release();
     await r.close();
   }
+}
+
+function definitionTakesNoParams(bound: BoundParams | undefined): void {
+  if (bound !== undefined) throw invalid('params bind values of SELECT, INSERT, UPDATE, DELETE and CREATE TABLE … AS; a definition (CREATE, ALTER, DROP) takes none: write its values into it');
 }
 
 /** At most this many host reader calls in one statement. */

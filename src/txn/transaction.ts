@@ -61,8 +61,8 @@ export interface TxnContext {
 }
 
 /** A statement's result inside a transaction: its rows and columns (nothing is committed until the transaction is). */
-export interface TxSqlResult {
-  rows: Record<string, unknown>[];
+export interface TxSqlResult<Row extends Record<string, unknown> = Record<string, unknown>> {
+  rows: Row[];
   columns: { name: string; type: string }[];
 }
 
@@ -88,8 +88,8 @@ export class Transaction {
    * this transaction's operations, committed with the rest or not at all. Await each statement before the
    * next; a SELECT's table without AT reads the transaction's state too.
    */
-  sql(text: string, opts?: unknown): Promise<TxSqlResult> {
-    return this.ctx.sql.inTransaction(this, text, opts);
+  sql<Row extends Record<string, unknown> = Record<string, unknown>>(text: string, opts?: unknown): Promise<TxSqlResult<Row>> {
+    return this.ctx.sql.inTransaction(this, text, opts) as Promise<TxSqlResult<Row>>;
   }
 
   /** What this transaction sees so far, read as a reader reads a snapshot (each read after the operations issued). */
