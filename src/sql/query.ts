@@ -1,7 +1,6 @@
 // A SELECT over the catalog: each table reference bound to its files at its snapshot (its own AT clause,
 // else the statement's `at`, else the newest snapshot, resolved once for the whole statement), read through
 // a subquery put where the reference was, and the statement run by DuckDB.
-import { type BoundParams, boundParams, type SqlParams } from './params.js';
 import type { FileId, SnapshotId } from '../../keys/ids.js';
 import type { NameMappingColumn } from '../../keys/name-mappings.js';
 import { options } from '../arguments.js';
@@ -14,21 +13,23 @@ import type { TransactionFn } from '../txn/prepared.js';
 import type { ObjectStore } from '../store/object-store.js';
 import type { DeletePositionChecks } from './delete-positions.js';
 import type { FieldIdChecks, FileLayout } from './file-columns.js';
-import { type Session, withProgress } from './engine.js';
+import { run, type Session, withProgress } from './engine.js';
 import { loadedScan, loadHostRows } from './host-files.js';
 import type { HostFiles } from './settings.js';
 import { identityOf, type LocalFiles, recordedFile } from './local-files.js';
 import { StatementFiles } from './statement-files.js';
 import type { Mirror } from './mirror.js';
+import { type BoundParams, boundParams, type SqlParams } from './params.js';
 import { rowsOf, streamRows } from './values.js';
 import { skippable, testsOf } from './pruning.js';
-import { inline, prepare, prepareDefinition, protectBig, type ScalarSql, type TableCall, type TableRef } from './statement.js';
+import { type AtClause, inline, prepare, prepareDefinition, protectBig, type ScalarSql, type TableCall, type TableRef, type TimeExpression } from './statement.js';
 import { pointedError } from './statement-errors.js';
 import type { StopOptions } from './stop.js';
 import { isHostReader, refusedTableFunction } from './table-functions.js';
 import { definitionOf } from './view-definition.js';
 import { tableScan } from './table-scan.js';
 import { randomHex } from '../random.js';
+import { parseInstant } from '../snapshot-names.js';
 
 export interface SqlOptions extends StopOptions {
   /** The snapshot of every table reference without an AT clause of its own (default: the newest). */
@@ -211,6 +212,7 @@ const MAX_VIEW_DEPTH = 16;
  */
 async function bindScans(ctx: PlaneContext, refs: readonly TableRef[], at: SnapshotSelector | undefined, held: StatementFiles) {
   const binder = new Binder(ctx, held);
+  await binder.evaluate(refs.map((r) => r.at).filter(isTimeExpression));
   let statementSnapshot: SnapshotId | undefined;
   const scans: string[] = [];
   for (const [i, ref] of refs.entries()) {
@@ -226,9 +228,13 @@ async function bindScans(ctx: PlaneContext, refs: readonly TableRef[], at: Snaps
   return { scans, newest: binder.newest, files: binder.files };
 }
 
+const isTimeExpression = (at: AtClause | undefined): at is TimeExpression => at !== undefined && 'timeExpression' in at;
+
 class Binder {
   /** The scan of each (table, snapshot) bound so far: a repeat reads the same files, listed once. */
   private readonly scans = new Map<string, string>();
+  /** Each AT (TIMESTAMP => expression)'s time, by its text: evaluated once per statement. */
+  private readonly times = new Map<string, number>();
   readonly files = { listed: 0, skipped: 0 };
   newest: SnapshotId | null = null;
 
@@ -241,7 +247,8 @@ class Binder {
    * The SELECT that reads `ref` at `selector`. `prefix` names the placeholders of a catalog view's own
    * references, should `ref` be one.
    */
-  async bind(ref: TableRef, selector: SnapshotSelector | undefined, depth: number, prefix: string): Promise<string> {
+  async bind(ref: TableRef, at: AtClause | undefined, depth: number, prefix: string): Promise<string> {
+    const selector = at !== undefined && isTimeExpression(at) ? await this.timeOf(at) : at;
     const r = await this.ctx.reads.reader(selector);
     try {
       const at = r.snapshot.id;
@@ -258,6 +265,33 @@ class Binder {
     } finally {
       await r.close();
     }
+  }
+
+  /**
+   * Evaluates AT (TIMESTAMP => expression)s in one query, on the statement's own connection (the sandbox the
+   * statement runs in), so that now() is one time in all of them.
+   */
+  async evaluate(expressions: readonly TimeExpression[]): Promise<void> {
+    const texts = [...new Set(expressions.map((e) => e.timeExpression))].filter((t) => !this.times.has(t));
+    if (texts.length === 0) return;
+    const select = `SELECT ${texts.map((t, i) => `epoch_ms(CAST((${t}) AS TIMESTAMPTZ)) AS t${i}`).join(', ')}`;
+    const row = await this.ctx.engine
+      .withConnection(async (c) => (await run(() => c.runAndReadAll(select))).getRows()[0]!)
+      .catch((e: unknown) => {
+        if (!isStrataError(e, 'INVALID_ARGUMENT')) throw e;
+        throw new StrataError('INVALID_ARGUMENT', `${expressions[0]!.where}${expressions.length > 1 ? ' (or another AT of the statement)' : ''}: its time could not be evaluated: ${e.message}`);
+      });
+    texts.forEach((t, i) => {
+      const ms = row[i];
+      const where = expressions.find((e) => e.timeExpression === t)!.where;
+      if (ms === null || ms === undefined) throw new StrataError('INVALID_ARGUMENT', `${where}: the time ${t} is NULL; give a time`);
+      this.times.set(t, parseInstant(where, Number(ms)));
+    });
+  }
+
+  private async timeOf(at: TimeExpression): Promise<SnapshotSelector> {
+    await this.evaluate([at]);
+    return { timestamp: this.times.get(at.timeExpression)! };
   }
 
   private async expand(view: ViewInfo, ref: TableRef, selector: SnapshotSelector | undefined, depth: number, prefix: string): Promise<string> {

@@ -8,11 +8,23 @@ import { parseInstant, parseSnapshotId, readsAsSnapshot } from '../snapshot-name
 import { errorAt } from './statement-errors.js';
 import { isPureTableFunction } from './table-functions.js';
 
+/**
+ * An AT (TIMESTAMP => …) whose time is an expression (now() - INTERVAL 5 MINUTE): DuckDB's text of it,
+ * evaluated when the statement runs, once per statement (query.ts).
+ */
+export interface TimeExpression {
+  timeExpression: string;
+  /** Which reference's AT it is, for a message. */
+  where: string;
+}
+
+export type AtClause = SnapshotSelector | TimeExpression;
+
 /** A table reference of the statement: which table, at which snapshot (undefined: the statement's). */
 export interface TableRef {
   schema: string;
   table: string;
-  at: SnapshotSelector | undefined;
+  at: AtClause | undefined;
   /**
    * The WHERE clause of the SELECT that reads this table alone (its FROM is this reference), and the names
    * that qualify its columns there: what file skipping may use. Undefined for a table in a join.
@@ -79,6 +91,7 @@ function cached(key: string, parse: () => Promise<Statement | undefined>, prefix
     p = parse().then(async (s): Promise<Prepared> => {
       if (s === undefined) return { kind: 'other' };
       const calls = await s.callsOf(run);
+      await s.timeExpressions(run);
       return { kind: 'select', refs: s.refs, calls, text: await s.rewrite(s.refs.map((_r, i) => `${prefix}${i}`), calls.map((_c, j) => `${prefix}f${j}`), run) };
     });
     p.catch(() => PREPARED.delete(key));
@@ -147,6 +160,8 @@ export class Statement {
     readonly refs: TableRef[],
     private readonly nodes: Node[],
     private readonly calls: Node[],
+    /** The expressions of AT (TIMESTAMP => …) clauses, by reference: their text is made by timeExpressions(). */
+    private readonly times: Map<TableRef, Node>,
   ) {}
 
   /**
@@ -176,6 +191,7 @@ export class Statement {
     });
     const refs: TableRef[] = [];
     const kept: Node[] = [];
+    const times = new Map<TableRef, Node>();
     for (const n of nodes) {
       // A name a WITH clause defines is the query's own, not a catalog table.
       if (n.schema_name === '' && n.catalog_name === '' && ctes.has(n.table_name as string)) {
@@ -185,10 +201,25 @@ export class Statement {
       if (n.catalog_name !== '') throw invalid(`${String(n.catalog_name)}.${String(n.schema_name)}.${String(n.table_name)}: the catalog has no attached databases; name tables as schema.table`);
       const where = wheres.get(n);
       const names = [(n.alias as string) || (n.table_name as string)];
-      refs.push({ schema: (n.schema_name as string) || 'main', table: n.table_name as string, at: atClause(n), filter: where === undefined ? undefined : { where, names } });
+      const at = atClause(n);
+      const ref: TableRef = { schema: (n.schema_name as string) || 'main', table: n.table_name as string, at: at instanceof TimeNode ? { timeExpression: '', where: at.where } : at, filter: where === undefined ? undefined : { where, names } };
+      if (at instanceof TimeNode) times.set(ref, at.expr);
+      refs.push(ref);
       kept.push(n);
     }
-    return new Statement(parsed, refs, kept, calls);
+    return new Statement(parsed, refs, kept, calls, times);
+  }
+
+  /** Each AT (TIMESTAMP => expression)'s text, as DuckDB prints the expression (given to its reference). */
+  async timeExpressions(run: ScalarSql): Promise<void> {
+    if (this.times.size === 0) return;
+    const skeleton = JSON.parse(protectBig(await run('SELECT json_serialize_sql($1::VARCHAR) AS v', 'SELECT 1'))) as { statements: { node: Node }[] };
+    for (const [ref, expr] of this.times) {
+      skeleton.statements[0]!.node.select_list = [{ ...expr, alias: '' }];
+      const text = await run('SELECT json_deserialize_sql($1::VARCHAR) AS v', deserializable(skeleton));
+      if (!text.startsWith('SELECT ')) throw new Error(`DuckDB printed an expression as ${JSON.stringify(text)}`);
+      (ref.at as TimeExpression).timeExpression = text.slice('SELECT '.length);
+    }
   }
 
   /** The table function calls that may not run as written, each as a SELECT of all its rows. */
@@ -266,7 +297,7 @@ const TIME_CASTS = new Set(['TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', 'TIMESTAMP_
  * (an id) or a string (a tag); TIMESTAMP a string, or TIMESTAMP/DATE '…', that is a real instant. A decimal
  * (3.0), a boolean, a negative number or any other expression is INVALID_ARGUMENT.
  */
-function atClause(n: Node): SnapshotSelector | undefined {
+function atClause(n: Node): SnapshotSelector | TimeNode | undefined {
   const at = n.at_clause as { unit: string; expr: Node } | null | undefined;
   if (!at) return undefined;
   const where = `AT (${at.unit} => …) on ${String(n.schema_name) || 'main'}.${String(n.table_name)}`;
@@ -287,9 +318,35 @@ function atClause(n: Node): SnapshotSelector | undefined {
     const e = at.expr.class === 'CAST' && TIME_CASTS.has(castType(at.expr)) ? (at.expr.child as Node) : at.expr;
     const c = constantOf(e);
     if (c?.type === 'VARCHAR') return { timestamp: parseInstant(where, c.text) };
-    throw invalid(`${where} takes a time as a string or TIMESTAMP '…', such as TIMESTAMP => '2026-03-01T12:00:00Z'; got ${described(at.expr)}`);
+    if (e.class === 'CONSTANT') throw invalid(`${where} takes a time: a string, TIMESTAMP '…' or an expression such as now() - INTERVAL 5 MINUTE; got ${described(at.expr)}`);
+    const outside = firstNotConstant(at.expr);
+    if (outside !== undefined) {
+      throw invalid(`${where} takes a time: a string such as '2026-03-01T12:00:00Z' or an expression of constants, evaluated once when the statement runs (now() - INTERVAL 5 MINUTE); it cannot read ${outside}`);
+    }
+    return new TimeNode(where, at.expr);
   }
   throw invalid(`${where}: AT takes VERSION or TIMESTAMP, not ${at.unit}`);
+}
+
+/** An AT (TIMESTAMP => …) expression found by the parse, before its text is made. */
+class TimeNode {
+  constructor(
+    readonly where: string,
+    readonly expr: Node,
+  ) {}
+}
+
+/** What an expression reads other than constants — a column, a subquery, a parameter — or undefined: it is a constant expression. */
+function firstNotConstant(e: Node): string | undefined {
+  let found: string | undefined;
+  walk(e, (n) => {
+    if (found !== undefined) return;
+    if (n.class === 'COLUMN_REF') found = `a column (${(n.column_names as string[]).join('.')})`;
+    else if (n.class === 'SUBQUERY') found = 'a subquery';
+    else if (n.class === 'PARAMETER') found = 'a parameter (give the time in the statement, or as sql() at)';
+    else if (n.class === 'STAR' || n.class === 'WINDOW' || n.class === 'LAMBDA') found = `a ${String(n.class).toLowerCase()} expression`;
+  });
+  return found;
 }
 
 /** A literal of the tree: its DuckDB type and its text. Undefined for NULL, a cast, a function — any expression. */

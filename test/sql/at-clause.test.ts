@@ -1,13 +1,15 @@
 // What an AT clause's refusal says, word for word: the table it is on (its schema, or main), what the value
-// was (a decimal, a cast, NULL, a column, a function, a literal of another type) and what to write instead.
+// was (a decimal, a cast, NULL, a column, a function, a literal of another type) and what to write instead;
+// a time may be an expression of constants (now() - INTERVAL …), evaluated when the statement runs.
 // sql-read.test.ts checks which values are refused; this file checks that each refusal tells a person why,
 // and that TIMESTAMP, TIMESTAMPTZ and DATE literals are read as the instants they are.
 import { describe, expect, it } from 'vitest';
 import { isStrataError } from '../../src/index.js';
-import { openCatalog } from '../helpers.js';
+import { openCatalog, steppingClock } from '../helpers.js';
 
 const TAKES_VERSION = "takes an integer literal (a snapshot id, such as VERSION => 3) or a string (a tag name, such as VERSION => 'q1'); got";
-const TAKES_TIME = "takes a time as a string or TIMESTAMP '…', such as TIMESTAMP => '2026-03-01T12:00:00Z'; got";
+const TAKES_TIME = "takes a time: a string, TIMESTAMP '…' or an expression such as now() - INTERVAL 5 MINUTE; got";
+const CONSTANTS = "takes a time: a string such as '2026-03-01T12:00:00Z' or an expression of constants, evaluated once when the statement runs (now() - INTERVAL 5 MINUTE); it cannot read";
 
 describe('AT clauses', () => {
   it('each refusal names the table, what the value was and what to write', async () => {
@@ -26,12 +28,18 @@ describe('AT clauses', () => {
       ['VERSION => NULL', `AT (VERSION => …) on main.t ${TAKES_VERSION} NULL`],
       ['VERSION => x', `AT (VERSION => …) on main.t ${TAKES_VERSION} an expression (column_ref)`],
       ['TIMESTAMP => 1700000000000', `AT (TIMESTAMP => …) on main.t ${TAKES_TIME} a BIGINT literal (1700000000000)`],
-      ['TIMESTAMP => now()', `AT (TIMESTAMP => …) on main.t ${TAKES_TIME} an expression (now(…))`],
-      ["TIMESTAMP => '2020-01-01'::VARCHAR", `AT (TIMESTAMP => …) on main.t ${TAKES_TIME} a cast to VARCHAR`],
-    ]) {
+      ['TIMESTAMP => x', `AT (TIMESTAMP => …) on main.t ${CONSTANTS} a column (x)`],
+      ['TIMESTAMP => now() - INTERVAL (x) SECOND', `AT (TIMESTAMP => …) on main.t ${CONSTANTS} a column (x)`],
+      ['TIMESTAMP => (SELECT now())', `AT (TIMESTAMP => …) on main.t ${CONSTANTS} a subquery`],
+      ['TIMESTAMP => $1', `AT (TIMESTAMP => …) on main.t ${CONSTANTS} a parameter (give the time in the statement, or as sql() at)`],
+      ['TIMESTAMP => NULL::TIMESTAMP', `AT (TIMESTAMP => …) on main.t ${TAKES_TIME} a cast to TIMESTAMP`],
+      ['TIMESTAMP => nullif(now(), now())', 'AT (TIMESTAMP => …) on main.t: the time "nullif"(now(), now()) is NULL; give a time'],
+      ["TIMESTAMP => 'soon'::TIMESTAMP + INTERVAL 1 DAY", /^AT \(TIMESTAMP => …\) on main\.t: its time could not be evaluated: .*soon/],
+    ] as [string, string | RegExp][]) {
       const out = await c.sql(`SELECT * FROM t AT (${at})`).catch((e: unknown) => e);
       expect(isStrataError(out, 'INVALID_ARGUMENT'), `${at}: ${String(out)}`).toBe(true);
-      expect((out as Error).message, at).toBe(message);
+      if (typeof message === 'string') expect((out as Error).message, at).toBe(message);
+      else expect((out as Error).message, at).toMatch(message);
     }
     const qualified = await c.sql('SELECT * FROM s.t AT (version => 2.5)').catch((e: unknown) => e);
     expect((qualified as Error).message).toBe(`AT (VERSION => …) on s.t ${TAKES_VERSION} a DECIMAL literal`);
@@ -48,6 +56,29 @@ describe('AT clauses', () => {
     expect((await c.sql('SELECT * FROM t AT (version => 1)')).snapshot).toBe(1);
     // A literal past 2^31 is a BIGINT to DuckDB: still an id, one this catalog does not have.
     await expect(c.sql('SELECT * FROM t AT (VERSION => 3000000000)')).rejects.toThrow(/^snapshot 3000000000 does not exist/);
+  });
+
+  it('a time expression of constants is evaluated when the statement runs, in a view too', async () => {
+    const c = await openCatalog({ clock: steppingClock() });
+    await c.sql('CREATE TABLE t (x INTEGER)');
+    for (let i = 1; i <= 6; i++) await c.sql(`INSERT INTO t VALUES (${i})`);
+    const first = (await c.snapshots())[1]!.time;
+    const count = async (sql: string, at?: number) => (await c.sql(sql, at === undefined ? {} : { at: { timestamp: at } })).rows[0]!.n;
+    // Each second past the first commit against the same instant given to sql() as a number: the same rows.
+    for (const seconds of [0, 3, 7, 11]) {
+      const expr = `TIMESTAMPTZ '${first.toISOString()}' + INTERVAL ${seconds} SECOND`;
+      const expected = await count('SELECT count(*) AS n FROM t', first.getTime() + seconds * 1000);
+      expect(await count(`SELECT count(*) AS n FROM t AT (TIMESTAMP => ${expr})`), expr).toBe(expected);
+    }
+    // now() is after every commit (the clock is in 2026-01-01): the newest; ten years back, before the first.
+    expect(await count('SELECT count(*) AS n FROM t AT (TIMESTAMP => now())')).toBe(6n);
+    expect(await count("SELECT count(*) AS n FROM t AT (TIMESTAMP => now() - INTERVAL '1 minute'), t AS u AT (TIMESTAMP => now())")).toBe(36n);
+    await expect(c.sql('SELECT * FROM t AT (TIMESTAMP => now() - INTERVAL 10 YEAR)')).rejects.toThrow(/^no snapshot was committed at or before 20[12]\d-/);
+    // A view's own AT expression, evaluated each time the view is read; the statement's `at` does not move it.
+    await c.transaction((tx) => tx.createView('main', 'early', `SELECT count(*) AS n FROM t AT (TIMESTAMP => TIMESTAMPTZ '${first.toISOString()}' + INTERVAL 3 SECOND)`));
+    const early = await count('SELECT count(*) AS n FROM t', first.getTime() + 3000);
+    expect(await count('SELECT n FROM early')).toBe(early);
+    expect(await count('SELECT n FROM early', Date.now())).toBe(early);
   });
 
   it('a view keeps the AT of its own references; a statement reads as of the newest snapshot any reference read', async () => {

@@ -213,7 +213,7 @@ describe('SQL over any snapshot', () => {
     for (const at of ['VERSION => 3.0', 'VERSION => 2.5', 'VERSION => 0.4', 'VERSION => true', 'VERSION => -1', 'VERSION => 1e1', 'VERSION => 3::BIGINT', 'VERSION => NULL', "VERSION => '3'", "VERSION => '2026-01-01'", 'VERSION => 99999999999999999999']) {
       await expectCode(c.sql(`SELECT * FROM t AT (${at})`), 'INVALID_ARGUMENT', /VERSION/);
     }
-    for (const at of ["TIMESTAMP => '2026-02-30'", "TIMESTAMP => TIMESTAMP '2026-02-31 23:59'", "TIMESTAMP => '2026-01-01T24:00:00Z'", 'TIMESTAMP => 1700000000000', 'TIMESTAMP => now()']) {
+    for (const at of ["TIMESTAMP => '2026-02-30'", "TIMESTAMP => TIMESTAMP '2026-02-31 23:59'", "TIMESTAMP => '2026-01-01T24:00:00Z'", 'TIMESTAMP => 1700000000000', 'TIMESTAMP => x']) {
       await expectCode(c.sql(`SELECT * FROM t AT (${at})`), 'INVALID_ARGUMENT', /TIMESTAMP/);
     }
   });
