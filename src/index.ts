@@ -32,6 +32,7 @@ export type { PruneCheckpointsOptions, PruneCheckpointsReport } from '../gc/chec
 export type { CompactLogOptions, CompactLogReport } from '../gc/compact-log.js';
 export type { VerifyOptions, VerifyReport, Violation } from './commit/verify.js';
 export type { SqlOptions, SqlResult } from './sql/query.js';
+export type { SqlParam, SqlParams } from './sql/params.js';
 export type { ChangeBound } from './sql/row-changes.js';
 export type { LoadResult } from './sql/load.js';
 export type { ColumnStats } from '../keys/file-column-stats.js';

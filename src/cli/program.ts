@@ -12,6 +12,7 @@ import type { ServeFlags } from './serve.js';
 import { describeInfo, renderInfo } from './info.js';
 import { describeCatalog, describeTable, renderCatalog, renderTable } from './show.js';
 import { type Authorship, load as loadCommand, printResult, type SqlFormat, sql as sqlCommand } from './sql.js';
+import { cliParams, statementText } from './statement-source.js';
 import { sketch, svg, timelineOf } from './timeline.js';
 import { type Catalog, importDuckLake } from '../catalog/catalog.js';
 import type { SnapshotInfo } from '../read/records.js';
@@ -207,13 +208,13 @@ export function program(version: string, quiet: boolean): Command {
     }, 'read');
   });
 
-  command('restore', "restore a table's columns and files to SNAPSHOT, as a new commit").argument('<schema.table>').argument('<snapshot>')
-    .action(async (name: string, snapshot: string, _o, cmd: Command) => {
+  commitOptions(command('restore', "restore a table's columns and files to SNAPSHOT, as a new commit").argument('<schema.table>').argument('<snapshot>'))
+    .action(async (name: string, snapshot: string, o: Opts, cmd: Command) => {
       const g = globals(cmd);
       const { schema, table: t } = qualified(name);
       await withCatalog(g, async (c) => {
         const id = await snapshotOf(c, 'SNAPSHOT', snapshot);
-        const r = await c.restoreTable(schema, t, id);
+        const r = await c.restoreTable(schema, t, id, authorship(o));
         print(g, () => (r.snapshot === null ? `${schema}.${t} already is as it was at snapshot ${id}; nothing committed` : `${schema}.${t} restored to snapshot ${id} as snapshot ${r.snapshot}`), { from: id, ...r });
       });
     });
@@ -302,15 +303,24 @@ export function program(version: string, quiet: boolean): Command {
     resultOptions(
       atOptions(
         command('sql', "run one statement over any snapshot (per table: AT (VERSION => n | 'tag')); it may read files it names, with your permissions")
-          .argument('<statement>')
+          .argument('[statement]', 'the statement; - reads it from standard input')
+          .option('-f, --file <path>', 'read the statement from this file')
+          .option('--params <json>', 'values DuckDB binds to the statement: a JSON array for $1, $2, … (or ?), an object for $name')
           .option('--no-host-files', "read no file: by default, as on your own machine, the statement may read the files it names (read_csv('orders.csv'), read_json, read_parquet, …) with your permissions, to query them or INSERT … SELECT from them; it never writes a file outside the lake"),
       ),
     ),
-  ).action(async (statement: string, o: Opts, cmd: Command) => {
+  ).action(async (argument: string | undefined, o: Opts, cmd: Command) => {
     const g = globals(cmd);
     const format = resultFormat('sql', g, o);
     const sql = { hostFiles: o.hostFiles !== false };
-    await withCatalog(g, async (c) => sqlCommand(c, statement, { at: await readAt(c, o), format, limit: resultLimit(o), progress: interactive(g) && format === 'table', commit: authorship(o) }), 'write', sql);
+    const params = cliParams(o.params === undefined ? undefined : String(o.params));
+    const statement = await statementText(argument, o.file === undefined ? undefined : String(o.file));
+    await withCatalog(
+      g,
+      async (c) => sqlCommand(c, statement, { at: await readAt(c, o), format, limit: resultLimit(o), progress: interactive(g) && format === 'table', commit: authorship(o), ...(params === undefined ? {} : { params }) }),
+      'write',
+      sql,
+    );
   });
 
   commitOptions(command('load', 'load a CSV or Parquet file into a table, as one commit').argument('<schema.table>').argument('<file>'))
@@ -320,13 +330,13 @@ export function program(version: string, quiet: boolean): Command {
       await withCatalog(g, async (c) => say(await loadCommand(c, schema, t, file, interactive(g), authorship(o))));
     });
 
-  command('compact', 'rewrite small files and those with deleted rows (row ids kept), one maintenance commit').argument('<schema.table>')
+  commitOptions(command('compact', 'rewrite small files and those with deleted rows (row ids kept), one maintenance commit').argument('<schema.table>'))
     .option('--target-file-size <bytes>', 'the size to aim for')
     .action(async (name: string, o: Opts, cmd: Command) => {
       const g = globals(cmd);
       const { schema, table: t } = qualified(name);
       await withCatalog(g, async (c) => {
-        const r = await c.compact(schema, t, o.targetFileSize === undefined ? {} : { targetFileSize: positiveInt('--target-file-size', String(o.targetFileSize)) });
+        const r = await c.compact(schema, t, { ...(o.targetFileSize === undefined ? {} : { targetFileSize: positiveInt('--target-file-size', String(o.targetFileSize)) }), ...authorship(o) });
         const line = r.snapshot === null
           ? `${schema}.${t} has nothing to compact`
           : `${schema}.${t}: ${r.removed.dataFiles} data files and ${r.removed.deleteFiles} delete files rewritten into ${r.added.length} (${r.rows} rows), snapshot ${r.snapshot}`;

@@ -3,6 +3,7 @@
 // took, or every row as CSV (as DuckDB's CSV writer writes them) or as JSON — and a file loaded into a table.
 import type { Catalog } from '../catalog/catalog.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
+import type { SqlParams } from '../sql/params.js';
 import type { SqlResult } from '../sql/query.js';
 import { type Bar, newBar } from './bar.js';
 import { duckText, jsonText, type Shape, shapeOf } from './duck-text.js';
@@ -193,13 +194,14 @@ export interface SqlCommand {
   limit: number;
   progress: boolean;
   commit: Authorship;
+  params?: SqlParams;
 }
 
 export async function sql(c: Catalog, statement: string, o: SqlCommand): Promise<void> {
   const started = performance.now();
   const bar = progressBar('query', o.progress);
   try {
-    const batches = c.sqlBatches(statement, { ...(o.at === undefined ? {} : { at: o.at }), ...(bar.onProgress ? { onProgress: bar.onProgress } : {}), ...o.commit });
+    const batches = c.sqlBatches(statement, { ...(o.at === undefined ? {} : { at: o.at }), ...(bar.onProgress ? { onProgress: bar.onProgress } : {}), ...o.commit, ...(o.params === undefined ? {} : { params: o.params }) });
     await printResult(batches, { format: o.format, limit: o.limit, started, onFirst: bar.stop });
   } finally {
     bar.stop();

@@ -12,7 +12,7 @@ import type { ReadState } from '../read/read-state.js';
 import { CarriedDeletes } from './compact-carry.js';
 import { StatementFiles } from './statement-files.js';
 import type { StopOptions } from './stop.js';
-import { type PlaneContext, scanAt } from './query.js';
+import { authorship, committing, type PlaneContext, scanAt } from './query.js';
 import { ident } from './sql-text.js';
 import { POSITION, ROW_ID_COLUMN } from './table-scan.js';
 import { DEFAULT_TARGET_FILE_SIZE, writeDataFiles } from './write-files.js';
@@ -20,6 +20,9 @@ import { DEFAULT_TARGET_FILE_SIZE, writeDataFiles } from './write-files.js';
 export interface CompactOptions extends StopOptions {
   /** Files under this size are merged, and written files roll over past it (default 128 MiB). */
   targetFileSize?: number;
+  /** The author and message of the maintenance commit (the message defaults to what was compacted). */
+  author?: string;
+  message?: string;
 }
 
 export interface CompactResult {
@@ -36,7 +39,8 @@ const MAX_CARRIES = 16;
 
 export async function compact(ctx: PlaneContext, schema: string, table: string, given: CompactOptions | undefined): Promise<CompactResult> {
   ctx.writable();
-  const { targetFileSize: size } = options('compact()', given, ['targetFileSize', 'timeoutMs', 'signal']);
+  const { targetFileSize: size, author, message } = options('compact()', given, ['targetFileSize', 'timeoutMs', 'signal', 'author', 'message']);
+  const committed = committing(ctx, authorship({ author, message }));
   const targetFileSize = positiveCount('targetFileSize', size, DEFAULT_TARGET_FILE_SIZE);
   const r = await ctx.reads.reader();
   const held = new StatementFiles(ctx.files);
@@ -69,7 +73,7 @@ export async function compact(ctx: PlaneContext, schema: string, table: string, 
         for (let attempt = 1; ; attempt++) {
           const { deletes: carriedFiles, emptied } = await carried.deleteFiles(added);
           try {
-            const { snapshot } = await ctx.transaction(
+            const { snapshot } = await committed.transaction(
               async (tx) => {
                 for (const f of chosen) if (!carried.ended.has(f.id)) await tx.removeDataFile(schema, table, f.id);
                 for (const [i, spec] of added.entries()) {

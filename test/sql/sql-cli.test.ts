@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../support/run-cli.js';
+import { runCli, runCliWith } from '../support/run-cli.js';
 import { Catalog } from '../../src/index.js';
 import { tempDir } from '../helpers.js';
 import { EVERY_TYPE_COLUMNS, EVERY_TYPE_ROWS } from '../support/every-type.js';
@@ -78,6 +78,53 @@ describe('strata sql and strata load', () => {
     const select = await run('sql', '--dir', dir, '--author', 'me', 'SELECT 1');
     expect([select.code, select.stderr]).toEqual([1, 'strata: INVALID_ARGUMENT: author and message name the commit of a statement that writes; this statement is a SELECT, which commits nothing\n']);
   });
+
+  it('restore and compact take --author and --message too', async () => {
+    const dir = await tempDir();
+    expect((await run('init', '--dir', dir)).code).toBe(0);
+    expect((await run('sql', '--dir', dir, 'CREATE TABLE t (id BIGINT)')).code).toBe(0);
+    for (let i = 0; i < 3; i++) expect((await run('sql', '--dir', dir, `INSERT INTO t VALUES (${i})`)).code).toBe(0);
+    const compacted = await run('compact', '--dir', dir, '--author', 'ops', '--message', 'nightly', 't');
+    expect(compacted.code, compacted.stderr).toBe(0);
+    const restored = await run('restore', '--dir', dir, '--author', 'ops', '--message', 'undo the third', 'main.t', '3');
+    expect(restored.code, restored.stderr).toBe(0);
+    const history = JSON.parse((await run('snapshots', '--dir', dir, '--json')).stdout) as { id: number; author: string | null; message: string | null }[];
+    expect(history.slice(0, 2).map((x) => [x.author, x.message])).toEqual([
+      ['ops', 'undo the third'],
+      ['ops', 'nightly'],
+    ]);
+  });
+
+  it('the statement from a file or standard input, its values from --params; each mistake said with exit 2 and nothing run', async () => {
+    const dir = await tempDir();
+    expect((await run('init', '--dir', dir)).code).toBe(0);
+    const file = path.join(await tempDir(), 'make.sql');
+    await writeFile(file, 'CREATE TABLE people (\n  id BIGINT,\n  name VARCHAR\n);\n');
+    expect((await run('sql', '--dir', dir, '-f', file)).code).toBe(0);
+    const inserted = await runCliWith({ input: "INSERT INTO people\nVALUES ($1, $2), (2, 'it''s')" }, 'sql', '--dir', dir, '--params', '[1, "O\'Brien; DROP TABLE people"]', '-');
+    expect(inserted.code, inserted.stderr).toBe(0);
+    const named = await run('sql', '--dir', dir, '--json', '--params', '{"id": 1}', 'SELECT name FROM people WHERE id = $id');
+    expect(JSON.parse(named.stdout)).toEqual([{ name: "O'Brien; DROP TABLE people" }]);
+    const all = await run('sql', '--dir', dir, '--csv', 'SELECT id, name FROM people ORDER BY id');
+    expect(all.stdout).toBe("id,name\n1,O'Brien; DROP TABLE people\n2,it's\n");
+    const before = (await run('snapshots', '--dir', dir, '--json')).stdout;
+    for (const [args, message] of [
+      [['SELECT 1', '-f', file], 'give the statement as an argument or with --file, not both'],
+      [[], "give a statement: strata sql 'SELECT …', strata sql --file query.sql, or strata sql - to read it from standard input"],
+      [['-f', path.join(dir, 'nothing.sql')], `--file ${path.join(dir, 'nothing.sql')}: there is no such file`],
+      [['--params', '[1,', 'SELECT $1'], /^--params is not JSON \(.*\): give a JSON array/],
+      [['--params', '[[1]]', 'SELECT $1'], '--params $1 is a list; a parameter\'s value is one of null, true/false, numbers and strings (cast text in the statement: $1::DATE)'],
+      [['--params', '{"n": 9007199254740993}', 'SELECT $n'], /^--params \$n is a whole number past 2\^53/],
+      [['--params', '7', 'SELECT 1'], '--params is 7: give a JSON array for $1, $2, … or an object for $name'],
+    ] as [string[], string | RegExp][]) {
+      const r = await run('sql', '--dir', dir, ...args);
+      expect(r.code, args.join(' ')).toBe(2);
+      const said = r.stderr.replace(/^strata: /, '').trimEnd();
+      if (typeof message === 'string') expect(said).toBe(message);
+      else expect(said).toMatch(message);
+    }
+    expect((await run('snapshots', '--dir', dir, '--json')).stdout).toBe(before);
+  }, 60_000);
 
   it('every type prints as DuckDB prints it: CSV as its CSV writer writes it, the table view as its casts, JSON exactly; changes too', async () => {
     const dir = await tempDir();

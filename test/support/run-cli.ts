@@ -18,15 +18,17 @@ export function runCli(...args: string[]): Promise<CliResult> {
   return runCliWith({}, ...args);
 }
 
-/** The same, in another working directory or with more environment variables. */
-export async function runCliWith(options: { cwd?: string; env?: Record<string, string> }, ...args: string[]): Promise<CliResult> {
+/** The same, in another working directory, with more environment variables, or `input` on its standard input (else none: it is closed). */
+export async function runCliWith(options: { cwd?: string; env?: Record<string, string>; input?: string }, ...args: string[]): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', tsx, main, ...args], {
+    const running = promisify(execFile)(process.execPath, ['--import', tsx, main, ...args], {
       timeout: 60_000,
       maxBuffer: 256 * 2 ** 20,
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       ...(options.env === undefined ? {} : { env: { ...process.env, ...options.env } }),
     });
+    running.child.stdin?.end(options.input ?? '');
+    const { stdout, stderr } = await running;
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string; killed?: boolean };
