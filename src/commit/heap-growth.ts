@@ -12,22 +12,26 @@ export const HELD_GROWTH_PERCENT = 50;
 const FLAG = /^--heap[-_]growing[-_]percent(?:=(\d+))?$/;
 
 /**
- * The factor this process was started with, from its arguments and NODE_OPTIONS (`--flag=N` or `--flag N`);
- * 0 when none was given, which is V8's own: a factor it picks at each collection.
+ * The factor this process was started with, from its arguments (`--flag=N` or `--flag N`; Node refuses the flag
+ * in NODE_OPTIONS); 0 when none was given, which is V8's own: a factor it picks at each collection.
  */
-export function startingGrowthPercent(args: readonly string[], nodeOptions = ''): number {
+export function startingGrowthPercent(args: readonly string[]): number {
   let percent = 0;
-  const all = [...args, ...nodeOptions.split(/\s+/).filter((a) => a !== '')];
-  all.forEach((arg, i) => {
+  args.forEach((arg, i) => {
     const m = FLAG.exec(arg);
     if (m === null) return;
-    const given = Number(m[1] ?? all[i + 1]);
+    const given = Number(m[1] ?? args[i + 1]);
     if (Number.isSafeInteger(given) && given >= 0) percent = given;
   });
   return percent;
 }
 
-/** Holds the heap's growth while any job it runs is running; the first to start sets it, the last to end restores it. */
+/**
+ * Holds the heap's growth while any job it runs is running; the first to start sets it, the last to end restores it.
+ * The count is this module's: a second copy of the package, or a worker thread (V8's flags are the process's),
+ * restores the flag while another's job still runs — that job then collects as V8 would, nothing worse. A factor
+ * set at run time by the application (not in its arguments) is not known, and the process's own is restored.
+ */
 export class HeapGrowth {
   private running = 0;
   /** Whether holding changes anything: not for a process started with a factor at most the held one. */
@@ -54,4 +58,4 @@ export class HeapGrowth {
   }
 }
 
-export const heapGrowth = new HeapGrowth(setFlagsFromString, startingGrowthPercent(process.execArgv, process.env.NODE_OPTIONS));
+export const heapGrowth = new HeapGrowth(setFlagsFromString, startingGrowthPercent(process.execArgv));

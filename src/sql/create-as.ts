@@ -24,22 +24,29 @@ export async function createTableAs(ctx: PlaneContext, r: ReadState, text: strin
   const target: Named = { schema: info.schema === '' ? 'main' : info.schema, table: info.table };
   const columns = tableColumns(info);
   const replace = info.on_conflict === 'REPLACE_ON_CONFLICT';
-  if (!replace && (await exists(r, target))) {
-    if (info.on_conflict === 'IGNORE_ON_CONFLICT') return { rows: [], columns: [], snapshot: r.snapshot.id, files: { listed: 0, skipped: 0 } };
+  const found = await existing(r, target);
+  const name = `${target.schema}.${target.table}`;
+  if (found !== undefined && info.on_conflict === 'IGNORE_ON_CONFLICT') return { rows: [], columns: [], snapshot: r.snapshot.id, files: { listed: 0, skipped: 0 } };
+  if (found === 'view') {
+    throw new StrataError('ALREADY_EXISTS', `${name} is a view at snapshot ${r.snapshot.id}; nothing was written — CREATE … TABLE AS makes a table: DROP VIEW ${name} first, or name the table otherwise`);
+  }
+  if (found === 'table' && !replace) {
     throw new StrataError(
       'ALREADY_EXISTS',
-      `table ${target.schema}.${target.table} already exists at snapshot ${r.snapshot.id}; nothing was written — CREATE OR REPLACE TABLE … AS replaces it, CREATE TABLE IF NOT EXISTS … AS leaves it as it is`,
+      `table ${name} already exists at snapshot ${r.snapshot.id}; nothing was written — CREATE OR REPLACE TABLE … AS replaces it, CREATE TABLE IF NOT EXISTS … AS leaves it as it is`,
     );
   }
   return ctx.engine.withConnection((c) =>
     Scratch.with(c, async (s) => {
       const read = tablesRead(plan);
+      const readsItself = read.some((t) => sameTable(t, target));
       await s.reading(ctx, r, target, read, held);
-      if (read.some((t) => sameTable(t, target))) await s.holding(ctx, r, target, held);
+      if (readsItself) await s.holding(ctx, r, target, held);
       await s.views(r, (q, arg) => ctx.engine.textFunction(q, arg));
       const result = await withProgress(c, onProgress, () => c.runAndReadAll(text, ctx.params));
       const { snapshot } = await ctx.transaction(
         async (tx) => {
+          if (readsItself) await unchangedSince(r, tx, target);
           if (replace) await ignore(tx.dropTable(target.schema, target.table), 'NOT_FOUND');
           await tx.createTable(target.schema, target.table, columns);
           await register(ctx, c, tx, target, `SELECT ${columns.map((col) => ident(col.name)).join(', ')} FROM ${s.name(target)}`, text);
@@ -58,12 +65,31 @@ async function register(ctx: PlaneContext, c: DuckDBConnection, tx: Transaction,
   if (specs.length > 0) await tx.addDataFiles(target.schema, target.table, specs);
 }
 
-async function exists(r: ReadState, t: Named): Promise<boolean> {
+/**
+ * A table replaced by rows read from itself is replaced only if no commit changed it after they were read: the
+ * drop would otherwise take another writer's rows with it, which no rule of DuckLake's calls a conflict. Read
+ * through the transaction, so a commit that lands between this look and the commit is held against it too.
+ */
+async function unchangedSince(r: ReadState, tx: Transaction, t: Named): Promise<void> {
+  const state = async (s: ReadState) =>
+    JSON.stringify([(await s.table(t.schema, t.table)).columns, (await s.dataFiles(t.schema, t.table)).map((f) => f.id), (await s.deleteFiles(t.schema, t.table)).map((d) => d.id)]);
+  const now = tx.reads();
+  if ((await state(r)) !== (await state(now))) {
+    throw new StrataError(
+      'CONFLICT',
+      `${t.schema}.${t.table} changed after snapshot ${r.snapshot.id}, which this CREATE OR REPLACE TABLE … AS read it at (snapshot ${now.snapshot.id} has other files or columns); nothing was committed — run the statement again`,
+    );
+  }
+}
+
+/** What holds the target's name at `r`: a table, a view, or nothing (undefined). */
+async function existing(r: ReadState, t: Named): Promise<'table' | 'view' | undefined> {
+  if ((await r.viewNamed(t.schema, t.table)) !== undefined) return 'view';
   try {
     await r.table(t.schema, t.table);
-    return true;
+    return 'table';
   } catch (e) {
-    if (isStrataError(e, 'NOT_FOUND')) return false;
+    if (isStrataError(e, 'NOT_FOUND')) return undefined;
     throw e;
   }
 }

@@ -178,7 +178,9 @@ export class Mirror {
       try {
         await run(() => c.run(`USE ${ident(database)}`));
         for (const shape of shapes) await run(() => c.run(shape));
-        return await planOn(c, text);
+        const planned = await planOn(c, text);
+        if (planned.ok) refuseOutsideTheLake(planned.plan, database);
+        return planned;
       } finally {
         if (own) await c.run(`USE memory; DETACH DATABASE IF EXISTS ${ident(database)}`).catch(() => undefined);
       }
@@ -257,6 +259,28 @@ export class Mirror {
       return database;
     });
   }
+}
+
+/**
+ * A plan that names another database than the mirror (the engine's own `memory`, shared by every connection),
+ * or that makes a TEMP object, is about DuckDB's catalog, not the lake's: it would commit a lake table for
+ * `CREATE TEMP TABLE t`, or run against the engine's own database. Reads of loaded host rows (TEMP shapes) stand.
+ */
+function refuseOutsideTheLake(plan: PlanNode, database: string): void {
+  const check = (o: unknown): void => {
+    if (Array.isArray(o)) return o.forEach(check);
+    if (o === null || typeof o !== 'object') return;
+    for (const [k, v] of Object.entries(o as Record<string, unknown>)) {
+      if ((k === 'info' || k === 'table_info' || k === 'function_data') && v !== null && typeof v === 'object') {
+        const { catalog, temporary } = v as { catalog?: unknown; temporary?: unknown };
+        if (temporary === true) throw new StrataError('INVALID_ARGUMENT', 'a TEMP table or view is DuckDB\'s own, not the lake\'s, and sql() makes none: leave TEMP out to make a lake table (a WITH clause names rows for one statement)');
+        const allowed = typeof catalog !== 'string' || catalog === '' || catalog === database || (k === 'function_data' && catalog === 'temp');
+        if (!allowed) throw new StrataError('INVALID_ARGUMENT', `the statement names database ${JSON.stringify(catalog)}; the lake has no attached databases: name tables as schema.table`);
+      }
+      check(v);
+    }
+  };
+  check(plan);
 }
 
 async function planOn(c: DuckDBConnection, text: string): Promise<Planned> {

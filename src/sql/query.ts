@@ -274,7 +274,10 @@ class Binder {
   async evaluate(expressions: readonly TimeExpression[]): Promise<void> {
     const texts = [...new Set(expressions.map((e) => e.timeExpression))].filter((t) => !this.times.has(t));
     if (texts.length === 0) return;
-    const select = `SELECT ${texts.map((t, i) => `epoch_ms(CAST((${t}) AS TIMESTAMPTZ)) AS t${i}`).join(', ')}`;
+    // A TIMESTAMPTZ (now()) is an instant; a TIMESTAMP, DATE or string is wall time read as UTC, as the API
+    // reads '2026-03-01 12:00' (snapshot-names.ts), never in the process's time zone.
+    const instant = (t: string) => `CASE WHEN typeof(${t}) = 'TIMESTAMP WITH TIME ZONE' THEN epoch_ms(CAST(${t} AS TIMESTAMPTZ)) ELSE epoch_ms(CAST(${t} AS TIMESTAMP)) END`;
+    const select = `SELECT ${texts.map((t, i) => `${instant(`(${t})`)} AS t${i}`).join(', ')}`;
     const row = await this.ctx.engine
       .withConnection(async (c) => (await run(() => c.runAndReadAll(select))).getRows()[0]!)
       .catch((e: unknown) => {

@@ -113,6 +113,11 @@ async function planLoading(ctx: PlaneContext, r: ReadState, text: string): Promi
 /** DuckDB's failure to plan `text` over the mirror, said in the catalog's terms and pointing into `text` (at index `at`). */
 async function planError(failure: PlanFailure, r: ReadState, text: string, at: number | undefined): Promise<StrataError> {
   const position = at === undefined ? undefined : Buffer.byteLength(text.slice(0, at));
+  // DuckDB plans a parameter only where its type follows from what it stands against (id = $1, VALUES ($1));
+  // inside an expression (id + $1, upper($1)) its planner fails on the untyped value.
+  if (/dereference unique_ptr that is NULL|Could not determine type of parameter/.test(failure.message)) {
+    return errorAt('INVALID_ARGUMENT', "DuckDB cannot plan a parameter whose type does not follow from where it stands (id + $1, upper($1)); give each such parameter its type: $1::BIGINT, $1::VARCHAR", text, position);
+  }
   if (/does not support time travel/.test(failure.message)) {
     return invalid("a statement that writes reads its rows at the head: AT (VERSION | TIMESTAMP) on the tables it reads is not supported; SELECT the old rows with catalog.sql and load them");
   }

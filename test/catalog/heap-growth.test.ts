@@ -11,11 +11,11 @@ const recording = (starting: number) => {
 };
 
 describe('the factor a process was started with', () => {
-  it('is read from its arguments and NODE_OPTIONS, in either spelling and form, and is 0 when not given', () => {
+  it('is read from its arguments, in either spelling and form, and is 0 when not given', () => {
     expect(startingGrowthPercent([])).toBe(0);
     expect(startingGrowthPercent(['--heap-growing-percent=20'])).toBe(20);
     expect(startingGrowthPercent(['--heap_growing_percent', '35'])).toBe(35);
-    expect(startingGrowthPercent(['--max-old-space-size=96'], '--heap-growing-percent=10 --enable-source-maps')).toBe(10);
+    expect(startingGrowthPercent(['--max-old-space-size=96', '--heap-growing-percent=10', '--enable-source-maps'])).toBe(10);
     expect(startingGrowthPercent(['--heap-growing-percent=many'])).toBe(0);
     expect(startingGrowthPercent(['--heap-growing-percents=20'])).toBe(0);
   });

@@ -3,6 +3,9 @@
 // a time may be an expression of constants (now() - INTERVAL …), evaluated when the statement runs.
 // sql-read.test.ts checks which values are refused; this file checks that each refusal tells a person why,
 // and that TIMESTAMP, TIMESTAMPTZ and DATE literals are read as the instants they are.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { isStrataError } from '../../src/index.js';
 import { openCatalog, steppingClock } from '../helpers.js';
@@ -80,6 +83,13 @@ describe('AT clauses', () => {
     expect(await count('SELECT n FROM early')).toBe(early);
     expect(await count('SELECT n FROM early', Date.now())).toBe(early);
   });
+
+  it("reads a TIMESTAMP or DATE in an expression as UTC wall time, as a literal is read, whatever the process's time zone", async () => {
+    const child = fileURLToPath(new URL('../fixtures/at-zone-child.ts', import.meta.url));
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', child], { env: { ...process.env, TZ: 'America/New_York' } });
+    // 05:30 UTC: the inserts of 01:00 to 05:00 are there.
+    expect(JSON.parse(stdout)).toEqual({ zone: 'America/New_York', literal: 5, expression: 5, option: 5, date: 5, instant: 5 });
+  }, 60_000);
 
   it('a view keeps the AT of its own references; a statement reads as of the newest snapshot any reference read', async () => {
     const c = await openCatalog();

@@ -1,7 +1,8 @@
 // CREATE [OR REPLACE] TABLE … AS SELECT through catalog.sql: one commit that creates the table with the columns
 // the query types and registers its rows as real Parquet files; compared with DuckDB running the same statement
 // over the same rows in plain tables (rows and column types), and against what the catalog had before.
-import { writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { open, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -134,6 +135,52 @@ describe('CREATE TABLE … AS SELECT through catalog.sql', () => {
       { id: '6', customer: 'alan' },
     ]);
     await c.sql('DELETE FROM s.orders WHERE id = 5');
+  });
+
+  it('CREATE OR REPLACE reading itself is CONFLICT when another commit changed the table after it read it, and nothing is lost', async () => {
+    await both('CREATE TABLE s.race AS SELECT id FROM s.orders');
+    // The statement reads its ids from a pipe: it has read the table's state when it opens the pipe, and waits
+    // there until the test has committed another row and written the ids.
+    const fifo = path.join(await tempDir(), 'ids.csv');
+    execFileSync('mkfifo', [fifo]);
+    const replacing = c.sql(`CREATE OR REPLACE TABLE s.race AS SELECT id FROM s.race WHERE id IN (SELECT x FROM read_csv('${fifo}', columns = {'x': 'BIGINT'}, header = false))`, { hostFiles: true });
+    const ids = await open(fifo, 'w');
+    await c.sql('INSERT INTO s.race VALUES (99)');
+    await ids.writeFile('2\n3\n');
+    await ids.close();
+    await expectCode(replacing, 'CONFLICT', /changed after snapshot \d+, which this CREATE OR REPLACE TABLE … AS read it at/);
+    expect(plain((await c.sql('SELECT id FROM s.race ORDER BY id')).rows)).toEqual([{ id: '1' }, { id: '2' }, { id: '3' }, { id: '4' }, { id: '99' }]);
+  });
+
+  it("a view's name: IF NOT EXISTS leaves it, otherwise ALREADY_EXISTS saying so, before the query runs", async () => {
+    await c.sql('CREATE VIEW s.v AS SELECT id FROM s.orders');
+    const before = await head();
+    expect((await c.sql('CREATE TABLE IF NOT EXISTS s.v AS SELECT 1 AS a')).snapshot).toBe(before);
+    await expectCode(c.sql('CREATE TABLE s.v AS SELECT 1 AS a'), 'ALREADY_EXISTS', /s\.v is a view .*DROP VIEW s\.v first/);
+    await expectCode(c.sql('CREATE OR REPLACE TABLE s.v AS SELECT 1 AS a'), 'ALREADY_EXISTS', /s\.v is a view/);
+    expect(await head()).toBe(before);
+  });
+
+  it("names only the lake: another database (the engine's own memory) or TEMP is refused, nothing committed, nothing left behind", async () => {
+    const before = await head();
+    for (const sql of [
+      'CREATE OR REPLACE TABLE memory.main.orders AS SELECT id FROM s.orders WHERE id = 1',
+      'CREATE TABLE memory.main.leak AS SELECT 42 AS a',
+      'CREATE TABLE memory.main.leak AS SELECT 42 AS a',
+      'CREATE TABLE memory.main.y (a INTEGER)',
+      'CREATE VIEW memory.main.w AS SELECT 1 AS a',
+      'CREATE SCHEMA memory.elsewhere',
+      'CREATE TEMP TABLE tt AS SELECT 1 AS a',
+      'CREATE TEMP TABLE tt (a INTEGER)',
+      'CREATE TEMP VIEW tv AS SELECT 1 AS a',
+    ]) {
+      await expectCode(c.sql(sql), 'INVALID_ARGUMENT', /database "memory"|TEMP table or view is DuckDB's own/);
+    }
+    expect(await head()).toBe(before);
+    const r = await c.reader();
+    expect((await r.tables('main')).map((t) => t.name)).toEqual([]);
+    await r.close();
+    await sameAsDuckDb('s.orders', 'id');
   });
 
   it('from a host file only when the caller opts in', async () => {

@@ -104,6 +104,26 @@ describe('bound parameters', () => {
     await sameAsDuckDb('SELECT * FROM s.cheap ORDER BY id', []);
   });
 
+  it('a parameter inside an expression binds once given its type; without one it is refused saying so, nothing committed', async () => {
+    const before = (await c.snapshots()).at(-1)!.id;
+    for (const sql of ['UPDATE s.items SET price = price + $1 WHERE id = 1', 'INSERT INTO s.items (id, name) VALUES ($1 + 1, upper($2))', 'DELETE FROM s.items WHERE id > $1 + 1', 'CREATE TABLE s.p AS SELECT $1 + 1 AS x']) {
+      await expectCode(c.sql(sql, { params: [1, 'x'].slice(0, sql.includes('$2') ? 2 : 1) }), 'INVALID_ARGUMENT', /give each such parameter its type: \$1::BIGINT/);
+    }
+    expect((await c.snapshots()).at(-1)!.id).toBe(before);
+    const writes: [string, Parameters<typeof boundParams>[0]][] = [
+      ['UPDATE s.items SET price = price + $1::DOUBLE WHERE id = $2', [0.25, 1]],
+      ['INSERT INTO s.items (id, name) VALUES ($1::BIGINT + 1, upper($2::VARCHAR))', [6, 'lower']],
+      ['DELETE FROM s.items WHERE id > $1::BIGINT + 1', [5]],
+      ['CREATE TABLE s.p AS SELECT $1::INTEGER + 1 AS x', [41]],
+    ];
+    for (const [sql, params] of writes) {
+      await c.sql(sql, { params: params as never });
+      await k.run(sql, boundParams(params));
+    }
+    await sameAsDuckDb('SELECT id, name, price FROM s.items ORDER BY id', []);
+    await sameAsDuckDb('SELECT x FROM s.p', []);
+  });
+
   it('refused with nothing committed: a value missing, a value of no bindable kind, params of the wrong shape, params on a definition', async () => {
     const before = (await c.snapshots()).at(-1)!.id;
     await expectCode(c.sql('INSERT INTO s.items (id, name) VALUES ($1, $2)', { params: [5] }), 'INVALID_ARGUMENT');
