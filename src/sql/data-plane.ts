@@ -73,7 +73,7 @@ export class DataPlane implements TxnSql {
     const positions = new DeletePositionChecks(this.engine.connections, new KeptPositions(this.engine.connections, keptPositionsBudget(settings.memoryLimit)));
     const fieldIds = new FieldIdChecks(this.engine.connections);
     const mirror = new Mirror(this.engine.planner, (q, arg) => this.engine.textFunction(q, arg));
-    this.ctx = { reads: base, writable: () => base.writable(), store, dataPath, files, mirror, positions, fieldIds };
+    this.ctx = { reads: base, committed: base, writable: () => base.writable(), store, dataPath, files, mirror, positions, fieldIds };
     this.files = new RegistrationChecks({ store, dataPath, engine: this.engine.connections, positions, fieldIds });
   }
 

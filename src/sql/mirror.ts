@@ -220,6 +220,21 @@ export class Mirror {
     });
   }
 
+  /**
+   * What DuckDB answers from its own catalog about the catalog's tables at `r` (DESCRIBE, SHOW TABLES, SHOW ALL
+   * TABLES), over the mirror: the statement `sql(database)` makes, run there, and its rows as JSON values with
+   * DuckDB's names for their types.
+   */
+  async answer(r: ReadState, sql: (database: string) => string): Promise<{ columns: { name: string; type: string }[]; rows: Record<string, unknown>[] }> {
+    const database = await this.of(r, ALL);
+    return this.engine.withConnection(async (c) => {
+      await run(() => c.run(`USE ${ident(database)}`));
+      const result = await run(() => c.runAndReadAll(sql(database)));
+      const types = result.columnTypes();
+      return { columns: result.deduplicatedColumnNames().map((name, i) => ({ name, type: types[i]!.toString() })), rows: result.getRowObjectsJson() as Record<string, unknown>[] };
+    });
+  }
+
   private of(r: ReadState, scope: Scope): Promise<string> {
     const version = r.snapshot.schemaVersion;
     // A transaction's own schema changes make a state no snapshot has: its mirror is its own, built each time.

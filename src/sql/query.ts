@@ -5,7 +5,7 @@ import type { FileId, SnapshotId } from '../../keys/ids.js';
 import type { NameMappingColumn } from '../../keys/name-mappings.js';
 import { options } from '../arguments.js';
 import { isStrataError, StrataError } from '../errors.js';
-import type { ReadState, StateReads } from '../read/read-state.js';
+import type { ReadState, SnapshotReads, StateReads } from '../read/read-state.js';
 import type { DataFileInfo, DeleteFileInfo, ViewInfo } from '../read/records.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import { checkCommitMeta } from '../txn/plan.js';
@@ -13,6 +13,7 @@ import type { TransactionFn } from '../txn/prepared.js';
 import type { ObjectStore } from '../store/object-store.js';
 import type { DeletePositionChecks } from './delete-positions.js';
 import type { FieldIdChecks, FileLayout } from './file-columns.js';
+import { catalogRelationScan } from './catalog-relations.js';
 import { run, type Session, withProgress } from './engine.js';
 import { loadedScan, loadHostRows } from './host-files.js';
 import type { HostFiles } from './settings.js';
@@ -70,6 +71,8 @@ export interface SqlResult<Row extends Record<string, unknown> = Record<string, 
 export interface PlaneContext {
   /** Where the states a statement reads are opened: the commit layer's, or inside a transaction its own (see pending). */
   reads: StateReads;
+  /** The committed catalog, also inside a transaction: its history and tables' totals (catalog-relations.ts). */
+  committed: SnapshotReads;
   transaction(fn: TransactionFn, meta?: { author?: string; message?: string; basedOn?: number; maintenance?: boolean }): Promise<{ snapshot: SnapshotId | null }>;
   /** Throws READ_ONLY unless this catalog may write: checked before a write puts anything in the store. */
   writable(): void;
@@ -181,16 +184,20 @@ async function bind(ctx: PlaneContext, text: string, given: SqlOptions | undefin
   }
   const statement = await prepare(text, PLACEHOLDER, (sql, arg) => ctx.engine.textFunction(sql, arg));
   if (statement.kind !== 'select') throw new StrataError('INVALID_ARGUMENT', 'a statement other than SELECT reached the read path');
-  const loaded = await loadCalls(ctx, statement.calls);
+  const loaded = await loadCalls(ctx, statement.calls, at);
   const { scans, newest, files } = await bindScans(ctx, statement.refs, at, held);
   return { sql: inline(inline(statement.text, `${PLACEHOLDER}f`, loaded), PLACEHOLDER, scans), meta: { snapshot: newest, files }, params: bound };
 }
 
 /** The scan of each table function call the statement may not run as written: host rows loaded first, or refused. */
-async function loadCalls(ctx: PlaneContext, calls: readonly TableCall[]): Promise<string[]> {
+async function loadCalls(ctx: PlaneContext, calls: readonly TableCall[], at: SnapshotSelector | undefined): Promise<string[]> {
   const scans: string[] = [];
   const reach = ctx.hostFiles;
   for (const call of calls) {
+    if (call.catalog !== undefined) {
+      scans.push(await catalogRelationScan(ctx, call.catalog, at));
+      continue;
+    }
     if (reach === false || !isHostReader(call.name)) throw refusedTableFunction(call.name, call.sql.replace(/^SELECT \* FROM /, ''), reach !== false);
     scans.push(loadedScan(await loadHostRows(ctx.engine, reach, call.sql)));
   }

@@ -6,6 +6,7 @@ import { StrataError } from '../errors.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import { parseInstant, parseSnapshotId, readsAsSnapshot } from '../snapshot-names.js';
 import { errorAt } from './statement-errors.js';
+import { CATALOG_FUNCTIONS, type CatalogRelation } from './catalog-relations.js';
 import { isPureTableFunction } from './table-functions.js';
 
 /**
@@ -58,6 +59,8 @@ export const bigText = (v: unknown): string => (typeof v === 'string' && v.start
 export interface TableCall {
   name: string;
   sql: string;
+  /** A relation of the catalog's (snapshots(), DESCRIBE s.t, SHOW TABLES), read from the catalog, not run as written. */
+  catalog?: CatalogRelation;
 }
 
 /**
@@ -151,8 +154,27 @@ export function inline(text: string, prefix: string, scans: readonly string[]): 
  * catalog, which holds none of the lake's tables (the engine keeps only what it read there).
  */
 const SHOW_REFUSED =
-  "SHOW lists DuckDB's own catalog, not the lake's, so sql() does not run it; the lake's schemas and tables are catalog.reader().schemas() and " +
-  'reader().tables(schema) (strata show on the command line), and DESCRIBE schema.table describes one of them';
+  "this SHOW lists DuckDB's own catalog, not the lake's, so sql() does not run it; SHOW TABLES, SHOW ALL TABLES and DESCRIBE schema.table answer from the lake, " +
+  'and catalog.reader().schemas() and reader().tables(schema) list it (strata show on the command line)';
+
+/**
+ * The catalog relation a SHOW or DESCRIBE is: SHOW TABLES, SHOW ALL TABLES, DESCRIBE (or SHOW) of one table as
+ * written; undefined for a DESCRIBE of a query, which DuckDB describes over what the query reads.
+ */
+function showRelation(n: Node): CatalogRelation | undefined {
+  const query = n.query as Node | null | undefined;
+  if (query === null || query === undefined) {
+    const unqualified = n.schema_name === '' && n.catalog_name === '';
+    if (unqualified && n.table_name === '"tables"') return { kind: 'show_tables' };
+    if (unqualified && n.table_name === '__show_tables_expanded') return { kind: 'show_all_tables' };
+    throw invalid(SHOW_REFUSED);
+  }
+  const from = query.from_table as Node | undefined;
+  const list = query.select_list as Node[] | undefined;
+  const plain = query.type === 'SELECT_NODE' && list?.length === 1 && list[0]!.class === 'STAR' && query.where_clause === null && (query.modifiers as unknown[]).length === 0;
+  if (!plain || from?.type !== 'BASE_TABLE' || from.at_clause || from.catalog_name !== '') return undefined;
+  return { kind: 'describe', schema: (from.schema_name as string) || 'main', table: from.table_name as string };
+}
 
 export class Statement {
   private constructor(
@@ -162,6 +184,8 @@ export class Statement {
     private readonly calls: Node[],
     /** The expressions of AT (TIMESTAMP => …) clauses, by reference: their text is made by timeExpressions(). */
     private readonly times: Map<TableRef, Node>,
+    /** The calls that are catalog relations (snapshots(), DESCRIBE s.t, SHOW TABLES). */
+    private readonly relations: Map<Node, CatalogRelation>,
   ) {}
 
   /**
@@ -178,14 +202,30 @@ export class Statement {
     const ctes = new Set<string>();
     const nodes: Node[] = [];
     const calls: Node[] = [];
+    const relations = new Map<Node, CatalogRelation>();
+    const described = new Set<Node>();
     const wheres = new Map<Node, unknown>();
     walk(parsed, (n) => {
       const map = (n.cte_map as { map?: { key: string }[] } | undefined)?.map;
       for (const c of map ?? []) ctes.add(c.key);
       if (n.type === 'BASE_TABLE') nodes.push(n);
       // SHOW TABLES and its kin name no query (DESCRIBE t and SUMMARIZE t do, and read the lake through it).
-      if (n.type === 'SHOW_REF' && (n.query === null || n.query === undefined)) throw invalid(SHOW_REFUSED);
-      if (n.type === 'TABLE_FUNCTION' && !isPureTableFunction(String((n.function as Node).function_name))) calls.push(n);
+      if (n.type === 'SHOW_REF') {
+        const relation = showRelation(n);
+        if (relation !== undefined) {
+          relations.set(n, relation);
+          calls.push(n);
+          // The table it describes is read from the catalog, not scanned.
+          if (relation.kind === 'describe') described.add((n.query as Node).from_table as Node);
+        }
+      }
+      if (n.type === 'TABLE_FUNCTION' && !isPureTableFunction(String((n.function as Node).function_name))) {
+        const fn = n.function as Node;
+        const relation = CATALOG_FUNCTIONS.get(String(fn.function_name).toLowerCase());
+        if (relation !== undefined && (fn.children as unknown[]).length > 0) throw invalid(`${String(fn.function_name)}() takes no arguments: it reads the lake at the statement's snapshot`);
+        if (relation !== undefined) relations.set(n, relation);
+        calls.push(n);
+      }
       const from = n.from_table as Node | undefined;
       if (n.type === 'SELECT_NODE' && from?.type === 'BASE_TABLE' && n.where_clause) wheres.set(from, n.where_clause);
     });
@@ -193,6 +233,7 @@ export class Statement {
     const kept: Node[] = [];
     const times = new Map<TableRef, Node>();
     for (const n of nodes) {
+      if (described.has(n)) continue;
       // A name a WITH clause defines is the query's own, not a catalog table.
       if (n.schema_name === '' && n.catalog_name === '' && ctes.has(n.table_name as string)) {
         if (n.at_clause) throw invalid(`${String(n.table_name)} is a WITH query of the statement; AT applies to catalog tables only`);
@@ -207,7 +248,7 @@ export class Statement {
       refs.push(ref);
       kept.push(n);
     }
-    return new Statement(parsed, refs, kept, calls, times);
+    return new Statement(parsed, refs, kept, calls, times, relations);
   }
 
   /** Each AT (TIMESTAMP => expression)'s text, as DuckDB prints the expression (given to its reference). */
@@ -228,6 +269,11 @@ export class Statement {
     const skeleton = JSON.parse(protectBig(await run('SELECT json_serialize_sql($1::VARCHAR) AS v', 'SELECT * FROM range(1)'))) as { statements: { node: Node }[] };
     const out: TableCall[] = [];
     for (const call of this.calls) {
+      const catalog = this.relations.get(call);
+      if (catalog !== undefined) {
+        out.push({ name: catalog.kind, sql: '', catalog });
+        continue;
+      }
       skeleton.statements[0]!.node.from_table = { ...call, alias: '', column_name_alias: [] };
       out.push({ name: String((call.function as Node).function_name), sql: await run('SELECT json_deserialize_sql($1::VARCHAR) AS v', deserializable(skeleton)) });
     }
@@ -246,9 +292,12 @@ export class Statement {
       n.at_clause = null;
     });
     this.calls.forEach((n, j) => {
+      const relation = this.relations.get(n);
       const { function: fn, with_ordinality: _ordinality, ...rest } = n;
       for (const k of Object.keys(n)) delete n[k];
-      Object.assign(n, rest, { type: 'BASE_TABLE', alias: rest.alias || (fn as Node).function_name, schema_name: '', table_name: callNames[j], catalog_name: '', at_clause: null });
+      // A SHOW or DESCRIBE keeps none of its own fields: it becomes a plain reference to its rows.
+      const kept = fn === undefined ? { alias: rest.alias, sample: null, query_location: rest.query_location, column_name_alias: [] } : rest;
+      Object.assign(n, kept, { type: 'BASE_TABLE', alias: rest.alias || (relation?.kind ?? (fn as Node).function_name), schema_name: '', table_name: callNames[j], catalog_name: '', at_clause: null });
     });
     return run('SELECT json_deserialize_sql($1::VARCHAR) AS v', deserializable(this.tree));
   }

@@ -63,12 +63,19 @@ describe('the sandbox: a statement reaches the lake and nothing else', () => {
     ]);
   });
 
-  it("SHOW TABLES, SHOW ALL TABLES and SHOW DATABASES are refused: they list DuckDB's own catalog (where the engine keeps what it read), not the lake's", async () => {
+  it("SHOW TABLES and SHOW ALL TABLES list the lake, never DuckDB's own catalog (where the engine keeps what it read); SHOW DATABASES is refused", async () => {
     const { c } = await lake();
     await c.sql('SELECT count(*) FROM sales.orders'); // its delete file's positions are kept in DuckDB now
-    for (const q of ['SHOW TABLES', 'SHOW ALL TABLES', 'SHOW DATABASES', 'SHOW TABLES FROM sales', 'SELECT * FROM (SHOW TABLES)']) {
-      await expectCode(c.sql(q), 'INVALID_ARGUMENT', /SHOW lists DuckDB's own catalog, not the lake's.*reader\(\)\.tables\(schema\)/);
+    for (const q of ['SHOW DATABASES', 'SHOW TABLES FROM sales', 'SHOW TABLES FROM memory.main']) {
+      await expectCode(c.sql(q), 'INVALID_ARGUMENT', /this SHOW lists DuckDB's own catalog, not the lake's.*reader\(\)\.tables\(schema\)/);
     }
+    const r = await c.reader();
+    const lakeTables = (await r.tables('sales')).map((t) => t.name).sort();
+    await r.close();
+    expect((await c.sql('SHOW TABLES')).rows).toEqual([]);
+    expect((await c.sql('SELECT * FROM (SHOW TABLES)')).rows).toEqual([]);
+    const all = (await c.sql('SELECT database, schema, name FROM (SHOW ALL TABLES) ORDER BY name')).rows;
+    expect(all).toEqual(lakeTables.map((name) => ({ database: 'lake', schema: 'sales', name })));
     // DESCRIBE of a lake table or query is the lake's: it stays.
     expect((await c.sql('DESCRIBE sales.orders')).rows.map((r) => r.column_name)).toEqual(['id', 'note']);
   });

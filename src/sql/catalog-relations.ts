@@ -1,0 +1,145 @@
+// The catalog's own state as relations a statement reads and joins like any table, at the statement's snapshot:
+// DuckLake's snapshots() and table_info(); DESCRIBE schema.table with the catalog's types, NOT NULLs and
+// defaults; SHOW TABLES and SHOW ALL TABLES. DuckDB answers the last three over the mirror (the catalog's
+// tables as empty DuckDB tables with their constraints), so they read as DuckDB's own would. The rows go to the
+// statement as a JSON file in its scratch directory, read with the relation's column types.
+import { writeFile } from 'node:fs/promises';
+import type { SnapshotId } from '../../keys/ids.js';
+import { history } from '../read/history.js';
+import type { SnapshotReads } from '../read/read-state.js';
+import type { SnapshotInfo } from '../read/records.js';
+import type { SnapshotSelector } from '../read/resolve-snapshot.js';
+import type { PlaneContext } from './query.js';
+import { ident, literal } from './sql-text.js';
+
+/** A relation of the catalog a statement names: a table function, or a SHOW / DESCRIBE of the catalog's tables. */
+export type CatalogRelation =
+  | { kind: 'snapshots' }
+  | { kind: 'table_info' }
+  | { kind: 'describe'; schema: string; table: string }
+  | { kind: 'show_tables' }
+  | { kind: 'show_all_tables' };
+
+/** The table functions that are catalog relations (DuckLake's names, as its functions are called in a `USE`d lake). */
+export const CATALOG_FUNCTIONS: ReadonlyMap<string, CatalogRelation> = new Map<string, CatalogRelation>([
+  ['snapshots', { kind: 'snapshots' }],
+  ['table_info', { kind: 'table_info' }],
+]);
+
+export interface Column {
+  name: string;
+  type: string;
+}
+
+const SNAPSHOT_COLUMNS: Column[] = [
+  { name: 'snapshot_id', type: 'BIGINT' },
+  { name: 'snapshot_time', type: 'TIMESTAMP WITH TIME ZONE' },
+  { name: 'schema_version', type: 'BIGINT' },
+  { name: 'changes', type: 'MAP(VARCHAR, VARCHAR[])' },
+  { name: 'author', type: 'VARCHAR' },
+  { name: 'commit_message', type: 'VARCHAR' },
+  { name: 'commit_extra_info', type: 'VARCHAR' },
+];
+
+const TABLE_INFO_COLUMNS: Column[] = [
+  { name: 'table_name', type: 'VARCHAR' },
+  { name: 'schema_id', type: 'BIGINT' },
+  { name: 'table_id', type: 'BIGINT' },
+  { name: 'table_uuid', type: 'UUID' },
+  { name: 'file_count', type: 'BIGINT' },
+  { name: 'file_size_bytes', type: 'BIGINT' },
+  { name: 'delete_file_count', type: 'BIGINT' },
+  { name: 'delete_file_size_bytes', type: 'BIGINT' },
+];
+
+/**
+ * A snapshot's changes as DuckLake's snapshots() gives them: `created_table:"s"."t"` under tables_created as
+ * `s.t`, `inserted_into_table:3` under tables_inserted_into as `3`, and so for every kind of change.
+ */
+export function changesMap(changes: readonly string[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const c of changes) {
+    const colon = c.indexOf(':');
+    const [verb, value] = colon < 0 ? [c, ''] : [c.slice(0, colon), c.slice(colon + 1)];
+    const m = /^(created|dropped|altered|inserted_into|deleted_from|compacted|restored)_(schema|table|view)$/.exec(verb);
+    const key = m === null ? verb : `${m[2]}s_${m[1]}`;
+    // Names are quoted as DuckLake writes them ("s"."t"); ids are bare.
+    const name = [...value.matchAll(/"((?:[^"]|"")*)"/g)].map((q) => q[1]!.replaceAll('""', '"')).join('.') || value;
+    (out[key] ??= []).push(name);
+  }
+  return out;
+}
+
+/** The SELECT that reads `rel` at `at` (the statement's snapshot, or its state inside a transaction). */
+export async function catalogRelationScan(ctx: PlaneContext, rel: CatalogRelation, at: SnapshotSelector | undefined): Promise<string> {
+  const r = await ctx.reads.reader(at);
+  try {
+    switch (rel.kind) {
+      case 'describe':
+        return await relationSql(ctx, await ctx.mirror.answer(r, () => `DESCRIBE ${ident(rel.schema)}.${ident(rel.table)}`));
+      case 'show_tables':
+        return await relationSql(ctx, await ctx.mirror.answer(r, () => 'SHOW TABLES'));
+      case 'show_all_tables':
+        // The planner holds other databases than this snapshot's mirror (the engine's own, other mirrors).
+        return await relationSql(ctx, await ctx.mirror.answer(r, (db) => `SELECT * REPLACE ('lake' AS database) FROM (SHOW ALL TABLES) WHERE database = ${literal(db)} ORDER BY schema, name`));
+      case 'snapshots':
+        return await relationSql(ctx, { columns: SNAPSHOT_COLUMNS, rows: await snapshotRows(ctx.committed, r.snapshot.id) });
+      case 'table_info':
+        return await relationSql(ctx, { columns: TABLE_INFO_COLUMNS, rows: await tableInfoRows(ctx.committed, r.snapshot.id) });
+    }
+  } finally {
+    await r.close();
+  }
+}
+
+async function snapshotRows(committed: SnapshotReads, to: SnapshotId): Promise<Record<string, unknown>[]> {
+  const rows: Record<string, unknown>[] = [];
+  const row = (s: SnapshotInfo) => ({
+    snapshot_id: s.id,
+    snapshot_time: s.time.toISOString(),
+    schema_version: s.schemaVersion,
+    changes: changesMap(s.changes),
+    author: s.author,
+    commit_message: s.message,
+    commit_extra_info: s.extraInfo,
+  });
+  await committed.view(async (view) => {
+    for await (const s of history(view, 0 as SnapshotId, to)) rows.push(row(s));
+  });
+  return rows;
+}
+
+async function tableInfoRows(committed: SnapshotReads, at: SnapshotId): Promise<Record<string, unknown>[]> {
+  const r = await committed.reader({ snapshot: at });
+  try {
+    const rows: Record<string, unknown>[] = [];
+    for (const s of await r.schemas()) {
+      for (const t of await r.tables(s.name)) {
+        const info = await r.table(s.name, t.name);
+        const totals = await r.tableTotals(s.name, t.name);
+        rows.push({
+          table_name: t.name,
+          schema_id: info.schemaId,
+          table_id: info.id,
+          table_uuid: info.uuid,
+          file_count: totals.dataFiles,
+          file_size_bytes: totals.dataBytes,
+          delete_file_count: totals.deleteFiles,
+          delete_file_size_bytes: totals.deleteBytes,
+        });
+      }
+    }
+    return rows;
+  } finally {
+    await r.close();
+  }
+}
+
+/** Rows with their columns as a SELECT over a JSON file in the statement's scratch directory (none: a typed empty SELECT). */
+async function relationSql(ctx: PlaneContext, { columns, rows }: { columns: readonly Column[]; rows: readonly Record<string, unknown>[] }): Promise<string> {
+  if (rows.length === 0) return `SELECT ${columns.map((c) => `CAST(NULL AS ${c.type}) AS ${ident(c.name)}`).join(', ')} WHERE false`;
+  const file = `${ctx.engine.path('catalog')}.json`;
+  await writeFile(file, rows.map((row) => JSON.stringify(row)).join('\n'));
+  const types = columns.map((c) => `${literal(c.name)}: ${literal(c.type)}`).join(', ');
+  return `SELECT * FROM read_json(${literal(file)}, format = 'newline_delimited', columns = {${types}})`;
+}

@@ -1,0 +1,146 @@
+// The catalog as tables a statement reads and joins: DESCRIBE, SHOW TABLES and SHOW ALL TABLES answered from the
+// lake with its NOT NULLs (compared with DuckDB over the same definitions in plain tables), snapshots() and
+// table_info() as DuckLake has them (compared with the API's own history and totals), each at the statement's
+// snapshot — an `at`, or a transaction's state.
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Catalog } from '../../src/index.js';
+import { changesMap } from '../../src/sql/catalog-relations.js';
+import { expectCode, openCatalog } from '../helpers.js';
+
+const DDL = [
+  'CREATE SCHEMA s',
+  "CREATE TABLE s.t (id INTEGER NOT NULL, name VARCHAR DEFAULT 'x', amount DECIMAL(10,2), tags VARCHAR[], point STRUCT(x DOUBLE, y DOUBLE))",
+  'CREATE TABLE m (a BIGINT NOT NULL, b BOOLEAN)',
+  'CREATE VIEW v AS SELECT a FROM m',
+];
+
+const plain = (rows: Record<string, unknown>[]) => JSON.parse(JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v))) as unknown;
+
+describe('the catalog as tables', () => {
+  let c: Catalog;
+  let db: DuckDBInstance;
+  let k: DuckDBConnection;
+  beforeEach(async () => {
+    c = await openCatalog();
+    for (const q of DDL) await c.sql(q);
+    await c.sql("INSERT INTO s.t (id, amount) VALUES (1, 2.50), (2, NULL)");
+    db = await DuckDBInstance.create(':memory:');
+    k = await db.connect();
+    for (const q of DDL) await k.run(q);
+  });
+  // The catalog is closed by the helpers after each test.
+  afterEach(() => {
+    k.closeSync();
+    db.closeSync();
+  });
+  const duck = async (sql: string) => plain((await k.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[]);
+  const lake = async (sql: string, at?: number) => plain((await c.sql(sql, at === undefined ? {} : { at: { snapshot: at } })).rows);
+  const head = async () => (await c.snapshots()).at(-1)!.id;
+
+  it('DESCRIBE and SHOW of a table give its types and NOT NULLs as DuckDB does, and read at the statement\'s snapshot', async () => {
+    for (const q of ['SELECT column_name, column_type, "null", key, extra FROM (DESCRIBE s.t)', 'SELECT column_name, column_type, "null" FROM (SHOW m)', 'SELECT column_name, "null" FROM (DESCRIBE s.t) WHERE "null" = \'NO\'']) {
+      expect(await lake(q), q).toEqual(await duck(q));
+    }
+    // The default is the catalog's, as a typed constant.
+    expect(await lake("SELECT \"default\" FROM (DESCRIBE s.t) WHERE column_name = 'name'")).toEqual([{ default: "CAST('x' AS VARCHAR)" }]);
+    const before = await head();
+    await c.sql('ALTER TABLE s.t ADD COLUMN extra INTEGER');
+    expect((await lake('DESCRIBE s.t')) as unknown[]).toHaveLength(6);
+    expect((await lake('DESCRIBE s.t', before)) as unknown[]).toHaveLength(5);
+  });
+
+  it('SHOW TABLES and SHOW ALL TABLES list the lake as DuckDB lists the same definitions', async () => {
+    expect(await lake('SHOW TABLES')).toEqual(await duck('SHOW TABLES'));
+    const all = 'SELECT schema, name, column_names, column_types, temporary FROM (SHOW ALL TABLES) ORDER BY schema, name';
+    expect(await lake(all)).toEqual(await duck(all.replace('(SHOW ALL TABLES)', "(SHOW ALL TABLES) WHERE database = 'memory'")));
+    expect(await lake('SELECT DISTINCT database FROM (SHOW ALL TABLES)')).toEqual([{ database: 'lake' }]);
+    // At the first snapshot, no table yet.
+    expect(await lake('SHOW ALL TABLES', 0)).toEqual([]);
+  });
+
+  it('snapshots() is the history the API gives, DuckLake\'s changes by kind, cut at the statement\'s snapshot, joinable', async () => {
+    const history = await c.snapshots();
+    const rows = (await c.sql<{ snapshot_id: bigint; snapshot_time: string; schema_version: bigint; changes: { key: string; value: string[] }[]; commit_message: string | null }>(
+      'SELECT * FROM snapshots() ORDER BY snapshot_id',
+    )).rows;
+    expect(rows.map((r) => Number(r.snapshot_id))).toEqual(history.map((s) => s.id));
+    expect(rows.map((r) => new Date(r.snapshot_time.replace(' ', 'T').replace(/\+00$/, 'Z')).getTime())).toEqual(history.map((s) => s.time.getTime()));
+    expect(rows.map((r) => Number(r.schema_version))).toEqual(history.map((s) => s.schemaVersion));
+    expect(rows.map((r) => r.commit_message)).toEqual(history.map((s) => s.message));
+    const r = await c.reader();
+    const tableId = (await r.table('s', 't')).id;
+    await r.close();
+    expect(rows.map((r) => r.changes)).toEqual([
+      [{ key: 'schemas_created', value: ['main'] }],
+      [{ key: 'schemas_created', value: ['s'] }],
+      [{ key: 'tables_created', value: ['s.t'] }],
+      [{ key: 'tables_created', value: ['main.m'] }],
+      [{ key: 'views_created', value: ['main.v'] }],
+      [{ key: 'tables_inserted_into', value: [String(tableId)] }],
+    ]);
+    expect(await lake('SELECT count(*) AS n FROM snapshots()', 2)).toEqual([{ n: 3 }]);
+    expect(await lake("SELECT s.snapshot_id FROM snapshots() s JOIN (SELECT 2 AS id) x ON s.snapshot_id = x.id")).toEqual([{ snapshot_id: 2 }]);
+    await c.transaction(async (tx) => {
+      await tx.sql('INSERT INTO m VALUES (1, true)');
+      // The transaction's own commit is not a snapshot yet.
+      expect(plain((await tx.sql('SELECT max(snapshot_id) AS n FROM snapshots()')).rows)).toEqual([{ n: rows.length - 1 }]);
+    });
+  });
+
+  it('table_info() gives each table\'s files and bytes as the API\'s totals do, at the statement\'s snapshot', async () => {
+    const before = await head();
+    await c.sql('DELETE FROM s.t WHERE id = 2');
+    const r = await c.reader();
+    const totals = await r.tableTotals('s', 't');
+    const t = await r.table('s', 't');
+    await r.close();
+    expect(await lake("SELECT table_name, table_id, table_uuid::VARCHAR AS uuid, file_count, file_size_bytes, delete_file_count, delete_file_size_bytes FROM table_info() WHERE table_name = 't'")).toEqual([
+      { table_name: 't', table_id: t.id, uuid: t.uuid, file_count: totals.dataFiles, file_size_bytes: totals.dataBytes, delete_file_count: totals.deleteFiles, delete_file_size_bytes: totals.deleteBytes },
+    ]);
+    expect(totals.deleteFiles).toBe(1);
+    expect(await lake("SELECT delete_file_count FROM table_info() WHERE table_name = 't'", before)).toEqual([{ delete_file_count: 0 }]);
+    expect(await lake('SELECT table_name FROM table_info() ORDER BY table_name')).toEqual([{ table_name: 'm' }, { table_name: 't' }]);
+  });
+
+  it('refused: a SHOW of DuckDB\'s own catalog, arguments to a catalog function', async () => {
+    await expectCode(c.sql('SHOW DATABASES'), 'INVALID_ARGUMENT', /SHOW TABLES, SHOW ALL TABLES and DESCRIBE schema\.table answer from the lake/);
+    await expectCode(c.sql('SELECT * FROM snapshots(1)'), 'INVALID_ARGUMENT', /snapshots\(\) takes no arguments/);
+    await expectCode(c.sql('DESCRIBE s.nothing'), 'INVALID_ARGUMENT', /nothing/);
+  });
+});
+
+describe("snapshots()'s changes", () => {
+  it('name every kind of change by its DuckLake key, names unquoted, ids as text, kinds it does not know as written', () => {
+    expect(
+      changesMap([
+        'created_schema:"s"',
+        'created_table:"s"."a ""b"""',
+        'created_view:"main"."v"',
+        'inserted_into_table:3',
+        'inserted_into_table:4',
+        'deleted_from_table:3',
+        'compacted_table:3',
+        'altered_table:5',
+        'dropped_table:6',
+        'dropped_view:7',
+        'dropped_schema:2',
+        'restored_table:3',
+        'something_new:9',
+      ]),
+    ).toEqual({
+      schemas_created: ['s'],
+      tables_created: ['s.a "b"'],
+      views_created: ['main.v'],
+      tables_inserted_into: ['3', '4'],
+      tables_deleted_from: ['3'],
+      tables_compacted: ['3'],
+      tables_altered: ['5'],
+      tables_dropped: ['6'],
+      views_dropped: ['7'],
+      schemas_dropped: ['2'],
+      tables_restored: ['3'],
+      something_new: ['9'],
+    });
+  });
+});
