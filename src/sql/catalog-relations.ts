@@ -6,7 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { SnapshotId } from '../../keys/ids.js';
 import { history } from '../read/history.js';
-import type { SnapshotReads } from '../read/read-state.js';
+import type { ReadState, SnapshotReads } from '../read/read-state.js';
 import type { SnapshotInfo } from '../read/records.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import type { PlaneContext } from './query.js';
@@ -63,8 +63,8 @@ export function changesMap(changes: readonly string[]): Record<string, string[]>
     const [verb, value] = colon < 0 ? [c, ''] : [c.slice(0, colon), c.slice(colon + 1)];
     const m = /^(created|dropped|altered|inserted_into|deleted_from|compacted|restored)_(schema|table|view)$/.exec(verb);
     const key = m === null ? verb : `${m[2]}s_${m[1]}`;
-    // Names are quoted as DuckLake writes them ("s"."t"); ids are bare.
-    const name = [...value.matchAll(/"((?:[^"]|"")*)"/g)].map((q) => q[1]!.replaceAll('""', '"')).join('.') || value;
+    // Names are JSON strings, as the catalog writes them (messages.ts `quote`: "s"."t", a quote inside as \"); ids are bare.
+    const name = [...value.matchAll(/"(?:[^"\\]|\\.)*"/g)].map((q) => JSON.parse(q[0]) as string).join('.') || value;
     (out[key] ??= []).push(name);
   }
   return out;
@@ -76,16 +76,18 @@ export async function catalogRelationScan(ctx: PlaneContext, rel: CatalogRelatio
   try {
     switch (rel.kind) {
       case 'describe':
-        return await relationSql(ctx, await ctx.mirror.answer(r, () => `DESCRIBE ${ident(rel.schema)}.${ident(rel.table)}`));
+        // The lake's table or view, or NOT_FOUND naming what there is: never a name DuckDB's own catalogs resolve.
+        if ((await r.viewNamed(rel.schema, rel.table)) === undefined) await r.table(rel.schema, rel.table);
+        return await relationSql(ctx, await ctx.mirror.answer(r, (db) => `DESCRIBE ${ident(db)}.${ident(rel.schema)}.${ident(rel.table)}`));
       case 'show_tables':
-        return await relationSql(ctx, await ctx.mirror.answer(r, () => 'SHOW TABLES'));
+        return await relationSql(ctx, { columns: [{ name: 'name', type: 'VARCHAR' }], rows: await mainRelations(r) });
       case 'show_all_tables':
         // The planner holds other databases than this snapshot's mirror (the engine's own, other mirrors).
         return await relationSql(ctx, await ctx.mirror.answer(r, (db) => `SELECT * REPLACE ('lake' AS database) FROM (SHOW ALL TABLES) WHERE database = ${literal(db)} ORDER BY schema, name`));
       case 'snapshots':
         return await relationSql(ctx, { columns: SNAPSHOT_COLUMNS, rows: await snapshotRows(ctx.committed, r.snapshot.id) });
       case 'table_info':
-        return await relationSql(ctx, { columns: TABLE_INFO_COLUMNS, rows: await tableInfoRows(ctx.committed, r.snapshot.id) });
+        return await relationSql(ctx, { columns: TABLE_INFO_COLUMNS, rows: await tableInfoRows(r) });
     }
   } finally {
     await r.close();
@@ -109,30 +111,34 @@ async function snapshotRows(committed: SnapshotReads, to: SnapshotId): Promise<R
   return rows;
 }
 
-async function tableInfoRows(committed: SnapshotReads, at: SnapshotId): Promise<Record<string, unknown>[]> {
-  const r = await committed.reader({ snapshot: at });
-  try {
-    const rows: Record<string, unknown>[] = [];
-    for (const s of await r.schemas()) {
-      for (const t of await r.tables(s.name)) {
-        const info = await r.table(s.name, t.name);
-        const totals = await r.tableTotals(s.name, t.name);
-        rows.push({
-          table_name: t.name,
-          schema_id: info.schemaId,
-          table_id: info.id,
-          table_uuid: info.uuid,
-          file_count: totals.dataFiles,
-          file_size_bytes: totals.dataBytes,
-          delete_file_count: totals.deleteFiles,
-          delete_file_size_bytes: totals.deleteBytes,
-        });
-      }
+/** Each table's live files and bytes at `r` (a transaction's state too), as DuckLake's table_info(). */
+async function tableInfoRows(r: ReadState): Promise<Record<string, unknown>[]> {
+  const rows: Record<string, unknown>[] = [];
+  const bytes = (files: readonly { fileSizeBytes: number }[]) => files.reduce((n, f) => n + f.fileSizeBytes, 0);
+  for (const s of await r.schemas()) {
+    for (const t of await r.tables(s.name)) {
+      const info = await r.table(s.name, t.name);
+      const [data, deletes] = [await r.dataFiles(s.name, t.name), await r.deleteFiles(s.name, t.name)];
+      rows.push({
+        table_name: t.name,
+        schema_id: info.schemaId,
+        table_id: info.id,
+        table_uuid: info.uuid,
+        file_count: data.length,
+        file_size_bytes: bytes(data),
+        delete_file_count: deletes.length,
+        delete_file_size_bytes: bytes(deletes),
+      });
     }
-    return rows;
-  } finally {
-    await r.close();
   }
+  return rows;
+}
+
+/** SHOW TABLES: the tables and views of schema main, by name, as DuckDB lists those of its current schema. */
+async function mainRelations(r: ReadState): Promise<Record<string, unknown>[]> {
+  if (!(await r.schemas()).some((s) => s.name === 'main')) return [];
+  const names = [...(await r.tables('main')).map((t) => t.name), ...(await r.views('main')).map((v) => v.name)];
+  return names.sort().map((name) => ({ name }));
 }
 
 /** Rows with their columns as a SELECT over a JSON file in the statement's scratch directory (none: a typed empty SELECT). */

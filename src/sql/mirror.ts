@@ -227,11 +227,17 @@ export class Mirror {
    */
   async answer(r: ReadState, sql: (database: string) => string): Promise<{ columns: { name: string; type: string }[]; rows: Record<string, unknown>[] }> {
     const database = await this.of(r, ALL);
+    // A transaction's own mirror is built for this call alone (of): gone after it, as after a plan.
+    const own = r.snapshot.schemaVersion === null;
     return this.engine.withConnection(async (c) => {
-      await run(() => c.run(`USE ${ident(database)}`));
-      const result = await run(() => c.runAndReadAll(sql(database)));
-      const types = result.columnTypes();
-      return { columns: result.deduplicatedColumnNames().map((name, i) => ({ name, type: types[i]!.toString() })), rows: result.getRowObjectsJson() as Record<string, unknown>[] };
+      try {
+        await run(() => c.run(`USE ${ident(database)}`));
+        const result = await run(() => c.runAndReadAll(sql(database)));
+        const types = result.columnTypes();
+        return { columns: result.deduplicatedColumnNames().map((name, i) => ({ name, type: types[i]!.toString() })), rows: result.getRowObjectsJson() as Record<string, unknown>[] };
+      } finally {
+        if (own) await c.run(`USE memory; DETACH DATABASE IF EXISTS ${ident(database)}`).catch(() => undefined);
+      }
     });
   }
 

@@ -184,9 +184,16 @@ async function bind(ctx: PlaneContext, text: string, given: SqlOptions | undefin
   }
   const statement = await prepare(text, PLACEHOLDER, (sql, arg) => ctx.engine.textFunction(sql, arg));
   if (statement.kind !== 'select') throw new StrataError('INVALID_ARGUMENT', 'a statement other than SELECT reached the read path');
-  const loaded = await loadCalls(ctx, statement.calls, at);
-  const { scans, newest, files } = await bindScans(ctx, statement.refs, at, held);
-  return { sql: inline(inline(statement.text, `${PLACEHOLDER}f`, loaded), PLACEHOLDER, scans), meta: { snapshot: newest, files }, params: bound };
+  // One snapshot for every reference without AT and every catalog relation, resolved once: the statement reads
+  // one state. Inside a transaction, they read the transaction's own (no selector).
+  const inTransaction = ctx.pending === true && at === undefined;
+  const wanted = statement.calls.some((c) => c.catalog !== undefined) || statement.refs.some((r) => r.at === undefined);
+  const statementAt = inTransaction || !wanted ? undefined : { snapshot: await snapshotOf(ctx, at) };
+  const loaded = await loadCalls(ctx, statement.calls, statementAt);
+  const { scans, newest, files } = await bindScans(ctx, statement.refs, statementAt, held);
+  const readCatalog = statementAt !== undefined && statement.calls.some((c) => c.catalog !== undefined);
+  const snapshot = readCatalog ? (Math.max(newest ?? 0, statementAt.snapshot) as SnapshotId) : newest;
+  return { sql: inline(inline(statement.text, `${PLACEHOLDER}f`, loaded), PLACEHOLDER, scans), meta: { snapshot, files }, params: bound };
 }
 
 /** The scan of each table function call the statement may not run as written: host rows loaded first, or refused. */
@@ -217,21 +224,12 @@ const MAX_VIEW_DEPTH = 16;
  * The scan of each reference of the statement, in order. A reference to a catalog view binds the view's own
  * statement, its references at the same snapshot (or their own AT).
  */
-async function bindScans(ctx: PlaneContext, refs: readonly TableRef[], at: SnapshotSelector | undefined, held: StatementFiles) {
+async function bindScans(ctx: PlaneContext, refs: readonly TableRef[], statementAt: { snapshot: SnapshotId } | undefined, held: StatementFiles) {
   const binder = new Binder(ctx, held);
   await binder.evaluate(refs.map((r) => r.at).filter(isTimeExpression));
-  let statementSnapshot: SnapshotId | undefined;
   const scans: string[] = [];
-  for (const [i, ref] of refs.entries()) {
-    // One snapshot for every reference without AT, resolved once: the statement reads one state.
-    // Inside a transaction, a reference without AT reads the transaction's own state.
-    if (ctx.pending === true && at === undefined && ref.at === undefined) {
-      scans.push(await binder.bind(ref, undefined, 0, `${PLACEHOLDER}${i}_`));
-      continue;
-    }
-    if (ref.at === undefined) statementSnapshot ??= await snapshotOf(ctx, at);
-    scans.push(await binder.bind(ref, ref.at ?? { snapshot: statementSnapshot! }, 0, `${PLACEHOLDER}${i}_`));
-  }
+  // A reference without AT reads the statement's snapshot (undefined inside a transaction: its own state).
+  for (const [i, ref] of refs.entries()) scans.push(await binder.bind(ref, ref.at ?? statementAt, 0, `${PLACEHOLDER}${i}_`));
   return { scans, newest: binder.newest, files: binder.files };
 }
 
@@ -314,6 +312,9 @@ class Binder {
     if (inner.kind !== 'select') throw new StrataError('INVALID_ARGUMENT', `view ${name} is not a SELECT; a view reads, it cannot write`);
     // A view is the catalog's: it reads the catalog's tables, never a file, whoever reads it.
     const [call] = inner.calls;
+    if (call?.catalog !== undefined) {
+      throw new StrataError('INVALID_ARGUMENT', `view ${name} reads ${call.name === 'describe' ? 'DESCRIBE' : call.name.startsWith('show') ? 'SHOW' : `${call.name}()`}, which a view may not: a view reads the catalog's tables, not the catalog's own relations; query those in the statement itself`);
+    }
     if (call !== undefined) throw new StrataError('INVALID_ARGUMENT', `view ${name} calls ${call.name}(…), which a view may not: a view reads the catalog's tables and no file; drop it and create it anew`);
     const scans: string[] = [];
     for (const [i, r] of inner.refs.entries()) scans.push(await this.bind(r, r.at ?? selector, depth + 1, `${prefix}${i}_`));

@@ -159,9 +159,10 @@ const SHOW_REFUSED =
 
 /**
  * The catalog relation a SHOW or DESCRIBE is: SHOW TABLES, SHOW ALL TABLES, DESCRIBE (or SHOW) of one table as
- * written; undefined for a DESCRIBE of a query, which DuckDB describes over what the query reads.
+ * written; undefined for a DESCRIBE of a query or of a WITH name, and for SUMMARIZE, which DuckDB answers over
+ * what they read.
  */
-function showRelation(n: Node): CatalogRelation | undefined {
+function showRelation(n: Node, ctes: ReadonlySet<string>): CatalogRelation | undefined {
   const query = n.query as Node | null | undefined;
   if (query === null || query === undefined) {
     const unqualified = n.schema_name === '' && n.catalog_name === '';
@@ -172,7 +173,8 @@ function showRelation(n: Node): CatalogRelation | undefined {
   const from = query.from_table as Node | undefined;
   const list = query.select_list as Node[] | undefined;
   const plain = query.type === 'SELECT_NODE' && list?.length === 1 && list[0]!.class === 'STAR' && query.where_clause === null && (query.modifiers as unknown[]).length === 0;
-  if (!plain || from?.type !== 'BASE_TABLE' || from.at_clause || from.catalog_name !== '') return undefined;
+  if (n.show_type !== 'DESCRIBE' || !plain || from?.type !== 'BASE_TABLE' || from.at_clause || from.catalog_name !== '') return undefined;
+  if (from.schema_name === '' && ctes.has(from.table_name as string)) return undefined;
   return { kind: 'describe', schema: (from.schema_name as string) || 'main', table: from.table_name as string };
 }
 
@@ -211,7 +213,7 @@ export class Statement {
       if (n.type === 'BASE_TABLE') nodes.push(n);
       // SHOW TABLES and its kin name no query (DESCRIBE t and SUMMARIZE t do, and read the lake through it).
       if (n.type === 'SHOW_REF') {
-        const relation = showRelation(n);
+        const relation = showRelation(n, ctes);
         if (relation !== undefined) {
           relations.set(n, relation);
           calls.push(n);

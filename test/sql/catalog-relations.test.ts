@@ -15,6 +15,8 @@ const DDL = [
   'CREATE VIEW v AS SELECT a FROM m',
 ];
 
+const ROWS = "INSERT INTO s.t (id, amount) VALUES (1, 2.50), (2, NULL)";
+
 const plain = (rows: Record<string, unknown>[]) => JSON.parse(JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v))) as unknown;
 
 describe('the catalog as tables', () => {
@@ -24,10 +26,10 @@ describe('the catalog as tables', () => {
   beforeEach(async () => {
     c = await openCatalog();
     for (const q of DDL) await c.sql(q);
-    await c.sql("INSERT INTO s.t (id, amount) VALUES (1, 2.50), (2, NULL)");
+    await c.sql(ROWS);
     db = await DuckDBInstance.create(':memory:');
     k = await db.connect();
-    for (const q of DDL) await k.run(q);
+    for (const q of [...DDL, ROWS]) await k.run(q);
   });
   // The catalog is closed by the helpers after each test.
   afterEach(() => {
@@ -103,10 +105,69 @@ describe('the catalog as tables', () => {
     expect(await lake('SELECT table_name FROM table_info() ORDER BY table_name')).toEqual([{ table_name: 'm' }, { table_name: 't' }]);
   });
 
-  it('refused: a SHOW of DuckDB\'s own catalog, arguments to a catalog function', async () => {
+  it('refused: a SHOW of DuckDB\'s own catalog, arguments to a catalog function, DESCRIBE of what the lake does not hold', async () => {
     await expectCode(c.sql('SHOW DATABASES'), 'INVALID_ARGUMENT', /SHOW TABLES, SHOW ALL TABLES and DESCRIBE schema\.table answer from the lake/);
     await expectCode(c.sql('SELECT * FROM snapshots(1)'), 'INVALID_ARGUMENT', /snapshots\(\) takes no arguments/);
-    await expectCode(c.sql('DESCRIBE s.nothing'), 'INVALID_ARGUMENT', /nothing/);
+    for (const q of ['DESCRIBE s.nothing', 'DESCRIBE information_schema.tables', 'DESCRIBE pg_catalog.pg_class']) await expectCode(c.sql(q), 'NOT_FOUND');
+    // A view that reads one is said to be such when it is read.
+    await c.sql('CREATE VIEW history AS SELECT * FROM (SHOW TABLES)');
+    await expectCode(c.sql('SELECT * FROM history'), 'INVALID_ARGUMENT', /view main\.history reads SHOW, which a view may not/);
+  });
+
+  it('SUMMARIZE, and DESCRIBE of a WITH name or a query, are DuckDB\'s over what they read', async () => {
+    for (const q of ['SELECT column_name, count, null_percentage::VARCHAR AS nulls FROM (SUMMARIZE s.t)', "WITH t AS (SELECT 1.5 AS q) SELECT column_name, column_type FROM (DESCRIBE t)", 'SELECT column_name, column_type FROM (DESCRIBE SELECT id, amount * 2 AS x FROM s.t)']) {
+      expect(await lake(q), q).toEqual(await duck(q));
+    }
+  });
+
+  it('SHOW TABLES lists a view whose table is gone, as DuckDB does', async () => {
+    await c.sql('CREATE TABLE gone (x INTEGER)');
+    await c.transaction((tx) => tx.createView('main', 'orphan', 'SELECT x FROM gone'));
+    await c.sql('DROP TABLE gone');
+    expect(await lake('SHOW TABLES')).toEqual([{ name: 'm' }, { name: 'orphan' }, { name: 'v' }]);
+  });
+
+  it('a statement reads one snapshot in all its catalog relations and tables, while commits land beside it', async () => {
+    let going = true;
+    const writer = (async () => {
+      for (let i = 0; going; i++) await c.sql(`INSERT INTO m VALUES (${i}, true)`);
+    })();
+    try {
+      for (let i = 0; i < 25; i++) {
+        const r = await c.sql<{ a: bigint; b: bigint; n: bigint; files: bigint }>(
+          "SELECT (SELECT max(snapshot_id) FROM snapshots()) AS a, (SELECT max(snapshot_id) FROM snapshots()) AS b, (SELECT count(*) FROM m) AS n, (SELECT file_count FROM table_info() WHERE table_name = 'm') AS files",
+        );
+        const row = r.rows[0]!;
+        expect(row.a).toBe(row.b);
+        expect(Number(row.a)).toBe(r.snapshot);
+        // Each insert is one row in one file: the table and table_info() read the same snapshot.
+        expect(row.n).toBe(row.files);
+      }
+    } finally {
+      going = false;
+      await writer;
+    }
+    const only = await c.sql('SELECT max(snapshot_id) AS m FROM snapshots()');
+    expect(only.snapshot).toBe(await head());
+  });
+
+  it("inside a transaction DESCRIBE, SHOW and table_info() read the transaction's state, snapshots() the committed history", async () => {
+    await c.transaction(async (tx) => {
+      await tx.sql('INSERT INTO m VALUES (1, true)');
+      await tx.sql('CREATE TABLE s.u (k INTEGER)');
+      expect(plain((await tx.sql("SELECT table_name, file_count FROM table_info() ORDER BY table_name")).rows)).toEqual([
+        { table_name: 'm', file_count: 1 },
+        { table_name: 't', file_count: 1 },
+        { table_name: 'u', file_count: 0 },
+      ]);
+      expect(plain((await tx.sql('SELECT column_name FROM (DESCRIBE s.u)')).rows)).toEqual([{ column_name: 'k' }]);
+      expect(plain((await tx.sql('SELECT count(*) AS n FROM (SHOW ALL TABLES)')).rows)).toEqual([{ n: 4 }]);
+    });
+  });
+
+  it('names with quotes and dots come out of snapshots()\' changes whole', async () => {
+    await c.sql('CREATE TABLE s."we""ird.na me" (x INTEGER)');
+    expect(await lake('SELECT changes FROM snapshots() ORDER BY snapshot_id DESC LIMIT 1')).toEqual([{ changes: [{ key: 'tables_created', value: ['s.we"ird.na me'] }] }]);
   });
 });
 
@@ -115,7 +176,7 @@ describe("snapshots()'s changes", () => {
     expect(
       changesMap([
         'created_schema:"s"',
-        'created_table:"s"."a ""b"""',
+        `created_table:${['s', 'a "b".c'].map((x) => JSON.stringify(x)).join('.')}`,
         'created_view:"main"."v"',
         'inserted_into_table:3',
         'inserted_into_table:4',
@@ -130,7 +191,7 @@ describe("snapshots()'s changes", () => {
       ]),
     ).toEqual({
       schemas_created: ['s'],
-      tables_created: ['s.a "b"'],
+      tables_created: ['s.a "b".c'],
       views_created: ['main.v'],
       tables_inserted_into: ['3', '4'],
       tables_deleted_from: ['3'],
