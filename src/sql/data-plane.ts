@@ -26,7 +26,7 @@ import { Mirror } from './mirror.js';
 import { viewDefinition } from './view-definition.js';
 import { duckType } from './duck-types.js';
 import { StrataError } from '../errors.js';
-import { isSelect, type PlaneContext, select, selectBatches, type SqlOptions, type SqlResult } from './query.js';
+import { explainOf, isSelect, type PlaneContext, select, selectBatches, type SqlOptions, type SqlResult } from './query.js';
 
 export type { ChangeBound, CompactOptions, CompactResult, LoadOptions, LoadResult, SqlOptions, SqlResult };
 
@@ -127,7 +127,8 @@ export class DataPlane implements TxnSql {
     const session = this.engine.session('the statement', stopOptions(opts));
     try {
       const ctx = this.context(session, opts);
-      if (await isSelect(ctx, text)) yield* selectBatches(ctx, text, opts);
+      if (typeof text === 'string' && explainOf(text) !== undefined) yield await this.dispatch(ctx, text, opts);
+      else if (await isSelect(ctx, text)) yield* selectBatches(ctx, text, opts);
       else yield await write(ctx, text, opts);
     } catch (e) {
       throw session.stop.outcome(e);
@@ -173,8 +174,13 @@ export class DataPlane implements TxnSql {
     return this.engine.close();
   }
 
-  private dispatch(ctx: PlaneContext, text: string, opts: SqlOptions | undefined): Promise<SqlResult> {
-    return isSelect(ctx, text).then((reads) => (reads ? select(ctx, text, opts) : write(ctx, text, opts)));
+  private async dispatch(ctx: PlaneContext, text: string, opts: SqlOptions | undefined): Promise<SqlResult> {
+    const explain = typeof text === 'string' ? explainOf(text) : undefined;
+    if (explain === undefined) return (await isSelect(ctx, text)) ? select(ctx, text, opts) : write(ctx, text, opts);
+    if (!(await isSelect(ctx, explain.select))) {
+      throw new StrataError('INVALID_ARGUMENT', 'EXPLAIN shows the plan of a SELECT (each table a scan of the files it reads); a statement that writes is planned and run by sql() itself, and has no plan of its own to show');
+    }
+    return select(ctx, explain.select, opts, explain);
   }
 
   /** Runs `fn` as one statement: in a session of its own, stopped as `opts` say, its failure the stop's once stopped. */

@@ -99,14 +99,31 @@ export interface PlaneContext {
   params?: BoundParams;
 }
 
-export async function select(ctx: PlaneContext, text: string, given: SqlOptions | undefined): Promise<SqlResult> {
+/** An EXPLAIN [ANALYZE] of a SELECT: whether it analyzes (runs the SELECT), and the SELECT's text. */
+export interface Explain {
+  analyze: boolean;
+  select: string;
+}
+
+/** The EXPLAIN a statement opens with, if it does (undefined: it is no EXPLAIN). */
+export function explainOf(text: string): Explain | undefined {
+  const m = /^\s*EXPLAIN(\s+ANALYZE)?\s+/i.exec(text);
+  return m === null ? undefined : { analyze: m[1] !== undefined, select: text.slice(m[0].length) };
+}
+
+/**
+ * A SELECT's rows; with `explain`, DuckDB's plan of it as rewritten (each table a scan of the files it reads at
+ * its snapshot; `files` says how many were listed and skipped), and with ANALYZE its profile, the SELECT run.
+ */
+export async function select(ctx: PlaneContext, text: string, given: SqlOptions | undefined, explain?: Explain): Promise<SqlResult> {
   return ctx.engine.withConnection(async (c) => {
     const held = new StatementFiles(ctx.files, true);
     try {
       const { sql, meta, params } = await bind(ctx, text, given, held);
+      const run = explain === undefined ? sql : `EXPLAIN ${explain.analyze ? 'ANALYZE ' : ''}${sql}`;
       const result = await answerOnceChecked(
         held,
-        withProgress(c, given?.onProgress, () => c.runAndReadAll(sql, params)).catch((e: unknown) => pointed(ctx, e, text)),
+        withProgress(c, given?.onProgress, () => c.runAndReadAll(run, params)).catch((e: unknown) => pointed(ctx, e, text)),
       );
       return { ...(await rowsOf(result)), ...meta };
     } finally {
