@@ -71,7 +71,7 @@ export interface SqlResult<Row extends Record<string, unknown> = Record<string, 
 export interface PlaneContext {
   /** Where the states a statement reads are opened: the commit layer's, or inside a transaction its own (see pending). */
   reads: StateReads;
-  /** The committed catalog, also inside a transaction: its history and tables' totals (catalog-relations.ts). */
+  /** The committed catalog, also inside a transaction: its history, which snapshots() reads (catalog-relations.ts). */
   committed: SnapshotReads;
   transaction(fn: TransactionFn, meta?: { author?: string; message?: string; basedOn?: number; maintenance?: boolean }): Promise<{ snapshot: SnapshotId | null }>;
   /** Throws READ_ONLY unless this catalog may write: checked before a write puts anything in the store. */
