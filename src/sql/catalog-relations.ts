@@ -1,10 +1,11 @@
 // The catalog's own state as relations a statement reads and joins like any table, at the statement's snapshot:
-// DuckLake's snapshots() and table_info(); DESCRIBE schema.table with the catalog's types, NOT NULLs and
+// DuckLake's snapshots() and table_info(), and tags() (Iceberg's refs: the named pins on snapshots); DESCRIBE schema.table with the catalog's types, NOT NULLs and
 // defaults; SHOW TABLES and SHOW ALL TABLES. DuckDB answers the last three over the mirror (the catalog's
 // tables as empty DuckDB tables with their constraints), so they read as DuckDB's own would. The rows go to the
 // statement as a JSON file in its scratch directory, read with the relation's column types.
 import { writeFile } from 'node:fs/promises';
 import type { SnapshotId } from '../../keys/ids.js';
+import { tags } from '../read/catalog-queries.js';
 import { history } from '../read/history.js';
 import type { ReadState, SnapshotReads } from '../read/read-state.js';
 import type { SnapshotInfo } from '../read/records.js';
@@ -16,6 +17,7 @@ import { ident, literal } from './sql-text.js';
 export type CatalogRelation =
   | { kind: 'snapshots' }
   | { kind: 'table_info' }
+  | { kind: 'tags' }
   | { kind: 'describe'; schema: string; table: string }
   | { kind: 'show_tables' }
   | { kind: 'show_all_tables' };
@@ -24,6 +26,7 @@ export type CatalogRelation =
 export const CATALOG_FUNCTIONS: ReadonlyMap<string, CatalogRelation> = new Map<string, CatalogRelation>([
   ['snapshots', { kind: 'snapshots' }],
   ['table_info', { kind: 'table_info' }],
+  ['tags', { kind: 'tags' }],
 ]);
 
 export interface Column {
@@ -50,6 +53,12 @@ const TABLE_INFO_COLUMNS: Column[] = [
   { name: 'file_size_bytes', type: 'BIGINT' },
   { name: 'delete_file_count', type: 'BIGINT' },
   { name: 'delete_file_size_bytes', type: 'BIGINT' },
+];
+
+const TAG_COLUMNS: Column[] = [
+  { name: 'tag_name', type: 'VARCHAR' },
+  { name: 'snapshot_id', type: 'BIGINT' },
+  { name: 'created_at', type: 'TIMESTAMP WITH TIME ZONE' },
 ];
 
 /**
@@ -88,6 +97,8 @@ export async function catalogRelationScan(ctx: PlaneContext, rel: CatalogRelatio
         return await relationSql(ctx, { columns: SNAPSHOT_COLUMNS, rows: await snapshotRows(ctx.committed, r.snapshot.id) });
       case 'table_info':
         return await relationSql(ctx, { columns: TABLE_INFO_COLUMNS, rows: await tableInfoRows(r) });
+      case 'tags':
+        return await relationSql(ctx, { columns: TAG_COLUMNS, rows: await tagRows(ctx.committed, r.snapshot.id) });
     }
   } finally {
     await r.close();
@@ -107,6 +118,18 @@ async function snapshotRows(committed: SnapshotReads, to: SnapshotId): Promise<R
   });
   await committed.view(async (view) => {
     for await (const s of history(view, 0 as SnapshotId, to)) rows.push(row(s));
+  });
+  return rows;
+}
+
+/**
+ * The tags as they are now (a tag is no part of any snapshot: creating or dropping one makes none), those that
+ * name the statement's snapshot or one before it, so that each joins snapshots() of the same statement; by name.
+ */
+async function tagRows(committed: SnapshotReads, to: SnapshotId): Promise<Record<string, unknown>[]> {
+  const rows: Record<string, unknown>[] = [];
+  await committed.view(async (view) => {
+    for await (const t of tags(view)) if (t.snapshot <= to) rows.push({ tag_name: t.name, snapshot_id: t.snapshot, created_at: new Date(t.createdAt).toISOString() });
   });
   return rows;
 }

@@ -48,7 +48,7 @@ export interface SqlOptions extends StopOptions {
   message?: string;
   /**
    * Values of the statement's parameters, bound by DuckDB (never made text of the statement): an array for
-   * `$1`, `$2`, … or `?`, a plain object for `$name`. SELECT, INSERT, UPDATE, DELETE and CREATE TABLE … AS take them.
+   * `$1`, `$2`, … or `?`, a plain object for `$name`. SELECT, INSERT, UPDATE, DELETE, MERGE and CREATE TABLE … AS take them.
    */
   params?: SqlParams;
 }

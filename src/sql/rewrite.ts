@@ -1,9 +1,9 @@
-// What DELETE and UPDATE share: the target's live rows in the statement's scratch database, each with the
+// What DELETE, UPDATE and MERGE share: the target's live rows in the statement's scratch database, each with the
 // file, row number and row id it came from; DuckDB runs the statement as written (its WHERE, USING and
 // subqueries bound as in the mirror); the rows it removed or changed become, per data file, a positional
 // delete file as DuckLake writes them (file_path, pos) holding every deleted row of that file — the earlier
 // ones too, since a new delete file replaces the one before it (a file whose rows all go is ended instead);
-// an UPDATE's new rows a data file carrying their ids. One commit, based on the snapshot the rows were read
+// an UPDATE's new rows a data file carrying their ids (a MERGE's too, and its inserted rows one of new ids). One commit, based on the snapshot the rows were read
 // at: two statements changing one data file conflict (txn/conflicts.ts) instead of one undoing the other.
 import type { FileId } from '../../keys/ids.js';
 import type { ReadState } from '../read/read-state.js';
@@ -62,13 +62,20 @@ export interface Rewritten {
   target: Named;
   table: TableInfo;
   scan: BoundScan;
-  /** The scratch table of the rows as they were: FILE, POS and the columns `keep` named. */
+  /** The scratch table of the rows as they were, as `before` made it. */
   before: string;
 }
 
+/** The scratch table of the target's rows as they were: FILE, POS and the columns `columns` (quoted). */
+export async function keptBefore(s: Scratch, target: string, columns: readonly string[]): Promise<string> {
+  const before = s.name('__strata_before');
+  await s.run(`CREATE TABLE ${before} AS SELECT ${[FILE, POS, ...columns].join(', ')} FROM ${target}`);
+  return before;
+}
+
 /**
- * Runs a DELETE or UPDATE (`node` its plan's LOGICAL_DELETE or LOGICAL_UPDATE) on the target's rows, then
- * commits what `files` makes of the outcome: delete files to add, and data files.
+ * Runs a DELETE, UPDATE or MERGE (`node` its plan's LOGICAL_DELETE, LOGICAL_UPDATE or LOGICAL_MERGE_INTO) on
+ * the target's rows, then commits what `files` makes of the outcome: delete files to add, and data files.
  */
 export async function rewriteRows(
   ctx: PlaneContext,
@@ -80,8 +87,8 @@ export async function rewriteRows(
   held: StatementFiles,
   how: {
     verb: string;
-    /** The columns whose old values `before` keeps, besides FILE and POS (an UPDATE's SET columns). */
-    keep: (table: TableInfo) => string[];
+    /** Keeps what `files` compares against of the rows in `target` (the scratch table) before the statement runs. */
+    before: (s: Scratch, target: string, table: TableInfo) => Promise<string>;
     files: (w: Rewritten) => Promise<{ removed: DeleteFileSpec[]; added: WrittenSpec[] }>;
   },
 ): Promise<SqlResult> {
@@ -90,14 +97,15 @@ export async function rewriteRows(
   return ctx.engine.withConnection((c) =>
     Scratch.with(c, async (s) => {
       await s.reading(ctx, r, target, tablesRead(plan), held);
-      const { table, scan } = await targetRows(ctx, r, s, target, held, targetFilter(plan, node, target));
-      const before = s.name('__strata_before');
-      await s.run(`CREATE TABLE ${before} AS SELECT ${[FILE, POS, ...how.keep(table)].join(', ')} FROM ${s.name(target)}`);
+      // A MERGE may change any row (WHEN NOT MATCHED BY SOURCE): every file is read.
+      const filter = node.type === 'LOGICAL_MERGE_INTO' ? undefined : targetFilter(plan, node, target);
+      const { table, scan } = await targetRows(ctx, r, s, target, held, filter);
+      const before = await how.before(s, s.name(target), table);
       await s.views(r, (q, arg) => ctx.engine.textFunction(q, arg));
       const result = await withProgress(c, onProgress, () => c.runAndReadAll(text, ctx.params));
       const { removed, added } = await how.files({ s, target, table, scan, before });
       const committed =
-        removed.length === 0
+        removed.length === 0 && added.length === 0
           ? null
           : (
               await ctx.transaction(

@@ -9,7 +9,7 @@ import type { TableInfo } from '../read/records.js';
 import type { StatementFiles } from './statement-files.js';
 import type { PlanNode } from './mirror.js';
 import type { PlaneContext, SqlOptions, SqlResult } from './query.js';
-import { deleteFiles, FILE, POS, rewriteRows, ROWID } from './rewrite.js';
+import { deleteFiles, FILE, keptBefore, POS, rewriteRows, ROWID } from './rewrite.js';
 import { ident } from './sql-text.js';
 import { ROW_ID_COLUMN } from './table-scan.js';
 import { DEFAULT_TARGET_FILE_SIZE, writeDataFiles } from './write-files.js';
@@ -18,7 +18,7 @@ export function updateRows(ctx: PlaneContext, r: ReadState, text: string, plan: 
   return rewriteRows(ctx, r, text, plan, node, onProgress, held, {
     verb: 'UPDATE',
     // Only the columns the UPDATE sets can change (the plan names them by position): only they are compared.
-    keep: (table) => set(node, table),
+    before: (s, target, table) => keptBefore(s, target, set(node, table)),
     files: async ({ s, target, table, scan, before }) => {
       const columns = table.columns.map((col) => ident(col.name));
       const compared = set(node, table);

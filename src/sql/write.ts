@@ -1,6 +1,6 @@
 // A statement other than SELECT through catalog.sql: DuckDB plans it over the mirror of the head (decision
 // 0011), on the planner, which reaches no file (decision 0030), and the plan says what it is — an INSERT
-// (insert.ts), UPDATE (update.ts), DELETE (delete.ts), CREATE TABLE … AS (create-as.ts) or other DDL (ddl.ts), each one commit; anything else is
+// (insert.ts), UPDATE (update.ts), DELETE (delete.ts), MERGE (merge.ts), CREATE TABLE … AS (create-as.ts) or other DDL (ddl.ts), each one commit; anything else is
 // refused naming what runs. A host file the statement reads (with hostFiles on) is loaded first, and the
 // statement planned and run reading the loaded rows where it called the file's reader.
 import { StrataError } from '../errors.js';
@@ -10,6 +10,7 @@ import { addedColumnsByExample, ddlOperations, runDdl } from './ddl.js';
 import { deleteRows } from './delete.js';
 import { callAt, loadedShape, loadHostRows } from './host-files.js';
 import { insert } from './insert.js';
+import { mergeRows } from './merge.js';
 import { updateRows } from './update.js';
 import { StatementFiles } from './statement-files.js';
 import { nodesOf, type PlanFailure, type PlanNode } from './mirror.js';
@@ -51,13 +52,15 @@ export async function write(plane: PlaneContext, text: string, given: SqlOptions
     if (deleting !== undefined) return await deleteRows(c, r, planned, plan, deleting, onProgress, held);
     const [updating] = nodesOf(plan, 'LOGICAL_UPDATE');
     if (updating !== undefined) return await updateRows(c, r, planned, plan, updating, onProgress, held);
-    if (loaded.size > 0) throw invalid('host files are read by INSERT, UPDATE, DELETE and CREATE TABLE … AS (their rows go into the lake); a view or a table definition reads the catalog only');
+    const [merging] = nodesOf(plan, 'LOGICAL_MERGE_INTO');
+    if (merging !== undefined) return await mergeRows(c, r, planned, plan, merging, onProgress, held);
+    if (loaded.size > 0) throw invalid('host files are read by INSERT, UPDATE, DELETE, MERGE and CREATE TABLE … AS (their rows go into the lake); a view or a table definition reads the catalog only');
     const ddl = await ddlOperations(plan, (sql, arg) => ctx.engine.textFunction(sql, arg));
     if (ddl !== undefined) {
       definitionTakesNoParams(bound);
       return await runDdl(ctx, text, ddl, r.snapshot.id);
     }
-    throw invalid(`sql() runs SELECT, INSERT, UPDATE, DELETE and DDL (CREATE, CREATE TABLE … AS, ALTER, DROP); this statement is ${plan.type.replace(/^LOGICAL_/, '').replaceAll('_', ' ')}`);
+    throw invalid(`sql() runs SELECT, INSERT, UPDATE, DELETE, MERGE and DDL (CREATE, CREATE TABLE … AS, ALTER, DROP); this statement is ${plan.type.replace(/^LOGICAL_/, '').replaceAll('_', ' ')}`);
   } finally {
     held.release();
     await r.close();
@@ -65,7 +68,7 @@ export async function write(plane: PlaneContext, text: string, given: SqlOptions
 }
 
 function definitionTakesNoParams(bound: BoundParams | undefined): void {
-  if (bound !== undefined) throw invalid('params bind values of SELECT, INSERT, UPDATE, DELETE and CREATE TABLE … AS; a definition (CREATE, ALTER, DROP) takes none: write its values into it');
+  if (bound !== undefined) throw invalid('params bind values of SELECT, INSERT, UPDATE, DELETE, MERGE and CREATE TABLE … AS; a definition (CREATE, ALTER, DROP) takes none: write its values into it');
 }
 
 /** At most this many host reader calls in one statement. */

@@ -1,5 +1,5 @@
 // The differential SQL fuzzer (issue 42): random sequences of DDL, INSERT (VALUES and SELECT), UPDATE,
-// DELETE, transactions of several statements, compactions, table and catalog restores, tags, reopens and
+// DELETE, MERGE, CREATE TABLE … AS, transactions of several statements, compactions, table and catalog restores, tags, reopens and
 // retain-from with excision, through sql() and the API — and the same statements on a model kept as plain
 // DuckDB tables, copied after every commit (test/support/lake-model.ts). After each sequence:
 // - every retained snapshot (and every tagged one) reads, table by table, as the model's copy of it;
@@ -27,6 +27,8 @@ const KINDS = [
   ['insertSelect', 2],
   ['update', 5],
   ['delete', 5],
+  ['merge', 4],
+  ['createAs', 1],
   ['addColumn', 2],
   ['dropColumn', 1],
   ['renameColumn', 1],
@@ -191,6 +193,45 @@ async function stepOn(run: Run, s: Step): Promise<void> {
       const [identity, t] = target;
       await run.both(`DELETE FROM ${t.name} WHERE ${where(t, r, lakeName)}`, `DELETE FROM live_${identity} WHERE ${where(t, r, col)}`);
       return run.committed(new Set([identity]));
+    }
+    case 'merge': {
+      if (target === undefined) return;
+      const [identity, t] = target;
+      // A source of distinct ids: some drawn from those ever used (matched where the table still has them),
+      // the rest fresh (inserted); values drawn as INSERT's are.
+      const fresh = run.nextId;
+      const ids = new Set<number>();
+      if (fresh > 1) for (let i = 0; i < 1 + (r[1]! % 4); i++) ids.add(1 + ((r[2 + i]! * (i + 1)) % (fresh - 1)));
+      const added = r[6]! % 3;
+      for (let i = 0; i < added; i++) ids.add(run.nextId++);
+      const rows = [...ids].map((id, i) => `(${[id, ...t.columns.slice(1).map((c, j) => valueOf(c, r[(i + j) % 8]! + i + j))].join(', ')})`);
+      const keys = t.columns.map((_, i) => `k${i}`);
+      const other = t.columns.length > 1 ? 1 + (r[7]! % (t.columns.length - 1)) : undefined;
+      const statement = (table: string, n: (c: ModelColumn) => string) => {
+        const clauses = [];
+        if (r[5]! % 3 === 0) clauses.push(`WHEN MATCHED AND t.${n(t.columns[0]!)} % 3 = ${r[4]! % 3} THEN DELETE`);
+        if (other !== undefined) clauses.push(`WHEN MATCHED THEN UPDATE SET ${n(t.columns[other]!)} = s.k${other}`);
+        clauses.push(
+          r[4]! % 2 === 0
+            ? `WHEN NOT MATCHED AND s.k0 >= ${fresh} THEN INSERT VALUES (${keys.map((k) => `s.${k}`).join(', ')})`
+            : `WHEN NOT MATCHED AND s.k0 >= ${fresh} THEN INSERT (${t.columns.map(n).join(', ')}) VALUES (${keys.map((k) => `s.${k}`).join(', ')})`,
+        );
+        if (r[3]! % 4 === 0) clauses.push(`WHEN NOT MATCHED BY SOURCE AND ${where(t, r, (c) => `t.${n(c)}`)} THEN DELETE`);
+        return `MERGE INTO ${table} t USING (VALUES ${rows.join(', ')}) s(${keys.join(', ')}) ON t.${n(t.columns[0]!)} = s.k0 ${clauses.join(' ')}`;
+      };
+      await run.both(statement(t.name, lakeName), statement(`live_${identity}`, col));
+      return run.committed(new Set([identity]));
+    }
+    case 'createAs': {
+      if (target === undefined || tables.length >= 3) return;
+      const [identity, t] = target;
+      const name = `t${run.nextName++}`;
+      const columns = t.columns.map((c) => m.newColumn(c.name, c.type));
+      const cond = (n: (c: ModelColumn) => string) => where(t, r, n);
+      await run.both(`CREATE TABLE ${name} AS SELECT ${t.columns.map(lakeName).join(', ')} FROM ${t.name} WHERE ${cond(lakeName)}`, 'SELECT 1');
+      const made = await m.createTable(name, columns);
+      await m.run(`INSERT INTO live_${made} SELECT ${t.columns.map(col).join(', ')} FROM live_${identity} WHERE ${cond(col)}`);
+      return run.committed(new Set([made]));
     }
     case 'addColumn': {
       if (target === undefined) return;

@@ -1,6 +1,6 @@
 // The catalog as tables a statement reads and joins: DESCRIBE, SHOW TABLES and SHOW ALL TABLES answered from the
-// lake with its NOT NULLs (compared with DuckDB over the same definitions in plain tables), snapshots() and
-// table_info() as DuckLake has them (compared with the API's own history and totals), each at the statement's
+// lake with its NOT NULLs (compared with DuckDB over the same definitions in plain tables), snapshots(),
+// table_info() and tags() as DuckLake has them (compared with the API's own history, totals and tags), each at the statement's
 // snapshot — an `at`, or a transaction's state.
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -103,6 +103,25 @@ describe('the catalog as tables', () => {
     expect(totals.deleteFiles).toBe(1);
     expect(await lake("SELECT delete_file_count FROM table_info() WHERE table_name = 't'", before)).toEqual([{ delete_file_count: 0 }]);
     expect(await lake('SELECT table_name FROM table_info() ORDER BY table_name')).toEqual([{ table_name: 'm' }, { table_name: 't' }]);
+  });
+
+  it('tags() lists the tags naming the statement\'s snapshot or one before it, as the API has them, joinable with snapshots()', async () => {
+    const now = await head();
+    await c.createTag('q1', 2);
+    await c.createTag('today', now);
+    const api = new Map((await c.tags()).map((t) => [t.name, t]));
+    const rows = (await c.sql<{ tag_name: string; snapshot_id: bigint; created_at: string }>('SELECT * FROM tags() ORDER BY tag_name')).rows;
+    expect(rows.map((r) => [r.tag_name, Number(r.snapshot_id), new Date(r.created_at.replace(' ', 'T').replace(/\+00$/, 'Z')).getTime()])).toEqual(
+      ['q1', 'today'].map((n) => [n, api.get(n)!.snapshot, api.get(n)!.createdAt.getTime()]),
+    );
+    // At an older snapshot, only the tag that names it or one before it.
+    expect(await lake('SELECT tag_name FROM tags()', 3)).toEqual([{ tag_name: 'q1' }]);
+    expect(await lake('SELECT t.tag_name, s.schema_version FROM tags() t JOIN snapshots() s USING (snapshot_id) ORDER BY 1')).toEqual([
+      { tag_name: 'q1', schema_version: (await c.snapshots())[2]!.schemaVersion },
+      { tag_name: 'today', schema_version: (await c.snapshots()).at(-1)!.schemaVersion },
+    ]);
+    await c.dropTag('today');
+    expect(await lake('SELECT tag_name FROM tags()')).toEqual([{ tag_name: 'q1' }]);
   });
 
   it('refused: a SHOW of DuckDB\'s own catalog, arguments to a catalog function, DESCRIBE of what the lake does not hold', async () => {
