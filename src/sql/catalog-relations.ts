@@ -1,5 +1,6 @@
 // The catalog's own state as relations a statement reads and joins like any table, at the statement's snapshot:
-// DuckLake's snapshots() and table_info(), and tags() (Iceberg's refs: the named pins on snapshots); DESCRIBE schema.table with the catalog's types, NOT NULLs and
+// DuckLake's snapshots(), table_info() and change feeds (table_changes(), table_insertions(), table_deletions():
+// tableChanges' query, inlined), and tags() (Iceberg's refs: the named pins on snapshots); DESCRIBE schema.table with the catalog's types, NOT NULLs and
 // defaults; SHOW TABLES and SHOW ALL TABLES. DuckDB answers the last three over the mirror (the catalog's
 // tables as empty DuckDB tables with their constraints), so they read as DuckDB's own would. The rows go to the
 // statement as a JSON file in its scratch directory, read with the relation's column types.
@@ -10,7 +11,12 @@ import { history } from '../read/history.js';
 import type { ReadState, SnapshotReads } from '../read/read-state.js';
 import type { SnapshotInfo } from '../read/records.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
+import type { Reader } from '../read/reader.js';
+import { StrataError } from '../errors.js';
 import type { PlaneContext } from './query.js';
+import { changesQuery } from './row-changes.js';
+import type { StatementFiles } from './statement-files.js';
+import type { AtClause } from './statement.js';
 import { ident, literal } from './sql-text.js';
 
 /** A relation of the catalog a statement names: a table function, or a SHOW / DESCRIBE of the catalog's tables. */
@@ -18,9 +24,25 @@ export type CatalogRelation =
   | { kind: 'snapshots' }
   | { kind: 'table_info' }
   | { kind: 'tags' }
+  | { kind: 'table_changes'; only: ChangeKinds; schema: string; table: string; from: AtClause; to: AtClause }
   | { kind: 'describe'; schema: string; table: string }
   | { kind: 'show_tables' }
   | { kind: 'show_all_tables' };
+
+/** Which changes a change feed gives: all (table_changes), the rows given (table_insertions), the rows taken (table_deletions). */
+export type ChangeKinds = 'all' | 'insertions' | 'deletions';
+
+/** The change types of each feed: an update is its postimage given and its preimage taken. */
+const CHANGE_TYPES: Record<Exclude<ChangeKinds, 'all'>, string> = {
+  insertions: "'insert', 'update_postimage'",
+  deletions: "'delete', 'update_preimage'",
+};
+
+/** What reading a relation needs of the statement: its bounds' times as selectors (evaluated once per statement), and where its files are held. */
+export interface RelationReads {
+  selector(at: AtClause): Promise<SnapshotSelector>;
+  held: StatementFiles;
+}
 
 /** The table functions that are catalog relations (DuckLake's names, as its functions are called in a `USE`d lake). */
 export const CATALOG_FUNCTIONS: ReadonlyMap<string, CatalogRelation> = new Map<string, CatalogRelation>([
@@ -80,7 +102,8 @@ export function changesMap(changes: readonly string[]): Record<string, string[]>
 }
 
 /** The SELECT that reads `rel` at `at` (the statement's snapshot, or its state inside a transaction). */
-export async function catalogRelationScan(ctx: PlaneContext, rel: CatalogRelation, at: SnapshotSelector | undefined): Promise<string> {
+export async function catalogRelationScan(ctx: PlaneContext, rel: CatalogRelation, at: { snapshot: SnapshotId } | undefined, reads: RelationReads): Promise<string> {
+  if (rel.kind === 'table_changes') return changesScan(ctx, rel, at, reads);
   const r = await ctx.reads.reader(at);
   try {
     switch (rel.kind) {
@@ -102,6 +125,24 @@ export async function catalogRelationScan(ctx: PlaneContext, rel: CatalogRelatio
     }
   } finally {
     await r.close();
+  }
+}
+
+/**
+ * A table's changes between two committed snapshots (also inside a transaction, whose own changes are not
+ * committed yet), none after the statement's snapshot: a statement reads one state of the lake.
+ */
+async function changesScan(ctx: PlaneContext, rel: Extract<CatalogRelation, { kind: 'table_changes' }>, at: { snapshot: SnapshotId } | undefined, reads: RelationReads): Promise<string> {
+  const readers: Reader[] = [];
+  try {
+    const range = { from: await reads.selector(rel.from), to: await reads.selector(rel.to) };
+    const { sql, to } = await changesQuery({ ...ctx, reads: ctx.committed }, rel.schema, rel.table, range, readers, reads.held);
+    if (at !== undefined && to > at.snapshot) {
+      throw new StrataError('INVALID_ARGUMENT', `table_changes() of ${rel.schema}.${rel.table} ends at snapshot ${to}, after the statement's snapshot ${at.snapshot}: a statement reads one state of the lake; end the range at ${at.snapshot} or read at a later snapshot`);
+    }
+    return rel.only === 'all' ? sql : `SELECT * FROM (${sql}) WHERE change_type IN (${CHANGE_TYPES[rel.only]})`;
+  } finally {
+    for (const r of readers) await r.close();
   }
 }
 

@@ -13,7 +13,7 @@ import type { TransactionFn } from '../txn/prepared.js';
 import type { ObjectStore } from '../store/object-store.js';
 import type { DeletePositionChecks } from './delete-positions.js';
 import type { FieldIdChecks, FileLayout } from './file-columns.js';
-import { catalogRelationScan } from './catalog-relations.js';
+import { catalogRelationScan, type RelationReads } from './catalog-relations.js';
 import { run, type Session, withProgress } from './engine.js';
 import { loadedScan, loadHostRows } from './host-files.js';
 import type { HostFiles } from './settings.js';
@@ -206,20 +206,23 @@ async function bind(ctx: PlaneContext, text: string, given: SqlOptions | undefin
   const inTransaction = ctx.pending === true && at === undefined;
   const wanted = statement.calls.some((c) => c.catalog !== undefined) || statement.refs.some((r) => r.at === undefined);
   const statementAt = inTransaction || !wanted ? undefined : { snapshot: await snapshotOf(ctx, at) };
-  const loaded = await loadCalls(ctx, statement.calls, statementAt);
-  const { scans, newest, files } = await bindScans(ctx, statement.refs, statementAt, held);
+  // One binder for the statement: every time expression in it (ATs, change feeds' bounds) evaluated at one now().
+  const binder = new Binder(ctx, held);
+  await binder.evaluate([...statement.refs.map((r) => r.at), ...statement.calls.flatMap((c) => (c.catalog?.kind === 'table_changes' ? [c.catalog.from, c.catalog.to] : []))].filter(isTimeExpression));
+  const loaded = await loadCalls(ctx, statement.calls, statementAt, { selector: (a) => binder.selector(a), held });
+  const { scans, newest, files } = await bindScans(binder, statement.refs, statementAt);
   const readCatalog = statementAt !== undefined && statement.calls.some((c) => c.catalog !== undefined);
   const snapshot = readCatalog ? (Math.max(newest ?? 0, statementAt.snapshot) as SnapshotId) : newest;
   return { sql: inline(inline(statement.text, `${PLACEHOLDER}f`, loaded), PLACEHOLDER, scans), meta: { snapshot, files }, params: bound };
 }
 
 /** The scan of each table function call the statement may not run as written: host rows loaded first, or refused. */
-async function loadCalls(ctx: PlaneContext, calls: readonly TableCall[], at: SnapshotSelector | undefined): Promise<string[]> {
+async function loadCalls(ctx: PlaneContext, calls: readonly TableCall[], at: { snapshot: SnapshotId } | undefined, reads: RelationReads): Promise<string[]> {
   const scans: string[] = [];
   const reach = ctx.hostFiles;
   for (const call of calls) {
     if (call.catalog !== undefined) {
-      scans.push(await catalogRelationScan(ctx, call.catalog, at));
+      scans.push(await catalogRelationScan(ctx, call.catalog, at, reads));
       continue;
     }
     if (reach === false || !isHostReader(call.name)) throw refusedTableFunction(call.name, call.sql.replace(/^SELECT \* FROM /, ''), reach !== false);
@@ -241,9 +244,7 @@ const MAX_VIEW_DEPTH = 16;
  * The scan of each reference of the statement, in order. A reference to a catalog view binds the view's own
  * statement, its references at the same snapshot (or their own AT).
  */
-async function bindScans(ctx: PlaneContext, refs: readonly TableRef[], statementAt: { snapshot: SnapshotId } | undefined, held: StatementFiles) {
-  const binder = new Binder(ctx, held);
-  await binder.evaluate(refs.map((r) => r.at).filter(isTimeExpression));
+async function bindScans(binder: Binder, refs: readonly TableRef[], statementAt: { snapshot: SnapshotId } | undefined) {
   const scans: string[] = [];
   // A reference without AT reads the statement's snapshot (undefined inside a transaction: its own state).
   for (const [i, ref] of refs.entries()) scans.push(await binder.bind(ref, ref.at ?? statementAt, 0, `${PLACEHOLDER}${i}_`));
@@ -270,7 +271,7 @@ class Binder {
    * references, should `ref` be one.
    */
   async bind(ref: TableRef, at: AtClause | undefined, depth: number, prefix: string): Promise<string> {
-    const selector = at !== undefined && isTimeExpression(at) ? await this.timeOf(at) : at;
+    const selector = at === undefined ? undefined : await this.selector(at);
     const r = await this.ctx.reads.reader(selector);
     try {
       const at = r.snapshot.id;
@@ -314,7 +315,9 @@ class Binder {
     });
   }
 
-  private async timeOf(at: TimeExpression): Promise<SnapshotSelector> {
+  /** The selector of an AT clause or a bound: a time expression's time, evaluated once per statement. */
+  async selector(at: AtClause): Promise<SnapshotSelector> {
+    if (!isTimeExpression(at)) return at;
     await this.evaluate([at]);
     return { timestamp: this.times.get(at.timeExpression)! };
   }

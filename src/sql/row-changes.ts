@@ -41,12 +41,14 @@ function selectorOf(what: string, b: ChangeBound): SnapshotSelector {
   throw invalid(`tableChanges() ${what} must be a snapshot id, a time (Date or ISO-8601) or { tag }; got ${JSON.stringify(b)}`);
 }
 
-/** The query of every change of [from, to], its bounds resolved by the readers it opens (closed by the caller). */
-async function changesQuery(ctx: RowChangesContext, schema: string, table: string, range: { from: ChangeBound; to: ChangeBound }, readers: Reader[], held: StatementFiles) {
-  if (range === null || typeof range !== 'object') throw invalid('tableChanges() needs { from, to }: snapshot ids, times or { tag }, both inclusive');
-  const rFrom = await ctx.reads.reader(selectorOf('from', range.from));
+/**
+ * The query of every change of [from, to], its bounds resolved by the readers it opens (closed by the caller),
+ * its files held in `held`: what tableChanges() runs, and what a statement's table_changes() reads.
+ */
+export async function changesQuery(ctx: RowChangesContext, schema: string, table: string, range: { from: SnapshotSelector; to: SnapshotSelector }, readers: Reader[], held: StatementFiles) {
+  const rFrom = await ctx.reads.reader(range.from);
   readers.push(rFrom);
-  const rTo = await ctx.reads.reader(selectorOf('to', range.to));
+  const rTo = await ctx.reads.reader(range.to);
   readers.push(rTo);
   const [from, to] = [rFrom.snapshot.id, rTo.snapshot.id];
   if (from > to) throw invalid(`from (snapshot ${from}) is after to (snapshot ${to}); swap them`);
@@ -151,7 +153,8 @@ export async function* rowChangeBatches(ctx: RowChangesContext, schema: string, 
   const held = new StatementFiles(ctx.files);
   const c: DuckDBConnection = await ctx.engine.connect();
   try {
-    const { sql, to } = await changesQuery(ctx, schema, table, range, readers, held);
+    if (range === null || typeof range !== 'object') throw invalid('tableChanges() needs { from, to }: snapshot ids, times or { tag }, both inclusive');
+    const { sql, to } = await changesQuery(ctx, schema, table, { from: selectorOf('from', range.from), to: selectorOf('to', range.to) }, readers, held);
     const { columns, batches } = await streamRows(c, sql);
     let any = false;
     for await (const rows of batches) {

@@ -6,7 +6,7 @@ import { StrataError } from '../errors.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import { parseInstant, parseSnapshotId, readsAsSnapshot } from '../snapshot-names.js';
 import { errorAt } from './statement-errors.js';
-import { CATALOG_FUNCTIONS, type CatalogRelation } from './catalog-relations.js';
+import { CATALOG_FUNCTIONS, type CatalogRelation, type ChangeKinds } from './catalog-relations.js';
 import { isPureTableFunction } from './table-functions.js';
 
 /**
@@ -184,8 +184,8 @@ export class Statement {
     readonly refs: TableRef[],
     private readonly nodes: Node[],
     private readonly calls: Node[],
-    /** The expressions of AT (TIMESTAMP => …) clauses, by reference: their text is made by timeExpressions(). */
-    private readonly times: Map<TableRef, Node>,
+    /** The time expressions of AT (TIMESTAMP => …) clauses and of table_changes() bounds: their text is made by timeExpressions(). */
+    private readonly times: Map<TimeExpression, Node>,
     /** The calls that are catalog relations (snapshots(), DESCRIBE s.t, SHOW TABLES). */
     private readonly relations: Map<Node, CatalogRelation>,
   ) {}
@@ -207,6 +207,7 @@ export class Statement {
     const relations = new Map<Node, CatalogRelation>();
     const described = new Set<Node>();
     const wheres = new Map<Node, unknown>();
+    const times = new Map<TimeExpression, Node>();
     walk(parsed, (n) => {
       const map = (n.cte_map as { map?: { key: string }[] } | undefined)?.map;
       for (const c of map ?? []) ctes.add(c.key);
@@ -223,9 +224,12 @@ export class Statement {
       }
       if (n.type === 'TABLE_FUNCTION' && !isPureTableFunction(String((n.function as Node).function_name))) {
         const fn = n.function as Node;
-        const relation = CATALOG_FUNCTIONS.get(String(fn.function_name).toLowerCase());
+        const name = String(fn.function_name).toLowerCase();
+        const relation = CATALOG_FUNCTIONS.get(name);
+        const only = CHANGE_FUNCTIONS.get(name);
         if (relation !== undefined && (fn.children as unknown[]).length > 0) throw invalid(`${String(fn.function_name)}() takes no arguments: it reads the lake at the statement's snapshot`);
         if (relation !== undefined) relations.set(n, relation);
+        if (only !== undefined) relations.set(n, changesRelation(name, only, fn.children as Node[], times));
         calls.push(n);
       }
       const from = n.from_table as Node | undefined;
@@ -233,7 +237,6 @@ export class Statement {
     });
     const refs: TableRef[] = [];
     const kept: Node[] = [];
-    const times = new Map<TableRef, Node>();
     for (const n of nodes) {
       if (described.has(n)) continue;
       // A name a WITH clause defines is the query's own, not a catalog table.
@@ -245,23 +248,22 @@ export class Statement {
       const where = wheres.get(n);
       const names = [(n.alias as string) || (n.table_name as string)];
       const at = atClause(n);
-      const ref: TableRef = { schema: (n.schema_name as string) || 'main', table: n.table_name as string, at: at instanceof TimeNode ? { timeExpression: '', where: at.where } : at, filter: where === undefined ? undefined : { where, names } };
-      if (at instanceof TimeNode) times.set(ref, at.expr);
+      const ref: TableRef = { schema: (n.schema_name as string) || 'main', table: n.table_name as string, at: timed(at, times), filter: where === undefined ? undefined : { where, names } };
       refs.push(ref);
       kept.push(n);
     }
     return new Statement(parsed, refs, kept, calls, times, relations);
   }
 
-  /** Each AT (TIMESTAMP => expression)'s text, as DuckDB prints the expression (given to its reference). */
+  /** Each time expression's text (an AT's, a table_changes() bound's), as DuckDB prints the expression. */
   async timeExpressions(run: ScalarSql): Promise<void> {
     if (this.times.size === 0) return;
     const skeleton = JSON.parse(protectBig(await run('SELECT json_serialize_sql($1::VARCHAR) AS v', 'SELECT 1'))) as { statements: { node: Node }[] };
-    for (const [ref, expr] of this.times) {
+    for (const [time, expr] of this.times) {
       skeleton.statements[0]!.node.select_list = [{ ...expr, alias: '' }];
       const text = await run('SELECT json_deserialize_sql($1::VARCHAR) AS v', deserializable(skeleton));
       if (!text.startsWith('SELECT ')) throw new Error(`DuckDB printed an expression as ${JSON.stringify(text)}`);
-      (ref.at as TimeExpression).timeExpression = text.slice('SELECT '.length);
+      time.timeExpression = text.slice('SELECT '.length);
     }
   }
 
@@ -385,6 +387,54 @@ class TimeNode {
     readonly where: string,
     readonly expr: Node,
   ) {}
+}
+
+/** A selector, or a time expression to be printed (kept in `times` until timeExpressions() gives it its text). */
+function timed(at: SnapshotSelector | TimeNode | undefined, times: Map<TimeExpression, Node>): AtClause | undefined {
+  if (!(at instanceof TimeNode)) return at;
+  const time: TimeExpression = { timeExpression: '', where: at.where };
+  times.set(time, at.expr);
+  return time;
+}
+
+/** DuckLake's change feeds by name, and the changes each gives. */
+const CHANGE_FUNCTIONS: ReadonlyMap<string, ChangeKinds> = new Map<string, ChangeKinds>([
+  ['table_changes', 'all'],
+  ['table_insertions', 'insertions'],
+  ['table_deletions', 'deletions'],
+]);
+
+/**
+ * table_changes('s.t', from, to) and its kin, as DuckLake takes them: the table's name as a string ('t' in
+ * schema main, 's.t' in schema s), then the first and last snapshot, both inclusive, each an integer literal
+ * (a snapshot id) or a time: a string, TIMESTAMP '…', or a constant expression (now() - INTERVAL 1 HOUR),
+ * evaluated once per statement as an AT's is.
+ */
+function changesRelation(name: string, only: ChangeKinds, args: readonly Node[], times: Map<TimeExpression, Node>): CatalogRelation {
+  const usage = `${name}('schema.table', from, to) takes the table as a string and the first and last snapshot (ids or times, both inclusive)`;
+  const table = args[0] === undefined ? undefined : constantOf(args[0]);
+  if (args.length !== 3 || table?.type !== 'VARCHAR') throw invalid(`${usage}; got ${args.length} argument${args.length === 1 ? '' : 's'}${table !== undefined && table.type !== 'VARCHAR' ? `, the first ${described(args[0]!)}` : ''}`);
+  const dot = table.text.indexOf('.');
+  const bound = (which: string, e: Node): AtClause => {
+    const where = `${name}()'s ${which} bound`;
+    const c = constantOf(e);
+    if (c !== undefined && INTEGER_LITERAL.has(c.type)) return { snapshot: parseSnapshotId(where, c.text) };
+    const inner = e.class === 'CAST' && TIME_CASTS.has(castType(e)) ? (e.child as Node) : e;
+    const text = constantOf(inner);
+    if (text?.type === 'VARCHAR') return { timestamp: parseInstant(where, text.text) };
+    if (inner.class === 'CONSTANT') throw invalid(`${where} is a snapshot id (an integer) or a time (a string, TIMESTAMP '…' or an expression such as now() - INTERVAL 1 HOUR); got ${described(e)}`);
+    const outside = firstNotConstant(e);
+    if (outside !== undefined) throw invalid(`${where} is evaluated once when the statement runs, from constants (now() - INTERVAL 1 HOUR); it cannot read ${outside}`);
+    return timed(new TimeNode(where, e), times)!;
+  };
+  return {
+    kind: 'table_changes',
+    only,
+    schema: dot < 0 ? 'main' : table.text.slice(0, dot),
+    table: dot < 0 ? table.text : table.text.slice(dot + 1),
+    from: bound('first', args[1]!),
+    to: bound('last', args[2]!),
+  };
 }
 
 /** What an expression reads other than constants — a column, a subquery, a parameter — or undefined: it is a constant expression. */
