@@ -306,13 +306,14 @@ export function program(version: string, quiet: boolean): Command {
           .argument('[statement]', 'the statement; - reads it from standard input')
           .option('-f, --file <path>', 'read the statement from this file')
           .option('--params <json>', 'values DuckDB binds to the statement: a JSON array for $1, $2, … (or ?), an object for $name')
-          .option('--no-host-files', "read no file: by default, as on your own machine, the statement may read the files it names (read_csv('orders.csv'), read_json, read_parquet, …) with your permissions, to query them or INSERT … SELECT from them; it never writes a file outside the lake"),
+          .option('--no-host-files', "read no file: by default, as on your own machine, the statement may read the files it names (read_csv('orders.csv'), read_json, read_parquet, COPY … FROM, …) with your permissions, to query them or INSERT … SELECT from them; it writes no file outside the lake unless --write-files")
+          .option('--write-files', "let COPY … TO write the file it names, with your permissions (off by default: a statement writes nothing outside the lake)"),
       ),
     ),
   ).action(async (argument: string | undefined, o: Opts, cmd: Command) => {
     const g = globals(cmd);
     const format = resultFormat('sql', g, o);
-    const sql = { hostFiles: o.hostFiles !== false };
+    const sql = { hostFiles: o.hostFiles !== false, hostWrites: o.writeFiles === true };
     const params = cliParams(o.params === undefined ? undefined : String(o.params));
     const statement = await statementText(argument, o.file === undefined ? undefined : String(o.file));
     await withCatalog(

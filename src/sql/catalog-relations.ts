@@ -1,8 +1,10 @@
 // The catalog's own state as relations a statement reads and joins like any table, at the statement's snapshot:
 // DuckLake's snapshots(), table_info() and change feeds (table_changes(), table_insertions(), table_deletions():
-// tableChanges' query, inlined), and tags() (Iceberg's refs: the named pins on snapshots); DESCRIBE schema.table with the catalog's types, NOT NULLs and
-// defaults; SHOW TABLES and SHOW ALL TABLES. DuckDB answers the last three over the mirror (the catalog's
-// tables as empty DuckDB tables with their constraints), so they read as DuckDB's own would. The rows go to the
+// tableChanges' query, inlined), files('s.t') (list_files), tags() (Iceberg's refs: the named pins on
+// snapshots); DESCRIBE schema.table with the catalog's types, NOT NULLs and defaults; SHOW TABLES, SHOW ALL
+// TABLES and information_schema.schemata, .tables and .columns. DuckDB answers DESCRIBE, SHOW ALL TABLES and
+// information_schema over the mirror (the catalog's tables as empty DuckDB tables with their constraints), so
+// they read as DuckDB's own would. The rows go to the
 // statement as a JSON file in its scratch directory, read with the relation's column types.
 import { writeFile } from 'node:fs/promises';
 import type { SnapshotId } from '../../keys/ids.js';
@@ -25,6 +27,8 @@ export type CatalogRelation =
   | { kind: 'table_info' }
   | { kind: 'tags' }
   | { kind: 'table_changes'; only: ChangeKinds; schema: string; table: string; from: AtClause; to: AtClause }
+  | { kind: 'files'; schema: string; table: string }
+  | { kind: 'information_schema'; view: 'schemata' | 'tables' | 'columns' }
   | { kind: 'describe'; schema: string; table: string }
   | { kind: 'show_tables' }
   | { kind: 'show_all_tables' };
@@ -44,7 +48,7 @@ export interface RelationReads {
   held: StatementFiles;
 }
 
-/** The table functions that are catalog relations (DuckLake's names, as its functions are called in a `USE`d lake). */
+/** The table functions without arguments that are catalog relations (DuckLake's names, as its functions are called in a `USE`d lake). */
 export const CATALOG_FUNCTIONS: ReadonlyMap<string, CatalogRelation> = new Map<string, CatalogRelation>([
   ['snapshots', { kind: 'snapshots' }],
   ['table_info', { kind: 'table_info' }],
@@ -76,6 +80,30 @@ const TABLE_INFO_COLUMNS: Column[] = [
   { name: 'delete_file_count', type: 'BIGINT' },
   { name: 'delete_file_size_bytes', type: 'BIGINT' },
 ];
+
+/**
+ * DuckLake's list_files() columns, with each file's id and rows, but its encryption keys (the lake encrypts no
+ * file) and a delete file's footer size (the catalog records none).
+ */
+const FILE_COLUMNS: Column[] = [
+  { name: 'data_file_id', type: 'BIGINT' },
+  { name: 'data_file', type: 'VARCHAR' },
+  { name: 'record_count', type: 'BIGINT' },
+  { name: 'row_id_start', type: 'BIGINT' },
+  { name: 'data_file_size_bytes', type: 'UBIGINT' },
+  { name: 'data_file_footer_size', type: 'UBIGINT' },
+  { name: 'delete_file_id', type: 'BIGINT' },
+  { name: 'delete_file', type: 'VARCHAR' },
+  { name: 'delete_count', type: 'BIGINT' },
+  { name: 'delete_file_size_bytes', type: 'UBIGINT' },
+];
+
+/** Each information_schema view over the mirror database `db`, in DuckDB's columns, the catalog named 'lake'. */
+const INFORMATION_SCHEMA_SQL: Record<'schemata' | 'tables' | 'columns', (db: string) => string> = {
+  schemata: (db) => `SELECT * REPLACE ('lake' AS catalog_name) FROM information_schema.schemata WHERE catalog_name = ${literal(db)} ORDER BY schema_name`,
+  tables: (db) => `SELECT * REPLACE ('lake' AS table_catalog) FROM information_schema.tables WHERE table_catalog = ${literal(db)} ORDER BY table_schema, table_name`,
+  columns: (db) => `SELECT * REPLACE ('lake' AS table_catalog) FROM information_schema.columns WHERE table_catalog = ${literal(db)} ORDER BY table_schema, table_name, ordinal_position`,
+};
 
 const TAG_COLUMNS: Column[] = [
   { name: 'tag_name', type: 'VARCHAR' },
@@ -120,6 +148,11 @@ export async function catalogRelationScan(ctx: PlaneContext, rel: CatalogRelatio
         return await relationSql(ctx, { columns: SNAPSHOT_COLUMNS, rows: await snapshotRows(ctx.committed, r.snapshot.id) });
       case 'table_info':
         return await relationSql(ctx, { columns: TABLE_INFO_COLUMNS, rows: await tableInfoRows(r) });
+      case 'files':
+        return await relationSql(ctx, { columns: FILE_COLUMNS, rows: await fileRows(r, rel.schema, rel.table) });
+      case 'information_schema':
+        // DuckDB's own views over the mirror, the mirror's database named as the lake (as SHOW ALL TABLES names it).
+        return await relationSql(ctx, await ctx.mirror.answer(r, (db) => INFORMATION_SCHEMA_SQL[rel.view](db)));
       case 'tags':
         return await relationSql(ctx, { columns: TAG_COLUMNS, rows: await tagRows(ctx.committed, r.snapshot.id) });
     }
@@ -161,6 +194,26 @@ async function snapshotRows(committed: SnapshotReads, to: SnapshotId): Promise<R
     for await (const s of history(view, 0 as SnapshotId, to)) rows.push(row(s));
   });
   return rows;
+}
+
+/** A table's data files at `r`, in the order its listing gives them, each with its delete file or NULLs. */
+async function fileRows(r: ReadState, schema: string, table: string): Promise<Record<string, unknown>[]> {
+  const deletes = new Map((await r.deleteFiles(schema, table)).map((d) => [d.dataFileId, d]));
+  return (await r.dataFiles(schema, table)).map((f) => {
+    const d = deletes.get(f.id);
+    return {
+      data_file_id: f.id,
+      data_file: f.path,
+      record_count: f.recordCount,
+      row_id_start: f.rowIdStart,
+      data_file_size_bytes: f.fileSizeBytes,
+      data_file_footer_size: f.footerSize,
+      delete_file_id: d?.id ?? null,
+      delete_file: d?.path ?? null,
+      delete_count: d?.deleteCount ?? null,
+      delete_file_size_bytes: d?.fileSizeBytes ?? null,
+    };
+  });
 }
 
 /**

@@ -53,7 +53,7 @@ class TransactionReads implements StateReads {
 
 export class DataPlane implements TxnSql {
   private readonly engine: Engine;
-  private readonly ctx: Omit<RowChangesContext, 'engine' | 'hostFiles' | 'transaction'>;
+  private readonly ctx: Omit<RowChangesContext, 'engine' | 'hostFiles' | 'hostWrites' | 'transaction'>;
   /** What transactions read of the files they register (TxnSql.files). */
   readonly files: RegistrationChecks;
 
@@ -193,14 +193,16 @@ export class DataPlane implements TxnSql {
     }
   }
 
-  /** The context of a statement in `session`: nothing commits once it stopped, and host files as the call or the catalog says. */
+  /** The context of a statement in `session`: nothing commits once it stopped, and host files read and written as the call or the catalog says. */
   private context(session: Session, opts: unknown): RowChangesContext {
-    const given = opts !== null && typeof opts === 'object' ? (opts as { hostFiles?: unknown }).hostFiles : undefined;
-    const hostFiles = checkHostFiles('sql() hostFiles', given) ?? this.settings.hostFiles;
+    const given = opts !== null && typeof opts === 'object' ? (opts as { hostFiles?: unknown; hostWrites?: unknown }) : {};
+    const hostFiles = checkHostFiles('sql() hostFiles', given.hostFiles) ?? this.settings.hostFiles;
+    const hostWrites = checkHostFiles('sql() hostWrites', given.hostWrites) ?? this.settings.hostWrites;
     return {
       ...this.ctx,
       engine: session,
       hostFiles,
+      hostWrites,
       transaction: (fn, meta) => {
         session.stop.check();
         return this.base.transaction(fn, meta, this);

@@ -35,8 +35,8 @@ export const loadedScan = (rows: LoadedRows) => `SELECT * FROM read_parquet(${li
 /** An empty table shaped as the loaded rows, named `name`: what a write is planned over in their place. */
 export const loadedShape = (name: string, rows: LoadedRows) => `CREATE TEMP TABLE ${ident(name)} (${rows.columns.map((c) => `${ident(c.name)} ${c.type}`).join(', ')})`;
 
-/** The failures of a host read, said as what the caller asked for: no such file is the caller's, not a missing lake file. */
-async function hostRun<T>(call: string, reach: HostReach, work: () => Promise<T>): Promise<T> {
+/** The failures of a host read or write, said as what the caller asked for: no such file is the caller's, not a missing lake file. */
+export async function hostRun<T>(call: string, reach: HostReach, work: () => Promise<T>, option: 'hostFiles' | 'hostWrites' = 'hostFiles'): Promise<T> {
   try {
     return await work();
   } catch (e) {
@@ -45,7 +45,7 @@ async function hostRun<T>(call: string, reach: HostReach, work: () => Promise<T>
     if (missing) throw new StrataError('INVALID_ARGUMENT', `${call}: there is no file ${missing[1]} (relative paths are from ${process.cwd()})`, { cause: e });
     const refused = /Permission Error: Cannot access (?:file|directory) "([^"]*)"/.exec(e.message);
     if (refused && reach !== true) {
-      throw new StrataError('INVALID_ARGUMENT', `${call}: ${refused[1]} is not under the directories hostFiles allows (${reach.join(', ')})`, { cause: e });
+      throw new StrataError('INVALID_ARGUMENT', `${call}: ${refused[1]} is not under the directories ${option} allows (${reach.join(', ')})`, { cause: e });
     }
     throw duckError(e);
   }

@@ -7,7 +7,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { StrataError } from '../errors.js';
 import type { ReadState } from '../read/read-state.js';
-import type { TableInfo } from '../read/records.js';
+import type { ColumnInfo, TableInfo } from '../read/records.js';
 import { duckType } from './duck-types.js';
 import { type Connections, duckdb, run } from './engine.js';
 import { protectBig, type ScalarSql } from './statement.js';
@@ -58,11 +58,28 @@ export function tablesRead(plan: PlanNode): Named[] {
   return [...seen.values()];
 }
 
+/** Whole-number and exact-decimal types: a default of theirs that is a plain number is written bare. */
+const NUMBER_TYPE = /^(U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOUBLE|DECIMAL\(\d+,\s*\d+\))$/;
+
+/**
+ * A column's default (the catalog keeps its value as text) written as a user writes it, so that DESCRIBE and
+ * information_schema show it as DuckDB shows one written so: a string quoted ('x'), a plain number or a boolean
+ * bare, any other value cast to the column's type. Each reads as the same value.
+ */
+function defaultExpression(c: ColumnInfo): string {
+  const value = c.defaultValue!;
+  const type = duckType(c);
+  if (type === 'VARCHAR') return literal(value);
+  if (NUMBER_TYPE.test(type) && /^-?\d+(\.\d+)?$/.test(value)) return value;
+  if (type === 'BOOLEAN' && (value === 'true' || value === 'false')) return value;
+  return defaultOf(c);
+}
+
 /** `CREATE TABLE` for a table as the catalog has it: its columns in order, typed, with defaults and NOT NULLs (then `extra` columns). */
 export function createTable(qualified: string, info: TableInfo, extra: readonly string[] = []): string {
   const columns = [...info.columns]
     .sort((a, b) => a.order - b.order)
-    .map((c) => `${ident(c.name)} ${duckType(c)}${c.defaultValue === null ? '' : ` DEFAULT ${defaultOf(c)}`}${c.nullsAllowed ? '' : ' NOT NULL'}`);
+    .map((c) => `${ident(c.name)} ${duckType(c)}${c.defaultValue === null ? '' : ` DEFAULT ${defaultExpression(c)}`}${c.nullsAllowed ? '' : ' NOT NULL'}`);
   return `CREATE TABLE ${qualified} (${[...columns, ...extra].join(', ')})`;
 }
 

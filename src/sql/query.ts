@@ -29,6 +29,7 @@ import type { StopOptions } from './stop.js';
 import { isHostReader, refusedTableFunction } from './table-functions.js';
 import { definitionOf } from './view-definition.js';
 import { tableScan } from './table-scan.js';
+import { ident, literal } from './sql-text.js';
 import { randomHex } from '../random.js';
 import { parseInstant } from '../snapshot-names.js';
 
@@ -43,6 +44,11 @@ export interface SqlOptions extends StopOptions {
    * (default: what Catalog.open's sql.hostFiles says, else false). Their rows are loaded first (decision 0030).
    */
   hostFiles?: boolean | string[];
+  /**
+   * Where COPY … TO may write its file: true for anywhere the process may, a list for under those directories,
+   * false for nowhere (default: what Catalog.open's sql.hostWrites says, else false).
+   */
+  hostWrites?: boolean | string[];
   /** The author and message of the commit a statement that writes makes (its message defaults to the statement). */
   author?: string;
   message?: string;
@@ -93,6 +99,8 @@ export interface PlaneContext {
   mirror: Mirror;
   /** Whether the statement reads host files, and which. */
   hostFiles: HostFiles;
+  /** Where a COPY … TO may write. */
+  hostWrites: HostFiles;
   /** The host rows a write loaded, by the name its text reads them under (write.ts). */
   loaded?: ReadonlyMap<string, string>;
   /** The values a write binds to its statement's parameters where it runs it (write.ts). */
@@ -126,6 +134,33 @@ export async function select(ctx: PlaneContext, text: string, given: SqlOptions 
         withProgress(c, given?.onProgress, () => c.runAndReadAll(run, params)).catch((e: unknown) => pointed(ctx, e, text)),
       );
       return { ...(await rowsOf(result)), ...meta };
+    } finally {
+      held.release();
+    }
+  });
+}
+
+/**
+ * A SELECT's rows into a DuckDB database file `file`, as its table main.rows, every type as it is: what COPY …
+ * TO copies to a host file (copy.ts). Returns what a SELECT's result says of its snapshot and files, and how
+ * many rows there were.
+ */
+export async function selectInto(ctx: PlaneContext, text: string, given: SqlOptions | undefined, file: string): Promise<{ meta: Pick<SqlResult, 'snapshot' | 'files'>; count: number }> {
+  return ctx.engine.withConnection(async (c) => {
+    const held = new StatementFiles(ctx.files, true);
+    const into = ident(`into_${randomHex(6)}`);
+    try {
+      const { sql, meta, params } = await bind(ctx, text, given, held);
+      await run(() => c.run(`ATTACH ${literal(file)} AS ${into}`));
+      try {
+        const result = await answerOnceChecked(
+          held,
+          withProgress(c, given?.onProgress, () => c.runAndReadAll(`CREATE TABLE ${into}.main.rows AS ${sql}`, params)).catch((e: unknown) => pointed(ctx, e, text)),
+        );
+        return { meta, count: Number(result.getRows()[0]![0]) };
+      } finally {
+        await c.run(`DETACH ${into}`).catch(() => undefined);
+      }
     } finally {
       held.release();
     }
@@ -171,11 +206,11 @@ export async function* selectBatches(ctx: PlaneContext, text: string, given: Sql
 
 /** sql()'s options, checked: the same for a statement that reads and one that writes. */
 export function sqlOptions(given: SqlOptions | undefined): SqlOptions {
-  const checked = options('sql()', given, ['at', 'onProgress', 'timeoutMs', 'signal', 'hostFiles', 'author', 'message', 'params']);
+  const checked = options('sql()', given, ['at', 'onProgress', 'timeoutMs', 'signal', 'hostFiles', 'hostWrites', 'author', 'message', 'params']);
   if (checked.onProgress !== undefined && typeof checked.onProgress !== 'function') throw new StrataError('INVALID_ARGUMENT', 'sql() onProgress must be a function (percent) => void');
   if (checked.at !== undefined) options('sql() at', checked.at, ['snapshot', 'timestamp', 'tag']);
   authorship(checked);
-  // timeoutMs and signal are checked by the statement's Stop, hostFiles by its context (data-plane.ts).
+  // timeoutMs and signal are checked by the statement's Stop, hostFiles and hostWrites by its context (data-plane.ts).
   return checked;
 }
 

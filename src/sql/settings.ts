@@ -27,26 +27,33 @@ export interface SqlEngineOptions {
    * any file the process can read, a list for the files under those directories; default false.
    */
   hostFiles?: boolean | string[];
+  /**
+   * Where COPY … TO may write host files unless a call says otherwise: true for anywhere the process may, a
+   * list for under those directories; default false (COPY … TO refused). Apart from hostFiles, which reads.
+   */
+  hostWrites?: boolean | string[];
 }
 
 /** The checked settings of Catalog.open's `sql` option. */
 export interface SqlSettings {
   memoryLimit: number;
   hostFiles: HostFiles;
+  hostWrites: HostFiles;
 }
 
 export const DEFAULT_MEMORY_LIMIT = 192 * MiB;
 
 /** Catalog.open's `sql` option, checked (before anything is opened). */
 export function sqlSettings(given: SqlEngineOptions | undefined): SqlSettings {
-  const { memoryLimit, hostFiles } = options('Catalog.open() sql', given, ['memoryLimit', 'hostFiles']);
+  const { memoryLimit, hostFiles, hostWrites } = options('Catalog.open() sql', given, ['memoryLimit', 'hostFiles', 'hostWrites']);
   const limit = positiveCount('sql.memoryLimit', memoryLimit, DEFAULT_MEMORY_LIMIT);
-  return { memoryLimit: limit, hostFiles: checkHostFiles('sql.hostFiles', hostFiles) ?? false };
+  return { memoryLimit: limit, hostFiles: checkHostFiles('sql.hostFiles', hostFiles) ?? false, hostWrites: checkHostFiles('sql.hostWrites', hostWrites) ?? false };
 }
 
-/** `hostFiles` as a caller gives it, checked: false, true, or a list of directories (made absolute). */
+/** `hostFiles` or `hostWrites` as a caller gives it, checked: false, true, or a list of directories (made absolute). */
 export function checkHostFiles(what: string, v: unknown): HostFiles | undefined {
   if (v === undefined || v === false || v === true) return v;
   if (Array.isArray(v) && v.length > 0 && v.every((d) => typeof d === 'string' && d !== '' && !d.includes('\u0000'))) return v.map((d: string) => path.resolve(d));
-  throw new StrataError('INVALID_ARGUMENT', `${what} is true (any file the process can read), false, or a non-empty list of directories; got ${JSON.stringify(v)}`);
+  const any = what.endsWith('hostWrites') ? 'anywhere the process may write' : 'any file the process can read';
+  throw new StrataError('INVALID_ARGUMENT', `${what} is true (${any}), false, or a non-empty list of directories; got ${JSON.stringify(v)}`);
 }

@@ -211,7 +211,11 @@ export class Statement {
     walk(parsed, (n) => {
       const map = (n.cte_map as { map?: { key: string }[] } | undefined)?.map;
       for (const c of map ?? []) ctes.add(c.key);
-      if (n.type === 'BASE_TABLE') nodes.push(n);
+      if (n.type === 'BASE_TABLE') {
+        const schema = informationSchema(n);
+        if (schema === undefined) nodes.push(n);
+        else (relations.set(n, schema), calls.push(n));
+      }
       // SHOW TABLES and its kin name no query (DESCRIBE t and SUMMARIZE t do, and read the lake through it).
       if (n.type === 'SHOW_REF') {
         const relation = showRelation(n, ctes);
@@ -230,6 +234,7 @@ export class Statement {
         if (relation !== undefined && (fn.children as unknown[]).length > 0) throw invalid(`${String(fn.function_name)}() takes no arguments: it reads the lake at the statement's snapshot`);
         if (relation !== undefined) relations.set(n, relation);
         if (only !== undefined) relations.set(n, changesRelation(name, only, fn.children as Node[], times));
+        if (name === 'files') relations.set(n, filesRelation(fn.children as Node[]));
         calls.push(n);
       }
       const from = n.from_table as Node | undefined;
@@ -397,6 +402,31 @@ function timed(at: SnapshotSelector | TimeNode | undefined, times: Map<TimeExpre
   return time;
 }
 
+/** The views of information_schema the lake answers (DuckDB's own, over the mirror of the statement's snapshot). */
+const INFORMATION_SCHEMA = new Set(['schemata', 'tables', 'columns']);
+
+/** A reference to information_schema.tables and its kin as the relation it is; undefined for any other table. */
+function informationSchema(n: Node): CatalogRelation | undefined {
+  if (n.catalog_name !== '' || String(n.schema_name).toLowerCase() !== 'information_schema') return undefined;
+  const view = String(n.table_name).toLowerCase();
+  if (!INFORMATION_SCHEMA.has(view)) throw new StrataError('NOT_FOUND', `information_schema.${String(n.table_name)} is not one the lake answers; it has information_schema.schemata, .tables and .columns`);
+  if (n.at_clause) throw invalid(`information_schema.${view} reads the statement's snapshot; AT does not apply to it: give sql() at, or AT on the lake's tables`);
+  return { kind: 'information_schema', view: view as 'schemata' | 'tables' | 'columns' };
+}
+
+/** files('s.t'): the table's data files at the statement's snapshot, each with its delete file (DuckLake's list_files). */
+function filesRelation(args: readonly Node[]): CatalogRelation {
+  const table = args[0] === undefined ? undefined : constantOf(args[0]);
+  if (args.length !== 1 || table?.type !== 'VARCHAR') throw invalid(`files('schema.table') takes the table as a string ('t' in schema main); got ${args.length} argument${args.length === 1 ? '' : 's'}`);
+  return { kind: 'files', ...schemaAndTable(table.text) };
+}
+
+/** 's.t' as schema s, table t; 't' alone in schema main (as DuckLake's functions name a table). */
+function schemaAndTable(text: string): { schema: string; table: string } {
+  const dot = text.indexOf('.');
+  return dot < 0 ? { schema: 'main', table: text } : { schema: text.slice(0, dot), table: text.slice(dot + 1) };
+}
+
 /** DuckLake's change feeds by name, and the changes each gives. */
 const CHANGE_FUNCTIONS: ReadonlyMap<string, ChangeKinds> = new Map<string, ChangeKinds>([
   ['table_changes', 'all'],
@@ -414,7 +444,6 @@ function changesRelation(name: string, only: ChangeKinds, args: readonly Node[],
   const usage = `${name}('schema.table', from, to) takes the table as a string and the first and last snapshot (ids or times, both inclusive)`;
   const table = args[0] === undefined ? undefined : constantOf(args[0]);
   if (args.length !== 3 || table?.type !== 'VARCHAR') throw invalid(`${usage}; got ${args.length} argument${args.length === 1 ? '' : 's'}${table !== undefined && table.type !== 'VARCHAR' ? `, the first ${described(args[0]!)}` : ''}`);
-  const dot = table.text.indexOf('.');
   const bound = (which: string, e: Node): AtClause => {
     const where = `${name}()'s ${which} bound`;
     const c = constantOf(e);
@@ -430,8 +459,7 @@ function changesRelation(name: string, only: ChangeKinds, args: readonly Node[],
   return {
     kind: 'table_changes',
     only,
-    schema: dot < 0 ? 'main' : table.text.slice(0, dot),
-    table: dot < 0 ? table.text : table.text.slice(dot + 1),
+    ...schemaAndTable(table.text),
     from: bound('first', args[1]!),
     to: bound('last', args[2]!),
   };

@@ -5,6 +5,7 @@
 // statement planned and run reading the loaded rows where it called the file's reader.
 import { StrataError } from '../errors.js';
 import type { ReadState } from '../read/read-state.js';
+import { copy, isCopy } from './copy.js';
 import { createTableAs } from './create-as.js';
 import { addedColumnsByExample, ddlOperations, runDdl } from './ddl.js';
 import { deleteRows } from './delete.js';
@@ -23,6 +24,8 @@ import { type BoundParams, boundParams } from './params.js';
 const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);
 
 export async function write(plane: PlaneContext, text: string, given: SqlOptions | undefined): Promise<SqlResult> {
+  // DuckDB's planner cannot plan a COPY without reaching its file: its parts run apart (copy.ts).
+  if (isCopy(text)) return copy(plane, text, given);
   plane.writable();
   const { at, onProgress, author, message, params } = sqlOptions(given);
   const bound = boundParams(params);

@@ -1,6 +1,7 @@
 // The catalog as tables a statement reads and joins: DESCRIBE, SHOW TABLES and SHOW ALL TABLES answered from the
 // lake with its NOT NULLs (compared with DuckDB over the same definitions in plain tables), snapshots(),
-// table_info() and tags() as DuckLake has them (compared with the API's own history, totals and tags), each at the statement's
+// table_info(), files() and tags() as DuckLake has them (compared with the API's own history, totals, files and
+// tags), information_schema as DuckDB has it over the same definitions, each at the statement's
 // snapshot — an `at`, or a transaction's state.
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -44,8 +45,15 @@ describe('the catalog as tables', () => {
     for (const q of ['SELECT column_name, column_type, "null", key, extra FROM (DESCRIBE s.t)', 'SELECT column_name, column_type, "null" FROM (SHOW m)', 'SELECT column_name, "null" FROM (DESCRIBE s.t) WHERE "null" = \'NO\'']) {
       expect(await lake(q), q).toEqual(await duck(q));
     }
-    // The default is the catalog's, as a typed constant.
-    expect(await lake("SELECT \"default\" FROM (DESCRIBE s.t) WHERE column_name = 'name'")).toEqual([{ default: "CAST('x' AS VARCHAR)" }]);
+    // The default is the catalog's, shown as DuckDB shows it.
+    const dflt = "SELECT \"default\" FROM (DESCRIBE s.t) WHERE column_name = 'name'";
+    expect(await lake(dflt)).toEqual(await duck(dflt));
+    expect(await lake(dflt)).toEqual([{ default: "'x'" }]);
+    const typed = "CREATE TABLE d (a INTEGER DEFAULT 5, b DOUBLE DEFAULT 1.5, c BOOLEAN DEFAULT true, e DECIMAL(9,2) DEFAULT 12.50, f VARCHAR DEFAULT 'it''s', g BIGINT DEFAULT -7)";
+    await c.sql(typed);
+    await k.run(typed);
+    const defaults = 'SELECT column_name, "default" FROM (DESCRIBE d)';
+    expect(await lake(defaults)).toEqual(await duck(defaults));
     const before = await head();
     await c.sql('ALTER TABLE s.t ADD COLUMN extra INTEGER');
     expect((await lake('DESCRIBE s.t')) as unknown[]).toHaveLength(6);
@@ -122,6 +130,41 @@ describe('the catalog as tables', () => {
     ]);
     await c.dropTag('today');
     expect(await lake('SELECT tag_name FROM tags()')).toEqual([{ tag_name: 'q1' }]);
+  });
+
+  it('information_schema.schemata, .tables and .columns list the lake as DuckDB lists the same definitions, at the statement\'s snapshot', async () => {
+    const cols = (where: string) =>
+      `SELECT table_schema, table_name, column_name, ordinal_position, column_default, is_nullable, data_type FROM information_schema.columns WHERE ${where}table_schema IN ('main', 's') ORDER BY table_schema, table_name, ordinal_position`;
+    expect(await lake(cols(''))).toEqual(await duck(cols("table_catalog = 'memory' AND ")));
+    const tables = (where: string) => `SELECT table_schema, table_name, table_type FROM information_schema.tables WHERE ${where} ORDER BY 1, 2`;
+    expect(await lake(tables("table_schema IN ('main', 's')"))).toEqual(await duck(tables("table_catalog = 'memory' AND table_schema IN ('main', 's')")));
+    expect(await lake("SELECT schema_name FROM information_schema.schemata WHERE schema_name IN ('main', 's') ORDER BY 1")).toEqual([{ schema_name: 'main' }, { schema_name: 's' }]);
+    expect(await lake('SELECT DISTINCT table_catalog FROM information_schema.tables')).toEqual([{ table_catalog: 'lake' }]);
+    // At the first snapshot, no table yet; joined with a lake table, one snapshot.
+    expect(await lake("SELECT count(*) AS n FROM information_schema.tables WHERE table_schema IN ('main', 's')", 0)).toEqual([{ n: 0 }]);
+    expect(await lake("SELECT t.table_name, count(m.a) AS n FROM information_schema.tables t LEFT JOIN m ON true WHERE t.table_name = 'm' GROUP BY 1")).toEqual([{ table_name: 'm', n: 0 }]);
+    await expectCode(c.sql('SELECT * FROM information_schema.key_column_usage'), 'NOT_FOUND', /has information_schema\.schemata, \.tables and \.columns/);
+  });
+
+  it("files('s.t') lists the table's data files at the statement's snapshot with their delete files, as the API does", async () => {
+    const before = await head();
+    await c.sql('INSERT INTO s.t (id) VALUES (3)');
+    await c.sql('DELETE FROM s.t WHERE id = 2');
+    const r = await c.reader();
+    const [data, deletes] = [await r.dataFiles('s', 't'), await r.deleteFiles('s', 't')];
+    await r.close();
+    const rows = await lake("SELECT data_file_id, data_file, record_count, row_id_start, data_file_size_bytes, delete_file_id, delete_file, delete_count FROM files('s.t') ORDER BY data_file_id");
+    expect(rows).toEqual(
+      data.map((f) => {
+        const d = deletes.find((x) => x.dataFileId === f.id);
+        return { data_file_id: f.id, data_file: f.path, record_count: f.recordCount, row_id_start: f.rowIdStart, data_file_size_bytes: f.fileSizeBytes, delete_file_id: d?.id ?? null, delete_file: d?.path ?? null, delete_count: d?.deleteCount ?? null };
+      }),
+    );
+    expect(deletes).toHaveLength(1);
+    expect(await lake("SELECT count(*) AS n, count(delete_file) AS d FROM files('s.t')", before)).toEqual([{ n: 1, d: 0 }]);
+    expect(await lake("SELECT count(*) AS n FROM files('m')")).toEqual([{ n: 0 }]);
+    await expectCode(c.sql('SELECT * FROM files()'), 'INVALID_ARGUMENT', /files\('schema\.table'\) takes the table as a string/);
+    await expectCode(c.sql("SELECT * FROM files('s.nope')"), 'NOT_FOUND', /nope/);
   });
 
   it('refused: a SHOW of DuckDB\'s own catalog, arguments to a catalog function, DESCRIBE of what the lake does not hold', async () => {

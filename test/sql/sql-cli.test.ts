@@ -58,6 +58,17 @@ describe('strata sql and strata load', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/INVALID_ARGUMENT: the statement reads a file/);
     expect((await run('sql', '--help')).stdout).toMatch(/--no-host-files[\s\S]*read_csv\('orders\.csv'\)/);
+    // COPY FROM reads as read_csv does; COPY TO writes only with --write-files.
+    const again = await run('sql', `COPY cities FROM '${file}' (HEADER)`, '--dir', dir);
+    expect(again.stdout, again.stderr).toMatch(/Count\n-+\n2\n/);
+    const out = path.join(path.dirname(file), 'out.csv');
+    const unwritten = await run('sql', `COPY (SELECT name FROM cities ORDER BY name) TO '${out}'`, '--dir', dir);
+    expect(unwritten.code).toBe(1);
+    expect(unwritten.stderr).toMatch(/INVALID_ARGUMENT: COPY … TO writes the host file .*out\.csv, outside the lake/);
+    await expect(readFile(out)).rejects.toThrow(/ENOENT/);
+    const written = await run('sql', `COPY (SELECT name FROM cities ORDER BY name) TO '${out}'`, '--write-files', '--dir', dir);
+    expect(written.code, written.stderr).toBe(0);
+    expect(await readFile(out, 'utf8')).toBe('name\nLagos\nLagos\nOslo\nOslo\n');
   }, 60_000);
 
   it('sql and load take --author and --message, and the snapshot they commit records them', async () => {
