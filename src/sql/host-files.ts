@@ -33,7 +33,7 @@ export async function loadHostRows(session: Session, reach: HostReach, call: str
 export const loadedScan = (rows: LoadedRows) => `SELECT * FROM read_parquet(${literal(rows.local)})`;
 
 /** An empty table shaped as the loaded rows, named `name`: what a write is planned over in their place. */
-export const loadedShape = (name: string, rows: LoadedRows) => `CREATE TEMP TABLE ${ident(name)} (${rows.columns.map((c) => `${ident(c.name)} ${c.type}`).join(', ')})`;
+export const loadedShape = (name: string, rows: Pick<LoadedRows, 'columns'>) => `CREATE TEMP TABLE ${ident(name)} (${rows.columns.map((c) => `${ident(c.name)} ${c.type}`).join(', ')})`;
 
 /** The failures of a host read or write, said as what the caller asked for: no such file is the caller's, not a missing lake file. */
 export async function hostRun<T>(call: string, reach: HostReach, work: () => Promise<T>, option: 'hostFiles' | 'hostWrites' = 'hostFiles'): Promise<T> {

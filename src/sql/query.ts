@@ -101,7 +101,7 @@ export interface PlaneContext {
   hostFiles: HostFiles;
   /** Where a COPY … TO may write. */
   hostWrites: HostFiles;
-  /** The host rows a write loaded, by the name its text reads them under (write.ts). */
+  /** The SELECT of what a write reads in place of what it wrote — host rows loaded, a table AT a snapshot — by the name its text reads it under (write.ts). */
   loaded?: ReadonlyMap<string, string>;
   /** The values a write binds to its statement's parameters where it runs it (write.ts). */
   params?: BoundParams;
@@ -287,6 +287,22 @@ async function bindScans(binder: Binder, refs: readonly TableRef[], statementAt:
 }
 
 const isTimeExpression = (at: AtClause | undefined): at is TimeExpression => at !== undefined && 'timeExpression' in at;
+
+/**
+ * The SELECT that reads each of `refs` at its own AT (time expressions evaluated together: one now()), with
+ * its columns as DuckDB types them: what a statement that writes reads of a table's past (past-reads.ts).
+ */
+export async function pastScans(ctx: PlaneContext, held: StatementFiles, refs: readonly TableRef[]): Promise<{ sql: string; columns: { name: string; type: string }[] }[]> {
+  const binder = new Binder(ctx, held);
+  await binder.evaluate(refs.map((r) => r.at).filter(isTimeExpression));
+  const out = [];
+  for (const [i, ref] of refs.entries()) {
+    const sql = await binder.bind(ref, ref.at, 0, `${PLACEHOLDER}p${i}_`);
+    const described = await ctx.engine.withConnection(async (c) => (await run(() => c.runAndReadAll(`DESCRIBE ${sql}`))).getRowObjectsJS() as { column_name: string; column_type: string }[]);
+    out.push({ sql, columns: described.map((d) => ({ name: d.column_name, type: d.column_type })) });
+  }
+  return out;
+}
 
 class Binder {
   /** The scan of each (table, snapshot) bound so far: a repeat reads the same files, listed once. */

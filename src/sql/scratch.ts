@@ -8,7 +8,7 @@ import type { StatementFiles } from './statement-files.js';
 import { createTable, createViews, type Named, sameTable } from './mirror.js';
 import type { ScalarSql } from './statement.js';
 import { type PlaneContext, scanAt } from './query.js';
-import { ident, literal } from './sql-text.js';
+import { ident } from './sql-text.js';
 import { randomHex } from '../random.js';
 
 export class Scratch {
@@ -38,8 +38,8 @@ export class Scratch {
    * `held`), and the host rows it loaded: what the statement reads. The caller makes the target.
    */
   async reading(ctx: PlaneContext, r: ReadState, target: Named, tables: readonly Named[], held: StatementFiles): Promise<void> {
-    // Host rows the statement loaded first, under the names its text now reads them by (write.ts).
-    for (const [name, local] of ctx.loaded ?? []) await this.run(`CREATE VIEW ${this.name(name)} AS SELECT * FROM read_parquet(${literal(local)})`);
+    // Host rows the statement loaded first and tables it reads at a snapshot of their own, under the names its text now reads them by (write.ts).
+    for (const [name, select] of ctx.loaded ?? []) await this.run(`CREATE VIEW ${this.name(name)} AS ${select}`);
     // Every schema, so that a catalog view of a schema the statement reads no table of binds too.
     for (const schema of await r.schemas()) await this.run(`CREATE SCHEMA IF NOT EXISTS ${ident(this.database)}.${ident(schema.name)}`);
     for (const t of tables) {

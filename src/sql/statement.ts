@@ -260,6 +260,11 @@ export class Statement {
     return new Statement(parsed, refs, kept, calls, times, relations);
   }
 
+  /** Each reference with an AT: its index in `refs` and its parse node (where it starts, its alias). */
+  *atNodes(): Iterable<[number, Node]> {
+    for (const [i, n] of this.nodes.entries()) if (n.at_clause) yield [i, n];
+  }
+
   /** Each time expression's text (an AT's, a table_changes() bound's), as DuckDB prints the expression. */
   async timeExpressions(run: ScalarSql): Promise<void> {
     if (this.times.size === 0) return;

@@ -2,20 +2,23 @@
 // 0011), on the planner, which reaches no file (decision 0030), and the plan says what it is — an INSERT
 // (insert.ts), UPDATE (update.ts), DELETE (delete.ts), MERGE (merge.ts), CREATE TABLE … AS (create-as.ts) or other DDL (ddl.ts), each one commit; anything else is
 // refused naming what runs. A host file the statement reads (with hostFiles on) is loaded first, and the
-// statement planned and run reading the loaded rows where it called the file's reader.
+// statement planned and run reading the loaded rows where it called the file's reader; a table an INSERT or a
+// CREATE TABLE … AS reads AT a snapshot is read there the same way (past-reads.ts).
 import { StrataError } from '../errors.js';
 import type { ReadState } from '../read/read-state.js';
 import { copy, isCopy } from './copy.js';
 import { createTableAs } from './create-as.js';
 import { addedColumnsByExample, ddlOperations, runDdl } from './ddl.js';
 import { deleteRows } from './delete.js';
-import { callAt, loadedShape, loadHostRows } from './host-files.js';
+import { callAt, loadedScan, loadedShape, loadHostRows } from './host-files.js';
+import { pastReads } from './past-reads.js';
 import { insert } from './insert.js';
 import { mergeRows } from './merge.js';
 import { updateRows } from './update.js';
 import { StatementFiles } from './statement-files.js';
 import { nodesOf, type PlanFailure, type PlanNode } from './mirror.js';
-import { authorship, committing, type PlaneContext, type SqlOptions, type SqlResult, sqlOptions } from './query.js';
+import { authorship, committing, pastScans, type PlaneContext, type SqlOptions, type SqlResult, sqlOptions } from './query.js';
+import { ident } from './sql-text.js';
 import { charIndex, errorAt } from './statement-errors.js';
 import { isHostReader, isPureTableFunction, refusedTableFunction } from './table-functions.js';
 import { randomHex } from '../random.js';
@@ -37,7 +40,7 @@ export async function write(plane: PlaneContext, text: string, given: SqlOptions
   const r = await ctx.reads.reader();
   const held = new StatementFiles(ctx.files);
   try {
-    const outcome = await planLoading(ctx, r, text);
+    const outcome = await planLoading(ctx, r, text, held);
     if (outcome === 'split') {
       definitionTakesNoParams(bound);
       return await runDdl(ctx, text, await addedColumnsByExample(ctx.mirror, r, text, (q, arg) => ctx.engine.textFunction(q, arg)), r.snapshot.id);
@@ -57,7 +60,7 @@ export async function write(plane: PlaneContext, text: string, given: SqlOptions
     if (updating !== undefined) return await updateRows(c, r, planned, plan, updating, onProgress, held);
     const [merging] = nodesOf(plan, 'LOGICAL_MERGE_INTO');
     if (merging !== undefined) return await mergeRows(c, r, planned, plan, merging, onProgress, held);
-    if (loaded.size > 0) throw invalid('host files are read by INSERT, UPDATE, DELETE, MERGE and CREATE TABLE … AS (their rows go into the lake); a view or a table definition reads the catalog only');
+    if (loaded.size > 0) throw invalid('host files, and tables AT a snapshot, are read by INSERT, UPDATE, DELETE, MERGE and CREATE TABLE … AS (their rows go into the lake); a view or a table definition reads the catalog only, at the head');
     const ddl = await ddlOperations(plan, (sql, arg) => ctx.engine.textFunction(sql, arg));
     if (ddl !== undefined) {
       definitionTakesNoParams(bound);
@@ -77,8 +80,9 @@ function definitionTakesNoParams(bound: BoundParams | undefined): void {
 /** At most this many host reader calls in one statement. */
 const MAX_HOST_CALLS = 16;
 
-/** What loaded host rows are read under in a statement: a name no caller writes (random per process). */
+/** What loaded host rows, and tables read AT a snapshot, are read under in a statement: names no caller writes (random per process). */
 const HOST_PLACEHOLDER = `__strata_host_${randomHex(6)}_`;
+const PAST_PLACEHOLDER = `__strata_past_${randomHex(6)}_`;
 
 /**
  * The plan of `text` over the mirror of `r`. DuckDB's planner reaches no file, so a file reader in the
@@ -88,7 +92,7 @@ const HOST_PLACEHOLDER = `__strata_host_${randomHex(6)}_`;
  * whose default is not a bare literal, which DuckDB's transformer splits into several statements it cannot
  * plan (ddl.ts runs it by example).
  */
-async function planLoading(ctx: PlaneContext, r: ReadState, text: string): Promise<{ plan: PlanNode; planned: string; loaded: Map<string, string> } | 'split'> {
+async function planLoading(ctx: PlaneContext, r: ReadState, text: string, held: StatementFiles): Promise<{ plan: PlanNode; planned: string; loaded: Map<string, string> } | 'split'> {
   let planned = text;
   const loaded = new Map<string, string>();
   const shapes: string[] = [];
@@ -100,6 +104,23 @@ async function planLoading(ctx: PlaneContext, r: ReadState, text: string): Promi
     if (outcome.ok) return { plan: outcome.plan, planned, loaded };
     const { failure } = outcome;
     if (loaded.size === 0 && /Cannot plan statement of type MULTI/.test(failure.message)) return 'split';
+    // Tables read AT a snapshot of their own: each replaced at once by a name the planner knows as an empty
+    // table of its columns then, and the executor as a view of its scan there (past-reads.ts).
+    if (/does not support time travel/.test(failure.message) && ![...loaded.keys()].some((k) => k.startsWith(PAST_PLACEHOLDER))) {
+      const reads = await pastReads(planned, (sql, arg) => ctx.engine.textFunction(sql, arg));
+      if (reads.length > 0) {
+        const scans = await pastScans(ctx, held, reads.map((p) => p.ref));
+        for (const [i, p] of [...reads.entries()].reverse()) {
+          const name = `${PAST_PLACEHOLDER}${i}`;
+          loaded.set(name, scans[i]!.sql);
+          shapes.push(loadedShape(name, scans[i]!));
+          const replacement = `${ident(name)} AS ${ident(p.alias || p.ref.table)}`;
+          planned = `${planned.slice(0, p.start)}${replacement}${planned.slice(p.end)}`;
+          edits.push({ at: p.start, removed: p.end - p.start, added: replacement.length });
+        }
+        continue;
+      }
+    }
     const at = failure.position === undefined ? undefined : charIndex(planned, failure.position);
     const call = failure.type === 'permission' && at !== undefined ? await callAt(planned, at, (sql, arg) => ctx.engine.textFunction(sql, arg)) : undefined;
     if (call === undefined || at === undefined) throw await planError(failure, r, text, at === undefined ? undefined : original(at));
@@ -109,7 +130,7 @@ async function planLoading(ctx: PlaneContext, r: ReadState, text: string): Promi
     if (loaded.size === MAX_HOST_CALLS) throw invalid(`the statement reads more than ${MAX_HOST_CALLS} host files; load them with catalog.load first`);
     const rows = await loadHostRows(ctx.engine, reach, call.sql);
     const name = `${HOST_PLACEHOLDER}${loaded.size}`;
-    loaded.set(name, rows.local);
+    loaded.set(name, loadedScan(rows));
     shapes.push(loadedShape(name, rows));
     planned = `${planned.slice(0, at)}${name}${planned.slice(call.end)}`;
     edits.push({ at, removed: written.length, added: name.length });
@@ -125,7 +146,7 @@ async function planError(failure: PlanFailure, r: ReadState, text: string, at: n
     return errorAt('INVALID_ARGUMENT', "DuckDB cannot plan a parameter whose type does not follow from where it stands (id + $1, upper($1)); give each such parameter its type: $1::BIGINT, $1::VARCHAR", text, position);
   }
   if (/does not support time travel/.test(failure.message)) {
-    return invalid("a statement that writes reads its rows at the head: AT (VERSION | TIMESTAMP) on the tables it reads is not supported; SELECT the old rows with catalog.sql and load them");
+    return invalid('AT (VERSION | TIMESTAMP) in a statement that writes is read only in the query an INSERT or a CREATE TABLE … AS ends with (INSERT INTO t SELECT * FROM t AT (VERSION => 3)); an UPDATE, DELETE, MERGE or view definition reads the head: make a table of the old rows first (CREATE TABLE old AS SELECT … AT …)');
   }
   const missing = /Table with name (.+?) does not exist/.exec(failure.message);
   if (missing) {
