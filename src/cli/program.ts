@@ -12,6 +12,7 @@ import type { ServeFlags } from './serve.js';
 import { describeInfo, renderInfo } from './info.js';
 import { describeCatalog, describeTable, renderCatalog, renderTable } from './show.js';
 import { type Authorship, load as loadCommand, printResult, type SqlFormat, sql as sqlCommand } from './sql.js';
+import { shell } from './shell.js';
 import { cliParams, statementText } from './statement-source.js';
 import { sketch, svg, timelineOf } from './timeline.js';
 import { type Catalog, importDuckLake } from '../catalog/catalog.js';
@@ -48,7 +49,7 @@ const atOptions = (c: Command) =>
     .option('--tag <name>', 'the snapshot a tag pins')
     .option('--previous', 'the snapshot before the newest (maintenance skipped)');
 
-// How sql and changes print their rows: the table view cut at --limit, or all of them as CSV or JSON.
+// How sql, shell and changes print their rows: the table view cut at --limit, or all of them as CSV or JSON.
 const resultOptions = (c: Command) =>
   c.option('--csv', 'print every row as CSV').option('--limit <n>', `the table view shows this many rows (default ${TEXT_LIMIT}; 0: all)`);
 function resultFormat(command: string, g: GlobalOptions, o: Opts): SqlFormat {
@@ -323,6 +324,17 @@ export function program(version: string, quiet: boolean): Command {
       sql,
     );
   });
+
+  resultOptions(command('shell', 'type statements one after another on one open catalog (each ends with ";"; .help, .quit); history in ~/.strata_history'))
+    .option('--no-host-files', 'read no file (by default a statement may read the files it names, as strata sql)')
+    .option('--write-files', 'let COPY … TO write the file it names, with your permissions')
+    .action(async (o: Opts, cmd: Command) => {
+      const g = globals(cmd);
+      const format = resultFormat('shell', g, o);
+      const sql = { hostFiles: o.hostFiles !== false, hostWrites: o.writeFiles === true };
+      const failed = await withCatalog(g, (c) => shell(c, g.store ?? g.dir, { format, limit: resultLimit(o), interactive: process.stdin.isTTY === true }), 'write', sql);
+      if (failed > 0) process.exitCode = 1;
+    });
 
   commitOptions(command('load', 'load a CSV or Parquet file into a table, as one commit').argument('<schema.table>').argument('<file>'))
     .action(async (name: string, file: string, o: Opts, cmd: Command) => {
