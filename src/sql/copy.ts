@@ -8,6 +8,7 @@
 // column list, defaults, NOT NULLs and options acting as DuckDB's), and one commit registers the rows as t's
 // data files (host files read as hostFiles allows). Of the statement's text only its parts run: the query as a SELECT, the table's name in one, the
 // path as a string literal, the options after it in a COPY that is one statement, as the caller's was.
+import type { DuckDBConnection, DuckDBResultReader } from '@duckdb/node-api';
 import type { SnapshotId } from '../../keys/ids.js';
 import { StrataError } from '../errors.js';
 import { type HostReach, run } from './engine.js';
@@ -20,8 +21,31 @@ import { DEFAULT_TARGET_FILE_SIZE, writeRows } from './write-files.js';
 
 const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);
 
+/**
+ * Where the text after the whitespace and comments `text` starts with begins: comments as DuckDB reads them,
+ * -- to the line's end and /* … *\/ nested (a regular expression that does not nest them would find a COPY
+ * inside a comment that DuckDB skips).
+ */
+function afterComments(text: string): number {
+  let i = 0;
+  for (;;) {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+    if (text.startsWith('--', i)) {
+      const end = text.indexOf('\n', i);
+      i = end < 0 ? text.length : end + 1;
+    } else if (text.startsWith('/*', i)) {
+      let depth = 0;
+      do {
+        if (text.startsWith('/*', i)) (depth++, (i += 2));
+        else if (text.startsWith('*/', i)) (depth--, (i += 2));
+        else i++;
+      } while (depth > 0 && i < text.length);
+    } else return i;
+  }
+}
+
 /** Whether a statement is a COPY (comments before it aside): DuckDB's planner cannot plan one without reaching its file. */
-export const isCopy = (text: string) => /^(\s|--[^\n]*(\n|$)|\/\*[\s\S]*?\*\/)*COPY\b/i.test(text);
+export const isCopy = (text: string) => /^COPY\b/i.test(text.slice(afterComments(text)));
 
 /** A COPY's parts: where its rows come from or go, the file, and its options as written. */
 type CopyParts = ({ direction: 'to'; query: string } | { direction: 'from'; table: string; columns: string }) & { path: string; options: string };
@@ -33,11 +57,12 @@ const COLUMNS = /^\s*(\(\s*(?:"(?:[^"]|"")+"|[A-Za-z_][\w$]*)(?:\s*,\s*(?:"(?:[^
 
 async function parts(text: string, parse: (sql: string) => Promise<boolean>): Promise<CopyParts> {
   const usage = "COPY (query) TO 'file' [(options)], COPY table [(columns)] TO 'file' [(options)] or COPY table [(columns)] FROM 'file' [(options)]";
-  let rest = text.slice(/^(\s|--[^\n]*(\n|$)|\/\*[\s\S]*?\*\/)*COPY\s*/i.exec(text)![0].length);
+  let rest = text.slice(afterComments(text) + 'COPY'.length).trimStart();
   let source: { query: string } | { table: string; columns: string };
   if (rest.startsWith('(')) {
-    // The query: the shortest text from there to a ")" that DuckDB parses as one SELECT (every shorter one
-    // is cut inside a string, a comment or a parenthesis).
+    // The query: the shortest text from there to a ")" that DuckDB parses as one SELECT in parentheses (every
+    // shorter one is cut inside a string, a comment or a parenthesis; one cut inside a -- comment comments
+    // out the parenthesis that closes it, as it does in the statement).
     let query: string | undefined;
     for (let close = rest.indexOf(')'); close !== -1 && query === undefined; close = rest.indexOf(')', close + 1)) {
       if (await parse(rest.slice(1, close))) (query = rest.slice(1, close)), (rest = rest.slice(close + 1));
@@ -70,8 +95,8 @@ async function parts(text: string, parse: (sql: string) => Promise<boolean>): Pr
 /** A COPY statement through sql(): its rows to a host file, or a host file's rows into a table (one commit). */
 export async function copy(plane: PlaneContext, text: string, given: SqlOptions | undefined): Promise<SqlResult> {
   const opts = sqlOptions(given);
-  const parse = async (sql: string) => {
-    const tree = JSON.parse(await plane.engine.textFunction('SELECT json_serialize_sql($1::VARCHAR) AS v', sql)) as { error: boolean; statements?: unknown[] };
+  const parse = async (query: string) => {
+    const tree = JSON.parse(await plane.engine.textFunction('SELECT json_serialize_sql($1::VARCHAR) AS v', `SELECT * FROM (${query})`)) as { error: boolean; statements?: unknown[] };
     return !tree.error && tree.statements?.length === 1;
   };
   if (!(await oneStatement(plane, text))) throw invalid('sql() runs one statement at a time');
@@ -88,9 +113,10 @@ export async function copy(plane: PlaneContext, text: string, given: SqlOptions 
   if (copying.direction === 'to') {
     if (opts.author !== undefined || opts.message !== undefined) throw invalid('COPY … TO commits nothing: author and message name a commit');
     const { meta, count } = await selectInto(plane, copying.query, opts, held);
-    await plane.engine.withHost(reach, (c) =>
-      hostRun(`COPY … TO '${copying.path}'`, reach, () => c.run(`ATTACH ${literal(held)} AS ${alias} (READ_ONLY); COPY (SELECT * FROM ${alias}.main.rows) TO ${literal(copying.path)} ${copying.options}`), 'hostWrites'),
-    );
+    await plane.engine.withHost(reach, async (c) => {
+      await run(() => c.run(`ATTACH ${literal(held)} AS ${alias} (READ_ONLY)`));
+      await hostRun(`COPY … TO '${copying.path}'`, reach, () => runOne(c, `COPY (SELECT * FROM ${alias}.main.rows) TO ${literal(copying.path)} ${copying.options}`), 'hostWrites');
+    });
     return { rows: [{ Count: BigInt(count) }], columns: [{ name: 'Count', type: 'BIGINT' }], ...meta };
   }
   return copyFrom(plane, copying, opts, reach, held, alias);
@@ -110,8 +136,9 @@ async function copyFrom(plane: PlaneContext, copying: Extract<CopyParts, { direc
     const loaded = await plane.engine.withHost(reach, (c) =>
       hostRun(`COPY ${schema}.${table} FROM '${copying.path}'`, reach, async () => {
         // DuckDB's COPY FROM into an empty table of the target's columns, in a database file the executor then reads.
-        await c.run(`ATTACH ${literal(held)} AS ${alias}; ${createTable(`${alias}.main.target`, info)}`);
-        const result = await c.runAndReadAll(`COPY ${alias}.main.target ${copying.columns} FROM ${literal(copying.path)} ${copying.options}`);
+        await c.run(`ATTACH ${literal(held)} AS ${alias}`);
+        await c.run(createTable(`${alias}.main.target`, info));
+        const result = await runOne(c, `COPY ${alias}.main.target ${copying.columns} FROM ${literal(copying.path)} ${copying.options}`);
         await c.run(`DETACH ${alias}`);
         return Number(result.getRows()[0]![0]);
       }),
@@ -129,6 +156,16 @@ async function copyFrom(plane: PlaneContext, copying: Extract<CopyParts, { direc
   } finally {
     await r.close();
   }
+}
+
+/**
+ * Runs `sql`, a COPY of ours ending in the caller's options, only if DuckDB reads it as one statement: options
+ * that close it and start another (a ";", a comment that swallows ours) run nothing.
+ */
+async function runOne(c: DuckDBConnection, sql: string): Promise<DuckDBResultReader> {
+  const pieces = await c.extractStatements(sql);
+  if (pieces.count !== 1) throw invalid('the options of a COPY end the COPY and begin another statement; sql() runs one statement at a time');
+  return c.runAndReadAll(sql);
 }
 
 /** Whether `text` is one statement (a COPY's options are run in a statement of ours: nothing may follow them). */

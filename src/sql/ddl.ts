@@ -28,7 +28,9 @@ function defaultText(column: string, e: Expr): string | null {
   }
   const { type, is_null: isNull, value } = e.value;
   if (isNull) return null;
-  const text = bigText(value);
+  // A DECIMAL past 18 digits is a 128-bit integer, its halves apart: the upper signed, the lower not.
+  const huge = value !== null && typeof value === 'object' ? (value as { upper: unknown; lower: unknown }) : undefined;
+  const text = huge === undefined ? bigText(value) : String(BigInt(bigText(huge.upper)) * 2n ** 64n + BigInt(bigText(huge.lower)));
   if (type.id !== 'DECIMAL') return text;
   // A DECIMAL constant is its unscaled integer: 125 at scale 1 is 12.5.
   const scale = type.type_info!.scale!;

@@ -11,7 +11,8 @@ import type { ReadState } from '../read/read-state.js';
 import type { StatementFiles } from './statement-files.js';
 import type { PlanNode } from './mirror.js';
 import type { PlaneContext, SqlOptions, SqlResult } from './query.js';
-import { deleteFiles, FILE, POS, rewriteRows, ROWID } from './rewrite.js';
+import { StrataError } from '../errors.js';
+import { deleteFiles, FILE, POS, rewriteRows, ROWID, rowDiffers } from './rewrite.js';
 import { ident } from './sql-text.js';
 import { ROW_ID_COLUMN } from './table-scan.js';
 import { DEFAULT_TARGET_FILE_SIZE, writeDataFiles } from './write-files.js';
@@ -21,14 +22,24 @@ const RID = ident('__strata_rid');
 
 const columnsOf = (table: TableInfo) => table.columns.map((col) => ident(col.name));
 
-/** Whether a row of `a` differs from the row of `b` it was (IS DISTINCT FROM: a NULL set to a value changed it). */
-function differs(table: TableInfo, a: string, b: string): string {
-  const columns = columnsOf(table);
-  const row = (alias: string) => columns.map((col) => `${alias}.${col}`).join(', ');
-  return columns.length === 1 ? `${row(a)} IS DISTINCT FROM ${row(b)}` : `(${row(a)}) IS DISTINCT FROM (${row(b)})`;
+const differs = (table: TableInfo, a: string, b: string) => `(${rowDiffers(table.columns, a, b)})`;
+
+/** A MERGE action as its plan holds it. */
+interface MergeAction {
+  action_type: string;
+  /** DuckDB runs this UPDATE as a delete and an insert (it sets a LIST, ARRAY or MAP column): the row's rowid changes. */
+  update_is_del_and_insert?: boolean;
 }
 
-export function mergeRows(ctx: PlaneContext, r: ReadState, text: string, plan: PlanNode, node: PlanNode, onProgress: SqlOptions['onProgress'], held: StatementFiles): Promise<SqlResult> {
+export async function mergeRows(ctx: PlaneContext, r: ReadState, text: string, plan: PlanNode, node: PlanNode, onProgress: SqlOptions['onProgress'], held: StatementFiles): Promise<SqlResult> {
+  const actions = (node.actions as { key: string; value: MergeAction[] }[]).flatMap((a) => a.value);
+  if (actions.some((a) => a.action_type === 'MERGE_UPDATE' && a.update_is_del_and_insert === true)) {
+    // Its rowid is how the row is told from a new one here: a row DuckDB moves would lose its row id.
+    throw new StrataError(
+      'INVALID_ARGUMENT',
+      'this MERGE updates a LIST, ARRAY or MAP column (or sets every column, UPDATE SET *, of a table that has one), which DuckDB runs as a delete and an insert, so the row would lose its row id; nothing was written — update those rows with UPDATE … FROM, which keeps them',
+    );
+  }
   return rewriteRows(ctx, r, text, plan, node, onProgress, held, {
     verb: 'MERGE INTO',
     before: async (s, target, table) => {

@@ -58,28 +58,32 @@ export function tablesRead(plan: PlanNode): Named[] {
   return [...seen.values()];
 }
 
-/** Whole-number and exact-decimal types: a default of theirs that is a plain number is written bare. */
-const NUMBER_TYPE = /^(U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOUBLE|DECIMAL\(\d+,\s*\d+\))$/;
+/** Number types: a default of theirs that is a plain number is written bare. */
+const NUMBER_TYPE = /^(U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|DECIMAL\(\d+,\s*\d+\)|FLOAT|DOUBLE)$/;
 
 /**
  * A column's default (the catalog keeps its value as text) written as a user writes it, so that DESCRIBE and
- * information_schema show it as DuckDB shows one written so: a string quoted ('x'), a plain number or a boolean
- * bare, any other value cast to the column's type. Each reads as the same value.
+ * information_schema show it as DuckDB shows one written so: a string quoted ('x'), a number or a boolean bare,
+ * any other value cast to the column's type. A float's only where no row is written (`shown`, the mirror): a
+ * bare literal is a DECIMAL, whose cast to a float can round otherwise than the text's.
  */
-function defaultExpression(c: ColumnInfo): string {
+function defaultExpression(c: ColumnInfo, shown: boolean): string {
   const value = c.defaultValue!;
   const type = duckType(c);
   if (type === 'VARCHAR') return literal(value);
-  if (NUMBER_TYPE.test(type) && /^-?\d+(\.\d+)?$/.test(value)) return value;
+  if (NUMBER_TYPE.test(type) && /^-?\d+(\.\d+)?$/.test(value) && (shown || !/FLOAT|DOUBLE/.test(type))) return value;
   if (type === 'BOOLEAN' && (value === 'true' || value === 'false')) return value;
   return defaultOf(c);
 }
 
-/** `CREATE TABLE` for a table as the catalog has it: its columns in order, typed, with defaults and NOT NULLs (then `extra` columns). */
-export function createTable(qualified: string, info: TableInfo, extra: readonly string[] = []): string {
+/**
+ * `CREATE TABLE` for a table as the catalog has it: its columns in order, typed, with defaults and NOT NULLs
+ * (then `extra` columns); `shown` for the mirror, which only shows its defaults (DESCRIBE, information_schema).
+ */
+export function createTable(qualified: string, info: TableInfo, extra: readonly string[] = [], shown = false): string {
   const columns = [...info.columns]
     .sort((a, b) => a.order - b.order)
-    .map((c) => `${ident(c.name)} ${duckType(c)}${c.defaultValue === null ? '' : ` DEFAULT ${defaultExpression(c)}`}${c.nullsAllowed ? '' : ' NOT NULL'}`);
+    .map((c) => `${ident(c.name)} ${duckType(c)}${c.defaultValue === null ? '' : ` DEFAULT ${defaultExpression(c, shown)}`}${c.nullsAllowed ? '' : ' NOT NULL'}`);
   return `CREATE TABLE ${qualified} (${[...columns, ...extra].join(', ')})`;
 }
 
@@ -287,7 +291,7 @@ export class Mirror {
       for (const s of await r.schemas()) {
         ddl.push(`CREATE SCHEMA IF NOT EXISTS ${ident(database)}.${ident(s.name)}`);
         for (const t of await r.tables(s.name)) {
-          if (wanted(t.name)) ddl.push(`${createTable(`${ident(database)}.${ident(s.name)}.${ident(t.name)}`, await r.table(s.name, t.name))};`);
+          if (wanted(t.name)) ddl.push(`${createTable(`${ident(database)}.${ident(s.name)}.${ident(t.name)}`, await r.table(s.name, t.name), [], true)};`);
         }
       }
       // One round trip for all of them: a thousand tables take one statement list, not a thousand calls.

@@ -238,12 +238,13 @@ async function bind(ctx: PlaneContext, text: string, given: SqlOptions | undefin
   if (statement.kind !== 'select') throw new StrataError('INVALID_ARGUMENT', 'a statement other than SELECT reached the read path');
   // One snapshot for every reference without AT and every catalog relation, resolved once: the statement reads
   // one state. Inside a transaction, they read the transaction's own (no selector).
+  // One binder for the statement: every time expression in it (ATs, change feeds' bounds) evaluated at one
+  // now(), before the statement's snapshot is: a now() after it could name a snapshot committed meanwhile.
+  const binder = new Binder(ctx, held);
+  await binder.evaluate([...statement.refs.map((r) => r.at), ...statement.calls.flatMap((c) => (c.catalog?.kind === 'table_changes' ? [c.catalog.from, c.catalog.to] : []))].filter(isTimeExpression));
   const inTransaction = ctx.pending === true && at === undefined;
   const wanted = statement.calls.some((c) => c.catalog !== undefined) || statement.refs.some((r) => r.at === undefined);
   const statementAt = inTransaction || !wanted ? undefined : { snapshot: await snapshotOf(ctx, at) };
-  // One binder for the statement: every time expression in it (ATs, change feeds' bounds) evaluated at one now().
-  const binder = new Binder(ctx, held);
-  await binder.evaluate([...statement.refs.map((r) => r.at), ...statement.calls.flatMap((c) => (c.catalog?.kind === 'table_changes' ? [c.catalog.from, c.catalog.to] : []))].filter(isTimeExpression));
   const loaded = await loadCalls(ctx, statement.calls, statementAt, { selector: (a) => binder.selector(a), held });
   const { scans, newest, files } = await bindScans(binder, statement.refs, statementAt);
   const readCatalog = statementAt !== undefined && statement.calls.some((c) => c.catalog !== undefined);

@@ -7,7 +7,7 @@
 // at: two statements changing one data file conflict (txn/conflicts.ts) instead of one undoing the other.
 import type { FileId } from '../../keys/ids.js';
 import type { ReadState } from '../read/read-state.js';
-import type { TableInfo } from '../read/records.js';
+import type { ColumnInfo, TableInfo } from '../read/records.js';
 import { run, withProgress } from './engine.js';
 import type { StatementFiles } from './statement-files.js';
 import { createTable, type Named, type PlanNode, tablesRead } from './mirror.js';
@@ -64,6 +64,15 @@ export interface Rewritten {
   scan: BoundScan;
   /** The scratch table of the rows as they were, as `before` made it. */
   before: string;
+}
+
+/**
+ * Whether a row of `a` differs from the row of `b` it was, in `columns`: IS DISTINCT FROM, so a NULL set to a
+ * value changed it. (0.0 set to -0.0 is no change: DuckDB's own UPDATE keeps 0.0 in a table.)
+ */
+export function rowDiffers(columns: readonly ColumnInfo[], a: string, b: string): string {
+  const row = (alias: string) => columns.map((col) => `${alias}.${ident(col.name)}`).join(', ');
+  return columns.length === 1 ? `${row(a)} IS DISTINCT FROM ${row(b)}` : `(${row(a)}) IS DISTINCT FROM (${row(b)})`;
 }
 
 /** The scratch table of the target's rows as they were: FILE, POS and the columns `columns` (quoted). */

@@ -54,6 +54,18 @@ describe('the catalog as tables', () => {
     await k.run(typed);
     const defaults = 'SELECT column_name, "default" FROM (DESCRIBE d)';
     expect(await lake(defaults)).toEqual(await duck(defaults));
+    // A float default reads as one value whether a row was written before the column or after: its text cast
+    // to the float, never a decimal literal rounded on the way.
+    await c.sql('CREATE TABLE g (id INTEGER)');
+    await c.sql('INSERT INTO g VALUES (1)');
+    await c.sql('ALTER TABLE g ADD COLUMN x FLOAT DEFAULT 16777217.5');
+    await c.sql('ALTER TABLE g ADD COLUMN y DOUBLE DEFAULT 0.1000000000000000055511151231257827');
+    // A DECIMAL constant past 18 digits is a 128-bit integer in DuckDB's plan, negative ones too.
+    await c.sql('ALTER TABLE g ADD COLUMN z DECIMAL(38,37) DEFAULT -0.1000000000000000055511151231257827');
+    await c.sql('INSERT INTO g (id) VALUES (2)');
+    expect(await lake('SELECT count(DISTINCT x) AS xs, count(DISTINCT y) AS ys, min(y) AS y, count(DISTINCT z) AS zs, CAST(min(z) AS VARCHAR) AS z FROM g')).toEqual([
+      { xs: 1, ys: 1, y: 0.1, zs: 1, z: '-0.1000000000000000055511151231257827000' },
+    ]);
     const before = await head();
     await c.sql('ALTER TABLE s.t ADD COLUMN extra INTEGER');
     expect((await lake('DESCRIBE s.t')) as unknown[]).toHaveLength(6);

@@ -90,6 +90,22 @@ describe('COPY through catalog.sql', () => {
     expect((await c.sql('SELECT amount FROM t WHERE id = 10')).rows).toEqual([{ amount: '1.50' }]);
   });
 
+  it('runs what DuckDB reads the statement as, and nothing else: comments that hide or cut a COPY', async () => {
+    const both = { hostFiles: [out], hostWrites: [out] };
+    // A -- comment inside the query cuts it where DuckDB does: the first file name is commented out with it.
+    const cut = await c.sql(`COPY (SELECT 1 AS x --) TO '${path.join(out, 'a.csv')}'; COPY (SELECT 2 AS y\n) TO '${path.join(out, 'b.csv')}'`, both);
+    expect(cut.rows).toEqual([{ Count: 1n }]);
+    expect(await readFile(path.join(out, 'b.csv'), 'utf8')).toBe('x\n1\n');
+    await expect(readFile(path.join(out, 'a.csv'))).rejects.toThrow(/ENOENT/);
+    // Block comments nest, as DuckDB reads them: this statement is the INSERT after them, and no COPY runs.
+    const csv = path.join(out, 'in.csv');
+    await writeFile(csv, 'id\n77\n');
+    const nested = await c.sql(`/* /* */ COPY t (id) FROM '${csv}' (HEADER); COPY (SELECT 42 AS pwned) TO '${path.join(out, 'pwn.csv')}'; SELECT 7 AS n --*/ INSERT INTO t (id) VALUES (5)`, both);
+    expect(nested.rows).toEqual([{ Count: 1n }]);
+    await expect(readFile(path.join(out, 'pwn.csv'))).rejects.toThrow(/ENOENT/);
+    expect((await c.sql('SELECT list(id ORDER BY id) AS ids FROM t')).rows).toEqual([{ ids: [1n, 2n, 3n, 5n] }]);
+  });
+
   it('refused, nothing written or committed: without hostFiles, outside them, a NOT NULL broken, a second statement', async () => {
     const before = await head();
     const file = path.join(out, 'x.csv');
