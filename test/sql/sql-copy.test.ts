@@ -5,36 +5,27 @@
 // statement, nothing committed by a failure.
 import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Catalog } from '../../src/index.js';
-import { expectCode, openCatalog, tempDir } from '../helpers.js';
+import { expectCode, tempDir } from '../helpers.js';
+import { asJson, sideBySide } from '../support/side-by-side.js';
 
 const SETUP = [
   'CREATE TABLE t (id BIGINT NOT NULL, name VARCHAR, amount DECIMAL(10,2) DEFAULT 1.50, tags VARCHAR[], seen TIMESTAMP)',
   `INSERT INTO t VALUES (1, 'ada', 12.50, ['a', 'b'], TIMESTAMP '2026-01-02 03:04:05.123456'), (2, 'o''k, "q"', NULL, [], NULL), (3, NULL, -0.01, NULL, TIMESTAMP '1999-12-31 23:59:59')`,
 ];
 
-const plain = (rows: Record<string, unknown>[]) => JSON.parse(JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as unknown;
+const plain = asJson;
 
 describe('COPY through catalog.sql', () => {
+  const sides = sideBySide(SETUP);
   let c: Catalog;
-  let db: DuckDBInstance;
   let k: DuckDBConnection;
   let out: string;
   beforeEach(async () => {
-    c = await openCatalog();
-    db = await DuckDBInstance.create(':memory:');
-    k = await db.connect();
-    for (const sql of SETUP) {
-      await c.sql(sql);
-      await k.run(sql);
-    }
+    ({ c, k } = sides);
     out = await tempDir();
-  });
-  afterEach(() => {
-    k.closeSync();
-    db.closeSync();
   });
   const head = async () => (await c.snapshots()).at(-1)!.id;
 

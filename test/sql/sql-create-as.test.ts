@@ -4,10 +4,11 @@
 import { execFileSync } from 'node:child_process';
 import { open, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Catalog } from '../../src/index.js';
-import { expectCode, openCatalog, tempDir } from '../helpers.js';
+import { expectCode, tempDir } from '../helpers.js';
+import { asJson, sideBySide } from '../support/side-by-side.js';
 
 const SOURCE = `CREATE TABLE s.orders (id BIGINT NOT NULL, customer VARCHAR, amount DECIMAL(10,2), placed DATE, tags VARCHAR[], info STRUCT(channel VARCHAR, priority INTEGER), shipped BOOLEAN)`;
 const ROWS = `INSERT INTO s.orders VALUES
@@ -16,7 +17,7 @@ const ROWS = `INSERT INTO s.orders VALUES
   (3, 'ada', NULL, DATE '2026-02-01', ['gift', 'new'], NULL, NULL),
   (4, 'edsger', 100.00, NULL, NULL, {'channel': 'web', 'priority': NULL}, true)`;
 
-const plain = (rows: Record<string, unknown>[]) => JSON.parse(JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as unknown;
+const plain = asJson;
 
 /** The same statement's rows in plain DuckDB tables, and in the lake, as JSON (exact values as text). */
 async function duck(k: DuckDBConnection, sql: string) {
@@ -24,27 +25,11 @@ async function duck(k: DuckDBConnection, sql: string) {
 }
 
 describe('CREATE TABLE … AS SELECT through catalog.sql', () => {
+  const sides = sideBySide(['CREATE SCHEMA s', SOURCE, ROWS]);
   let c: Catalog;
   let dir: string;
-  let db: DuckDBInstance;
   let k: DuckDBConnection;
-  beforeEach(async () => {
-    dir = await tempDir();
-    c = await openCatalog({ dir });
-    await c.sql('CREATE SCHEMA s');
-    await c.sql(SOURCE);
-    await c.sql(ROWS);
-    db = await DuckDBInstance.create(':memory:');
-    k = await db.connect();
-    await k.run('CREATE SCHEMA s');
-    await k.run(SOURCE);
-    await k.run(ROWS);
-  });
-  // The catalog is closed by the helpers after each test.
-  afterEach(() => {
-    k.closeSync();
-    db.closeSync();
-  });
+  beforeEach(() => ({ c, dir, k } = sides));
 
   const both = async (sql: string) => {
     await k.run(sql);

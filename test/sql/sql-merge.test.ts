@@ -5,10 +5,11 @@
 import { execFileSync } from 'node:child_process';
 import { open } from 'node:fs/promises';
 import * as path from 'node:path';
-import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Catalog } from '../../src/index.js';
-import { expectCode, openCatalog, tempDir } from '../helpers.js';
+import { expectCode, tempDir } from '../helpers.js';
+import { asJson, sideBySide } from '../support/side-by-side.js';
 import { rowIds } from '../support/row-ids.js';
 
 const TABLES = [
@@ -19,27 +20,14 @@ const TABLES = [
   `INSERT INTO updates VALUES (2, 'Grace', 'New York', 'upsert'), (3, NULL, NULL, 'delete'), (7, 'Donald', 'Stanford', 'upsert'), (4, 'Barbara', 'Boston', 'upsert'), (8, 'Niklaus', NULL, 'delete')`,
 ];
 
-const plain = (rows: Record<string, unknown>[]) => JSON.parse(JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as unknown;
+const plain = asJson;
 
 describe('MERGE INTO through catalog.sql', () => {
+  const sides = sideBySide(TABLES);
   let c: Catalog;
   let dir: string;
-  let db: DuckDBInstance;
   let k: DuckDBConnection;
-  beforeEach(async () => {
-    dir = await tempDir();
-    c = await openCatalog({ dir });
-    db = await DuckDBInstance.create(':memory:');
-    k = await db.connect();
-    for (const sql of TABLES) {
-      await c.sql(sql);
-      await k.run(sql);
-    }
-  });
-  afterEach(() => {
-    k.closeSync();
-    db.closeSync();
-  });
+  beforeEach(() => ({ c, dir, k } = sides));
 
   const head = async () => (await c.snapshots()).at(-1)!.id;
   /** Runs `sql` on both; their answers equal; then the target's rows equal, and what the lake committed. */
