@@ -3,6 +3,7 @@
 // prints it, a failing one says why and the rest still run (exit 1); at a terminal (a pseudo-terminal from
 // script(1)), the prompt continues a statement across lines and what was typed is recalled in the next session.
 import { spawn } from 'node:child_process';
+import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +24,9 @@ describe('where typed statements end', () => {
       text.map((s) => `E'${s.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`),
       text.filter((s) => !s.includes('$q$')).map((s) => `$q$${s}$q$`),
       text.filter((s) => !s.includes('\n')).map((s) => `-- ${s}\n`),
-      text.filter((s) => !s.includes('*/')).map((s) => `/* ${s} */`),
+      text.filter((s) => !s.includes('*/') && !s.includes('/*')).map((s) => `/* ${s} */`),
+      // Block comments nest, as DuckDB reads them.
+      fc.tuple(text, text).filter(([a, b]) => ![a, b].some((s) => s.includes('*/') || s.includes('/*'))).map(([a, b]) => `/* ${a} /* ${b} */ ${a} */`),
     );
     const statement = fc.array(part, { minLength: 1, maxLength: 6 }).map((ps) => `SELECT ${ps.join(' ')}`);
     fc.assert(
@@ -38,6 +41,9 @@ describe('where typed statements end', () => {
     // An unterminated string or comment holds the rest: nothing after it ends a statement.
     expect(splitStatements("SELECT 'a; b").whole).toEqual([]);
     expect(splitStatements('SELECT 1 /* ; */ ; SELECT 2 -- ;\n;')).toEqual({ whole: ['SELECT 1 /* ; */ ;', 'SELECT 2 -- ;\n;'], rest: '' });
+    // A -- comment ends at a carriage return too; comments alone are no statement, and after the last one nothing is begun.
+    expect(splitStatements('SELECT 1 -- x\r; SELECT 2;')).toEqual({ whole: ['SELECT 1 -- x\r;', 'SELECT 2;'], rest: '' });
+    expect(splitStatements('/* only */ ; -- just this\n; SELECT 3; -- done\n/* and this */')).toEqual({ whole: ['SELECT 3;'], rest: '' });
   });
 });
 
@@ -46,7 +52,7 @@ describe('strata shell', () => {
     const dir = await tempDir();
     await runCli('init', '--dir', dir);
     await runCli('sql', 'CREATE TABLE t (id INTEGER, s VARCHAR)', '--dir', dir);
-    const input = ["INSERT INTO t VALUES (1, 'a;b'),", "  (2, 'c -- not a comment');", 'SELECT * FROM t ORDER BY id; SELEC 1;', '.mode csv', 'SELECT s FROM t', 'ORDER BY id DESC;', ''].join('\n');
+    const input = ["INSERT INTO t VALUES (1, 'a;b'),", "  (2, 'c -- not a comment'); -- the rows", '/* nothing */;', 'SELECT * FROM t ORDER BY id; SELEC 1;', '.mode csv', 'SELECT s FROM t', 'ORDER BY id DESC; -- the end', ''].join('\n');
     const r = await runCliWith({ input }, 'shell', '--dir', dir);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^INVALID_ARGUMENT: the statement does not parse: syntax error at or near "SELEC"/);
@@ -70,6 +76,8 @@ describe('strata shell', () => {
     expect(first).toMatch(/strata> /);
     expect(first).toMatch(/\.\.\.> /);
     expect(first).toMatch(/answer\r?\n-+\r?\n42/);
+    // Its owner's alone: a statement may hold what a password does.
+    expect((await stat(history)).mode & 0o777).toBe(0o600);
     // Up three times: past the line just typed and the last session's .quit, to the line that ends the statement begun here.
     const second = await atTerminal(dir, history, ['SELECT 6 *', '\u001b[A\u001b[A\u001b[A', '.quit']);
     expect(second).toMatch(/answer\r?\n-+\r?\n42/);

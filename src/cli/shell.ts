@@ -2,9 +2,9 @@
 // takes them — a statement runs once a ";" ends it (statement-ends.ts), lines before continue it (the prompt
 // says so), several on a line run in turn — each printed as `strata sql` prints it. A few dot commands:
 // .help, .mode table|csv|json, .quit and .exit (as does the end of input). What was typed is kept in a
-// history file across sessions (~/.strata_history, or STRATA_HISTORY). A failing statement prints its code
+// history file across sessions (~/.strata_history, or STRATA_HISTORY; its owner's alone). A failing statement prints its code
 // and message and the shell goes on; fed from a pipe, it exits 1 if any did.
-import { appendFile, readFile } from 'node:fs/promises';
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
@@ -50,7 +50,8 @@ export async function shell(c: Catalog, where: string, o: ShellOptions): Promise
   if (o.interactive) await write(`strata shell on ${where}: statements end with ";", .help for more\n`);
   prompt();
   for await (const line of rl) {
-    if (o.interactive && line.trim() !== '') await appendFile(file, `${line}\n`).catch(() => undefined);
+    // Only its owner reads it: a statement may hold what a password does.
+    if (o.interactive && line.trim() !== '') await appendFile(file, `${line}\n`, { mode: 0o600 }).catch(() => undefined);
     if (pending.trim() === '' && line.trim().startsWith('.')) {
       const [command, arg] = line.trim().split(/\s+/);
       if (command === '.quit' || command === '.exit') break;
@@ -61,7 +62,7 @@ export async function shell(c: Catalog, where: string, o: ShellOptions): Promise
       continue;
     }
     const { whole, rest } = splitStatements(`${pending}${line}\n`);
-    pending = rest.trim() === '' ? '' : rest;
+    pending = rest;
     for (const statement of whole) {
       const started = performance.now();
       try {
@@ -81,10 +82,15 @@ export async function shell(c: Catalog, where: string, o: ShellOptions): Promise
   return failed;
 }
 
-/** The newest lines of the history file, newest first (as readline keeps them); none if there is no file yet. */
+/**
+ * The newest lines of the history file, newest first (as readline keeps them); none if there is no file yet.
+ * A file grown past twice what is recalled is cut to what is.
+ */
 async function pastLines(file: string): Promise<string[]> {
-  const text = await readFile(file, 'utf8').catch(() => '');
-  return text.split('\n').filter((l) => l.trim() !== '').slice(-HISTORY_SIZE).reverse();
+  const lines = (await readFile(file, 'utf8').catch(() => '')).split('\n').filter((l) => l.trim() !== '');
+  const kept = lines.slice(-HISTORY_SIZE);
+  if (lines.length > 2 * HISTORY_SIZE) await writeFile(file, `${kept.join('\n')}\n`, { mode: 0o600 }).catch(() => undefined);
+  return kept.reverse();
 }
 
 /** A failed statement, said as a failed command is (failure.ts), and the shell goes on. */

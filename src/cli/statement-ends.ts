@@ -1,7 +1,8 @@
 // Where the statements typed into `strata shell` end: at a ";" outside a string ('…', E'…'), a quoted name
-// ("…"), a dollar-quoted string ($tag$…$tag$) and a comment (-- to the line's end, /* … */), as DuckDB's own
-// shell decides that a statement is whole before it runs it. Only the ends are found here; each statement is
-// DuckDB's to parse.
+// ("…"), a dollar-quoted string ($tag$…$tag$) and a comment (as DuckDB reads them: sql/comments.ts), as
+// DuckDB's own shell decides that a statement is whole before it runs it. Only the ends are found here; each
+// statement is DuckDB's to parse. A statement of comments alone, and comments after the last one, are none.
+import { afterComments } from '../sql/comments.js';
 
 /** The statements `text` holds whole (each with its ";"), and what follows the last one (a statement begun). */
 export function splitStatements(text: string): { whole: string[]; rest: string } {
@@ -17,12 +18,8 @@ export function splitStatements(text: string): { whole: string[]; rest: string }
       i++;
       while (i < n && !(text[i] === ch && text[i + 1] !== ch)) i += text[i] === ch || (escapes && text[i] === '\\') ? 2 : 1;
       i++;
-    } else if (ch === '-' && text[i + 1] === '-') {
-      const end = text.indexOf('\n', i);
-      i = end < 0 ? n : end + 1;
-    } else if (ch === '/' && text[i + 1] === '*') {
-      const end = text.indexOf('*/', i + 2);
-      i = end < 0 ? n : end + 2;
+    } else if ((ch === '-' && text[i + 1] === '-') || (ch === '/' && text[i + 1] === '*')) {
+      i = afterComments(text, i);
     } else if (ch === '$') {
       const tag = /^\$([A-Za-z_]\w*)?\$/.exec(text.slice(i));
       if (tag === null || (i > 0 && /\w/.test(text[i - 1]!))) i++;
@@ -32,9 +29,10 @@ export function splitStatements(text: string): { whole: string[]; rest: string }
       }
     } else if (ch === ';') {
       const statement = text.slice(start, i + 1).trim();
-      if (statement !== ';') whole.push(statement);
+      if (afterComments(statement) < statement.length - 1) whole.push(statement);
       start = ++i;
     } else i++;
   }
-  return { whole, rest: text.slice(start) };
+  const rest = text.slice(start);
+  return { whole, rest: afterComments(rest) === rest.length ? '' : rest };
 }

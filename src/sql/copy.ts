@@ -12,6 +12,7 @@ import type { DuckDBConnection, DuckDBResultReader } from '@duckdb/node-api';
 import type { SnapshotId } from '../../keys/ids.js';
 import { StrataError } from '../errors.js';
 import { type HostReach, run } from './engine.js';
+import { afterComments } from './comments.js';
 import { hostRun } from './host-files.js';
 import { randomHex } from '../random.js';
 import { createTable } from './mirror.js';
@@ -20,29 +21,6 @@ import { ident, literal } from './sql-text.js';
 import { DEFAULT_TARGET_FILE_SIZE, writeRows } from './write-files.js';
 
 const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);
-
-/**
- * Where the text after the whitespace and comments `text` starts with begins: comments as DuckDB reads them,
- * -- to the line's end and /* … *\/ nested (a regular expression that does not nest them would find a COPY
- * inside a comment that DuckDB skips).
- */
-function afterComments(text: string): number {
-  let i = 0;
-  for (;;) {
-    while (i < text.length && /\s/.test(text[i]!)) i++;
-    if (text.startsWith('--', i)) {
-      const end = text.indexOf('\n', i);
-      i = end < 0 ? text.length : end + 1;
-    } else if (text.startsWith('/*', i)) {
-      let depth = 0;
-      do {
-        if (text.startsWith('/*', i)) (depth++, (i += 2));
-        else if (text.startsWith('*/', i)) (depth--, (i += 2));
-        else i++;
-      } while (depth > 0 && i < text.length);
-    } else return i;
-  }
-}
 
 /** Whether a statement is a COPY (comments before it aside): DuckDB's planner cannot plan one without reaching its file. */
 export const isCopy = (text: string) => /^COPY\b/i.test(text.slice(afterComments(text)));

@@ -34,20 +34,39 @@ const HEAD = new RegExp(
   'i',
 );
 
+/** The query an INSERT or a CREATE TABLE … AS ends with: where it starts, its text and DuckDB's parse of it. */
+export interface EndingQuery {
+  from: number;
+  query: string;
+  statement: Statement;
+  /** CREATE OR REPLACE TABLE: the table it replaces may be one it reads. */
+  replaces: boolean;
+}
+
+const parser = (run: ScalarSql) => async (sql: string) => JSON.parse(protectBig(await run('SELECT json_serialize_sql($1::VARCHAR) AS v', sql))) as Parsed;
+
+/** The query `text` ends with, if it is an INSERT or a CREATE TABLE … AS that ends with one SELECT. */
+export async function endingQuery(text: string, run: ScalarSql): Promise<EndingQuery | undefined> {
+  const head = HEAD.exec(text);
+  if (head === null) return undefined;
+  const from = head[0].length;
+  const query = text.slice(from);
+  const parsed = await parser(run)(query);
+  if (parsed.error || parsed.statements?.length !== 1) return undefined;
+  const statement = Statement.of(parsed as never);
+  await statement.timeExpressions(run);
+  return { from, query, statement, replaces: /^\s*CREATE\s+OR\s+REPLACE\b/i.test(head[0]) };
+}
+
 /**
  * Every table reference with an AT in the query an INSERT or a CREATE TABLE … AS ends with, in order; an empty
  * list for any other statement, or one whose query has none (then DuckDB's refusal stands).
  */
 export async function pastReads(text: string, run: ScalarSql): Promise<PastRead[]> {
-  const head = HEAD.exec(text);
-  if (head === null) return [];
-  const parse = async (sql: string) => JSON.parse(protectBig(await run('SELECT json_serialize_sql($1::VARCHAR) AS v', sql))) as Parsed;
-  const from = head[0].length;
-  const query = text.slice(from);
-  const parsed = await parse(query);
-  if (parsed.error || parsed.statements?.length !== 1) return [];
-  const statement = Statement.of(parsed as never);
-  await statement.timeExpressions(run);
+  const ending = await endingQuery(text, run);
+  if (ending === undefined) return [];
+  const { from, query, statement } = ending;
+  const parse = parser(run);
   const out: PastRead[] = [];
   for (const [i, node] of statement.atNodes()) {
     const ref = statement.refs[i]!;

@@ -103,6 +103,8 @@ export interface PlaneContext {
   hostWrites: HostFiles;
   /** The SELECT of what a write reads in place of what it wrote — host rows loaded, a table AT a snapshot — by the name its text reads it under (write.ts). */
   loaded?: ReadonlyMap<string, string>;
+  /** Database files a write's loaded rows are in, by the name its scratch database attaches them under. */
+  attached?: ReadonlyMap<string, string>;
   /** The values a write binds to its statement's parameters where it runs it (write.ts). */
   params?: BoundParams;
 }

@@ -8,12 +8,14 @@ import type { StatementFiles } from './statement-files.js';
 import { createTable, createViews, type Named, sameTable } from './mirror.js';
 import type { ScalarSql } from './statement.js';
 import { type PlaneContext, scanAt } from './query.js';
-import { ident } from './sql-text.js';
+import { ident, literal } from './sql-text.js';
 import { randomHex } from '../random.js';
 
 export class Scratch {
   /** Data files the scans listed and skipped. */
   readonly files = { listed: 0, skipped: 0 };
+  /** The databases attached for the statement (rows it read first), detached with its own. */
+  private readonly attached: string[] = [];
 
   private constructor(
     readonly c: DuckDBConnection,
@@ -39,6 +41,10 @@ export class Scratch {
    */
   async reading(ctx: PlaneContext, r: ReadState, target: Named, tables: readonly Named[], held: StatementFiles): Promise<void> {
     // Host rows the statement loaded first and tables it reads at a snapshot of their own, under the names its text now reads them by (write.ts).
+    for (const [alias, file] of ctx.attached ?? []) {
+      await this.run(`ATTACH ${literal(file)} AS ${ident(alias)} (READ_ONLY)`);
+      this.attached.push(alias);
+    }
     for (const [name, select] of ctx.loaded ?? []) await this.run(`CREATE VIEW ${this.name(name)} AS ${select}`);
     // Every schema, so that a catalog view of a schema the statement reads no table of binds too.
     for (const schema of await r.schemas()) await this.run(`CREATE SCHEMA IF NOT EXISTS ${ident(this.database)}.${ident(schema.name)}`);
@@ -71,6 +77,7 @@ export class Scratch {
       return await fn(s);
     } finally {
       await c.run(`USE memory; DETACH DATABASE IF EXISTS ${ident(s.database)}`).catch(() => undefined);
+      for (const alias of s.attached) await c.run(`DETACH DATABASE IF EXISTS ${ident(alias)}`).catch(() => undefined);
     }
   }
 }

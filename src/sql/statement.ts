@@ -260,6 +260,11 @@ export class Statement {
     return new Statement(parsed, refs, kept, calls, times, relations);
   }
 
+  /** Whether the statement reads a relation of the catalog's own (snapshots(), table_changes(), information_schema, …). */
+  readsCatalog(): boolean {
+    return this.relations.size > 0;
+  }
+
   /** Each reference with an AT: its index in `refs` and its parse node (where it starts, its alias). */
   *atNodes(): Iterable<[number, Node]> {
     for (const [i, n] of this.nodes.entries()) if (n.at_clause) yield [i, n];

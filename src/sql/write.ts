@@ -11,14 +11,14 @@ import { createTableAs } from './create-as.js';
 import { addedColumnsByExample, ddlOperations, runDdl } from './ddl.js';
 import { deleteRows } from './delete.js';
 import { callAt, loadedScan, loadedShape, loadHostRows } from './host-files.js';
-import { pastReads } from './past-reads.js';
+import { endingQuery, pastReads } from './past-reads.js';
 import { insert } from './insert.js';
 import { mergeRows } from './merge.js';
 import { updateRows } from './update.js';
 import { StatementFiles } from './statement-files.js';
 import { nodesOf, type PlanFailure, type PlanNode } from './mirror.js';
-import { authorship, committing, pastScans, type PlaneContext, type SqlOptions, type SqlResult, sqlOptions } from './query.js';
-import { ident } from './sql-text.js';
+import { authorship, committing, pastScans, type PlaneContext, selectInto, type SqlOptions, type SqlResult, sqlOptions } from './query.js';
+import { ident, literal } from './sql-text.js';
 import { charIndex, errorAt } from './statement-errors.js';
 import { isHostReader, isPureTableFunction, refusedTableFunction } from './table-functions.js';
 import { randomHex } from '../random.js';
@@ -40,17 +40,18 @@ export async function write(plane: PlaneContext, text: string, given: SqlOptions
   const r = await ctx.reads.reader();
   const held = new StatementFiles(ctx.files);
   try {
-    const outcome = await planLoading(ctx, r, text, held);
+    const outcome = await planLoading(ctx, r, text, held, params);
     if (outcome === 'split') {
       definitionTakesNoParams(bound);
       return await runDdl(ctx, text, await addedColumnsByExample(ctx.mirror, r, text, (q, arg) => ctx.engine.textFunction(q, arg)), r.snapshot.id);
     }
-    const { plan, planned, loaded } = outcome;
+    const { plan, planned, loaded, attached, queryRead } = outcome;
     for (const get of nodesOf(plan, 'LOGICAL_GET')) {
       const name = String(get.name);
       if (name !== 'seq_scan' && !isPureTableFunction(name)) throw refusedTableFunction(name, `${name}(…)`, ctx.hostFiles !== false);
     }
-    const c: PlaneContext = { ...ctx, ...(loaded.size === 0 ? {} : { loaded }), ...(bound === undefined ? {} : { params: bound }) };
+    // A query read first took the statement's parameters with it: its head (names only) has none.
+    const c: PlaneContext = { ...ctx, ...(loaded.size === 0 ? {} : { loaded, attached }), ...(bound === undefined || queryRead ? {} : { params: bound }) };
     if (plan.type === 'LOGICAL_CREATE_TABLE' && plan.children.length > 0) return await createTableAs(c, r, planned, plan, onProgress, held);
     const [inserting] = nodesOf(plan, 'LOGICAL_INSERT');
     if (inserting !== undefined) return await insert(c, r, planned, plan, inserting, onProgress, held);
@@ -92,16 +93,47 @@ const PAST_PLACEHOLDER = `__strata_past_${randomHex(6)}_`;
  * whose default is not a bare literal, which DuckDB's transformer splits into several statements it cannot
  * plan (ddl.ts runs it by example).
  */
-async function planLoading(ctx: PlaneContext, r: ReadState, text: string, held: StatementFiles): Promise<{ plan: PlanNode; planned: string; loaded: Map<string, string> } | 'split'> {
+async function planLoading(
+  ctx: PlaneContext,
+  r: ReadState,
+  text: string,
+  held: StatementFiles,
+  params: SqlOptions['params'],
+): Promise<{ plan: PlanNode; planned: string; loaded: Map<string, string>; attached: Map<string, string>; queryRead: boolean } | 'split'> {
   let planned = text;
   const loaded = new Map<string, string>();
+  const attached = new Map<string, string>();
   const shapes: string[] = [];
+  let tried = false;
+  let queryRead = false;
   /** Each replacement made, in order: where, and how long the text replaced and its replacement were. */
   const edits: { at: number; removed: number; added: number }[] = [];
   const original = (at: number) => edits.reduceRight((p, e) => (p >= e.at + e.added ? p - e.added + e.removed : p >= e.at ? e.at : p), at);
   for (;;) {
     const outcome = await ctx.mirror.plan(r, planned, shapes);
-    if (outcome.ok) return { plan: outcome.plan, planned, loaded };
+    // A query that reads the catalog's own relations (snapshots(), table_changes(), information_schema, …),
+    // which the mirror has not or has as DuckDB's own: its rows are read first, through the read path at the
+    // head, and the statement planned over them as over a host file's loaded rows.
+    const mirrorless = !outcome.ok || nodesOf(outcome.plan, 'LOGICAL_GET').some((g) => String(g.name) !== 'seq_scan' && !isPureTableFunction(String(g.name)));
+    if (mirrorless && !tried) {
+      tried = true;
+      const ending = await endingQuery(planned, (sql, arg) => ctx.engine.textFunction(sql, arg));
+      if (ending?.statement.readsCatalog() === true && ending.replaces) {
+        throw invalid("CREATE OR REPLACE TABLE … AS a query of the catalog's own relations is not run: the table it replaces is read apart from them, and a change to it in between would go unseen; CREATE TABLE a new one from the query, then DROP the old one and RENAME the new");
+      }
+      if (ending?.statement.readsCatalog() === true) {
+        const { name, alias, file, columns } = await readQuery(ctx, ending.query, params);
+        loaded.set(name, `SELECT * FROM ${ident(alias)}.main.rows`);
+        attached.set(alias, file);
+        shapes.push(loadedShape(name, { columns }));
+        const replacement = `SELECT * FROM ${ident(name)}`;
+        planned = `${planned.slice(0, ending.from)}${replacement}`;
+        edits.push({ at: ending.from, removed: ending.query.length, added: replacement.length });
+        queryRead = true;
+        continue;
+      }
+    }
+    if (outcome.ok) return { plan: outcome.plan, planned, loaded, attached, queryRead };
     const { failure } = outcome;
     if (loaded.size === 0 && /Cannot plan statement of type MULTI/.test(failure.message)) return 'split';
     // Tables read AT a snapshot of their own: each replaced at once by a name the planner knows as an empty
@@ -135,6 +167,27 @@ async function planLoading(ctx: PlaneContext, r: ReadState, text: string, held: 
     planned = `${planned.slice(0, at)}${name}${planned.slice(call.end)}`;
     edits.push({ at, removed: written.length, added: name.length });
   }
+}
+
+/** Names of a query's rows read first (`planLoading`): the view the statement reads, and the database they are in. */
+const QUERY_PLACEHOLDER = `__strata_query_${randomHex(6)}_`;
+
+/** The rows of `query` (a SELECT) read through the read path at the head into a database file of the statement's, and their columns. */
+async function readQuery(ctx: PlaneContext, query: string, params: SqlOptions['params']): Promise<{ name: string; alias: string; file: string; columns: { name: string; type: string }[] }> {
+  const file = ctx.engine.path('query');
+  const name = `${QUERY_PLACEHOLDER}rows`;
+  const alias = `${QUERY_PLACEHOLDER}${randomHex(4)}`;
+  await selectInto(ctx, query, params === undefined ? undefined : { params }, file);
+  const columns = await ctx.engine.withConnection(async (c) => {
+    await c.run(`ATTACH ${literal(file)} AS ${ident(alias)} (READ_ONLY)`);
+    try {
+      const described = (await c.runAndReadAll(`DESCRIBE SELECT * FROM ${ident(alias)}.main.rows`)).getRowObjectsJS() as { column_name: string; column_type: string }[];
+      return described.map((d) => ({ name: d.column_name, type: d.column_type }));
+    } finally {
+      await c.run(`DETACH DATABASE IF EXISTS ${ident(alias)}`).catch(() => undefined);
+    }
+  });
+  return { name, alias, file, columns };
 }
 
 /** DuckDB's failure to plan `text` over the mirror, said in the catalog's terms and pointing into `text` (at index `at`). */

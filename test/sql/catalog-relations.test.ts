@@ -158,6 +158,23 @@ describe('the catalog as tables', () => {
     await expectCode(c.sql('SELECT * FROM information_schema.key_column_usage'), 'NOT_FOUND', /has information_schema\.schemata, \.tables and \.columns/);
   });
 
+  it('CREATE TABLE … AS and INSERT … SELECT read the catalog relations: the rows the same SELECT reads, one commit each', async () => {
+    const query = "SELECT snapshot_id, map_keys(changes) AS kinds, commit_message FROM snapshots() WHERE snapshot_id > 0";
+    const expected = await lake(`${query} ORDER BY snapshot_id`);
+    const before = await head();
+    await c.sql(`CREATE TABLE main.history AS ${query}`);
+    expect(await head()).toBe(before + 1);
+    expect(await lake('SELECT * FROM main.history ORDER BY snapshot_id')).toEqual(expected);
+    await c.sql('CREATE TABLE main.audit (snapshot_id BIGINT, change_type VARCHAR, id INTEGER)');
+    const r = await c.sql(`INSERT INTO main.audit SELECT snapshot_id, change_type, id FROM table_changes('s.t', 0, ${before}) WHERE change_type = $1`, { params: ['insert'] });
+    expect(r.rows).toEqual([{ Count: 2n }]);
+    expect(await lake('SELECT id FROM main.audit ORDER BY id')).toEqual([{ id: 1 }, { id: 2 }]);
+    await c.sql("INSERT INTO main.audit (snapshot_id, change_type) SELECT snapshot_id, 'tagged ' || tag_name FROM tags()");
+    await c.sql("CREATE TABLE main.listing AS SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema = 's'");
+    expect(await lake('SELECT table_name FROM main.listing')).toEqual([{ table_name: 't' }]);
+    await expectCode(c.sql('CREATE OR REPLACE TABLE main.history AS SELECT * FROM snapshots()'), 'INVALID_ARGUMENT', /CREATE TABLE a new one from the query, then DROP the old one/);
+  });
+
   it("files('s.t') lists the table's data files at the statement's snapshot with their delete files, as the API does", async () => {
     const before = await head();
     await c.sql('INSERT INTO s.t (id) VALUES (3)');

@@ -88,6 +88,10 @@ describe('COPY through catalog.sql', () => {
     expect(cut.rows).toEqual([{ Count: 1n }]);
     expect(await readFile(path.join(out, 'b.csv'), 'utf8')).toBe('x\n1\n');
     await expect(readFile(path.join(out, 'a.csv'))).rejects.toThrow(/ENOENT/);
+    // A -- comment ends at a carriage return as at a line end: the COPY after it is the statement.
+    const cr = await c.sql(`-- the export\rCOPY (SELECT 3 AS z) TO '${path.join(out, 'cr.csv')}'`, both);
+    expect(cr.rows).toEqual([{ Count: 1n }]);
+    expect(await readFile(path.join(out, 'cr.csv'), 'utf8')).toBe('z\n3\n');
     // Block comments nest, as DuckDB reads them: this statement is the INSERT after them, and no COPY runs.
     const csv = path.join(out, 'in.csv');
     await writeFile(csv, 'id\n77\n');
