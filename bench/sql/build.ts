@@ -10,6 +10,12 @@ import { writeDeleteFile, writeParquet } from './parquet-writer.js';
 
 export const OPEN = { durability: 'relaxed', checkpointEvery: 0 } as const;
 
+/**
+ * The rows the "sql writes" section's MERGE brings into a table of `rows` ids (0 to rows − 1, a multiple of 100):
+ * every hundredth id, and a hundredth as many again, at least one, that are new.
+ */
+export const mergedRows = (rows: number) => rows / 100 + Math.max(1, Math.floor(rows / 10_000));
+
 /** One in a hundred rows of each data file is deleted. */
 export const DELETED = 'pos % 100 = 7';
 

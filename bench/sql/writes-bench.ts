@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { Catalog } from '../../src/index.js';
 import { runScript } from '../child.js';
 import { fmt } from '../harness.js';
-import { OPEN } from './build.js';
+import { mergedRows, OPEN } from './build.js';
 
 export interface WriteSizes {
   rows: number;
@@ -82,8 +82,8 @@ export async function writesBench(z: WriteSizes, out: (s?: string) => void): Pro
   out(
     `UPDATE main.big SET v = v + 1 WHERE id % 100 = 0 on ${n(z.rows)} rows in ${z.files} files (a delete file per data file, ` +
       `one file of the new rows with their ids, one commit), and WHERE id BETWEEN ${n(z.rows / 2)} AND ${n(z.rows / 2 + z.rows / 1000 - 1)} ` +
-      `(one file, by file skipping); MERGE INTO big of ${n(z.rows / 100 + z.rows / 10_000)} rows by id, every hundredth id's v set and ` +
-      `${n(z.rows / 10_000)} ids new (UPDATE SET v, INSERT); catalog.compact of ${n(z.small)} files of 100 rows into one. Each in a fresh process on a fresh ` +
+      `(one file, by file skipping); MERGE INTO big of ${n(mergedRows(z.rows))} rows by id, every hundredth id's v set and ` +
+      `${n(mergedRows(z.rows) - z.rows / 100)} ids new (UPDATE SET v, INSERT); catalog.compact of ${n(z.small)} files of 100 rows into one. Each in a fresh process on a fresh ` +
       "copy (directory store, relaxed), DuckDB ready before the clock starts; peak RSS is that process's. Floor: DuckDB alone doing " +
       'the physical work on the same files. Plain: DuckDB running the same statement on a plain table of the same rows, loaded before ' +
       `the clock starts. Median of ${z.runs} run(s).\n`,

@@ -6,16 +6,16 @@
 // plain table of the same rows, loaded before the clock starts (issue 47's measure).
 import { DuckDBInstance } from '@duckdb/node-api';
 import { Catalog } from '../../src/index.js';
-import { OPEN } from './build.js';
+import { mergedRows, OPEN } from './build.js';
 import { peakRss } from '../child.js';
 
 const [op, dir, rows] = process.argv.slice(2) as ['update' | 'update-range' | 'merge' | 'compact' | 'update-floor' | 'update-range-floor' | 'compact-floor' | 'update-plain' | 'merge-plain', string, string];
 /** A thousandth of the rows, in the middle of one file of the ten: what file skipping is for. */
 const middle = Number(rows) / 2;
 const RANGE = `id BETWEEN ${middle} AND ${middle + Number(rows) / 1000 - 1}`;
-/** The rows a MERGE brings: every hundredth id of the table with a new v, and a hundredth as many again that are new. */
-const MERGE = `MERGE INTO big USING (SELECT i * 100 AS id, (i % 7)::DOUBLE AS v FROM range(${Number(rows) / 100 + Number(rows) / 10_000}) t(i)) s USING (id) WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.v)`;
-const MERGED = Number(rows) / 100 + Number(rows) / 10_000;
+/** The rows a MERGE brings: every hundredth id of the table with a new v, and a hundredth as many again (at least one) that are new. */
+const MERGED = mergedRows(Number(rows));
+const MERGE = `MERGE INTO big USING (SELECT i * 100 AS id, (i % 7)::DOUBLE AS v FROM range(${MERGED}) t(i)) s USING (id) WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.v)`;
 const catalog = await Catalog.open({ dir, ...OPEN });
 const table = op === 'compact' || op === 'compact-floor' ? 'small' : 'big';
 const r = await catalog.reader();
