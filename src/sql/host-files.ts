@@ -5,6 +5,7 @@
 // never reaches a host file, the host instance never the lake's files, and the plan of a write holds a
 // read_parquet, which DuckDB can serialise (read_csv's and read_json's bind data cannot be:
 // "CSVReaderSerialize not implemented").
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { StrataError } from '../errors.js';
 import { duckError, run, type HostReach, type Session } from './engine.js';
 import { ident, literal } from './sql-text.js';
@@ -24,9 +25,14 @@ export async function loadHostRows(session: Session, reach: HostReach, call: str
   const local = `${session.path('host')}.parquet`;
   return session.withHost(reach, async (c) => {
     await hostRun(call, reach, () => c.run(`COPY (${call}) TO ${literal(local)} (FORMAT parquet)`));
-    const described = (await run(() => c.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${literal(local)})`))).getRowObjectsJS() as { column_name: string; column_type: string }[];
-    return { local, columns: described.map((d) => ({ name: d.column_name, type: d.column_type })) };
+    return { local, columns: await columnsOf(c, `SELECT * FROM read_parquet(${literal(local)})`) };
   });
+}
+
+/** The columns of `select` as DuckDB names and types them (its DESCRIBE): what rows read in a statement's place are planned as. */
+export async function columnsOf(c: DuckDBConnection, select: string): Promise<LoadedRows['columns']> {
+  const described = (await run(() => c.runAndReadAll(`DESCRIBE ${select}`))).getRowObjectsJS() as { column_name: string; column_type: string }[];
+  return described.map((d) => ({ name: d.column_name, type: d.column_type }));
 }
 
 /** The scan of loaded rows where the statement called their reader. */

@@ -15,7 +15,7 @@ import type { DeletePositionChecks } from './delete-positions.js';
 import type { FieldIdChecks, FileLayout } from './file-columns.js';
 import { catalogRelationScan, type RelationReads } from './catalog-relations.js';
 import { run, type Session, withProgress } from './engine.js';
-import { loadedScan, loadHostRows } from './host-files.js';
+import { columnsOf, type LoadedRows, loadedScan, loadHostRows } from './host-files.js';
 import type { HostFiles } from './settings.js';
 import { identityOf, type LocalFiles, recordedFile } from './local-files.js';
 import { StatementFiles } from './statement-files.js';
@@ -144,10 +144,10 @@ export async function select(ctx: PlaneContext, text: string, given: SqlOptions 
 
 /**
  * A SELECT's rows into a DuckDB database file `file`, as its table main.rows, every type as it is: what COPY …
- * TO copies to a host file (copy.ts). Returns what a SELECT's result says of its snapshot and files, and how
- * many rows there were.
+ * TO copies to a host file (copy.ts), and what a write reads first (write.ts). Returns what a SELECT's result
+ * says of its snapshot and files, how many rows there were, and their columns.
  */
-export async function selectInto(ctx: PlaneContext, text: string, given: SqlOptions | undefined, file: string): Promise<{ meta: Pick<SqlResult, 'snapshot' | 'files'>; count: number }> {
+export async function selectInto(ctx: PlaneContext, text: string, given: SqlOptions | undefined, file: string): Promise<{ meta: Pick<SqlResult, 'snapshot' | 'files'>; count: number; columns: LoadedRows['columns'] }> {
   return ctx.engine.withConnection(async (c) => {
     const held = new StatementFiles(ctx.files, true);
     const into = ident(`into_${randomHex(6)}`);
@@ -159,7 +159,7 @@ export async function selectInto(ctx: PlaneContext, text: string, given: SqlOpti
           held,
           withProgress(c, given?.onProgress, () => c.runAndReadAll(`CREATE TABLE ${into}.main.rows AS ${sql}`, params)).catch((e: unknown) => pointed(ctx, e, text)),
         );
-        return { meta, count: Number(result.getRows()[0]![0]) };
+        return { meta, count: Number(result.getRows()[0]![0]), columns: await columnsOf(c, `SELECT * FROM ${into}.main.rows`) };
       } finally {
         await c.run(`DETACH ${into}`).catch(() => undefined);
       }
@@ -301,8 +301,7 @@ export async function pastScans(ctx: PlaneContext, held: StatementFiles, refs: r
   const out = [];
   for (const [i, ref] of refs.entries()) {
     const sql = await binder.bind(ref, ref.at, 0, `${PLACEHOLDER}p${i}_`);
-    const described = await ctx.engine.withConnection(async (c) => (await run(() => c.runAndReadAll(`DESCRIBE ${sql}`))).getRowObjectsJS() as { column_name: string; column_type: string }[]);
-    out.push({ sql, columns: described.map((d) => ({ name: d.column_name, type: d.column_type })) });
+    out.push({ sql, columns: await ctx.engine.withConnection((c) => columnsOf(c, sql)) });
   }
   return out;
 }

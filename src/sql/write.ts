@@ -18,7 +18,7 @@ import { updateRows } from './update.js';
 import { StatementFiles } from './statement-files.js';
 import { nodesOf, type PlanFailure, type PlanNode } from './mirror.js';
 import { authorship, committing, pastScans, type PlaneContext, selectInto, type SqlOptions, type SqlResult, sqlOptions } from './query.js';
-import { ident, literal } from './sql-text.js';
+import { ident } from './sql-text.js';
 import { charIndex, errorAt } from './statement-errors.js';
 import { isHostReader, isPureTableFunction, refusedTableFunction } from './table-functions.js';
 import { randomHex } from '../random.js';
@@ -177,16 +177,7 @@ async function readQuery(ctx: PlaneContext, query: string, params: SqlOptions['p
   const file = ctx.engine.path('query');
   const name = `${QUERY_PLACEHOLDER}rows`;
   const alias = `${QUERY_PLACEHOLDER}${randomHex(4)}`;
-  await selectInto(ctx, query, params === undefined ? undefined : { params }, file);
-  const columns = await ctx.engine.withConnection(async (c) => {
-    await c.run(`ATTACH ${literal(file)} AS ${ident(alias)} (READ_ONLY)`);
-    try {
-      const described = (await c.runAndReadAll(`DESCRIBE SELECT * FROM ${ident(alias)}.main.rows`)).getRowObjectsJS() as { column_name: string; column_type: string }[];
-      return described.map((d) => ({ name: d.column_name, type: d.column_type }));
-    } finally {
-      await c.run(`DETACH DATABASE IF EXISTS ${ident(alias)}`).catch(() => undefined);
-    }
-  });
+  const { columns } = await selectInto(ctx, query, params === undefined ? undefined : { params }, file);
   return { name, alias, file, columns };
 }
 
