@@ -89,7 +89,7 @@ export class CarriedDeletes {
       const positions = `SELECT n.${POS} AS pos FROM (${scan}) AS n SEMI JOIN ${this.table} AS g ON g.rowid = n.${ROWID}`;
       const count = await this.count(`SELECT count(*) FROM (${positions})`);
       if (count === a.recordCount) emptied.add(i);
-      else if (count > 0) deletes.set(i, await storeDeleteFile(this.ctx, this.c, this.target, a.path, positions));
+      else if (count > 0) deletes.set(i, await storeDeleteFile(this.ctx, this.c, this.target, a, positions));
     }
     return { deletes, emptied };
   }

@@ -77,13 +77,17 @@ export class DeletePositionChecks {
     readonly kept: KeptPositions,
   ) {}
 
+  /** A delete file this process wrote of rows it read of its data file, each once: it checks out, unread. */
+  wrote(identity: string, recordCount: number, deleteCount: number): void {
+    this.done.set(key({ identity, recordCount, deleteCount }), Promise.resolve(undefined));
+  }
+
   /**
    * The problem of each file, in order (undefined: it checks out). `identity` names what a file's bytes are
    * (its key, size and CRC): a file read before under the same identity and needs is not read again. With
    * `keep`, the files read are read into `kept`, which the statement about to apply them then finds there.
    */
   async problems(files: readonly (DeletePositions & { identity: string })[], keep = false): Promise<(string | undefined)[]> {
-    const key = (f: DeletePositions & { identity: string }) => `${f.identity}/${f.recordCount}/${f.deleteCount}`;
     const fresh = files.filter((f) => !this.done.has(key(f)));
     if (fresh.length > 0) {
       const reading = keep ? this.readKept(fresh) : this.read(fresh);
@@ -148,6 +152,9 @@ export class DeletePositionChecks {
     });
   }
 }
+
+/** What a file was checked as: its bytes' identity and what it must hold. */
+const key = (f: Pick<DeletePositions, 'recordCount' | 'deleteCount'> & { identity: string }) => `${f.identity}/${f.recordCount}/${f.deleteCount}`;
 
 const EMPTY: Read = { rows: 0, distinct: 0, missing: 0, fractional: 0, min: null, max: null };
 

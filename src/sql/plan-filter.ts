@@ -19,9 +19,12 @@ const isTarget = (n: PlanNode, t: Named) => {
   return n.type === 'LOGICAL_GET' && n.name === 'seq_scan' && data?.schema === t.schema && data.table === t.table;
 };
 
+/** Whether the plan scans `target` once: a statement that reads it again (a subquery over it) reads its scratch table. */
+export const readsTargetOnce = (plan: PlanNode, target: Named): boolean => nodesOf(plan, 'LOGICAL_GET').filter((g) => isTarget(g, target)).length === 1;
+
 /** The filter of the target's scan a DELETE or UPDATE (`node`) can skip files by, if it has one. */
 export function targetFilter(plan: PlanNode, node: PlanNode, target: Named): TableRef['filter'] {
-  if (nodesOf(plan, 'LOGICAL_GET').filter((g) => isTarget(g, target)).length !== 1) return undefined;
+  if (!readsTargetOnce(plan, target)) return undefined;
   let n = node.children[0];
   while (n?.type === 'LOGICAL_PROJECTION' && n.children.length === 1) n = n.children[0];
   const get = n?.children[0];

@@ -13,6 +13,7 @@ import type { StatementFiles } from './statement-files.js';
 import { createTable, type Named, type PlanNode, tablesRead } from './mirror.js';
 import { type BoundScan, type PlaneContext, scanAt, type SqlOptions, type SqlResult } from './query.js';
 import { targetFilter } from './plan-filter.js';
+import { touchedRowsQuery } from './touched-rows.js';
 import { Scratch } from './scratch.js';
 import type { TableRef } from './statement.js';
 import { ident, literal } from './sql-text.js';
@@ -28,14 +29,37 @@ export interface DeleteFileSpec extends StoredBytes {
   deleteCount: number;
 }
 
-/** The target's live rows at `r`'s snapshot as a scratch table, each with its file, row number and row id. */
-async function targetRows(ctx: PlaneContext, r: ReadState, s: Scratch, target: Named, held: StatementFiles, filter: TableRef['filter']): Promise<{ table: TableInfo; scan: BoundScan }> {
+/**
+ * The target's live rows at `r`'s snapshot as a scratch table, each with its file, row number and row id: those
+ * `touched` selects (touched-rows.ts, run on them as a view under the target's name) when it is given and runs.
+ */
+async function targetRows(ctx: PlaneContext, r: ReadState, s: Scratch, target: Named, held: StatementFiles, filter: TableRef['filter'], touched: string | undefined): Promise<{ table: TableInfo; scan: BoundScan }> {
   const table = await r.table(target.schema, target.table);
   // Only the files the statement's WHERE may touch: the others' rows cannot go or change.
   const scan = await scanAt(ctx, r, { ...target, at: undefined, filter }, held, s.files, true);
+  const kept = touched === undefined ? undefined : await touchedRows(s, s.name(target), scan.sql, touched);
   await s.run(createTable(s.name(target), table, [`${FILE} VARCHAR`, `${POS} BIGINT`, `${ROWID} BIGINT`]));
-  await s.run(`INSERT INTO ${s.name(target)} ${scan.sql}`);
+  await s.run(`INSERT INTO ${s.name(target)} ${kept === undefined ? scan.sql : `FROM ${kept}`}`);
+  if (kept !== undefined) await s.run(`DROP TABLE ${kept}`);
   return { table, scan };
+}
+
+/**
+ * The rows `touched` selects of `scan`, as a scratch table; undefined when DuckDB does not run it (a name it
+ * binds to a catalog view, made only later: then every row is kept, and the statement says what is wrong).
+ */
+async function touchedRows(s: Scratch, name: string, scan: string, touched: string): Promise<string | undefined> {
+  const kept = s.name('__strata_touched');
+  await s.run(`CREATE VIEW ${name} AS ${scan}`);
+  try {
+    // Prepared: one statement, whatever the text holds.
+    await run(async () => (await s.c.prepare(`CREATE TABLE ${kept} AS ${touched}`)).run());
+    return kept;
+  } catch {
+    return undefined;
+  } finally {
+    await s.run(`DROP VIEW ${name}`);
+  }
 }
 
 /**
@@ -51,7 +75,7 @@ export async function deleteFiles(ctx: PlaneContext, s: Scratch, target: Named, 
     const earlier = scan.deletes.get(data.id);
     // Each position once (UNION): its count is the rows deleted, and "every row" ends the data file.
     const positions = `SELECT ${POS} AS pos FROM ${gone} WHERE ${FILE} = ${literal(f)}${earlier ? ` UNION SELECT pos FROM read_parquet(${literal(earlier.local)})` : ''}`;
-    specs.push({ dataFileId: data.id, ...(await storeDeleteFile(ctx, s.c, { ...target, info: table }, data.path, positions)) });
+    specs.push({ dataFileId: data.id, ...(await storeDeleteFile(ctx, s.c, { ...target, info: table }, data, positions)) });
   }
   return specs;
 }
@@ -108,7 +132,8 @@ export async function rewriteRows(
       await s.reading(ctx, r, target, tablesRead(plan), held);
       // A MERGE may change any row (WHEN NOT MATCHED BY SOURCE): every file is read.
       const filter = node.type === 'LOGICAL_MERGE_INTO' ? undefined : targetFilter(plan, node, target);
-      const { table, scan } = await targetRows(ctx, r, s, target, held, filter);
+      const touched = await touchedRowsQuery(text, plan, node, target, (q, arg) => ctx.engine.textFunction(q, arg));
+      const { table, scan } = await targetRows(ctx, r, s, target, held, filter, touched);
       const before = await how.before(s, s.name(target), table);
       await s.views(r, (q, arg) => ctx.engine.textFunction(q, arg));
       const result = await withProgress(c, onProgress, () => c.runAndReadAll(text, ctx.params));

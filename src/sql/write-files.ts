@@ -14,6 +14,7 @@ import type { TableInfo, ColumnInfo } from '../read/records.js';
 import type { ColumnStatsSpec, DataFileSpec } from '../txn/transaction.js';
 import { duckType } from './duck-types.js';
 import { run, withProgress } from './engine.js';
+import type { DeletePositionChecks } from './delete-positions.js';
 import type { FieldIdChecks } from './file-columns.js';
 import { identityOf } from './local-files.js';
 import type { PlaneContext } from './query.js';
@@ -59,9 +60,10 @@ export interface StoredBytes {
 
 /**
  * What writing files needs: the store and its data path, the statement's session (its scratch directory), and
- * — in a catalog, not an import — the process's record of files written with field ids.
+ * — in a catalog, not an import — the process's record of files written with field ids and of delete files
+ * whose positions it made.
  */
-export type WriteContext = Pick<PlaneContext, 'store' | 'dataPath' | 'engine'> & { fieldIds?: Pick<FieldIdChecks, 'wrote'> };
+export type WriteContext = Pick<PlaneContext, 'store' | 'dataPath' | 'engine'> & { fieldIds?: Pick<FieldIdChecks, 'wrote'>; positions?: Pick<DeletePositionChecks, 'wrote'> };
 
 /** Puts a local file into the store at `relative` (under the data path): its size and CRC-32. */
 export async function storeFile(ctx: Pick<WriteContext, 'store' | 'dataPath'>, local: string, relative: string): Promise<StoredBytes> {
@@ -77,16 +79,26 @@ export interface StoredDeleteFile extends StoredBytes {
 }
 
 /**
- * Writes the positions `positions` (a query of one column, `pos`) as a delete file of the data file at
- * `dataFile` (DuckLake's `file_path`, `pos`, sorted), and puts it in the table's data path.
+ * Writes the positions `positions` (a query of one column, `pos`: rows of `dataFile`, each once) as a delete
+ * file of it (DuckLake's `file_path`, `pos`, sorted), and puts it in the table's data path. Positions made so
+ * need no check when the file is registered or applied in this process (decision 0041).
  */
-export async function storeDeleteFile(ctx: WriteContext, c: DuckDBConnection, to: { schema: string; table: string; info: TableInfo }, dataFile: string, positions: string): Promise<StoredDeleteFile> {
+export async function storeDeleteFile(
+  ctx: WriteContext,
+  c: DuckDBConnection,
+  to: { schema: string; table: string; info: TableInfo },
+  dataFile: { path: string; recordCount: number },
+  positions: string,
+): Promise<StoredDeleteFile> {
   const local = `${ctx.engine.path('delete')}.parquet`;
   try {
-    await run(() => c.run(`COPY (SELECT ${literal(dataFile)} AS file_path, pos::BIGINT AS pos FROM (${positions}) ORDER BY pos) TO ${literal(local)} (FORMAT parquet)`));
-    const deleteCount = Number((await run(() => c.runAndReadAll(`SELECT count(*) FROM read_parquet(${literal(local)})`))).getRows()[0]![0]);
+    // COPY answers how many rows it wrote.
+    const copied = await run(() => c.runAndReadAll(`COPY (SELECT ${literal(dataFile.path)} AS file_path, pos::BIGINT AS pos FROM (${positions}) ORDER BY pos) TO ${literal(local)} (FORMAT parquet)`));
+    const deleteCount = Number(copied.getRows()[0]![0]);
     const relative = newFilePath(to, '-deletes');
-    return { path: relative, deleteCount, ...(await storeFile(ctx, local, relative)) };
+    const stored = await storeFile(ctx, local, relative);
+    ctx.positions?.wrote(identityOf({ key: `${ctx.dataPath}${relative}`, ...stored }), dataFile.recordCount, deleteCount);
+    return { path: relative, deleteCount, ...stored };
   } finally {
     await rm(local, { force: true });
   }

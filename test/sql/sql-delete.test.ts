@@ -167,6 +167,18 @@ describe('DELETE through catalog.sql', () => {
     expect((await c.verify()).violations).toEqual([]);
   });
 
+  it('a DELETE that draws random numbers draws once per row: about half of 10,000 rows go at random() < 0.5', async () => {
+    // Its rows are not chosen before it runs (touched-rows.ts): a second draw would leave about a quarter.
+    const c = await openCatalog();
+    await c.sql('CREATE TABLE t (id BIGINT)');
+    await c.sql('INSERT INTO t SELECT i FROM range(10000) r(i)');
+    const gone = Number((await c.sql('DELETE FROM t WHERE random() < 0.5')).rows[0]!.Count);
+    // Binomial(10,000, 0.5): a standard deviation of 50 rows.
+    expect(gone).toBeGreaterThan(4_500);
+    expect(gone).toBeLessThan(5_500);
+    expect(await count(c, 'SELECT count(*) AS n FROM t')).toBe(10_000 - gone);
+  });
+
   it('a bind error in the WHERE of a DELETE points into the statement as written', async () => {
     const dir = await tempDir();
     const c = await openCatalog({ dir });

@@ -134,6 +134,17 @@ describe('MERGE INTO through catalog.sql', () => {
     expect(updated.answer).toEqual(updated.expected);
   });
 
+  it('a source that is a catalog view, or that reads the target again: the same rows as DuckDB', async () => {
+    for (const sql of [`CREATE VIEW upserts AS SELECT * FROM updates WHERE op = 'upsert'`]) {
+      await c.sql(sql);
+      await k.run(sql);
+    }
+    const viewed = await both(`MERGE INTO customers c USING upserts u ON c.id = u.id WHEN MATCHED THEN UPDATE SET city = u.city WHEN NOT MATCHED THEN INSERT (id, name) VALUES (u.id, u.name)`);
+    expect(viewed.answer).toEqual(viewed.expected);
+    const again = await both(`MERGE INTO customers c USING (SELECT id, visits FROM customers WHERE visits > 1) u ON c.id = u.id + 1 WHEN MATCHED THEN UPDATE SET visits = u.visits`);
+    expect(again.answer).toEqual(again.expected);
+  });
+
   it('takes bound parameters', async () => {
     const sql = `MERGE INTO customers USING (SELECT $1::BIGINT AS id, $2::VARCHAR AS city) s USING (id) WHEN MATCHED THEN UPDATE SET city = s.city WHEN NOT MATCHED THEN INSERT (id, city) VALUES (s.id, s.city)`;
     await c.sql(sql, { params: [2, 'Paris'] });

@@ -1,0 +1,67 @@
+// A statement's text as DuckDB's lexer sees it, as far as finding its parts needs: strings ('…', E'…'),
+// quoted names ("…"), dollar-quoted strings ($tag$…$tag$) and comments (comments.ts) hold no code, and a
+// word inside parentheses or a CASE … END belongs to the expression around it, not to the statement.
+import { afterComments } from './comments.js';
+
+/** Where the string, quoted name, dollar-quoted string or comment that starts at `i` ends; `i` if none does. */
+export function pastQuoted(text: string, i: number): number {
+  const ch = text[i];
+  if (ch === "'" || ch === '"') {
+    // A quote doubled stays inside; an E'…' string also escapes with a backslash.
+    const escapes = ch === "'" && i > 0 && /[eE]/.test(text[i - 1]!) && (i < 2 || !/\w/.test(text[i - 2]!));
+    let j = i + 1;
+    while (j < text.length && !(text[j] === ch && text[j + 1] !== ch)) j += text[j] === ch || (escapes && text[j] === '\\') ? 2 : 1;
+    return Math.min(j + 1, text.length);
+  }
+  if ((ch === '-' && text[i + 1] === '-') || (ch === '/' && text[i + 1] === '*')) return afterComments(text, i);
+  if (ch === '$' && !(i > 0 && /\w/.test(text[i - 1]!))) {
+    const tag = /^\$([A-Za-z_]\w*)?\$/.exec(text.slice(i, i + 256));
+    if (tag === null) return i;
+    const end = text.indexOf(tag[0], i + tag[0].length);
+    return end < 0 ? text.length : end + tag[0].length;
+  }
+  return i;
+}
+
+/** A word of the statement itself, upper-cased, and where it lies. */
+export interface Word {
+  word: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * The words of `text` outside parentheses and CASE … END, and each "," and ";" there (as words of their own):
+ * the keywords that divide a statement into its clauses, among the names and operators between them.
+ */
+export function topLevelWords(text: string): Word[] {
+  const out: Word[] = [];
+  let parens = 0;
+  let cases = 0;
+  for (let i = 0; i < text.length; ) {
+    const past = pastQuoted(text, i);
+    if (past > i) {
+      i = past;
+      continue;
+    }
+    const ch = text[i]!;
+    if (ch === '(' || ch === '[') (parens++, i++);
+    else if (ch === ')' || ch === ']') (parens--, i++);
+    else if (/[A-Za-z_]/.test(ch)) {
+      let end = i + 1;
+      while (end < text.length && /[\w$]/.test(text[end]!)) end++;
+      const word = text.slice(i, end).toUpperCase();
+      // A named parameter ($where) is a value, whatever its name.
+      if (parens === 0 && text[i - 1] !== '$') {
+        if (word === 'CASE') cases++;
+        else if (word === 'END' && cases > 0) cases--;
+        else if (cases === 0) out.push({ word, start: i, end });
+      }
+      i = end;
+    } else {
+      if ((ch === ';' || ch === ',') && parens === 0 && cases === 0) out.push({ word: ch, start: i, end: i + 1 });
+      i++;
+    }
+  }
+  return out;
+}
