@@ -18,7 +18,7 @@ export interface WriteSizes {
   runs: number;
 }
 
-type Op = 'update' | 'update-range' | 'merge' | 'compact' | 'update-floor' | 'update-range-floor' | 'compact-floor' | 'update-plain' | 'merge-plain';
+type Op = 'update' | 'update-range' | 'merge' | 'compact' | 'update-floor' | 'update-range-floor' | 'merge-floor' | 'compact-floor' | 'update-plain' | 'merge-plain';
 interface Result {
   ms: number;
   rssAfterOpen: number;
@@ -63,7 +63,7 @@ export async function writesBench(z: WriteSizes, out: (s?: string) => void): Pro
   try {
     await build(path.join(base, 'built'), z);
     for (let run = 0; run < z.runs; run++) {
-      for (const op of ['update', 'update-floor', 'update-plain', 'update-range', 'update-range-floor', 'merge', 'merge-plain', 'compact', 'compact-floor'] as Op[]) {
+      for (const op of ['update', 'update-floor', 'update-plain', 'update-range', 'update-range-floor', 'merge', 'merge-floor', 'merge-plain', 'compact', 'compact-floor'] as Op[]) {
         const dir = path.join(base, `run-${run}-${op}`);
         await cp(path.join(base, 'built'), dir, { recursive: true });
         const r = JSON.parse(await runScript(new URL('./writes-child.js', import.meta.url), [op, dir, String(z.rows)])) as Result;
@@ -93,7 +93,7 @@ export async function writesBench(z: WriteSizes, out: (s?: string) => void): Pro
   for (const [label, op, others] of [
     [`UPDATE 1% of ${n(z.rows)} rows`, 'update', [['DuckDB floor', 'update-floor'], ['DuckDB plain table', 'update-plain']]],
     [`UPDATE ${n(z.rows / 1000)} rows of one file (id range)`, 'update-range', [['DuckDB floor', 'update-range-floor']]],
-    [`MERGE 1% of ${n(z.rows)} rows`, 'merge', [['DuckDB plain table', 'merge-plain']]],
+    [`MERGE 1% of ${n(z.rows)} rows`, 'merge', [['DuckDB floor', 'merge-floor'], ['DuckDB plain table', 'merge-plain']]],
     [`compact ${n(z.small)} small files`, 'compact', [['DuckDB floor', 'compact-floor']]],
   ] as const) {
     const a = mid(op);

@@ -1,21 +1,22 @@
 // One SQL write in its own process, on a copy of a catalog an earlier process built, so that its peak RSS is
 // this operation's (and the open's) alone. Usage: writes-child.ts <update|update-range|merge|compact|…-floor|…-plain> <dir> <rows of main.big>
 // Prints one JSON line: ms, RSS after open, peak RSS (bytes). The floors are DuckDB alone doing the same
-// physical work on the same files: reading them and writing the new rows and the positions (UPDATE), or
-// reading them and writing one file (compaction). The plain sides are DuckDB running the same statement on a
+// physical work on the same files: reading them and writing the new rows and the positions (UPDATE; MERGE
+// also its new rows), or reading them and writing one file (compaction). The plain sides are DuckDB running the same statement on a
 // plain table of the same rows, loaded before the clock starts (issue 47's measure).
 import { DuckDBInstance } from '@duckdb/node-api';
 import { Catalog } from '../../src/index.js';
 import { mergedRows, OPEN } from './build.js';
 import { peakRss } from '../child.js';
 
-const [op, dir, rows] = process.argv.slice(2) as ['update' | 'update-range' | 'merge' | 'compact' | 'update-floor' | 'update-range-floor' | 'compact-floor' | 'update-plain' | 'merge-plain', string, string];
+const [op, dir, rows] = process.argv.slice(2) as ['update' | 'update-range' | 'merge' | 'compact' | 'update-floor' | 'update-range-floor' | 'merge-floor' | 'compact-floor' | 'update-plain' | 'merge-plain', string, string];
 /** A thousandth of the rows, in the middle of one file of the ten: what file skipping is for. */
 const middle = Number(rows) / 2;
 const RANGE = `id BETWEEN ${middle} AND ${middle + Number(rows) / 1000 - 1}`;
 /** The rows a MERGE brings: every hundredth id of the table with a new v, and a hundredth as many again (at least one) that are new. */
 const MERGED = mergedRows(Number(rows));
-const MERGE = `MERGE INTO big USING (SELECT i * 100 AS id, (i % 7)::DOUBLE AS v FROM range(${MERGED}) t(i)) s USING (id) WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.v)`;
+const SOURCE = `SELECT i * 100 AS id, (i % 7)::DOUBLE AS v FROM range(${MERGED}) t(i)`;
+const MERGE = `MERGE INTO big USING (${SOURCE}) s USING (id) WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.v)`;
 const catalog = await Catalog.open({ dir, ...OPEN });
 const table = op === 'compact' || op === 'compact-floor' ? 'small' : 'big';
 const r = await catalog.reader();
@@ -49,6 +50,12 @@ if (op === 'update' || op === 'update-range') {
     const where = op === 'update-floor' ? 'id % 100 = 0' : RANGE;
     await c.run(`COPY (SELECT id, k, v + 1 AS v, s FROM read_parquet([${files}]) WHERE ${where}) TO '${dir}/floor-rows.parquet' (FORMAT parquet)`);
     await c.run(`COPY (SELECT filename AS file_path, file_row_number AS pos FROM read_parquet([${files}], filename = true, file_row_number = true) WHERE ${where}) TO '${dir}/floor-deletes.parquet' (FORMAT parquet)`);
+  } else if (op === 'merge-floor') {
+    // The matched rows read once with their file and position, then the updated rows, the positions and the new rows written.
+    await c.run(`CREATE TEMP TABLE hit AS SELECT b.*, filename AS f, file_row_number AS pos FROM read_parquet([${files}], filename = true, file_row_number = true) b SEMI JOIN (${SOURCE}) s USING (id)`);
+    await c.run(`COPY (SELECT h.id, h.k, s.v, h.s FROM hit h JOIN (${SOURCE}) s USING (id)) TO '${dir}/floor-rows.parquet' (FORMAT parquet)`);
+    await c.run(`COPY (SELECT f AS file_path, pos FROM hit) TO '${dir}/floor-deletes.parquet' (FORMAT parquet)`);
+    await c.run(`COPY (SELECT s.id, NULL::INTEGER AS k, s.v, NULL::VARCHAR AS s FROM (${SOURCE}) s ANTI JOIN hit USING (id)) TO '${dir}/floor-new.parquet' (FORMAT parquet)`);
   } else {
     await c.run(`COPY (SELECT * FROM read_parquet([${files}])) TO '${dir}/floor-compacted.parquet' (FORMAT parquet)`);
   }

@@ -10,8 +10,8 @@
 // there, else of the target, and it cannot be both.) Each gives the target's columns alone.
 // The statement then runs as written on those rows and changes what it would have changed on all of them —
 // but only where its rows do not depend on rows outside them, which its plan says: it reads the target once
-// (a subquery over the target would see only those rows), calls no volatile function (random() would draw
-// again), and a MERGE has no WHEN NOT MATCHED BY SOURCE (it touches the rows the source does not match). Any
+// (a subquery over the target would see only those rows), calls no function whose value may change between
+// the two (random() draws again, now() is another transaction's), and a MERGE has no WHEN NOT MATCHED BY SOURCE (it touches the rows the source does not match). Any
 // other statement, and a query DuckDB does not take as one SELECT, keeps every row.
 import type { Named, PlanNode } from './mirror.js';
 import { readsTargetOnce } from './plan-filter.js';
@@ -26,13 +26,18 @@ type Parts =
   /** A MERGE: its source, and how it matches the target (`ON cond` or `USING (columns)`, as written). */
   | { target: string; source: string; match: string };
 
-let volatile: Promise<Set<string>> | undefined;
-
-/** DuckDB's volatile functions: a statement calling one may choose other rows each time it is evaluated. */
-const volatileFunctions = (run: ScalarSql) =>
-  (volatile ??= run("SELECT string_agg(DISTINCT function_name, chr(0)) FROM duckdb_functions() WHERE stability = $1", 'VOLATILE').then(
-    (names) => new Set(names.split('\0')),
-  ));
+/**
+ * DuckDB's functions whose value is not the same on every evaluation of one set of arguments: VOLATILE (random()
+ * draws again) and CONSISTENT_WITHIN_QUERY (now() is the transaction's start: the query of the rows and the
+ * statement are two). Written out, as DuckDB's `duckdb_functions()` lists them (a test holds the two equal):
+ * reading that list costs a fresh process some 35 ms, a CLI call's whole statement over again.
+ */
+export const UNSTABLE_FUNCTIONS: ReadonlySet<string> = new Set([
+  'current_connection_id', 'current_database', 'current_date', 'current_query', 'current_query_id', 'current_schema',
+  'current_schemas', 'current_transaction_id', 'currval', 'error', 'gen_random_uuid', 'get_current_time',
+  'get_current_timestamp', 'in_search_path', 'nextval', 'now', 'random', 'setseed', 'sleep_ms', 'stats', 'today',
+  'transaction_timestamp', 'txid_current', 'uuid', 'uuidv4', 'uuidv7', 'write_log',
+]);
 
 /**
  * The query of the rows of `target`, under its name, that the statement `text` (its plan `plan`, its write
@@ -41,11 +46,7 @@ const volatileFunctions = (run: ScalarSql) =>
 export async function touchedRowsQuery(text: string, plan: PlanNode, node: PlanNode, target: Named, run: ScalarSql): Promise<string | undefined> {
   if (!readsTargetOnce(plan, target)) return undefined;
   if (node.type === 'LOGICAL_MERGE_INTO' && (node.actions as { key: string }[]).some((a) => a.key === 'WHEN_NOT_MATCHED_BY_SOURCE')) return undefined;
-  const called = functionsCalled(plan);
-  if (called.size > 0) {
-    const named = await volatileFunctions(run);
-    if ([...called].some((f) => named.has(f))) return undefined;
-  }
+  if ([...functionsCalled(plan)].some((f) => UNSTABLE_FUNCTIONS.has(f))) return undefined;
   const parts = partsOf(text);
   if (parts === undefined) return undefined;
   // Each part on its own line: one that ends in a -- comment does not swallow what follows it.

@@ -8,7 +8,7 @@ import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodesOf, type PlanNode } from '../../src/sql/mirror.js';
-import { partsOf, touchedRowsQuery } from '../../src/sql/touched-rows.js';
+import { partsOf, touchedRowsQuery, UNSTABLE_FUNCTIONS } from '../../src/sql/touched-rows.js';
 
 let db: DuckDBInstance;
 let c: DuckDBConnection;
@@ -122,11 +122,19 @@ describe('the rows a statement can touch', () => {
       // Volatile: each evaluation draws again.
       `DELETE FROM t WHERE random() < 0.5`,
       `UPDATE t SET s = gen_random_uuid()::VARCHAR WHERE id = 1`,
+      // now() is the start of the transaction it runs in: the query of the rows runs in another.
+      `DELETE FROM t WHERE TIMESTAMP '2026-01-01' + INTERVAL (id) SECOND < now()`,
+      `UPDATE t SET v = 1 WHERE current_date > DATE '2020-01-01' AND id < 3`,
       // It touches the rows its source does not match.
       `MERGE INTO t USING src ON t.id = src.id WHEN MATCHED THEN DELETE WHEN NOT MATCHED BY SOURCE AND t.id > 50 THEN DELETE`,
     ]) {
       expect(await touchedQuery(sql), sql).toBeUndefined();
     }
+  });
+
+  it("the functions whose value may change between two evaluations are DuckDB's own list", async () => {
+    const listed = await c.runAndReadAll(`SELECT DISTINCT function_name FROM duckdb_functions() WHERE stability IN ('VOLATILE', 'CONSISTENT_WITHIN_QUERY') ORDER BY 1`);
+    expect([...UNSTABLE_FUNCTIONS].sort()).toEqual(listed.getRows().map(([name]) => name));
   });
 
   it('random WHEREs and ONs with keywords in their strings, comments and CASEs: the query selects the rows touched', async () => {
