@@ -27,25 +27,27 @@ interface Parsed {
 const IDENT = '(?:"(?:[^"]|"")+"|[A-Za-z_][\\w$]*)';
 const NAME = `${IDENT}(?:\\s*\\.\\s*${IDENT}){0,2}`;
 const COLUMNS = `(?:\\(\\s*${IDENT}(?:\\s*,\\s*${IDENT})*\\s*\\)\\s*)?`;
-/** The head of an INSERT or a CREATE TABLE … AS, up to where its query starts. */
+/** The head of an INSERT, a CREATE TABLE … AS or a CREATE VIEW … AS, up to where its query starts. */
 const HEAD = new RegExp(
   `^\\s*(?:INSERT\\s+(?:OR\\s+(?:REPLACE|IGNORE)\\s+)?INTO\\s+${NAME}\\s*(?:AS\\s+${IDENT}\\s*)?${COLUMNS}(?:BY\\s+(?:NAME|POSITION)\\s+)?` +
-    `|CREATE\\s+(?:OR\\s+REPLACE\\s+)?TABLE\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?${NAME}\\s*${COLUMNS}AS\\s+)`,
+    `|CREATE\\s+(?:OR\\s+REPLACE\\s+)?(TABLE|VIEW)\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?${NAME}\\s*${COLUMNS}AS\\s+)`,
   'i',
 );
 
-/** The query an INSERT or a CREATE TABLE … AS ends with: where it starts, its text and DuckDB's parse of it. */
+/** The query an INSERT, a CREATE TABLE … AS or a CREATE VIEW … AS ends with: where it starts, its text and DuckDB's parse of it. */
 export interface EndingQuery {
   from: number;
   query: string;
   statement: Statement;
   /** CREATE OR REPLACE TABLE: the table it replaces may be one it reads. */
   replaces: boolean;
+  /** CREATE VIEW … AS: the query is the view's definition, which is read at the snapshot of each query of the view. */
+  view: boolean;
 }
 
 const parser = (run: ScalarSql) => async (sql: string) => JSON.parse(protectBig(await run('SELECT json_serialize_sql($1::VARCHAR) AS v', sql))) as Parsed;
 
-/** The query `text` ends with, if it is an INSERT or a CREATE TABLE … AS that ends with one SELECT. */
+/** The query `text` ends with, if it is an INSERT, a CREATE TABLE … AS or a CREATE VIEW … AS that ends with one SELECT. */
 export async function endingQuery(text: string, run: ScalarSql): Promise<EndingQuery | undefined> {
   const head = HEAD.exec(text);
   if (head === null) return undefined;
@@ -55,7 +57,7 @@ export async function endingQuery(text: string, run: ScalarSql): Promise<EndingQ
   if (parsed.error || parsed.statements?.length !== 1) return undefined;
   const statement = Statement.of(parsed as never);
   await statement.timeExpressions(run);
-  return { from, query, statement, replaces: /^\s*CREATE\s+OR\s+REPLACE\b/i.test(head[0]) };
+  return { from, query, statement, replaces: /^\s*CREATE\s+OR\s+REPLACE\b/i.test(head[0]), view: head[1]?.toUpperCase() === 'VIEW' };
 }
 
 /**
@@ -64,7 +66,8 @@ export async function endingQuery(text: string, run: ScalarSql): Promise<EndingQ
  */
 export async function pastReads(text: string, run: ScalarSql): Promise<PastRead[]> {
   const ending = await endingQuery(text, run);
-  if (ending === undefined) return [];
+  // A view's AT stays its own, and DuckDB's refusal of it stands.
+  if (ending === undefined || ending.view) return [];
   const { from, query, statement } = ending;
   const parse = parser(run);
   const out: PastRead[] = [];

@@ -4,9 +4,13 @@
 // stored text is data, and `SELECT 1; COPY … TO '/any'` cannot become two statements.
 import { StrataError } from '../errors.js';
 import type { ViewInfo } from '../read/records.js';
-import { deserializable, oneSelect, parseSelect, type ScalarSql } from './statement.js';
+import { deserializable, oneSelect, parseSelect, type ScalarSql, Statement } from './statement.js';
 
 const invalid = (message: string) => new StrataError('INVALID_ARGUMENT', message);
+
+/** Why a view may not read snapshots(), table_changes() and their kin: what CREATE VIEW and createView() say. */
+export const CATALOG_RELATIONS =
+  "cannot read the catalog's own relations (snapshots(), table_changes(), files(), information_schema, …): they describe the lake at a statement's snapshot, and a view is expanded inside the queries that read it; query them directly, or keep their rows with CREATE TABLE … AS";
 
 /** `sql` as a view's definition: DuckDB's serialised parse of one SELECT, or INVALID_ARGUMENT saying why not. */
 export async function viewDefinition(run: ScalarSql, sql: string, view: string): Promise<string> {
@@ -14,6 +18,7 @@ export async function viewDefinition(run: ScalarSql, sql: string, view: string):
     throw e instanceof StrataError ? invalid(`view ${view} must be one SELECT statement: ${e.message}`) : e;
   });
   if (parsed === undefined) throw invalid(`view ${view} must be one SELECT statement; DuckDB's parser reads this text as a statement of another kind (a view reads, it cannot write)`);
+  if (Statement.of(parsed.tree).readsCatalog()) throw invalid(`view ${view} ${CATALOG_RELATIONS}`);
   return parsed.serialised;
 }
 

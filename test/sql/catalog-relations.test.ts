@@ -200,9 +200,20 @@ describe('the catalog as tables', () => {
     await expectCode(c.sql('SHOW DATABASES'), 'INVALID_ARGUMENT', /SHOW TABLES, SHOW ALL TABLES and DESCRIBE schema\.table answer from the lake/);
     await expectCode(c.sql('SELECT * FROM snapshots(1)'), 'INVALID_ARGUMENT', /snapshots\(\) takes no arguments/);
     for (const q of ['DESCRIBE s.nothing', 'DESCRIBE information_schema.tables', 'DESCRIBE pg_catalog.pg_class']) await expectCode(c.sql(q), 'NOT_FOUND');
-    // A view that reads one is said to be such when it is read.
-    await c.sql('CREATE VIEW history AS SELECT * FROM (SHOW TABLES)');
-    await expectCode(c.sql('SELECT * FROM history'), 'INVALID_ARGUMENT', /view main\.history reads SHOW, which a view may not/);
+  });
+
+  it('a view that reads a catalog relation is refused when it is made, in SQL and by the API, and nothing is committed', async () => {
+    const head = (await c.snapshots()).at(-1)!.id;
+    for (const q of [
+      'CREATE VIEW history AS SELECT * FROM snapshots()',
+      "CREATE OR REPLACE VIEW feed AS SELECT * FROM table_changes('s.t', 1, 2)",
+      'CREATE VIEW names AS SELECT table_name FROM information_schema.tables',
+      'CREATE VIEW listed AS SELECT * FROM (SHOW TABLES)',
+    ]) {
+      await expectCode(c.sql(q), 'INVALID_ARGUMENT', /a view cannot read the catalog's own relations/);
+    }
+    await expectCode(c.transaction((tx) => tx.createView('main', 'v', "SELECT * FROM files('s.t')")), 'INVALID_ARGUMENT', /view "main"\."v" cannot read the catalog's own relations/);
+    expect((await c.snapshots()).at(-1)!.id).toBe(head);
   });
 
   it('SUMMARIZE, and DESCRIBE of a WITH name or a query, are DuckDB\'s over what they read', async () => {
