@@ -38,3 +38,29 @@ export function boundParams(given: unknown): BoundParams | undefined {
   }
   throw new StrataError('INVALID_ARGUMENT', 'sql() params is an array (for $1, $2, … or ?) or a plain object (for $name)');
 }
+
+/** The value given for parameter `id` ('1' for `$1` and the first `?`, a name for `$name`), or undefined. */
+export function paramValue(bound: BoundParams | undefined, id: string): DuckDBValue | undefined {
+  if (bound === undefined) return undefined;
+  if (Array.isArray(bound)) return /^\d+$/.test(id) ? bound[Number(id) - 1] : undefined;
+  return Object.hasOwn(bound, id) ? (bound as Record<string, DuckDBValue>)[id] : undefined;
+}
+
+/**
+ * The values DuckDB binds once the parameters the catalog reads (`read`: table_changes() bounds) are gone from
+ * the text it runs, which keeps `kept`: DuckDB refuses a value for a parameter its text does not hold, and
+ * numbers positional ones without gaps, so those the catalog reads must come after those the text keeps.
+ */
+export function keptParams(bound: BoundParams | undefined, read: ReadonlySet<string>, kept: ReadonlySet<string>): BoundParams | undefined {
+  if (read.size === 0 || bound === undefined) return bound;
+  if (!Array.isArray(bound)) return Object.fromEntries(Object.entries(bound).filter(([name]) => kept.has(name) || !read.has(name)));
+  const last = Math.max(0, ...[...kept].map(Number));
+  const early = [...read].filter((id) => !kept.has(id) && Number(id) <= last);
+  if (early.length > 0) {
+    throw new StrataError(
+      'INVALID_ARGUMENT',
+      `sql() params: $${early[0]} is a table_changes() bound, which the catalog reads, and the statement's own parameters go up to $${last}; number the bounds after them ($${last + 1}, …) or name them ($from, $to)`,
+    );
+  }
+  return bound.slice(0, last);
+}

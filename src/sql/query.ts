@@ -1,6 +1,7 @@
 // A SELECT over the catalog: each table reference bound to its files at its snapshot (its own AT clause,
 // else the statement's `at`, else the newest snapshot, resolved once for the whole statement), read through
 // a subquery put where the reference was, and the statement run by DuckDB.
+import { DuckDBTimestampTZValue, type DuckDBValue } from '@duckdb/node-api';
 import type { FileId, SnapshotId } from '../../keys/ids.js';
 import type { NameMappingColumn } from '../../keys/name-mappings.js';
 import { options } from '../arguments.js';
@@ -20,10 +21,10 @@ import type { HostFiles } from './settings.js';
 import { identityOf, type LocalFiles, recordedFile } from './local-files.js';
 import { StatementFiles } from './statement-files.js';
 import type { Mirror } from './mirror.js';
-import { type BoundParams, boundParams, type SqlParams } from './params.js';
+import { type BoundParams, boundParams, keptParams, paramValue, type SqlParams } from './params.js';
 import { rowsOf, streamRows } from './values.js';
 import { skippable, testsOf } from './pruning.js';
-import { type AtClause, inline, prepare, prepareDefinition, protectBig, type ScalarSql, type TableCall, type TableRef, type TimeExpression } from './statement.js';
+import { type AtClause, inline, type ParameterBound, prepare, prepareDefinition, protectBig, type ScalarSql, type TableCall, type TableRef, type TimeExpression } from './statement.js';
 import { pointedError } from './statement-errors.js';
 import type { StopOptions } from './stop.js';
 import { isHostReader, refusedTableFunction } from './table-functions.js';
@@ -31,7 +32,7 @@ import { definitionOf } from './view-definition.js';
 import { tableScan } from './table-scan.js';
 import { ident, literal } from './sql-text.js';
 import { randomHex } from '../random.js';
-import { parseInstant } from '../snapshot-names.js';
+import { parseInstant, parseSnapshotId } from '../snapshot-names.js';
 
 export interface SqlOptions extends StopOptions {
   /** The snapshot of every table reference without an AT clause of its own (default: the newest). */
@@ -242,7 +243,7 @@ async function bind(ctx: PlaneContext, text: string, given: SqlOptions | undefin
   // one state. Inside a transaction, they read the transaction's own (no selector).
   // One binder for the statement: every time expression in it (ATs, change feeds' bounds) evaluated at one
   // now(), before the statement's snapshot is: a now() after it could name a snapshot committed meanwhile.
-  const binder = new Binder(ctx, held);
+  const binder = new Binder(ctx, held, bound);
   await binder.evaluate([...statement.refs.map((r) => r.at), ...statement.calls.flatMap((c) => (c.catalog?.kind === 'table_changes' ? [c.catalog.from, c.catalog.to] : []))].filter(isTimeExpression));
   const inTransaction = ctx.pending === true && at === undefined;
   const wanted = statement.calls.some((c) => c.catalog !== undefined) || statement.refs.some((r) => r.at === undefined);
@@ -251,7 +252,8 @@ async function bind(ctx: PlaneContext, text: string, given: SqlOptions | undefin
   const { scans, newest, files } = await bindScans(binder, statement.refs, statementAt);
   const readCatalog = statementAt !== undefined && statement.calls.some((c) => c.catalog !== undefined);
   const snapshot = readCatalog ? (Math.max(newest ?? 0, statementAt.snapshot) as SnapshotId) : newest;
-  return { sql: inline(inline(statement.text, `${PLACEHOLDER}f`, loaded), PLACEHOLDER, scans), meta: { snapshot, files }, params: bound };
+  const { bounds, kept } = statement.parameters;
+  return { sql: inline(inline(statement.text, `${PLACEHOLDER}f`, loaded), PLACEHOLDER, scans), meta: { snapshot, files }, params: keptParams(bound, bounds, kept) };
 }
 
 /** The scan of each table function call the statement may not run as written: host rows loaded first, or refused. */
@@ -291,6 +293,16 @@ async function bindScans(binder: Binder, refs: readonly TableRef[], statementAt:
 
 const isTimeExpression = (at: AtClause | undefined): at is TimeExpression => at !== undefined && 'timeExpression' in at;
 
+/** A bound's parameter's value as a snapshot: a snapshot id (a whole number), or a time (a string or a Date). */
+function parameterSelector(at: ParameterBound, value: DuckDBValue | undefined): SnapshotSelector {
+  const name = `$${at.parameter}`;
+  if (value === undefined) throw new StrataError('INVALID_ARGUMENT', `${at.where} is ${name}, and sql() params gives it no value`);
+  if (typeof value === 'number' || typeof value === 'bigint') return { snapshot: parseSnapshotId(`${at.where} (${name})`, String(value)) };
+  if (typeof value === 'string') return { timestamp: parseInstant(`${at.where} (${name})`, value) };
+  if (value instanceof DuckDBTimestampTZValue) return { timestamp: parseInstant(`${at.where} (${name})`, Number(value.micros / 1000n)) };
+  throw new StrataError('INVALID_ARGUMENT', `${at.where} is ${name}, which takes a snapshot id (a number or bigint) or a time (a string or a Date); got ${value === null ? 'null' : typeof value}`);
+}
+
 /**
  * The SELECT that reads each of `refs` at its own AT (time expressions evaluated together: one now()), with
  * its columns as DuckDB types them: what a statement that writes reads of a table's past (past-reads.ts).
@@ -317,6 +329,8 @@ class Binder {
   constructor(
     private readonly ctx: PlaneContext,
     private readonly held: StatementFiles,
+    /** The values of the statement's parameters, which a table_changes() bound may take. */
+    private readonly params?: BoundParams,
   ) {}
 
   /**
@@ -370,6 +384,7 @@ class Binder {
 
   /** The selector of an AT clause or a bound: a time expression's time, evaluated once per statement. */
   async selector(at: AtClause): Promise<SnapshotSelector> {
+    if ('parameter' in at) return parameterSelector(at, paramValue(this.params, at.parameter));
     if (!isTimeExpression(at)) return at;
     await this.evaluate([at]);
     return { timestamp: this.times.get(at.timeExpression)! };

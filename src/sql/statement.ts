@@ -19,7 +19,17 @@ export interface TimeExpression {
   where: string;
 }
 
-export type AtClause = SnapshotSelector | TimeExpression;
+/**
+ * A table_changes() bound given as a parameter (`$1`, `?`, `$from`): its value, bound when the statement runs
+ * (a snapshot id as a number or bigint, a time as a string or a Date), is read here, not by DuckDB.
+ */
+export interface ParameterBound {
+  parameter: string;
+  /** Which bound it is, for a message. */
+  where: string;
+}
+
+export type AtClause = SnapshotSelector | TimeExpression | ParameterBound;
 
 /** A table reference of the statement: which table, at which snapshot (undefined: the statement's). */
 export interface TableRef {
@@ -67,7 +77,9 @@ export interface TableCall {
  * A statement DuckDB parsed: a SELECT with its references, the table function calls that may not run as
  * written, and its rewritten text (reference i reading `${prefix}i`, call j `${prefix}fj`); or another kind (a write).
  */
-export type Prepared = { kind: 'select'; refs: TableRef[]; calls: TableCall[]; text: string } | { kind: 'other' };
+export type Prepared =
+  | { kind: 'select'; refs: TableRef[]; calls: TableCall[]; text: string; parameters: { bounds: Set<string>; kept: Set<string> } }
+  | { kind: 'other' };
 
 /** Statements prepared lately, by placeholder prefix and text: a planner repeats its statements. */
 const PREPARED = new Map<string, Promise<Prepared>>();
@@ -95,7 +107,8 @@ function cached(key: string, parse: () => Promise<Statement | undefined>, prefix
       if (s === undefined) return { kind: 'other' };
       const calls = await s.callsOf(run);
       await s.timeExpressions(run);
-      return { kind: 'select', refs: s.refs, calls, text: await s.rewrite(s.refs.map((_r, i) => `${prefix}${i}`), calls.map((_c, j) => `${prefix}f${j}`), run) };
+      const text = await s.rewrite(s.refs.map((_r, i) => `${prefix}${i}`), calls.map((_c, j) => `${prefix}f${j}`), run);
+      return { kind: 'select', refs: s.refs, calls, text, parameters: s.parameters() };
     });
     p.catch(() => PREPARED.delete(key));
     if (PREPARED.size >= PREPARED_MAX) PREPARED.delete(PREPARED.keys().next().value!);
@@ -258,6 +271,22 @@ export class Statement {
       kept.push(n);
     }
     return new Statement(parsed, refs, kept, calls, times, relations);
+  }
+
+  /**
+   * The parameters the statement's table_changes() bounds take, which the catalog reads, and those the text
+   * DuckDB runs keeps: called after rewrite(), which leaves that text's tree here (the calls gone).
+   */
+  parameters(): { bounds: Set<string>; kept: Set<string> } {
+    const bounds = new Set<string>();
+    for (const rel of this.relations.values()) {
+      if (rel.kind === 'table_changes') for (const b of [rel.from, rel.to]) if ('parameter' in b) bounds.add(b.parameter);
+    }
+    const kept = new Set<string>();
+    walk(this.tree, (n) => {
+      if (n.class === 'PARAMETER') kept.add(String(n.identifier));
+    });
+    return { bounds, kept };
   }
 
   /** Whether the statement reads a relation of the catalog's own (snapshots(), table_changes(), information_schema, …). */
@@ -448,7 +477,7 @@ const CHANGE_FUNCTIONS: ReadonlyMap<string, ChangeKinds> = new Map<string, Chang
  * table_changes('s.t', from, to) and its kin, as DuckLake takes them: the table's name as a string ('t' in
  * schema main, 's.t' in schema s), then the first and last snapshot, both inclusive, each an integer literal
  * (a snapshot id) or a time: a string, TIMESTAMP '…', or a constant expression (now() - INTERVAL 1 HOUR),
- * evaluated once per statement as an AT's is.
+ * evaluated once per statement as an AT's is; or a parameter, whose value is read when the statement runs.
  */
 function changesRelation(name: string, only: ChangeKinds, args: readonly Node[], times: Map<TimeExpression, Node>): CatalogRelation {
   const usage = `${name}('schema.table', from, to) takes the table as a string and the first and last snapshot (ids or times, both inclusive)`;
@@ -462,7 +491,9 @@ function changesRelation(name: string, only: ChangeKinds, args: readonly Node[],
     const text = constantOf(inner);
     if (text?.type === 'VARCHAR') return { timestamp: parseInstant(where, text.text) };
     if (inner.class === 'CONSTANT') throw invalid(`${where} is a snapshot id (an integer) or a time (a string, TIMESTAMP '…' or an expression such as now() - INTERVAL 1 HOUR); got ${described(e)}`);
+    if (e.class === 'PARAMETER') return { parameter: String(e.identifier), where };
     const outside = firstNotConstant(e);
+    if (outside?.startsWith('a parameter')) throw invalid(`${where} takes a parameter alone ($1, whose value is a snapshot id or a time), not inside an expression`);
     if (outside !== undefined) throw invalid(`${where} is evaluated once when the statement runs, from constants (now() - INTERVAL 1 HOUR); it cannot read ${outside}`);
     return timed(new TimeNode(where, e), times)!;
   };

@@ -76,6 +76,30 @@ describe('change feeds in SQL', () => {
     });
   });
 
+  it('bounds as parameters: the changes since the snapshot a consumer last saw, as a number, a bigint, a Date, a time string, named or positional', async () => {
+    const since = async (from: number, params?: unknown) => (await c.sql(`SELECT change_type, id FROM table_changes('s.t', ${params === undefined ? `${from}, ${snaps.again}` : '$1, $2'}) ORDER BY snapshot_id, rowid, change_type`, params === undefined ? undefined : { params: params as never })).rows;
+    const written = await since(snaps.updated!);
+    expect(written.length).toBe(4);
+    expect(await since(0, [snaps.updated!, snaps.again!])).toEqual(written);
+    expect(await since(0, [BigInt(snaps.updated!), snaps.again!])).toEqual(written);
+    const history = await c.snapshots();
+    const time = (id: number) => history.find((h) => h.id === id)!.time;
+    expect(await since(0, [time(snaps.updated!), time(snaps.again!).toISOString()])).toEqual(written);
+    // Named; one also read by the statement itself; positional ones numbered after the statement's own.
+    const named = await c.sql(`SELECT id FROM table_changes('s.t', $from, $to) WHERE id >= $from ORDER BY ALL`, { params: { from: 2, to: snaps.again! } });
+    expect(named.rows).toEqual((await c.sql(`SELECT id FROM table_changes('s.t', 2, ${snaps.again}) WHERE id >= 2 ORDER BY ALL`)).rows);
+    const after = await c.sql(`SELECT change_type FROM table_changes('s.t', $2, $3) WHERE id = $1`, { params: [3, snaps.inserted!, snaps.again!] });
+    expect(after.rows.map((r) => r.change_type).sort()).toEqual(['delete', 'insert']);
+    // In a statement that writes, as in a SELECT.
+    await c.sql(`CREATE TABLE s.feed AS SELECT * FROM table_changes('s.t', $1, $2)`, { params: [snaps.updated!, snaps.again!] });
+    expect((await c.sql('SELECT count(*) AS n FROM s.feed')).rows).toEqual([{ n: 4n }]);
+    await expectCode(c.sql(`SELECT * FROM table_changes('s.t', $1, $2)`, { params: [snaps.updated!] }), 'INVALID_ARGUMENT', /last bound is \$2, and sql\(\) params gives it no value/);
+    await expectCode(c.sql(`SELECT * FROM table_changes('s.t', $1, $2)`, { params: [1.5, 2] }), 'INVALID_ARGUMENT', /first bound \(\$1\) "1\.5" is not a snapshot id/);
+    await expectCode(c.sql(`SELECT * FROM table_changes('s.t', $1, $2)`, { params: [null, 2] }), 'INVALID_ARGUMENT', /takes a snapshot id .* or a time .*; got null/);
+    await expectCode(c.sql(`SELECT * FROM table_changes('s.t', $1, $2) WHERE id > $3`, { params: [1, 2, 0] }), 'INVALID_ARGUMENT', /number the bounds after them/);
+    await expectCode(c.sql(`SELECT * FROM table_changes('s.t', $1::TIMESTAMP - INTERVAL 1 HOUR, 2)`, { params: ['2026-01-01'] }), 'INVALID_ARGUMENT', /takes a parameter alone/);
+  });
+
   it('refused, saying how it is called: no arguments, a table that is not a string, a bound that reads a column, a table the lake lacks', async () => {
     await expectCode(c.sql('SELECT * FROM table_changes()'), 'INVALID_ARGUMENT', /table_changes\('schema\.table', from, to\) takes the table as a string/);
     await expectCode(c.sql('SELECT * FROM table_changes(1, 2, 3)'), 'INVALID_ARGUMENT', /got 3 arguments, the first .*\(1\)/);
