@@ -4,7 +4,7 @@
 import type { Catalog } from '../catalog/catalog.js';
 import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import type { SqlParams } from '../sql/params.js';
-import type { SqlResult } from '../sql/query.js';
+import type { SqlResult, TableFiles } from '../sql/query.js';
 import { type Bar, newBar } from './bar.js';
 import { duckText, jsonText, type Shape, shapeOf } from './duck-text.js';
 import { alignedLine, cellsOf, count, ruleLine, widthsOf } from './format.js';
@@ -147,12 +147,17 @@ class TablePrinter implements Printer {
       const widths = widthsOf([header, ...this.shown]);
       out += `${[alignedLine(header, widths), ruleLine(widths), ...this.shown.map((c) => alignedLine(c, widths))].join('\n')}\n`;
     }
+    // An EXPLAIN's plan shows the files each scan reads; which were listed and skipped, per table, follows it.
+    if (this.columns?.names[0] === 'explain_key') for (const t of last?.files.tables ?? []) out += `${tableFiles(t)}\n`;
     const rows = `${count(this.rows)} row${this.rows === 1 ? '' : 's'}`;
     const at = last?.snapshot == null ? '' : `, snapshot ${last.snapshot}`;
     const cut = this.limit !== 0 && this.shown.length < this.rows ? `; the first ${count(this.shown.length)} shown: --limit N shows N (0: all), --csv and --json print every row` : '';
     await this.write(`${out}(${rows}${at}, ${(performance.now() - this.started).toFixed(0)} ms${cut})\n`);
   }
 }
+
+const tableFiles = (t: TableFiles) =>
+  `${t.schema}.${t.table} at snapshot ${t.snapshot}: ${count(t.listed)} data file${t.listed === 1 ? '' : 's'} listed, ${count(t.skipped)} skipped by their statistics`;
 
 /** A whole result as the table view prints it, every row (the demo's few). */
 export async function tableText(r: SqlResult, started: number): Promise<string> {

@@ -12,7 +12,7 @@ import type { ReadState } from '../read/read-state.js';
 import { CarriedDeletes } from './compact-carry.js';
 import { StatementFiles } from './statement-files.js';
 import type { StopOptions } from './stop.js';
-import { authorship, committing, type PlaneContext, scanAt } from './query.js';
+import { authorship, committing, noFiles, type PlaneContext, scanAt } from './query.js';
 import { ident } from './sql-text.js';
 import { POSITION, ROW_ID_COLUMN } from './table-scan.js';
 import { DEFAULT_TARGET_FILE_SIZE, writeDataFiles } from './write-files.js';
@@ -54,7 +54,7 @@ export async function compact(ctx: PlaneContext, schema: string, table: string, 
     if (chosen.length === 0 || (chosen.length === 1 && !withDeletes.has(chosen[0]!.id))) return nothing;
     const ids = new Set(chosen.map((f) => f.id));
     // The scan of just the chosen files: a reader's listing, narrowed by what a statement would read.
-    const scan = await scanAt(ctx, r, { schema, table, at: undefined, filter: undefined }, held, { listed: 0, skipped: 0 }, true, ids);
+    const scan = await scanAt(ctx, r, { schema, table, at: undefined, filter: undefined }, held, noFiles(), true, ids);
     const columns = info.columns.map((c) => ident(c.name));
     const rowid = ident(POSITION[2]);
     return await ctx.engine.withConnection(async (c) => {

@@ -16,7 +16,7 @@ import { afterComments } from './comments.js';
 import { hostRun } from './host-files.js';
 import { randomHex } from '../random.js';
 import { createTable } from './mirror.js';
-import { committing, authorship, type PlaneContext, selectInto, type SqlOptions, type SqlResult, sqlOptions } from './query.js';
+import { committing, authorship, noFiles, type PlaneContext, selectInto, type SqlOptions, type SqlResult, sqlOptions } from './query.js';
 import { ident, literal } from './sql-text.js';
 import { DEFAULT_TARGET_FILE_SIZE, writeRows } from './write-files.js';
 
@@ -130,7 +130,7 @@ async function copyFrom(plane: PlaneContext, copying: Extract<CopyParts, { direc
         await c.run(`DETACH ${alias}`).catch(() => undefined);
       }
     });
-    return { rows: [{ Count: BigInt(loaded) }], columns: [{ name: 'Count', type: 'BIGINT' }], snapshot: written.snapshot ?? (r.snapshot.id as SnapshotId), files: { listed: 0, skipped: 0 } };
+    return { rows: [{ Count: BigInt(loaded) }], columns: [{ name: 'Count', type: 'BIGINT' }], snapshot: written.snapshot ?? (r.snapshot.id as SnapshotId), files: noFiles() };
   } finally {
     await r.close();
   }

@@ -10,7 +10,7 @@ import type { ReadState } from '../read/read-state.js';
 import { ignore, tableColumns, type TableInfoNode } from './ddl.js';
 import { withProgress } from './engine.js';
 import { type Named, type PlanNode, sameTable, tablesRead } from './mirror.js';
-import type { PlaneContext, SqlOptions, SqlResult } from './query.js';
+import { noFiles, type PlaneContext, type SqlOptions, type SqlResult } from './query.js';
 import { Scratch } from './scratch.js';
 import { ident } from './sql-text.js';
 import type { StatementFiles } from './statement-files.js';
@@ -26,7 +26,7 @@ export async function createTableAs(ctx: PlaneContext, r: ReadState, text: strin
   const replace = info.on_conflict === 'REPLACE_ON_CONFLICT';
   const found = await existing(r, target);
   const name = `${target.schema}.${target.table}`;
-  if (found !== undefined && info.on_conflict === 'IGNORE_ON_CONFLICT') return { rows: [], columns: [], snapshot: r.snapshot.id, files: { listed: 0, skipped: 0 } };
+  if (found !== undefined && info.on_conflict === 'IGNORE_ON_CONFLICT') return { rows: [], columns: [], snapshot: r.snapshot.id, files: noFiles() };
   if (found === 'view') {
     throw new StrataError('ALREADY_EXISTS', `${name} is a view at snapshot ${r.snapshot.id}; nothing was written — CREATE … TABLE AS makes a table: DROP VIEW ${name} first, or name the table otherwise`);
   }

@@ -8,7 +8,7 @@ import { isStrataError, StrataError } from '../errors.js';
 import type { Transaction, ColumnSpec } from '../txn/transaction.js';
 import { lakeTypeOfPlan, type PlanType } from './duck-types.js';
 import type { DuckColumn, Mirror, PlanNode } from './mirror.js';
-import type { PlaneContext } from './query.js';
+import { noFiles, type PlaneContext } from './query.js';
 import { bigText, deserializable, protectBig, type ScalarSql } from './statement.js';
 import { ident } from './sql-text.js';
 
@@ -197,5 +197,5 @@ export async function ignore(work: Promise<unknown>, code: 'NOT_FOUND' | 'ALREAD
 /** Runs a DDL statement's operations as one commit. */
 export async function runDdl(ctx: PlaneContext, text: string, operations: (tx: Transaction) => Promise<unknown>, head: SnapshotId) {
   const { snapshot } = await ctx.transaction((tx) => operations(tx), { message: text.trim().slice(0, 200) });
-  return { rows: [], columns: [], snapshot: snapshot ?? head, files: { listed: 0, skipped: 0 } };
+  return { rows: [], columns: [], snapshot: snapshot ?? head, files: noFiles() };
 }

@@ -71,8 +71,27 @@ export interface SqlResult<Row extends Record<string, unknown> = Record<string, 
   /** The newest snapshot the statement read (null: it read no catalog table). */
   snapshot: SnapshotId | null;
   /** Data files the statement's table references named, and how many of them their statistics let it skip. */
-  files: { listed: number; skipped: number };
+  files: FileCounts;
 }
+
+/** One table a statement scanned, at one snapshot: its data files listed there, and how many it skipped. */
+export interface TableFiles {
+  schema: string;
+  table: string;
+  snapshot: SnapshotId;
+  listed: number;
+  skipped: number;
+}
+
+/** Data files listed and skipped, in all and per table scanned (a table read twice at one snapshot is scanned once). */
+export interface FileCounts {
+  listed: number;
+  skipped: number;
+  tables: TableFiles[];
+}
+
+/** No file listed yet. */
+export const noFiles = (): FileCounts => ({ listed: 0, skipped: 0, tables: [] });
 
 /** What the SQL layer needs of a catalog: readers, transactions, its store and data path, DuckDB, the local files. */
 export interface PlaneContext {
@@ -323,7 +342,7 @@ class Binder {
   private readonly scans = new Map<string, string>();
   /** Each AT (TIMESTAMP => expression)'s time, by its text: evaluated once per statement. */
   private readonly times = new Map<string, number>();
-  readonly files = { listed: 0, skipped: 0 };
+  readonly files = noFiles();
   newest: SnapshotId | null = null;
 
   constructor(
@@ -491,7 +510,7 @@ export async function scanAt(
   r: ReadState,
   ref: TableRef,
   held: StatementFiles,
-  count: { listed: number; skipped: number },
+  count: FileCounts,
   positions = false,
   only?: ReadonlySet<FileId>,
 ): Promise<BoundScan> {
@@ -507,6 +526,7 @@ export async function scanAt(
   }
   count.listed += listed.length;
   count.skipped += listed.length - files.length;
+  count.tables.push({ schema: ref.schema, table: ref.table, snapshot: r.snapshot.id as SnapshotId, listed: listed.length, skipped: listed.length - files.length });
   // Only the delete files of the data files read: a skipped file's deletes are neither fetched nor joined.
   const records = new Map(files.map((f) => [f.id, f.recordCount]));
   const deletes = (await r.deleteFiles(ref.schema, ref.table)).filter((d) => records.has(d.dataFileId));

@@ -13,7 +13,8 @@ import type { StatementFiles } from './statement-files.js';
 import { createTable, type Named, type PlanNode, tablesRead } from './mirror.js';
 import { type BoundScan, type PlaneContext, scanAt, type SqlOptions, type SqlResult } from './query.js';
 import { targetFilter } from './plan-filter.js';
-import { touchedRowsQuery } from './touched-rows.js';
+import { type TouchedRows, touchedRowsQuery } from './touched-rows.js';
+import { isStrataError } from '../errors.js';
 import { Scratch } from './scratch.js';
 import type { TableRef } from './statement.js';
 import { ident, literal } from './sql-text.js';
@@ -33,7 +34,7 @@ export interface DeleteFileSpec extends StoredBytes {
  * The target's live rows at `r`'s snapshot as a scratch table, each with its file, row number and row id: those
  * `touched` selects (touched-rows.ts, run on them as a view under the target's name) when it is given and runs.
  */
-async function targetRows(ctx: PlaneContext, r: ReadState, s: Scratch, target: Named, held: StatementFiles, filter: TableRef['filter'], touched: string | undefined): Promise<{ table: TableInfo; scan: BoundScan }> {
+async function targetRows(ctx: PlaneContext, r: ReadState, s: Scratch, target: Named, held: StatementFiles, filter: TableRef['filter'], touched: TouchedRows | undefined): Promise<{ table: TableInfo; scan: BoundScan }> {
   const table = await r.table(target.schema, target.table);
   // Only the files the statement's WHERE may touch: the others' rows cannot go or change.
   const scan = await scanAt(ctx, r, { ...target, at: undefined, filter }, held, s.files, true);
@@ -45,18 +46,27 @@ async function targetRows(ctx: PlaneContext, r: ReadState, s: Scratch, target: N
 }
 
 /**
- * The rows `touched` selects of `scan`, as a scratch table; undefined when DuckDB does not run it (a name it
- * binds to a catalog view, made only later: then every row is kept, and the statement says what is wrong).
+ * The rows `touched` selects of `scan`, as a scratch table; undefined when DuckDB does not bind it (then every
+ * row is kept, and the statement says what is wrong).
  */
-async function touchedRows(s: Scratch, name: string, scan: string, touched: string): Promise<string | undefined> {
+async function touchedRows(s: Scratch, name: string, scan: string, touched: TouchedRows): Promise<string | undefined> {
   const kept = s.name('__strata_touched');
   await s.run(`CREATE VIEW ${name} AS ${scan}`);
   try {
     // Prepared: one statement, whatever the text holds.
-    await run(async () => (await s.c.prepare(`CREATE TABLE ${kept} AS ${touched}`)).run());
+    const prepared = await run(() => s.c.prepare(`CREATE TABLE ${kept} AS ${touched.query}`));
+    try {
+      if (touched.params !== undefined) prepared.bind(touched.params);
+      await run(() => prepared.run());
+    } finally {
+      prepared.destroySync();
+    }
     return kept;
-  } catch {
-    return undefined;
+  } catch (e) {
+    // What DuckDB refuses of the query (a name, a type) it refuses of the statement too, which then says so;
+    // anything else (a damaged file, memory, a cancel) is the statement's failure.
+    if (isStrataError(e, 'INVALID_ARGUMENT') && !/^INTERRUPT/i.test(e.message)) return undefined;
+    throw e;
   } finally {
     await s.run(`DROP VIEW ${name}`);
   }
@@ -132,7 +142,8 @@ export async function rewriteRows(
       await s.reading(ctx, r, target, tablesRead(plan), held);
       // A MERGE may change any row (WHEN NOT MATCHED BY SOURCE): every file is read.
       const filter = node.type === 'LOGICAL_MERGE_INTO' ? undefined : targetFilter(plan, node, target);
-      const touched = await touchedRowsQuery(text, plan, node, target, (q, arg) => ctx.engine.textFunction(q, arg));
+      const relations = [...tablesRead(plan).map((t) => t.table), ...[...(ctx.loaded?.keys() ?? [])]];
+      const touched = await touchedRowsQuery({ text, plan, node, target, relations, params: ctx.params }, ROWID, (q, arg) => ctx.engine.textFunction(q, arg));
       const { table, scan } = await targetRows(ctx, r, s, target, held, filter, touched);
       const before = await how.before(s, s.name(target), table);
       await s.views(r, (q, arg) => ctx.engine.textFunction(q, arg));

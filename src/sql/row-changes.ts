@@ -19,7 +19,7 @@ import type { SnapshotSelector } from '../read/resolve-snapshot.js';
 import { type RowEvent, rowEvents } from '../read/row-events.js';
 import { recordedFile } from './local-files.js';
 import { StatementFiles } from './statement-files.js';
-import { checkDeletes, checkedTogether, mappingsOf, type PlaneContext, type SqlResult } from './query.js';
+import { checkDeletes, checkedTogether, mappingsOf, noFiles, type PlaneContext, type SqlResult } from './query.js';
 import { ident, literal } from './sql-text.js';
 import { defaultOf, POSITION, tableScan, typedNulls } from './table-scan.js';
 import { streamRows } from './values.js';
@@ -144,7 +144,7 @@ export async function rowChanges(ctx: RowChangesContext, schema: string, table: 
     columns = batch.columns;
     snapshot = batch.snapshot;
   }
-  return { rows, columns, snapshot, files: { listed: 0, skipped: 0 } };
+  return { rows, columns, snapshot, files: noFiles() };
 }
 
 /** The changes in DuckDB's batches: memory bounded by a batch, however many rows changed. */
@@ -159,10 +159,10 @@ export async function* rowChangeBatches(ctx: RowChangesContext, schema: string, 
     let any = false;
     for await (const rows of batches) {
       any = true;
-      yield { rows, columns, snapshot: to, files: { listed: 0, skipped: 0 } };
+      yield { rows, columns, snapshot: to, files: noFiles() };
     }
     // No change at all still says which columns a change would have.
-    if (!any) yield { rows: [], columns, snapshot: to, files: { listed: 0, skipped: 0 } };
+    if (!any) yield { rows: [], columns, snapshot: to, files: noFiles() };
   } finally {
     held.release();
     for (const r of readers) await r.close();

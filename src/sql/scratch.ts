@@ -7,13 +7,13 @@ import { run } from './engine.js';
 import type { StatementFiles } from './statement-files.js';
 import { createTable, createViews, type Named, sameTable } from './mirror.js';
 import type { ScalarSql } from './statement.js';
-import { type PlaneContext, scanAt } from './query.js';
+import { noFiles, type PlaneContext, scanAt } from './query.js';
 import { ident, literal } from './sql-text.js';
 import { randomHex } from '../random.js';
 
 export class Scratch {
   /** Data files the scans listed and skipped. */
-  readonly files = { listed: 0, skipped: 0 };
+  readonly files = noFiles();
   /** The databases attached for the statement (rows it read first), detached with its own. */
   private readonly attached: string[] = [];
 

@@ -3,6 +3,11 @@
 // word inside parentheses or a CASE … END belongs to the expression around it, not to the statement.
 import { afterComments } from './comments.js';
 
+// A name as DuckDB's lexer reads one: a letter (any beyond ASCII too), then letters, digits, "_" and "$" —
+// so `é$$` is a name, and `$é$` opens a dollar-quoted string.
+const IDENT_START = /[A-Za-z_\u0080-\uffff]/;
+const IDENT_PART = /[\w$\u0080-\uffff]/;
+
 /** Where the string, quoted name, dollar-quoted string or comment that starts at `i` ends; `i` if none does. */
 export function pastQuoted(text: string, i: number): number {
   const ch = text[i];
@@ -14,8 +19,8 @@ export function pastQuoted(text: string, i: number): number {
     return Math.min(j + 1, text.length);
   }
   if ((ch === '-' && text[i + 1] === '-') || (ch === '/' && text[i + 1] === '*')) return afterComments(text, i);
-  if (ch === '$' && !(i > 0 && /\w/.test(text[i - 1]!))) {
-    const tag = /^\$([A-Za-z_]\w*)?\$/.exec(text.slice(i, i + 256));
+  if (ch === '$' && !(i > 0 && IDENT_PART.test(text[i - 1]!))) {
+    const tag = /^\$([A-Za-z_\u0080-\uffff][\w\u0080-\uffff]*)?\$/.exec(text.slice(i, i + 256));
     if (tag === null) return i;
     const end = text.indexOf(tag[0], i + tag[0].length);
     return end < 0 ? text.length : end + tag[0].length;
@@ -47,9 +52,9 @@ export function topLevelWords(text: string): Word[] {
     const ch = text[i]!;
     if (ch === '(' || ch === '[') (parens++, i++);
     else if (ch === ')' || ch === ']') (parens--, i++);
-    else if (/[A-Za-z_]/.test(ch)) {
+    else if (IDENT_START.test(ch)) {
       let end = i + 1;
-      while (end < text.length && /[\w$]/.test(text[end]!)) end++;
+      while (end < text.length && IDENT_PART.test(text[end]!)) end++;
       const word = text.slice(i, end).toUpperCase();
       // A named parameter ($where) is a value, whatever its name.
       if (parens === 0 && text[i - 1] !== '$') {

@@ -4,20 +4,25 @@
 // parser serialises no statement that writes, so the query is made of the statement's own text, divided at
 // its top-level keywords (top-level.ts):
 //   DELETE FROM target [USING from] WHERE cond          SELECT * FROM target WHERE cond
-//   UPDATE target SET … [FROM from] WHERE cond            or, with a list: … WHERE EXISTS (SELECT 1 FROM from WHERE cond)
+//   UPDATE target SET … [FROM from] WHERE cond            or, with a list: … WHERE rowid IN (SELECT rowid FROM target, from WHERE cond)
 //   MERGE INTO target USING source ON cond | USING (c)  SELECT * FROM target SEMI JOIN source ON cond | USING (c)
-// (The EXISTS binds each name of a valid statement's cond as its join does: a name of a table of the list
-// there, else of the target, and it cannot be both.) Each gives the target's columns alone.
-// The statement then runs as written on those rows and changes what it would have changed on all of them —
-// but only where its rows do not depend on rows outside them, which its plan says: it reads the target once
-// (a subquery over the target would see only those rows), calls no function whose value may change between
-// the two (random() draws again, now() is another transaction's), and a MERGE has no WHEN NOT MATCHED BY SOURCE (it touches the rows the source does not match). Any
-// other statement, and a query DuckDB does not take as one SELECT, keeps every row.
+// Each gives the target's columns alone, its names bound as the statement binds them (the list joined to the
+// target in one FROM, as the statement joins it). The statement then runs as written on those rows and
+// changes what it would have changed on all of them — but only where the rows it touches do not depend on
+// rows outside them, or on a draw that a second evaluation makes again: its plan reads the target once (a
+// subquery over the target would see only those rows), calls no function whose value may change between the
+// two (random() draws again, now() is another transaction's) and samples nothing, a MERGE has no WHEN NOT
+// MATCHED BY SOURCE (it touches the rows the source does not match); and the query's own parse holds none of
+// those either (a table function's arguments are evaluated before any plan), nor the target's whole row (the
+// query's target has columns of the scratch table's own). Any other statement, and a query DuckDB does not
+// take as one SELECT, keeps every row.
+import type { BoundParams } from './params.js';
 import type { Named, PlanNode } from './mirror.js';
 import { readsTargetOnce } from './plan-filter.js';
-import type { ScalarSql } from './statement.js';
+import { protectBig, type ScalarSql } from './statement.js';
 import { afterComments } from './comments.js';
-import { topLevelWords, type Word } from './top-level.js';
+import { isPureTableFunction } from './table-functions.js';
+import { pastQuoted, topLevelWords, type Word } from './top-level.js';
 
 /** What a statement's text holds between its keywords. */
 type Parts =
@@ -26,52 +31,159 @@ type Parts =
   /** A MERGE: its source, and how it matches the target (`ON cond` or `USING (columns)`, as written). */
   | { target: string; source: string; match: string };
 
-/**
- * DuckDB's functions whose value is not the same on every evaluation of one set of arguments: VOLATILE (random()
- * draws again) and CONSISTENT_WITHIN_QUERY (now() is the transaction's start: the query of the rows and the
- * statement are two). Written out, as DuckDB's `duckdb_functions()` lists them (a test holds the two equal):
- * reading that list costs a fresh process some 35 ms, a CLI call's whole statement over again.
- */
-export const UNSTABLE_FUNCTIONS: ReadonlySet<string> = new Set([
-  'current_connection_id', 'current_database', 'current_date', 'current_query', 'current_query_id', 'current_schema',
-  'current_schemas', 'current_transaction_id', 'currval', 'error', 'gen_random_uuid', 'get_current_time',
-  'get_current_timestamp', 'in_search_path', 'nextval', 'now', 'random', 'setseed', 'sleep_ms', 'stats', 'today',
-  'transaction_timestamp', 'txid_current', 'uuid', 'uuidv4', 'uuidv7', 'write_log',
-]);
+/** DuckDB's functions whose value is not the same on every evaluation of one set of arguments, as `duckdb_functions()` declares them. */
+export const DECLARED_UNSTABLE = [
+  // VOLATILE: random() draws again.
+  'current_connection_id', 'current_query', 'current_query_id', 'current_transaction_id', 'currval', 'error', 'gen_random_uuid',
+  'nextval', 'random', 'setseed', 'sleep_ms', 'stats', 'uuid', 'uuidv4', 'uuidv7', 'write_log',
+  // CONSISTENT_WITHIN_QUERY: now() is the transaction's start, and the query of the rows and the statement are two.
+  'current_database', 'current_date', 'current_schema', 'current_schemas', 'get_current_time', 'get_current_timestamp',
+  'in_search_path', 'now', 'today', 'transaction_timestamp', 'txid_current',
+];
 
 /**
- * The query of the rows of `target`, under its name, that the statement `text` (its plan `plan`, its write
- * `node`) can touch, or undefined when that is every row.
+ * The declared ones (a test holds them equal to `duckdb_functions()`, whose reading costs a fresh process some
+ * 35 ms: a CLI call's whole statement over again), and the times of day the ICU extension declares CONSISTENT
+ * though each transaction has its own, with the keywords that name them and now() before binding.
  */
-export async function touchedRowsQuery(text: string, plan: PlanNode, node: PlanNode, target: Named, run: ScalarSql): Promise<string | undefined> {
+export const UNSTABLE_FUNCTIONS: ReadonlySet<string> = new Set([
+  ...DECLARED_UNSTABLE,
+  'current_localtime', 'current_localtimestamp', 'current_time', 'current_timestamp', 'localtime', 'localtimestamp',
+]);
+
+/** A query of the rows a statement can touch, and the values of the parameters it holds. */
+export interface TouchedRows {
+  query: string;
+  params: BoundParams | undefined;
+}
+
+interface Node {
+  [k: string]: unknown;
+}
+
+/** The statement as the query of its rows is made of it. */
+export interface TouchedStatement {
+  text: string;
+  plan: PlanNode;
+  /** Its write: LOGICAL_DELETE, LOGICAL_UPDATE or LOGICAL_MERGE_INTO. */
+  node: PlanNode;
+  target: Named;
+  /** The names the scratch database holds before the catalog's views are made: the tables the statement reads, rows it loaded first. */
+  relations: readonly string[];
+  params: BoundParams | undefined;
+}
+
+/**
+ * The query of the rows of the statement's target, under its name (`rowid` a column of its scratch view), that
+ * the statement can touch, or undefined when that is every row.
+ */
+export async function touchedRowsQuery(statement: TouchedStatement, rowid: string, run: ScalarSql): Promise<TouchedRows | undefined> {
+  const { text, plan, node, target, params } = statement;
   if (!readsTargetOnce(plan, target)) return undefined;
   if (node.type === 'LOGICAL_MERGE_INTO' && (node.actions as { key: string }[]).some((a) => a.key === 'WHEN_NOT_MATCHED_BY_SOURCE')) return undefined;
-  if ([...functionsCalled(plan)].some((f) => UNSTABLE_FUNCTIONS.has(f))) return undefined;
+  if (!steady(plan, new Set())) return undefined;
   const parts = partsOf(text);
   if (parts === undefined) return undefined;
   // Each part on its own line: one that ends in a -- comment does not swallow what follows it.
   const query =
     'source' in parts
       ? `SELECT * FROM ${parts.target}\nSEMI JOIN ${parts.source}\n${parts.match}\n`
-      : `SELECT * FROM ${parts.target}\nWHERE ${parts.from === undefined ? parts.where : `EXISTS (SELECT 1 FROM ${parts.from}\nWHERE ${parts.where}\n)`}\n`;
+      : parts.from === undefined
+        ? `SELECT * FROM ${parts.target}\nWHERE ${parts.where}\n`
+        : `SELECT * FROM ${parts.target}\nWHERE ${rowid} IN (SELECT ${rowid} FROM ${parts.target}, ${parts.from}\nWHERE ${parts.where}\n)\n`;
   // One SELECT, as DuckDB reads it, or nothing: text read otherwise here than by DuckDB is not run.
-  const parsed = JSON.parse(await run('SELECT json_serialize_sql($1::VARCHAR) AS v', query)) as { error: boolean; statements?: { node: { type: string } }[] };
-  return !parsed.error && parsed.statements?.length === 1 && parsed.statements[0]!.node.type === 'SELECT_NODE' ? query : undefined;
+  const parsed = JSON.parse(protectBig(await run('SELECT json_serialize_sql($1::VARCHAR) AS v', query))) as Node;
+  const statements = parsed.statements as { node: Node }[] | undefined;
+  if (parsed.error === true || statements?.length !== 1 || statements[0]!.node.type !== 'SELECT_NODE') return undefined;
+  const from = statements[0]!.node.from_table as Node;
+  const head = (from.type === 'JOIN' ? from.left : from) as Node;
+  if (!steady(parsed, new Set([head.table_name, head.alias].filter((n) => typeof n === 'string' && n !== '').map((n) => (n as string).toLowerCase())))) return undefined;
+  // A name the query reads that the scratch database does not yet hold as the statement's (a catalog view,
+  // made later) could be DuckDB's own relation of that name there (duckdb_views, sqlite_master).
+  if (!readsOnly(parsed, new Set([target.table, ...statement.relations].map((n) => n.toLowerCase())))) return undefined;
+  const bound = boundTo(parsed, text, params);
+  return bound === false ? undefined : { query, params: bound };
 }
 
-/** The names of the functions the plan calls, anywhere in it. */
-function functionsCalled(plan: PlanNode): Set<string> {
-  const out = new Set<string>();
+/**
+ * Whether `tree` (a plan, or the query's parse) selects the same rows on every evaluation, on whole rows of no
+ * relation in `whole`: no unstable function (by name, or as the keyword that names it), no sample, no
+ * reference to a whole row of the target.
+ */
+function steady(tree: unknown, whole: ReadonlySet<string>): boolean {
+  let ok = true;
   const walk = (x: unknown): void => {
+    if (!ok) return;
     if (Array.isArray(x)) for (const y of x) walk(y);
     else if (x !== null && typeof x === 'object') {
-      const o = x as Record<string, unknown>;
-      if (typeof o.expression_class === 'string' && typeof o.name === 'string') out.add(o.name);
+      const o = x as Node;
+      const name = typeof o.function_name === 'string' ? o.function_name : typeof o.expression_class === 'string' && typeof o.name === 'string' ? o.name : undefined;
+      const column = o.class === 'COLUMN_REF' && (o.column_names as string[]).length === 1 ? (o.column_names as string[])[0]!.toLowerCase() : undefined;
+      if (
+        (name !== undefined && UNSTABLE_FUNCTIONS.has(name.toLowerCase())) ||
+        (column !== undefined && (UNSTABLE_FUNCTIONS.has(column) || whole.has(column))) ||
+        (o.class === 'STAR' && whole.has(String(o.relation_name).toLowerCase())) ||
+        (o.sample !== undefined && o.sample !== null) ||
+        (typeof o.type === 'string' && o.type.includes('SAMPLE'))
+      ) {
+        ok = false;
+        return;
+      }
       for (const v of Object.values(o)) walk(v);
     }
   };
-  walk(plan);
-  return out;
+  walk(tree);
+  return ok;
+}
+
+/** Whether the query reads tables named in `names` (or its own WITH names) and pure table functions, and nothing else. */
+function readsOnly(parsed: Node, names: ReadonlySet<string>): boolean {
+  const own = new Set<string>();
+  let ok = true;
+  const walk = (x: unknown): void => {
+    if (Array.isArray(x)) for (const y of x) walk(y);
+    else if (x !== null && typeof x === 'object') {
+      const o = x as Node;
+      for (const c of (o.cte_map as { map?: { key: string }[] } | undefined)?.map ?? []) own.add(c.key.toLowerCase());
+      if (o.type === 'BASE_TABLE' && !names.has(String(o.table_name).toLowerCase()) && !own.has(String(o.table_name).toLowerCase())) ok = false;
+      if (o.type === 'TABLE_FUNCTION' && !isPureTableFunction(String((o.function as Node).function_name))) ok = false;
+      for (const v of Object.values(o)) walk(v);
+    }
+  };
+  walk(parsed);
+  return ok;
+}
+
+/**
+ * The values of the parameters the query holds, as DuckDB binds them (it refuses one its text lacks), or false
+ * when they cannot be told: a `?` (numbered by its place in the text, which the query does not keep), or
+ * numbers with a gap.
+ */
+function boundTo(parsed: Node, text: string, params: BoundParams | undefined): BoundParams | undefined | false {
+  const held = new Set<string>();
+  const walk = (x: unknown): void => {
+    if (Array.isArray(x)) for (const y of x) walk(y);
+    else if (x !== null && typeof x === 'object') {
+      if ((x as Node).class === 'PARAMETER') held.add(String((x as Node).identifier));
+      for (const v of Object.values(x)) walk(v);
+    }
+  };
+  walk(parsed);
+  if (held.size === 0) return undefined;
+  if (params === undefined || codeHolds(text, '?')) return false;
+  if (!Array.isArray(params)) return Object.fromEntries([...held].map((name) => [name, (params as Record<string, unknown>)[name]])) as BoundParams;
+  const numbers = [...held].map(Number).sort((a, b) => a - b);
+  return numbers.every((n, i) => n === i + 1) ? params.slice(0, numbers.length) : false;
+}
+
+/** Whether `ch` occurs in `text` outside its strings, quoted names and comments. */
+function codeHolds(text: string, ch: string): boolean {
+  for (let i = 0; i < text.length; ) {
+    const past = pastQuoted(text, i);
+    if (past > i) i = past;
+    else if (text[i++] === ch) return true;
+  }
+  return false;
 }
 
 /** The statement's parts, when it is a DELETE, UPDATE or MERGE written as the header above shows. */

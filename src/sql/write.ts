@@ -11,6 +11,7 @@ import { createTableAs } from './create-as.js';
 import { addedColumnsByExample, ddlOperations, runDdl } from './ddl.js';
 import { deleteRows } from './delete.js';
 import { callAt, loadedScan, loadedShape, loadHostRows } from './host-files.js';
+import { afterComments } from './comments.js';
 import { endingQuery, pastReads } from './past-reads.js';
 import { CATALOG_RELATIONS } from './view-definition.js';
 import { insert } from './insert.js';
@@ -110,9 +111,10 @@ async function planLoading(
   /** Each replacement made, in order: where, and how long the text replaced and its replacement were. */
   const edits: { at: number; removed: number; added: number }[] = [];
   const original = (at: number) => edits.reduceRight((p, e) => (p >= e.at + e.added ? p - e.added + e.removed : p >= e.at ? e.at : p), at);
-  if (/^\s*CREATE\b/i.test(text)) {
+  const code = text.slice(afterComments(text));
+  if (/^CREATE\b/i.test(code)) {
     // Refused when made, not when first read: a view is expanded inside the queries that read it.
-    const ending = await endingQuery(text, (sql, arg) => ctx.engine.textFunction(sql, arg));
+    const ending = await endingQuery(code, (sql, arg) => ctx.engine.textFunction(sql, arg));
     if (ending?.view === true && ending.statement.readsCatalog()) {
       throw invalid(`a view ${CATALOG_RELATIONS}`);
     }

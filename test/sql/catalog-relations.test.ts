@@ -209,6 +209,7 @@ describe('the catalog as tables', () => {
       "CREATE OR REPLACE VIEW feed AS SELECT * FROM table_changes('s.t', 1, 2)",
       'CREATE VIEW names AS SELECT table_name FROM information_schema.tables',
       'CREATE VIEW listed AS SELECT * FROM (SHOW TABLES)',
+      '/* made by a tool */ CREATE VIEW commented AS SELECT * FROM snapshots()',
     ]) {
       await expectCode(c.sql(q), 'INVALID_ARGUMENT', /a view cannot read the catalog's own relations/);
     }

@@ -60,7 +60,7 @@ describe("a statement's first read of a file", () => {
       byteChecks.mockClear();
       const first = await c.sql('SELECT count(*)::INT AS n FROM t WHERE id BETWEEN 100 AND 300');
       expect(first.rows).toEqual([{ n: 199 }]);
-      expect(first.files).toEqual({ listed: 2, skipped: 1 });
+      expect(first.files).toMatchObject({ listed: 2, skipped: 1 });
       // The one data file the statistics keep and its delete file: each checked once, before DuckDB read them.
       expect(byteChecks).toHaveBeenCalledTimes(2);
       expect(reads).toHaveBeenCalledTimes(1);

@@ -41,6 +41,10 @@ describe('strata sql and strata load', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/INVALID_ARGUMENT: .*nope/);
     expect((await run('load', 'cities', path.join(dir, 'missing.csv'), '--dir', dir)).stderr).toContain('there is no file');
+    // EXPLAIN: DuckDB's plan, then the files each table's scan listed and skipped.
+    const plan = await run('sql', "EXPLAIN SELECT name FROM cities WHERE people > 1000000", '--dir', dir);
+    expect(plan.stdout, plan.stderr).toMatch(/READ_PARQUET/);
+    expect(plan.stdout).toMatch(/\nmain\.cities at snapshot 3: 2 data files listed, 1 skipped by their statistics\n\(1 row, snapshot 3, \d+ ms\)\n$/);
   }, 60_000);
 
   it('strata sql reads the files a statement names, as on your own machine, and says so; --no-host-files reads none', async () => {

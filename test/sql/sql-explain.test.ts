@@ -13,15 +13,22 @@ async function twoFiles() {
 }
 
 describe('EXPLAIN through catalog.sql', () => {
-  it("shows DuckDB's plan over the files each table reads, and how many its statistics let it skip", async () => {
+  it("shows DuckDB's plan over the files each table reads, and how many its statistics let it skip, per table and snapshot", async () => {
     const c = await twoFiles();
     const plan = await c.sql('EXPLAIN SELECT id FROM t WHERE id > 5');
     expect(plan.rows.map((r) => r.explain_key)).toEqual(['physical_plan']);
     expect(String(plan.rows[0]!.explain_value)).toMatch(/READ_PARQUET/);
-    expect(plan.files).toEqual({ listed: 2, skipped: 1 });
+    expect(plan.files).toMatchObject({ listed: 2, skipped: 1 });
+    // Per table and snapshot; a table read twice at one snapshot (a self-join, no WHERE of its own) is listed once.
+    const both = await c.sql('EXPLAIN SELECT id FROM t WHERE id > 5 UNION ALL SELECT a.id FROM t AS a AT (VERSION => 2) JOIN t AS b AT (VERSION => 2) USING (id)');
+    expect(both.files.tables).toEqual([
+      { schema: 'main', table: 't', snapshot: 3, listed: 2, skipped: 1 },
+      { schema: 'main', table: 't', snapshot: 2, listed: 1, skipped: 0 },
+    ]);
+    expect(both.files).toMatchObject({ listed: 3, skipped: 1 });
     // At the snapshot before the second insert there was one file.
     const earlier = await c.sql('explain SELECT id FROM t AT (VERSION => 2)');
-    expect(earlier.files).toEqual({ listed: 1, skipped: 0 });
+    expect(earlier.files).toMatchObject({ listed: 1, skipped: 0 });
     expect(earlier.snapshot).toBe(2);
   });
 
