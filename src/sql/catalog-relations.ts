@@ -173,7 +173,8 @@ async function changesScan(ctx: PlaneContext, rel: Extract<CatalogRelation, { ki
     if (at !== undefined && to > at.snapshot) {
       throw new StrataError('INVALID_ARGUMENT', `table_changes() of ${rel.schema}.${rel.table} ends at snapshot ${to}, after the statement's snapshot ${at.snapshot}: a statement reads one state of the lake; end the range at ${at.snapshot} or read at a later snapshot`);
     }
-    return rel.only === 'all' ? sql : `SELECT * FROM (${sql}) WHERE change_type IN (${CHANGE_TYPES[rel.only]})`;
+    // DuckLake's table_insertions and table_deletions are scans of the rows given and taken: the table's columns alone.
+    return rel.only === 'all' ? sql : `SELECT * EXCLUDE (snapshot_id, rowid, change_type) FROM (${sql}) WHERE change_type IN (${CHANGE_TYPES[rel.only]})`;
   } finally {
     for (const r of readers) await r.close();
   }

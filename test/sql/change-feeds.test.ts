@@ -36,9 +36,21 @@ describe('change feeds in SQL', () => {
     expect(sql.columns).toEqual(api.columns);
     expect(plain(sql.rows)).toEqual(plain(api.rows));
     expect(api.rows.map((r) => r.change_type)).toEqual(['insert', 'insert', 'insert', 'update_preimage', 'update_postimage', 'delete', 'insert']);
-    const kinds = async (fn: string) => (await c.sql(`SELECT change_type, id FROM ${fn}('s.t', ${snaps.inserted}, ${snaps.again}) ORDER BY snapshot_id, rowid, change_type`)).rows.map((r) => `${String(r.change_type)} ${String(r.id)}`);
-    expect(await kinds('table_insertions')).toEqual(['insert 1', 'insert 2', 'insert 3', 'update_postimage 1', 'insert 4']);
-    expect(await kinds('table_deletions')).toEqual(['update_preimage 1', 'delete 3']);
+    // As DuckLake's: the rows given (inserts, updates' new values) and taken (deletes, updates' old values), in
+    // the table's columns alone, as table_changes has them.
+    const feed = async (fn: string) => {
+      const r = await c.sql(`SELECT * FROM ${fn}('s.t', ${snaps.inserted}, ${snaps.again}) ORDER BY id, amount`);
+      return { columns: r.columns.map((col) => col.name), rows: plain(r.rows) };
+    };
+    const kinds = async (types: string) =>
+      plain((await c.sql(`SELECT * EXCLUDE (snapshot_id, rowid, change_type) FROM table_changes('s.t', ${snaps.inserted}, ${snaps.again}) WHERE change_type IN (${types}) ORDER BY id, amount`)).rows);
+    expect(await feed('table_insertions')).toEqual({ columns: ['id', 'amount', 'tags'], rows: await kinds("'insert', 'update_postimage'") });
+    expect(await feed('table_deletions')).toEqual({ columns: ['id', 'amount', 'tags'], rows: await kinds("'delete', 'update_preimage'") });
+    expect(((await feed('table_insertions')).rows as unknown[]).length).toBe(5);
+    expect(plain((await c.sql(`SELECT id, amount FROM table_deletions('s.t', ${snaps.inserted}, ${snaps.again}) ORDER BY id`)).rows)).toEqual([
+      { id: '1', amount: '1.125' },
+      { id: '3', amount: '99999.999' },
+    ]);
     // Streamed in batches, the same rows.
     const streamed: Record<string, unknown>[] = [];
     for await (const b of c.sqlBatches(`SELECT * FROM table_changes('s.t', ${snaps.inserted}, ${snaps.again})`)) streamed.push(...b.rows);
