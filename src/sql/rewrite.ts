@@ -14,7 +14,8 @@ import { createTable, type Named, type PlanNode, tablesRead } from './mirror.js'
 import { type BoundScan, type PlaneContext, scanAt, type SqlOptions, type SqlResult } from './query.js';
 import { targetFilter } from './plan-filter.js';
 import { type TouchedRows, touchedRowsQuery } from './touched-rows.js';
-import { isStrataError } from '../errors.js';
+import { isStrataError, StrataError } from '../errors.js';
+import { namesWord } from './top-level.js';
 import { Scratch } from './scratch.js';
 import type { TableRef } from './statement.js';
 import { ident, literal } from './sql-text.js';
@@ -137,6 +138,14 @@ export async function rewriteRows(
 ): Promise<SqlResult> {
   const info = node.table_info as Named;
   const target = { schema: info.schema, table: info.table };
+  // DuckDB's rowid of the scratch table is a row's place in the statement's own copy, not its id in the lake:
+  // a statement naming it would delete or set other rows than it says (a column of the table of that name is its own).
+  if (namesWord(text, 'ROWID') && !(await r.table(target.schema, target.table)).columns.some((col) => col.name.toUpperCase() === 'ROWID')) {
+    throw new StrataError(
+      'INVALID_ARGUMENT',
+      `${how.verb} ${target.schema}.${target.table} names rowid, which in a statement that writes would be a row's place in the statement's own copy of the rows, not its id in the lake; nothing was written — find the rows by their columns (table_changes() gives each change's rowid, to join on a column)`,
+    );
+  }
   return ctx.engine.withConnection((c) =>
     Scratch.with(c, async (s) => {
       await s.reading(ctx, r, target, tablesRead(plan), held);

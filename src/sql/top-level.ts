@@ -36,6 +36,35 @@ export interface Word {
 }
 
 /**
+ * The code of `text` as tokens: each word (upper-cased; a named parameter's name, $where, is a value and none)
+ * and each other character that is not space, outside strings, quoted names and comments.
+ */
+function* codeTokens(text: string): Generator<Word> {
+  for (let i = 0; i < text.length; ) {
+    const past = pastQuoted(text, i);
+    if (past > i) {
+      i = past;
+      continue;
+    }
+    if (IDENT_START.test(text[i]!)) {
+      let end = i + 1;
+      while (end < text.length && IDENT_PART.test(text[end]!)) end++;
+      if (text[i - 1] !== '$') yield { word: text.slice(i, end).toUpperCase(), start: i, end };
+      i = end;
+    } else {
+      if (!/\s/.test(text[i]!)) yield { word: text[i]!, start: i, end: i + 1 };
+      i++;
+    }
+  }
+}
+
+/** Whether `text` names `word` (upper-case) as code, at any depth. */
+export const namesWord = (text: string, word: string): boolean => {
+  for (const t of codeTokens(text)) if (t.word === word) return true;
+  return false;
+};
+
+/**
  * The words of `text` outside parentheses and CASE … END, and each "," and ";" there (as words of their own):
  * the keywords that divide a statement into its clauses, among the names and operators between them.
  */
@@ -43,30 +72,13 @@ export function topLevelWords(text: string): Word[] {
   const out: Word[] = [];
   let parens = 0;
   let cases = 0;
-  for (let i = 0; i < text.length; ) {
-    const past = pastQuoted(text, i);
-    if (past > i) {
-      i = past;
-      continue;
-    }
-    const ch = text[i]!;
-    if (ch === '(' || ch === '[') (parens++, i++);
-    else if (ch === ')' || ch === ']') (parens--, i++);
-    else if (IDENT_START.test(ch)) {
-      let end = i + 1;
-      while (end < text.length && IDENT_PART.test(text[end]!)) end++;
-      const word = text.slice(i, end).toUpperCase();
-      // A named parameter ($where) is a value, whatever its name.
-      if (parens === 0 && text[i - 1] !== '$') {
-        if (word === 'CASE') cases++;
-        else if (word === 'END' && cases > 0) cases--;
-        else if (cases === 0) out.push({ word, start: i, end });
-      }
-      i = end;
-    } else {
-      if ((ch === ';' || ch === ',') && parens === 0 && cases === 0) out.push({ word: ch, start: i, end: i + 1 });
-      i++;
-    }
+  for (const t of codeTokens(text)) {
+    if (t.word === '(' || t.word === '[') parens++;
+    else if (t.word === ')' || t.word === ']') parens--;
+    else if (parens > 0) continue;
+    else if (t.word === 'CASE') cases++;
+    else if (t.word === 'END' && cases > 0) cases--;
+    else if (cases === 0 && (IDENT_START.test(t.word[0]!) || t.word === ';' || t.word === ',')) out.push(t);
   }
   return out;
 }

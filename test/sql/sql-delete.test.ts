@@ -6,7 +6,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { type Catalog, isStrataError } from '../../src/index.js';
 import { DirectoryStore } from '../../src/store/directory-store.js';
-import { openCatalog, tempDir } from '../helpers.js';
+import { expectCode, openCatalog, tempDir } from '../helpers.js';
 import { deleteFileBytes, putDeleteFile } from '../support/delete-file.js';
 import { expectPointedAt } from '../support/pointed.js';
 
@@ -177,6 +177,23 @@ describe('DELETE through catalog.sql', () => {
     expect(gone).toBeGreaterThan(4_500);
     expect(gone).toBeLessThan(5_500);
     expect(await count(c, 'SELECT count(*) AS n FROM t')).toBe(10_000 - gone);
+  });
+
+  it("rowid in a DELETE, UPDATE or MERGE is refused, nothing written: it would be a row's place in the statement's copy, not its id in the lake", async () => {
+    const c = await openCatalog();
+    await c.sql('CREATE TABLE t (id BIGINT)');
+    await c.sql('INSERT INTO t SELECT i FROM range(10) r(i)');
+    await c.sql('DELETE FROM t WHERE id < 5');
+    const head = (await c.snapshots()).at(-1)!.id;
+    for (const q of ['DELETE FROM t WHERE rowid = 7', 'UPDATE t SET id = rowid WHERE id = 8', 'MERGE INTO t USING (SELECT 9 AS id) s ON t.rowid = s.id WHEN MATCHED THEN DELETE']) {
+      await expectCode(c.sql(q), 'INVALID_ARGUMENT', /names rowid, .* not its id in the lake; nothing was written/);
+    }
+    expect((await c.snapshots()).at(-1)!.id).toBe(head);
+    // A column of the table named rowid is its own.
+    await c.sql('CREATE TABLE u ("rowid" BIGINT, v INTEGER)');
+    await c.sql('INSERT INTO u VALUES (1, 1), (2, 2)');
+    expect((await c.sql('DELETE FROM u WHERE rowid = 2')).rows).toEqual([{ Count: 1n }]);
+    expect((await c.sql('SELECT v FROM u')).rows).toEqual([{ v: 1 }]);
   });
 
   it('a bind error in the WHERE of a DELETE points into the statement as written', async () => {
