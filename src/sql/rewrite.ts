@@ -15,7 +15,7 @@ import { type BoundScan, type PlaneContext, scanAt, type SqlOptions, type SqlRes
 import { targetFilter } from './plan-filter.js';
 import { type TouchedRows, touchedRowsQuery } from './touched-rows.js';
 import { isStrataError, StrataError } from '../errors.js';
-import { namesWord } from './top-level.js';
+import { holdsToken } from './top-level.js';
 import { Scratch } from './scratch.js';
 import type { TableRef } from './statement.js';
 import { ident, literal } from './sql-text.js';
@@ -140,7 +140,7 @@ export async function rewriteRows(
   const target = { schema: info.schema, table: info.table };
   // DuckDB's rowid of the scratch table is a row's place in the statement's own copy, not its id in the lake:
   // a statement naming it would delete or set other rows than it says (a column of the table of that name is its own).
-  if (namesWord(text, 'ROWID') && !(await r.table(target.schema, target.table)).columns.some((col) => col.name.toUpperCase() === 'ROWID')) {
+  if (holdsToken(text, 'ROWID') && !(await r.table(target.schema, target.table)).columns.some((col) => col.name.toUpperCase() === 'ROWID')) {
     throw new StrataError(
       'INVALID_ARGUMENT',
       `${how.verb} ${target.schema}.${target.table} names rowid, which in a statement that writes would be a row's place in the statement's own copy of the rows, not its id in the lake; nothing was written — find the rows by their columns (table_changes() gives each change's rowid, to join on a column)`,
@@ -148,10 +148,11 @@ export async function rewriteRows(
   }
   return ctx.engine.withConnection((c) =>
     Scratch.with(c, async (s) => {
-      await s.reading(ctx, r, target, tablesRead(plan), held);
+      const reads = tablesRead(plan);
+      await s.reading(ctx, r, target, reads, held);
       // A MERGE may change any row (WHEN NOT MATCHED BY SOURCE): every file is read.
       const filter = node.type === 'LOGICAL_MERGE_INTO' ? undefined : targetFilter(plan, node, target);
-      const relations = [...tablesRead(plan).map((t) => t.table), ...[...(ctx.loaded?.keys() ?? [])]];
+      const relations = [...reads.map((t) => t.table), ...(ctx.loaded?.keys() ?? [])];
       const touched = await touchedRowsQuery({ text, plan, node, target, relations, params: ctx.params }, ROWID, (q, arg) => ctx.engine.textFunction(q, arg));
       const { table, scan } = await targetRows(ctx, r, s, target, held, filter, touched);
       const before = await how.before(s, s.name(target), table);

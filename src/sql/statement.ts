@@ -376,7 +376,8 @@ export function deserializable(tree: unknown): string {
   return restoreBig(JSON.stringify(tree));
 }
 
-function walk(n: unknown, visit: (n: Node) => void): void {
+/** Visits every object of a parsed tree or a plan, depth first. */
+export function walk(n: unknown, visit: (n: Node) => void): void {
   if (Array.isArray(n)) for (const x of n) walk(x, visit);
   else if (n !== null && typeof n === 'object') {
     visit(n as Node);

@@ -58,9 +58,9 @@ function* codeTokens(text: string): Generator<Word> {
   }
 }
 
-/** Whether `text` names `word` (upper-case) as code, at any depth. */
-export const namesWord = (text: string, word: string): boolean => {
-  for (const t of codeTokens(text)) if (t.word === word) return true;
+/** Whether `text` holds `token` (a word, upper-case, or a character such as "?") as code, at any depth. */
+export const holdsToken = (text: string, token: string): boolean => {
+  for (const t of codeTokens(text)) if (t.word === token) return true;
   return false;
 };
 

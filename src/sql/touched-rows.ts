@@ -19,10 +19,10 @@
 import type { BoundParams } from './params.js';
 import type { Named, PlanNode } from './mirror.js';
 import { readsTargetOnce } from './plan-filter.js';
-import { protectBig, type ScalarSql } from './statement.js';
+import { protectBig, type ScalarSql, walk } from './statement.js';
 import { afterComments } from './comments.js';
 import { isPureTableFunction } from './table-functions.js';
-import { pastQuoted, topLevelWords, type Word } from './top-level.js';
+import { holdsToken, topLevelWords, type Word } from './top-level.js';
 
 /** What a statement's text holds between its keywords. */
 type Parts =
@@ -112,27 +112,19 @@ export async function touchedRowsQuery(statement: TouchedStatement, rowid: strin
  */
 function steady(tree: unknown, whole: ReadonlySet<string>): boolean {
   let ok = true;
-  const walk = (x: unknown): void => {
-    if (!ok) return;
-    if (Array.isArray(x)) for (const y of x) walk(y);
-    else if (x !== null && typeof x === 'object') {
-      const o = x as Node;
-      const name = typeof o.function_name === 'string' ? o.function_name : typeof o.expression_class === 'string' && typeof o.name === 'string' ? o.name : undefined;
-      const column = o.class === 'COLUMN_REF' && (o.column_names as string[]).length === 1 ? (o.column_names as string[])[0]!.toLowerCase() : undefined;
-      if (
-        (name !== undefined && UNSTABLE_FUNCTIONS.has(name.toLowerCase())) ||
-        (column !== undefined && (UNSTABLE_FUNCTIONS.has(column) || whole.has(column))) ||
-        (o.class === 'STAR' && whole.has(String(o.relation_name).toLowerCase())) ||
-        (o.sample !== undefined && o.sample !== null) ||
-        (typeof o.type === 'string' && o.type.includes('SAMPLE'))
-      ) {
-        ok = false;
-        return;
-      }
-      for (const v of Object.values(o)) walk(v);
+  walk(tree, (o) => {
+    const name = typeof o.function_name === 'string' ? o.function_name : typeof o.expression_class === 'string' && typeof o.name === 'string' ? o.name : undefined;
+    const column = o.class === 'COLUMN_REF' && (o.column_names as string[]).length === 1 ? (o.column_names as string[])[0]!.toLowerCase() : undefined;
+    if (
+      (name !== undefined && UNSTABLE_FUNCTIONS.has(name.toLowerCase())) ||
+      (column !== undefined && (UNSTABLE_FUNCTIONS.has(column) || whole.has(column))) ||
+      (o.class === 'STAR' && whole.has(String(o.relation_name).toLowerCase())) ||
+      (o.sample !== undefined && o.sample !== null) ||
+      (typeof o.type === 'string' && o.type.includes('SAMPLE'))
+    ) {
+      ok = false;
     }
-  };
-  walk(tree);
+  });
   return ok;
 }
 
@@ -140,17 +132,11 @@ function steady(tree: unknown, whole: ReadonlySet<string>): boolean {
 function readsOnly(parsed: Node, names: ReadonlySet<string>): boolean {
   const own = new Set<string>();
   let ok = true;
-  const walk = (x: unknown): void => {
-    if (Array.isArray(x)) for (const y of x) walk(y);
-    else if (x !== null && typeof x === 'object') {
-      const o = x as Node;
-      for (const c of (o.cte_map as { map?: { key: string }[] } | undefined)?.map ?? []) own.add(c.key.toLowerCase());
-      if (o.type === 'BASE_TABLE' && !names.has(String(o.table_name).toLowerCase()) && !own.has(String(o.table_name).toLowerCase())) ok = false;
-      if (o.type === 'TABLE_FUNCTION' && !isPureTableFunction(String((o.function as Node).function_name))) ok = false;
-      for (const v of Object.values(o)) walk(v);
-    }
-  };
-  walk(parsed);
+  walk(parsed, (o) => {
+    for (const c of (o.cte_map as { map?: { key: string }[] } | undefined)?.map ?? []) own.add(c.key.toLowerCase());
+    if (o.type === 'BASE_TABLE' && !names.has(String(o.table_name).toLowerCase()) && !own.has(String(o.table_name).toLowerCase())) ok = false;
+    if (o.type === 'TABLE_FUNCTION' && !isPureTableFunction(String((o.function as Node).function_name))) ok = false;
+  });
   return ok;
 }
 
@@ -161,29 +147,14 @@ function readsOnly(parsed: Node, names: ReadonlySet<string>): boolean {
  */
 function boundTo(parsed: Node, text: string, params: BoundParams | undefined): BoundParams | undefined | false {
   const held = new Set<string>();
-  const walk = (x: unknown): void => {
-    if (Array.isArray(x)) for (const y of x) walk(y);
-    else if (x !== null && typeof x === 'object') {
-      if ((x as Node).class === 'PARAMETER') held.add(String((x as Node).identifier));
-      for (const v of Object.values(x)) walk(v);
-    }
-  };
-  walk(parsed);
+  walk(parsed, (o) => {
+    if (o.class === 'PARAMETER') held.add(String(o.identifier));
+  });
   if (held.size === 0) return undefined;
-  if (params === undefined || codeHolds(text, '?')) return false;
+  if (params === undefined || holdsToken(text, '?')) return false;
   if (!Array.isArray(params)) return Object.fromEntries([...held].map((name) => [name, (params as Record<string, unknown>)[name]])) as BoundParams;
   const numbers = [...held].map(Number).sort((a, b) => a - b);
   return numbers.every((n, i) => n === i + 1) ? params.slice(0, numbers.length) : false;
-}
-
-/** Whether `ch` occurs in `text` outside its strings, quoted names and comments. */
-function codeHolds(text: string, ch: string): boolean {
-  for (let i = 0; i < text.length; ) {
-    const past = pastQuoted(text, i);
-    if (past > i) i = past;
-    else if (text[i++] === ch) return true;
-  }
-  return false;
 }
 
 /** The statement's parts, when it is a DELETE, UPDATE or MERGE written as the header above shows. */
