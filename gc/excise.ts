@@ -3,10 +3,10 @@
 // business (keys/excision.ts). Each batch is one logged entry (atomic, replayed by every index) that also
 // carries the job's running record, so a crashed job is resumed by the next run and never counted twice.
 import { excisedColumnIdFloor, raisedColumnIdFloor } from '../keys/columns.js';
-import { baseParts, basesThrough, decodeBase, decodeManifest, deletedBase, manifestParts, manifestTableOf, pathIndexEntry, trimmedManifest } from '../keys/data-files.js';
+import { baseParts, basesThrough, decodeBase, decodeManifest, deletedBase, manifestParts, manifestTableOf, pathIndexEntry, pathRefGone, trimmedManifest } from '../keys/data-files.js';
 import { endedThrough } from '../keys/end-index.js';
 import { excise, readEnded } from '../keys/excision.js';
-import { type CatalogId, kvSeq, type SnapshotId, snapshotId } from '../keys/ids.js';
+import { type CatalogId, type FileId, kvSeq, type SnapshotId, snapshotId } from '../keys/ids.js';
 import type { Key } from '../keys/key-codec.js';
 import { append, type Mutation } from '../keys/mutation.js';
 import { ALL_JOBS, decodeJob, type ExciseCounts, type ExcisionJobRow, jobKey, putJob, schedule, scheduleKey } from '../keys/retention.js';
@@ -83,13 +83,16 @@ export async function* excisionBatches(
   const finish = async (): Promise<Batch> => {
     // A path goes to reclamation when no row names it any more (and it is not scheduled already).
     const candidates = [...paths];
-    const rows = await q.filePathRows(view, candidates);
+    const named = await q.pathsNamed(view, candidates, (path) => removedFiles.get(path));
+    const indexed = await q.indexedPathIds(view, candidates);
     const scheduled = await view.getMany(candidates.map(scheduleKey));
     candidates.forEach((path, i) => {
       const gone = removedFiles.get(path)!;
-      const left = rows.get(path)!.filter((id) => !gone.has(id));
-      mutations.push(pathIndexEntry(path, left));
-      if (left.length > 0 || scheduled[i] !== undefined) return;
+      // A file registered before decision 0067 is in its path's value, any other by a reference of its own.
+      const before = indexed[i] ?? [];
+      for (const id of gone) if (!before.includes(id as FileId)) mutations.push(pathRefGone(path, id as FileId));
+      if (before.some((id) => gone.has(id))) mutations.push(pathIndexEntry(path, before.filter((id) => !gone.has(id))));
+      if (named[i] || scheduled[i] !== undefined) return;
       mutations.push(schedule(path, now, kvSeq(view.seq + 1)));
       counts.files++;
     });

@@ -89,10 +89,10 @@ export function checkReclaimOptions(opts: ReclaimOptions | undefined): Required<
 /** Orphan candidates checked against the path index per multi-get. */
 const ORPHAN_BATCH = 1000;
 
-/** Which of `paths` some file row still names, in one multi-get. */
+/** Which of `paths` some file row still names. */
 async function namedPaths(view: ReadView, paths: readonly string[]): Promise<Set<string>> {
-  const rows = await q.filePathRows(view, paths);
-  return new Set(paths.filter((p) => rows.get(p)!.length > 0));
+  const named = await q.pathsNamed(view, paths);
+  return new Set(paths.filter((_, i) => named[i]));
 }
 
 /**

@@ -64,6 +64,7 @@ const SLICED: ReadonlySet<Space> = new Set([
   Space.FileTableIndex,
   Space.DataFileEndIndex,
   Space.FilePathIndex,
+  Space.FilePathRef,
   Space.FileColumnStats,
   Space.NameMapping,
   Space.TableStats,
@@ -141,6 +142,7 @@ export class Census {
   private readonly fileTable: { id: number; begin: number; tableId: number; key: string }[] = [];
   private readonly fileEnds: { tableId: number; id: number; end: number; key: string }[] = [];
   private readonly paths: { path: string; ids: number[]; key: string }[] = [];
+  private readonly pathRefs: { path: string; id: number; key: string }[] = [];
   private readonly ended: EndedFact[] = [];
   private readonly endEntries: { end: number; keyHex: string; path: string | undefined; key: string }[] = [];
   private readonly stats: { tableId: number; row: TableStatsRow; key: string }[] = [];
@@ -261,6 +263,10 @@ export class Census {
         if (this.mine(pathHash(fields[0]))) this.paths.push({ path: fields[0] as string, ids, key: name() });
         break;
       }
+      case Space.FilePathRef:
+        decodeValue(key, value);
+        if (this.mine(pathHash(fields[0]))) this.pathRefs.push({ path: fields[0] as string, id: fields[1] as number, key: name() });
+        break;
       case Space.FileColumnStats:
         decodeFileColumnStats(key, value);
         if (this.mine(fields[1] as number)) this.fileStats.push({ tableId: fields[0] as number, fileId: fields[1] as number, begin: begin!, key: name() });
@@ -401,7 +407,7 @@ export class Census {
     rule('file table', () => fileTableProblems(this.fileFacts, this.fileTable));
     rule('data file end', () => dataFileEndProblems(this.fileFacts, this.fileEnds));
     rule('base', () => baseProblems(this.tableFiles, this.bases, this.endedAt));
-    rule('path index', () => pathIndexProblems(this.pathRows, this.paths));
+    rule('path index', () => pathIndexProblems(this.pathRows, this.paths, this.pathRefs));
     // Stryker disable next-line StringLiteral: this rule reads only key fields, which decoded, so it cannot throw
     rule('file column stats', () => fileColumnStatsProblems(this.fileStats, this.fileFacts));
     rule('name mapping', () => nameMappingProblems(this.mappings, this.fileFacts));

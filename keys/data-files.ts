@@ -13,8 +13,12 @@
 //                                                  newest base at or before S and what came after it
 //   [FileTableIndex][data_file_id][begin]          the table a file id belongs to (a delete file aimed at
 //                                                  another table's file is refused)
-//   [FilePathIndex][path]                          the file ids (data and delete) naming one object path:
-//                                                  reclamation deletes an object only once none is left
+//   [FilePathRef][path][file_id]                   a file (data or delete) naming an object path, one key
+//                                                  each, written blind: reclamation deletes an object only
+//                                                  once none is left under its path (decision 0067)
+//   [FilePathIndex][path]                          before decision 0067, the same ids in one value per path,
+//                                                  rewritten by every commit that named it: still read, and
+//                                                  trimmed by excision, never written by a commit
 // Every file id committed by snapshot S is below S's next_file_id, which lets a listing at an old snapshot
 // stop early. Ids ascend within each manifest, and mostly from one commit to the next (a writer's ids come
 // from the block it claimed, so commits of two writers interleave theirs): a listing merges the manifests
@@ -81,6 +85,9 @@ interface FileTableIndexRow {
 interface FilePathRow {
   fileIds: FileId[];
 }
+
+/** An index entry says all by its key. */
+const NOTHING = {};
 
 // ---- rows
 
@@ -300,9 +307,6 @@ export const deletedBase = (key: Key, parts: readonly Key[]): Mutation[] => [del
 
 // ---- ends by end
 
-/** An index entry says all by its key. */
-const NOTHING = {};
-
 const endedAtKey = (tableId: CatalogId, end: number, id: FileId): Key => encodeKey(Space.DataFileEndedAt, [tableId, end, id]);
 
 /** The table's data files that ended after snapshot `after`, up to `upTo`: their ids by endedAtIdOf. */
@@ -354,11 +358,26 @@ export const decodeFileTable = (key: Key, bytes: Uint8Array): CatalogId => decod
 
 // ---- object paths
 
+/** That file `id` names `path`: put by the commit that registers the file, without reading what else does. */
+export const pathRef = (path: string, id: FileId): Mutation => putRow(encodeKey(Space.FilePathRef, [path, id]), NOTHING);
+
+/** The reference of file `id` to `path`, gone with its row. */
+export const pathRefGone = (path: string, id: FileId): Mutation => del(encodeKey(Space.FilePathRef, [path, id]));
+
+/** Where the references to `path` are: a key under it is a file that names the path. */
+export const pathRefsPrefix = (path: string): Key => keyPrefix(Space.FilePathRef, [path]);
+
+export function decodePathRef(key: Key): { path: string; id: FileId } {
+  const { fields } = decodeKey(key);
+  return { path: fields[0] as string, id: fields[1] as FileId };
+}
+
+/** Where a path's ids from before decision 0067 are, in one value. */
 export const pathIndexKey = (path: string): Key => encodeKey(Space.FilePathIndex, [path]);
 
 export const decodePathIndex = (key: Key, bytes: Uint8Array): FileId[] => decodeValue<FilePathRow>(key, bytes).fileIds;
 
-/** The file ids naming `path` now; none left deletes the entry. */
+/** A value from before decision 0067 left with `fileIds` (by excision); none left deletes it. */
 export const pathIndexEntry = (path: string, fileIds: FileId[]): Mutation =>
   fileIds.length === 0 ? del(pathIndexKey(path)) : putRow(pathIndexKey(path), { fileIds } satisfies FilePathRow);
 
@@ -518,19 +537,33 @@ export function baseProblems(files: readonly DataFileFact[], values: readonly Ba
 
 /**
  * The path index names, for each object path, exactly the file rows (data and delete files) that name it:
- * reclamation deletes an object once none is left, so a missing id would let a live file be deleted.
+ * reclamation deletes an object once none is left, so a missing id would let a live file be deleted. A row
+ * is named by its own reference or, written before decision 0067, in its path's value; never by both.
  */
-export function pathIndexProblems(rows: readonly { id: number; path: string; key: string }[], entries: readonly { path: string; ids: readonly number[]; key: string }[]): Violation[] {
+export function pathIndexProblems(
+  rows: readonly { id: number; path: string; key: string }[],
+  entries: readonly { path: string; ids: readonly number[]; key: string }[],
+  refs: readonly { path: string; id: number; key: string }[],
+): Violation[] {
   const out: Violation[] = [];
   const expected = new Map<string, number[]>();
   for (const r of rows) (expected.get(r.path) ?? expected.set(r.path, []).get(r.path)!).push(r.id);
+  const referenced = new Map<string, Set<number>>();
+  for (const r of refs) {
+    (referenced.get(r.path) ?? referenced.set(r.path, new Set()).get(r.path)!).add(r.id);
+    if (!expected.get(r.path)?.includes(r.id)) out.push({ invariant: 'path-index-names-every-row', key: r.key, message: `the path index says file ${r.id} names ${JSON.stringify(r.path)}; no row of file ${r.id} does` });
+  }
+  const unreferenced = (path: string) => (expected.get(path) ?? []).filter((id) => !referenced.get(path)?.has(id)).sort((a, b) => a - b);
   for (const e of entries) {
-    const want = (expected.get(e.path) ?? []).sort((a, b) => a - b);
+    const want = unreferenced(e.path);
     expected.delete(e.path);
     if (JSON.stringify([...e.ids].sort((a, b) => a - b)) !== JSON.stringify(want)) {
-      out.push({ invariant: 'path-index-names-every-row', key: e.key, message: `the path index gives files ${JSON.stringify(e.ids)} for ${JSON.stringify(e.path)}; the rows naming it are ${JSON.stringify(want)}` });
+      out.push({ invariant: 'path-index-names-every-row', key: e.key, message: `the path index gives files ${JSON.stringify(e.ids)} for ${JSON.stringify(e.path)}; the rows naming it without a reference of their own are ${JSON.stringify(want)}` });
     }
   }
-  for (const [path, ids] of expected) out.push({ invariant: 'path-index-names-every-row', message: `${JSON.stringify(path)} is named by file rows ${JSON.stringify(ids)} but not in the path index` });
+  for (const path of expected.keys()) {
+    const missing = unreferenced(path);
+    if (missing.length > 0) out.push({ invariant: 'path-index-names-every-row', message: `${JSON.stringify(path)} is named by file rows ${JSON.stringify(missing)} but not in the path index` });
+  }
   return out;
 }

@@ -61,6 +61,7 @@ export enum Space {
   FilePathIndex = 0x44,
   DataFileEndIndex = 0x45,
   DataFileEndedAt = 0x46,
+  FilePathRef = 0x47,
   SnapshotTag = 0x50,
   Lease = 0x51,
   ReclaimSchedule = 0x52,
@@ -132,9 +133,8 @@ export const SPACE_SPECS: ReadonlyMap<Space, SpaceSpec> = new Map(
     spec(Space.EndIndex, 'singleton', ['u64'], {
       indexes: [Space.Schema, Space.Table, Space.Column, Space.View, Space.DataFile, Space.DeleteFile, Space.SchemaNameIndex, Space.RelationNameIndex],
     }), // end_snapshot, then the key
-    // Which file rows name an object path (value: their file ids): reclamation deletes an object only when
-    // no row is left (a restore registers the same path under a new file id). One key per path, so a batch
-    // of paths is one multi-get, in commits and in excision alike.
+    // Which file rows named an object path before decision 0067 (value: their file ids), one value per path
+    // that each commit naming it read and rewrote. Read and trimmed by excision; commits write FilePathRef.
     spec(Space.FilePathIndex, 'singleton', ['name'], { indexes: [Space.DataFile, Space.DeleteFile] }), // path
     // The end of every data file that has one, by table and file id: merged with the manifests, which are in
     // file-id order too (ids grow with snapshots; a restore brings files back under new ids).
@@ -142,6 +142,10 @@ export const SPACE_SPECS: ReadonlyMap<Space, SpaceSpec> = new Map(
     // The same ends by table and end: the files a listing from a base must leave out are those that ended
     // after the base, one range.
     spec(Space.DataFileEndedAt, 'singleton', ['u64', 'u64', 'u64'], { indexes: [Space.DataFile] }), // table_id, end_snapshot, data_file_id
+    // Which file rows name an object path, a key each: reclamation deletes an object only when none is left
+    // under its path (a restore registers the same path under a new file id). Written blind, so a commit
+    // reads nothing to register a file, and two commits naming one path do not meet (decision 0067).
+    spec(Space.FilePathRef, 'singleton', ['name', 'u64'], { indexes: [Space.DataFile, Space.DeleteFile] }), // path, file id
     // Named, immutable pins on snapshots. Written by system entries: a tag advances the kv sequence, not
     // the snapshot id.
     spec(Space.SnapshotTag, 'singleton', ['name']), // tag name

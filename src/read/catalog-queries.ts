@@ -3,7 +3,7 @@
 // through those and applies the one visibility rule.
 import { columnIdFloorKey, type ColumnIdFloorRow, columnIdOf, type ColumnRow, columnsOfTable } from '../../keys/columns.js';
 import { type ColumnStats, decodeFileColumnStats, fileColumnStatsKey } from '../../keys/file-column-stats.js';
-import { decodeFileTable, decodePathIndex, fileTableRange, pathIndexKey } from '../../keys/data-files.js';
+import { decodeFileTable, decodePathIndex, decodePathRef, fileTableRange, pathIndexKey, pathRefsPrefix } from '../../keys/data-files.js';
 import { cachedKind, type Group, groupPrefix } from '../../keys/groups.js';
 import { decodeNameMapping, type NameMapping, nameMappingKey } from '../../keys/name-mappings.js';
 import { type CatalogId, type ColumnId, type FileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
@@ -278,11 +278,26 @@ export async function tableOfDataFile(view: ReadView, id: FileId): Promise<Catal
   return undefined;
 }
 
-/** For each path, the file ids of the rows that name it (empty when none), in one multi-get. */
-export async function filePathRows(view: ReadView, paths: readonly string[]): Promise<Map<string, FileId[]>> {
+/**
+ * For each path, the ids its value from before decision 0067 holds (undefined: it has none), in one
+ * multi-get; the files registered since name it by keys of their own (pathsNamed).
+ */
+export async function indexedPathIds(view: ReadView, paths: readonly string[]): Promise<(FileId[] | undefined)[]> {
   const keys = paths.map(pathIndexKey);
-  const values = await view.getMany(keys);
-  return new Map(paths.map((p, i) => [p, values[i] === undefined ? [] : decodePathIndex(keys[i]!, values[i]!)]));
+  return (await view.getMany(keys)).map((v, i) => (v === undefined ? undefined : decodePathIndex(keys[i]!, v)));
+}
+
+/**
+ * For each path, whether a file row names it, leaving out the files `gone` gives for it: a reference under
+ * it, or an id in its value from before decision 0067. One multi-get and one iterator for them all.
+ */
+export async function pathsNamed(view: ReadView, paths: readonly string[], gone: (path: string) => ReadonlySet<number> | undefined = () => undefined): Promise<boolean[]> {
+  const indexed = await indexedPathIds(view, paths);
+  const referenced = await view.anyUnder(paths.map(pathRefsPrefix), (key) => {
+    const { path, id } = decodePathRef(key);
+    return gone(path)?.has(id) !== true;
+  });
+  return paths.map((p, i) => referenced[i]! || (indexed[i]?.some((id) => gone(p)?.has(id) !== true) ?? false));
 }
 
 // ---- singletons

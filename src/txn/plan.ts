@@ -2,7 +2,7 @@
 // snapshot-changes record in one place. New versions get begin = the new snapshot; replaced versions keep
 // their key and get end = the new snapshot; index entries change in the same batch as what they index.
 import { columnEntity } from '../../keys/columns.js';
-import { addedDataFiles, type BaseFile, baseValues, dataFileEntity, type ManifestFile, manifestFile, pathIndexEntry } from '../../keys/data-files.js';
+import { addedDataFiles, type BaseFile, baseValues, dataFileEntity, type ManifestFile, manifestFile, pathRef } from '../../keys/data-files.js';
 import { putFileColumnStats } from '../../keys/file-column-stats.js';
 import { putNameMapping } from '../../keys/name-mappings.js';
 import { deleteFileEntity, type DeleteFileRow } from '../../keys/delete-files.js';
@@ -196,10 +196,7 @@ function planColumns(g: Gathered): void {
   }
 }
 
-/**
- * Every file a state registers (a data file it adds, a delete file it writes) by its object path: what its
- * plan reads from the path index and adds to it.
- */
+/** Every file a state registers (a data file it adds, a delete file it writes) by its object path: what its plan adds to the path index. */
 export function registeredFiles(state: PendingState): [string, FileId][] {
   const out: [string, FileId][] = [];
   for (const [id, c] of state.dataFiles) if (classify(c) === 'created') out.push([c.next!.path, id]);
@@ -259,13 +256,8 @@ async function planFiles(g: Gathered): Promise<void> {
     }
   }
 
-  // The path index learns of every new file row, in one multi-get for the commit's paths.
-  const newPaths = registeredFiles(state);
-  if (newPaths.length > 0) {
-    const named = await q.filePathRows(g.view, [...new Set(newPaths.map(([p]) => p))]);
-    for (const [p, id] of newPaths) named.get(p)!.push(id);
-    for (const [p, fileIds] of named) mutations.push(pathIndexEntry(p, fileIds));
-  }
+  // The path index learns of every new file row by a key of its own: nothing is read (decision 0067).
+  for (const [p, id] of registeredFiles(state)) mutations.push(pathRef(p, id));
 
   for (const [tableId, d] of statsDelta) {
     const stored = state.baseStats.has(tableId) ? state.baseStats.get(tableId) : await q.tableStats(g.view, tableId);

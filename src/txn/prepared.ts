@@ -9,7 +9,7 @@ import type { ReadView } from '../kv/read-view.js';
 import * as q from '../read/catalog-queries.js';
 import { verifyReadSources } from '../read/history.js';
 import { findConflict, ownFootprint, readConflict } from './conflicts.js';
-import { type CommitMeta, dataChanges, type Plan, planCommit, registeredFiles } from './plan.js';
+import { type CommitMeta, dataChanges, type Plan, planCommit } from './plan.js';
 import { carriedOver, carriedPast, filesOnly } from './carry-over.js';
 import { type IdSource, ReplayedIds } from './ids.js';
 import { replayOrConflict } from './replay.js';
@@ -111,14 +111,12 @@ export async function rebase(view: ReadView, p: Prepared, isOwnState: boolean, t
 
 /**
  * Transactions planned one after another on one view, each as if the ones before it had landed: the last
- * one's snapshot, every table their states touched and every path they registered a file under. Group
- * commit plans its members so while it can (see plan), without laying their puts over the view
+ * one's snapshot and every table their states touched. Group commit plans its members so while it can (see plan), without laying their puts over the view
  * (docs/decisions/0004).
  */
 export class PlannedPast {
   private head: q.Version<SnapshotRow>;
   private readonly tables = new Set<CatalogId>();
-  private readonly paths = new Set<string>();
 
   private constructor(head: q.Version<SnapshotRow>) {
     this.head = head;
@@ -132,21 +130,20 @@ export class PlannedPast {
   /**
    * The plan of `p`, whose function ran on `view`'s state, on `view` past the transactions planned before
    * it; undefined when it cannot be made there, and must be rebased on their puts instead. It can when `p`
-   * only adds and removes files and shares no table and no object path with them: then everything its plan
-   * reads (its tables' rows and stats, the path index under its paths) reads the same on `view`, and its
-   * state is carried past them without reading their changes back (carriedPast).
+   * only adds and removes files and shares no table with them: then everything its plan reads (its tables'
+   * rows and stats) reads the same on `view`, and its state is carried past them without reading their
+   * changes back (carriedPast). Object paths they share do not meet: each file's path is a key of its own,
+   * written blind (decision 0067).
    */
   async plan(view: ReadView, p: Prepared, time: number): Promise<Plan | undefined> {
     // A transaction planned where it ran is not a file-only one (or was worked out at an older snapshot).
     if (p.plan !== undefined) return undefined;
     const carried = carriedPast(p.state, this.head, this.tables);
-    const paths = registeredFiles(p.state);
-    if (carried === undefined || paths.some(([path]) => this.paths.has(path))) return undefined;
+    if (carried === undefined) return undefined;
     const plan = await planOn(view, this.head, carried.state, p.meta, time);
     if (plan.snapshot !== null) {
       this.head = { begin: plan.snapshot.id, row: plan.snapshot.row };
       for (const t of carried.tables) this.tables.add(t);
-      for (const [path] of paths) this.paths.add(path);
     }
     return plan;
   }

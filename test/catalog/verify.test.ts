@@ -5,7 +5,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Level } from 'level';
 import { describe, expect, it } from 'vitest';
-import { type BaseFile, baseValues, dataFileEntity, dataFileKey, type DataFileRow, excisedDataFile, pathIndexEntry } from '../../keys/data-files.js';
+import { type BaseFile, baseValues, dataFileEntity, dataFileKey, type DataFileRow, excisedDataFile, pathRefGone } from '../../keys/data-files.js';
 import { catalogId, fileId, kvSeq, snapshotId } from '../../keys/ids.js';
 import { type Mutation, putRow } from '../../keys/mutation.js';
 import { relationNameEntity } from '../../keys/relations.js';
@@ -134,7 +134,7 @@ describe('verify', () => {
         const r = await c.reader();
         const [f] = await r.dataFiles('sales', 'order_history');
         await r.close();
-        return [pathIndexEntry(f!.path, [])];
+        return [pathRefGone(f!.path, f!.id)];
       }],
       ['bases-list-visible-files', async (c) => {
         // A base at the newest snapshot that leaves out one of the files visible there.
@@ -287,14 +287,14 @@ describe('verify of a catalog of more keys than one census slice holds', () => {
     expect(clean.violations).toEqual([]);
     expect(clean.checked).toMatchObject({ keys: expect.any(Number), censusScans: 2 });
     expect(clean.checked.keys).toBeGreaterThan(210_000);
-    // Two files: one's path index entry emptied (the rows naming a path are its slice's), the other's file→table
+    // Two files: one's path reference removed (the rows naming a path are its slice's), the other's file→table
     // entry removed (a file's entries are the slice of its id).
     const r = await c.reader();
     const t = await r.table('main', 't');
     const [a, b] = await r.dataFiles('main', 't');
     await r.close();
     expect(b!.id).toBe(a!.id + 1);
-    await forge(dir, [pathIndexEntry(a!.path, []), excisedDataFile([t.id, b!.id], b!.beginSnapshot, b!.beginSnapshot + 1).mutations[0]!]);
+    await forge(dir, [pathRefGone(a!.path, a!.id), excisedDataFile([t.id, b!.id], b!.beginSnapshot, b!.beginSnapshot + 1).mutations[0]!]);
     await c.refresh();
     const broken = await c.verify();
     expect(broken.checked.censusScans).toBe(2);

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { Census, type CensusSlice, mergeSlices, WHOLE_CENSUS } from '../../keys/census.js';
 import { columnIdFloorKey } from '../../keys/columns.js';
-import { addedDataFiles, dataFileEntity, type DataFileRow, MANIFEST_PART_FILES, manifestFile, pathIndexEntry } from '../../keys/data-files.js';
+import { addedDataFiles, dataFileEntity, type DataFileRow, MANIFEST_PART_FILES, manifestFile, pathRef } from '../../keys/data-files.js';
 import { deleteFileEntity, type DeleteFileRow } from '../../keys/delete-files.js';
 import { endIndexKey } from '../../keys/end-index.js';
 import { catalogId, fileId, snapshotId } from '../../keys/ids.js';
@@ -107,8 +107,10 @@ class Keyspace {
     const census = new Census(slice);
     const all = new Map(this.values);
     for (const [path, ids] of this.paths) {
-      const m = pathIndexEntry(path, ids.map(fileId));
-      if (m.type === 'put' && !all.has(Buffer.from(m.key).toString('hex'))) all.set(Buffer.from(m.key).toString('hex'), [m.key, m.value]);
+      for (const id of ids) {
+        const m = pathRef(path, fileId(id));
+        if (m.type === 'put' && !all.has(Buffer.from(m.key).toString('hex'))) all.set(Buffer.from(m.key).toString('hex'), [m.key, m.value]);
+      }
     }
     for (const [, [k, v]] of [...all].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) census.visit(k, v);
     return census;

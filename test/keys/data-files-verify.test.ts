@@ -119,23 +119,38 @@ describe('file-end-index-equals-the-rows', () => {
 describe('path-index-names-every-row', () => {
   const row = (id: number, path: string) => ({ id, path, key: `row ${id}` });
   const entry = (path: string, ids: number[]) => ({ path, ids, key: `FilePathIndex/${path}` });
+  const ref = (path: string, id: number) => ({ path, id, key: `FilePathRef/${path}/${id}` });
   const INV = 'path-index-names-every-row';
 
-  it('finds nothing when each path lists the rows naming it, in whatever order either comes', () => {
-    expect(pathIndexProblems([row(10, 'a'), row(5, 'a'), row(7, 'a'), row(3, 'b')], [entry('a', [7, 10, 5]), entry('b', [3])])).toEqual([]);
+  it('finds nothing when each row naming a path has its reference, or its id in the path\'s value from before decision 0067', () => {
+    expect(pathIndexProblems([row(10, 'a'), row(5, 'a'), row(7, 'a'), row(3, 'b')], [], [ref('a', 5), ref('a', 7), ref('a', 10), ref('b', 3)])).toEqual([]);
+    expect(pathIndexProblems([row(10, 'a'), row(5, 'a'), row(7, 'a'), row(3, 'b')], [entry('a', [7, 10, 5]), entry('b', [3])], [])).toEqual([]);
+    // A path named before the change and again after it (a restore registers the same path under a new id).
+    expect(pathIndexProblems([row(10, 'a'), row(5, 'a'), row(7, 'a')], [entry('a', [7, 5])], [ref('a', 10)])).toEqual([]);
   });
 
-  it('reports a path whose entry misses a row naming it, or names one that does not', () => {
-    expect(pathIndexProblems([row(10, 'a'), row(5, 'a'), row(7, 'a')], [entry('a', [7, 5])])).toEqual([
-      { invariant: INV, key: 'FilePathIndex/a', message: 'the path index gives files [7,5] for "a"; the rows naming it are [5,7,10]' },
+  it('reports a reference no row of its file backs, and a value that misses a row or names one that does not', () => {
+    expect(pathIndexProblems([row(5, 'a')], [], [ref('a', 5), ref('a', 6), ref('c', 5)])).toEqual([
+      { invariant: INV, key: 'FilePathRef/a/6', message: 'the path index says file 6 names "a"; no row of file 6 does' },
+      { invariant: INV, key: 'FilePathRef/c/5', message: 'the path index says file 5 names "c"; no row of file 5 does' },
     ]);
-    expect(pathIndexProblems([row(5, 'a')], [entry('a', [5, 6]), entry('c', [4])])).toEqual([
-      { invariant: INV, key: 'FilePathIndex/a', message: 'the path index gives files [5,6] for "a"; the rows naming it are [5]' },
-      { invariant: INV, key: 'FilePathIndex/c', message: 'the path index gives files [4] for "c"; the rows naming it are []' },
+    expect(pathIndexProblems([row(10, 'a'), row(5, 'a'), row(7, 'a')], [entry('a', [7, 5])], [])).toEqual([
+      { invariant: INV, key: 'FilePathIndex/a', message: 'the path index gives files [7,5] for "a"; the rows naming it without a reference of their own are [5,7,10]' },
+    ]);
+    expect(pathIndexProblems([row(5, 'a')], [entry('a', [5, 6]), entry('c', [4])], [])).toEqual([
+      { invariant: INV, key: 'FilePathIndex/a', message: 'the path index gives files [5,6] for "a"; the rows naming it without a reference of their own are [5]' },
+      { invariant: INV, key: 'FilePathIndex/c', message: 'the path index gives files [4] for "c"; the rows naming it without a reference of their own are []' },
     ]);
   });
 
-  it('reports a path rows name that is not in the index: reclamation could delete a live object', () => {
-    expect(pathIndexProblems([row(3, 'b'), row(2, 'b')], [])).toEqual([{ invariant: INV, message: '"b" is named by file rows [3,2] but not in the path index' }]);
+  it('reports a file named both ways: excision would take one and leave the other naming a gone row', () => {
+    expect(pathIndexProblems([row(5, 'a')], [entry('a', [5])], [ref('a', 5)])).toEqual([
+      { invariant: INV, key: 'FilePathIndex/a', message: 'the path index gives files [5] for "a"; the rows naming it without a reference of their own are []' },
+    ]);
+  });
+
+  it('reports a row the index does not name: reclamation could delete a live object', () => {
+    expect(pathIndexProblems([row(3, 'b'), row(2, 'b')], [], [])).toEqual([{ invariant: INV, message: '"b" is named by file rows [2,3] but not in the path index' }]);
+    expect(pathIndexProblems([row(3, 'b'), row(2, 'b')], [], [ref('b', 2)])).toEqual([{ invariant: INV, message: '"b" is named by file rows [3] but not in the path index' }]);
   });
 });
