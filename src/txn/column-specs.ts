@@ -109,8 +109,13 @@ export function columnTrees(rows: readonly FlatColumn[]): IdTree[] {
   for (const r of rows) (children.get(r.parentColumn) ?? children.set(r.parentColumn, []).get(r.parentColumn)!).push(r);
   const ordered = (parent: number | null) => (children.get(parent) ?? []).sort((a, b) => a.order - b.order);
   let placed = 0;
+  // Each id is reached once from the top: again means two columns share it and one lies under the other,
+  // so following parents from it would go round without end.
+  const reached = new Set<number>();
   const spec = (r: FlatColumn): ColumnSpec => {
     placed++;
+    if (reached.has(r.id)) throw invalid(`its column id ${r.id} is reached twice from its top-level columns (${quote(r.name)} is one of two columns with the id, and their parents go round in a cycle)`);
+    reached.add(r.id);
     const kids = ordered(r.id);
     return { name: r.name, type: r.type, nullable: r.nullsAllowed, default: r.defaultValue, ...(kids.length > 0 ? { children: kids.map(spec) } : {}) };
   };
