@@ -3,7 +3,7 @@
 // business (keys/excision.ts). Each batch is one logged entry (atomic, replayed by every index) that also
 // carries the job's running record, so a crashed job is resumed by the next run and never counted twice.
 import { excisedColumnIdFloor, raisedColumnIdFloor } from '../keys/columns.js';
-import { baseParts, basesThrough, decodeBase, decodeManifest, deletedBase, manifestParts, manifestTableOf, pathIndexEntry, pathRefGone, trimmedManifest } from '../keys/data-files.js';
+import { baseParts, basesThrough, decodeBase, decodeManifest, deletedBase, idRangeKey, manifestParts, manifestTableOf, pathIndexEntry, pathRefGone, trimmedManifest } from '../keys/data-files.js';
 import { endedThrough } from '../keys/end-index.js';
 import { excise, readEnded } from '../keys/excision.js';
 import { type CatalogId, type FileId, kvSeq, type SnapshotId, snapshotId } from '../keys/ids.js';
@@ -96,14 +96,17 @@ export async function* excisionBatches(
       mutations.push(schedule(path, now, kvSeq(view.seq + 1)));
       counts.files++;
     });
-    // A manifest keeps the files no excision took; one left empty goes.
+    // A manifest keeps the files no excision took; one left empty goes. Its id ranges follow it, where the
+    // commit wrote them (one starts at its first file).
     const touched = [...manifestsTouched].map((id) => manifestCuts.get(id)!);
     const values = await view.getMany(touched.map((m) => m.key));
+    const heads = values.map((v, i) => (v === undefined ? undefined : decodeManifest(touched[i]!.key, v)));
+    const ranged = await view.getMany(heads.map((h) => idRangeKey(h?.files[0]?.[0] ?? (0 as FileId))));
     for (const [i, m] of touched.entries()) {
       if (values[i] === undefined) continue;
       const parts: [Key, Uint8Array][] = [];
-      if (decodeManifest(m.key, values[i]!).more) for await (const batch of view.scanBatches(manifestParts(m.key))) append(parts, batch);
-      append(mutations, trimmedManifest([m.key, values[i]!], parts, m.ids));
+      if (heads[i]!.more) for await (const batch of view.scanBatches(manifestParts(m.key))) append(parts, batch);
+      append(mutations, trimmedManifest([m.key, values[i]!], parts, m.ids, ranged[i] !== undefined));
     }
     // A base lists the files visible at its snapshot, and a listing from it leaves out those that ended
     // since by their ends, which excision takes with the files: one before retain-from may list a file

@@ -7,7 +7,7 @@
 // over the catalog's entities and snapshots (one fact per version or snapshot, not per file) run in slice 0.
 // The facts of the families with one per file are built field by field: a copy by spread of a decoded key,
 // with the key's name added, took twice the memory (~460 bytes against ~240 a fact).
-import { type BaseValue, baseProblems, type DataFileFact, type DataFileRow, dataFileEndProblems, decodeBase, decodeBasePart, decodeDataFileEnd, decodeEndedAt, decodeFileTable, decodeManifest, decodeManifestPart, decodePathIndex, fileTableProblems, type ManifestValue, manifestProblems, pathIndexProblems } from './data-files.js';
+import { type BaseValue, baseProblems, type DataFileFact, type DataFileRow, dataFileEndProblems, decodeBase, decodeBasePart, decodeDataFileEnd, decodeEndedAt, decodeFileTable, decodeIdRange, decodeManifest, decodeManifestPart, decodePathIndex, fileTableProblems, type ManifestValue, manifestProblems, pathIndexProblems } from './data-files.js';
 import type { DeleteFileRow } from './delete-files.js';
 import { decodeFileColumnStats, fileColumnStatsProblems } from './file-column-stats.js';
 import { decodeEndIndexKey, decodeFilePathNote, type EndedFact, endIndexProblems } from './end-index.js';
@@ -62,6 +62,7 @@ const SLICED: ReadonlySet<Space> = new Set([
   Space.DataFileBasePart,
   Space.DataFileEndedAt,
   Space.FileTableIndex,
+  Space.FileIdRange,
   Space.DataFileEndIndex,
   Space.FilePathIndex,
   Space.FilePathRef,
@@ -140,6 +141,8 @@ export class Census {
   private readonly bases: BaseValue[] = [];
   private readonly endedAt: { tableId: number; end: number; id: number; key: string }[] = [];
   private readonly fileTable: { id: number; begin: number; tableId: number; key: string }[] = [];
+  /** Every id range: each spans ids of many slices (a slice checks its own ids in them). */
+  private readonly idRanges: { first: number; lastId: number; tableId: number; begin: number; key: string }[] = [];
   private readonly fileEnds: { tableId: number; id: number; end: number; key: string }[] = [];
   private readonly paths: { path: string; ids: number[]; key: string }[] = [];
   private readonly pathRefs: { path: string; id: number; key: string }[] = [];
@@ -251,6 +254,12 @@ export class Census {
       case Space.FileTableIndex: {
         const tableId = decodeFileTable(key, value);
         if (this.mine(fields[0] as number)) this.fileTable.push({ id: fields[0] as number, begin: begin!, tableId, key: name() });
+        break;
+      }
+      case Space.FileIdRange: {
+        const { first, lastId, tableId, begin: at } = decodeIdRange(key, value);
+        this.idRanges.push({ first, lastId, tableId, begin: at, key: name() });
+        this.maxFileId = Math.max(this.maxFileId, lastId);
         break;
       }
       case Space.DataFileEndIndex: {
@@ -404,7 +413,7 @@ export class Census {
     first('schema name index', () => nameIndexProblems('schema', this.schemas, this.schemaNames));
     first('relation name index', () => nameIndexProblems('table or view', this.relations, this.relationNames));
     rule('manifest', () => manifestProblems(this.tableFiles, this.manifests));
-    rule('file table', () => fileTableProblems(this.fileFacts, this.fileTable));
+    rule('file table', () => fileTableProblems(this.fileFacts, this.fileTable, this.idRanges, this.part));
     rule('data file end', () => dataFileEndProblems(this.fileFacts, this.fileEnds));
     rule('base', () => baseProblems(this.tableFiles, this.bases, this.endedAt));
     rule('path index', () => pathIndexProblems(this.pathRows, this.paths, this.pathRefs));

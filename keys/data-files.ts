@@ -11,8 +11,12 @@
 //                                                  ended many (its first MANIFEST_PART_FILES, when it has
 //   [DataFileBasePart][table_id][begin][part]      more, and the rest in parts), so a listing at S reads the
 //                                                  newest base at or before S and what came after it
-//   [FileTableIndex][data_file_id][begin]          the table a file id belongs to (a delete file aimed at
-//                                                  another table's file is refused)
+//   [FileIdRange][first_id]                        a run of consecutive data file ids one commit added to
+//                                                  one table (a manifest's ids, split where they skip one):
+//                                                  the table a file id belongs to (a delete file aimed at
+//                                                  another table's file is refused) in a key per run
+//   [FileTableIndex][data_file_id][begin]          before decision 0068, the same a key per file: still
+//                                                  read, and deleted by excision, never written
 //   [FilePathRef][path][file_id]                   a file (data or delete) naming an object path, one key
 //                                                  each, written blind: reclamation deletes an object only
 //                                                  once none is left under its path (decision 0067)
@@ -80,6 +84,13 @@ interface DataFileEndRow {
 
 interface FileTableIndexRow {
   tableId: CatalogId;
+}
+
+/** A run of data file ids, `[first id, lastId]`, that one commit (`begin`) added to one table. */
+interface FileIdRangeRow {
+  tableId: CatalogId;
+  lastId: FileId;
+  begin: SnapshotId;
 }
 
 interface FilePathRow {
@@ -222,11 +233,27 @@ export function manifestParts(key: Key): KeyRange {
 
 export const decodeManifestPart = (key: Key, bytes: Uint8Array): ManifestFile[] => decodeValue<ManifestPartRow>(key, bytes).files;
 
-/** The files a commit adds to one table: its manifest (files ascending by id, in parts) and each file's table entry. */
+/** The files a commit adds to one table: its manifest (files ascending by id, in parts) and the runs of their ids. */
 export function addedDataFiles(tableId: CatalogId, at: SnapshotId, files: ManifestFile[]): Mutation[] {
   const sorted = files.sort((a, b) => a[0] - b[0]);
   const out = manifestValues(tableId, at, sorted, 1);
-  for (const f of sorted) out.push(putRow(encodeKey(Space.FileTableIndex, [f[0]], at), { tableId } satisfies FileTableIndexRow));
+  append(out, idRanges(tableId, at, sorted));
+  return out;
+}
+
+/** The id ranges of a manifest's files (ascending by id): a key per run of consecutive ids. */
+function idRanges(tableId: CatalogId, at: SnapshotId, files: readonly ManifestFile[]): Mutation[] {
+  return idRuns(files).map(([first, lastId]) => putRow(idRangeKey(first), { tableId, lastId, begin: at } satisfies FileIdRangeRow));
+}
+
+/** The runs of consecutive ids of files ascending by id, each as its first and last id. */
+function idRuns(files: readonly ManifestFile[]): [FileId, FileId][] {
+  const out: [FileId, FileId][] = [];
+  for (const [id] of files) {
+    const run = out.at(-1);
+    if (run !== undefined && id === run[1] + 1) run[1] = id;
+    else out.push([id, id]);
+  }
   return out;
 }
 
@@ -257,16 +284,26 @@ export const manifestsBetween = (tableId: CatalogId, after: SnapshotId, upTo: Sn
 /**
  * A commit's manifest (its first part `head`, the rest `parts`) without the files excision took out of it:
  * rewritten whole, its parts numbered after the old ones so that no key is both deleted and written; one
- * left empty goes.
+ * left empty goes. Its id ranges likewise (idRanges), when it has them: `ranged`, whether a range starts at
+ * its first file (`idRangeKey`); a commit from before decision 0068 has file→table entries instead, which
+ * excision deletes a file at a time, and ranges for the files it leaves would name them twice.
  */
-export function trimmedManifest(head: [Key, Uint8Array], parts: readonly [Key, Uint8Array][], gone: ReadonlySet<number>): Mutation[] {
+export function trimmedManifest(head: [Key, Uint8Array], parts: readonly [Key, Uint8Array][], gone: ReadonlySet<number>, ranged: boolean): Mutation[] {
   const { fields, begin } = decodeKey(head[0]);
+  const tableId = fields[0] as CatalogId;
   const all = decodeManifest(head[0], head[1]).files.concat(...parts.map(([k, v]) => decodeManifestPart(k, v)));
   const left = all.filter(([id]) => !gone.has(id));
   const out = parts.map(([k]) => del(k));
+  if (ranged) {
+    // Each range deleted unless the same key is put again, so that no key is both.
+    const after = idRanges(tableId, begin as SnapshotId, left);
+    const kept = new Set(after.map((m) => Buffer.from(m.key).toString('hex')));
+    for (const [first] of idRuns(all)) if (!kept.has(Buffer.from(idRangeKey(first)).toString('hex'))) out.push(del(idRangeKey(first)));
+    append(out, after);
+  }
   if (left.length === 0) return [...out, del(head[0])];
   const lastPart = parts.length === 0 ? 0 : (decodeKey(parts.at(-1)![0]).fields[2] as number);
-  append(out, manifestValues(fields[0] as CatalogId, begin!, left, lastPart + 1));
+  append(out, manifestValues(tableId, begin!, left, lastPart + 1));
   return out;
 }
 
@@ -343,12 +380,26 @@ export const decodeDataFileEnd = (key: Key, bytes: Uint8Array): { tableId: Catal
 
 // ---- file → table
 
-/** Where the file→table entries of file id `id` are: a key under it means a data file holds the id. */
+/** The id range starting at `first`, as a commit writes it: a manifest's first file always starts one. */
+export const idRangeKey = (first: FileId): Key => encodeKey(Space.FileIdRange, [first]);
+
+/** The id ranges that start at or below `id`, for the greatest: `last(gte, lte)` gives the one that may hold it. */
+export const idRangesThrough = (id: FileId): { gte: Key; lte: Key } => ({ gte: keyPrefix(Space.FileIdRange), lte: idRangeKey(id) });
+
+/** Every id range, for the greatest: the range of the highest data file id a commit wrote since decision 0068. */
+export const ALL_ID_RANGES = { gte: keyPrefix(Space.FileIdRange), lte: prefixEnd(keyPrefix(Space.FileIdRange)) };
+
+export function decodeIdRange(key: Key, bytes: Uint8Array): { first: FileId; lastId: FileId; tableId: CatalogId; begin: SnapshotId } {
+  const row = decodeValue<FileIdRangeRow>(key, bytes);
+  return { first: readU64(key, 1) as FileId, lastId: row.lastId, tableId: row.tableId, begin: row.begin };
+}
+
+/** Where the file→table entries of file id `id` from before decision 0068 are: a key under it means a data file holds the id. */
 export const fileTablePrefix = (id: FileId): Key => keyPrefix(Space.FileTableIndex, [id]);
 
 export const fileTableRange = (id: FileId): KeyRange => prefixRange(fileTablePrefix(id));
 
-/** Every file→table entry, for the greatest one (the highest data file id in use): `last(gte, lte)`. */
+/** Every file→table entry from before decision 0068, for the greatest one: `last(gte, lte)`. */
 export const FILE_TABLE_ENTRIES = { gte: keyPrefix(Space.FileTableIndex), lte: prefixEnd(keyPrefix(Space.FileTableIndex)) };
 
 /** The data file id of a file→table key. */
@@ -440,18 +491,66 @@ export function manifestProblems(files: readonly DataFileFact[], values: readonl
   return out;
 }
 
-/** Each data file's id resolves to its table, and only to it (a delete file aimed at another table's file is refused by it). */
-export function fileTableProblems(files: readonly DataFileFact[], entries: readonly { id: number; begin: number; tableId: number; key: string }[]): Violation[] {
+/**
+ * Each data file's id resolves to its table, and only to it (a delete file aimed at another table's file is
+ * refused by it): by the id range of the commit that added it or, from before decision 0068, by an entry of
+ * its own — one of the two. A range holds the ids of files that commit added to that table, and nothing else.
+ * A census slice holds the files of its ids (those `slice` modulo `of`) and every range, and checks its ids.
+ */
+export function fileTableProblems(
+  files: readonly DataFileFact[],
+  entries: readonly { id: number; begin: number; tableId: number; key: string }[],
+  ranges: readonly { first: number; lastId: number; tableId: number; begin: number; key: string }[],
+  part: { slice: number; of: number } = { slice: 0, of: 1 },
+): Violation[] {
   const out: Violation[] = [];
+  const INV = 'file-table-index-names-each-file';
   const byId = new Map(entries.map((e) => [`${e.id}@${e.begin}`, e]));
+  const sorted = [...ranges].sort((a, b) => a.first - b.first);
+  // A run that is empty or overlaps the next is reported by the slice of its first id, and holds no file.
+  const sound = sorted.filter((r, i) => {
+    const next = sorted[i + 1];
+    if (r.lastId >= r.first && (next === undefined || next.first > r.lastId)) return true;
+    if (r.first % part.of === part.slice) {
+      out.push({ invariant: INV, key: r.key, message: `the file→table index gives ids ${r.first} to ${r.lastId} to table ${r.tableId}, ${r.lastId < r.first ? 'an empty run' : `and ids from ${next!.first} on to table ${next!.tableId} too`}` });
+    }
+    return false;
+  });
+  const held = new Map<(typeof sound)[number], number>();
   for (const f of files) {
     const e = byId.get(`${f.id}@${f.begin}`);
-    if (e?.tableId !== f.tableId) out.push({ invariant: 'file-table-index-names-each-file', key: f.key, message: `data file ${f.id} is in table ${f.tableId}; the file→table index says ${e === undefined ? 'nothing' : `table ${e.tableId}`}` });
     byId.delete(`${f.id}@${f.begin}`);
+    const r = rangeOf(sound, f.id);
+    const right = e !== undefined ? r === undefined && e.tableId === f.tableId : r?.tableId === f.tableId && r.begin === f.begin;
+    if (right && r !== undefined) held.set(r, (held.get(r) ?? 0) + 1);
+    if (right) continue;
+    const says = e !== undefined && r !== undefined ? 'both an entry and a range' : r !== undefined ? `table ${r.tableId}, added at snapshot ${r.begin}` : e !== undefined ? `table ${e.tableId}` : 'nothing';
+    out.push({ invariant: INV, key: f.key, message: `data file ${f.id} is in table ${f.tableId}, added at snapshot ${f.begin}; the file→table index says ${says}` });
   }
-  for (const e of byId.values()) out.push({ invariant: 'file-table-index-names-each-file', key: e.key, message: `the file→table index names data file ${e.id}, which has no row` });
+  for (const e of byId.values()) out.push({ invariant: INV, key: e.key, message: `the file→table index names data file ${e.id}, which has no row` });
+  for (const r of sound) {
+    const ids = idsOfSlice(r.first, r.lastId, part);
+    const n = held.get(r) ?? 0;
+    if (n < ids) out.push({ invariant: INV, key: r.key, message: `the file→table index gives ids ${r.first} to ${r.lastId} to table ${r.tableId} at snapshot ${r.begin}; ${ids - n} of them are no data file it added there` });
+  }
   return out;
 }
+
+/** The range holding `id` among ranges ascending by first id that do not overlap. */
+function rangeOf<R extends { first: number; lastId: number }>(sorted: readonly R[], id: number): R | undefined {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]!.first <= id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  const r = sorted[hi];
+  return r !== undefined && r.lastId >= id ? r : undefined;
+}
+
+/** How many ids from `first` to `last` are `slice` modulo `of`. */
+const idsOfSlice = (first: number, last: number, { slice, of }: { slice: number; of: number }) => Math.floor((last - slice) / of) - Math.floor((first - 1 - slice) / of);
 
 /** Each data file that has an end has it in the end index by file id too, the same end: listings merge that index with the manifests. */
 export function dataFileEndProblems(files: readonly DataFileFact[], ends: readonly { tableId: number; id: number; end: number; key: string }[]): Violation[] {

@@ -62,6 +62,7 @@ export enum Space {
   DataFileEndIndex = 0x45,
   DataFileEndedAt = 0x46,
   FilePathRef = 0x47,
+  FileIdRange = 0x48,
   SnapshotTag = 0x50,
   Lease = 0x51,
   ReclaimSchedule = 0x52,
@@ -125,8 +126,8 @@ export const SPACE_SPECS: ReadonlyMap<Space, SpaceSpec> = new Map(
     // of a name at or below S is the only candidate, because versions of one name never overlap.
     spec(Space.SchemaNameIndex, 'versioned', ['name'], { indexes: [Space.Schema] }),
     spec(Space.RelationNameIndex, 'versioned', ['u64', 'name'], { indexes: [Space.Table, Space.View] }), // schema_id, name
-    // Which table a data file belongs to, so a file id alone can be checked (e.g. a delete file aimed at
-    // another table's data file).
+    // Which table a data file belonged to, a key per file, before decision 0068 (FileIdRange since): read
+    // and deleted by excision, never written.
     spec(Space.FileTableIndex, 'append-only', ['u64'], { indexes: [Space.DataFile] }), // data_file_id
     // Every version that has an end, by end: [end][the version's whole key] (see end-index.ts). Excision
     // scans it up to retain-from, so its cost follows what it removes, not what the catalog holds.
@@ -146,6 +147,10 @@ export const SPACE_SPECS: ReadonlyMap<Space, SpaceSpec> = new Map(
     // under its path (a restore registers the same path under a new file id). Written blind, so a commit
     // reads nothing to register a file, and two commits naming one path do not meet (decision 0067).
     spec(Space.FilePathRef, 'singleton', ['name', 'u64'], { indexes: [Space.DataFile, Space.DeleteFile] }), // path, file id
+    // Which table a data file belongs to, so a file id alone can be checked (e.g. a delete file aimed at
+    // another table's data file): a key per run of consecutive ids one commit added to one table (value: the
+    // table, the run's last id, the commit), found by the greatest first id at or below the id (decision 0068).
+    spec(Space.FileIdRange, 'singleton', ['u64'], { indexes: [Space.DataFile] }), // first data_file_id
     // Named, immutable pins on snapshots. Written by system entries: a tag advances the kv sequence, not
     // the snapshot id.
     spec(Space.SnapshotTag, 'singleton', ['name']), // tag name

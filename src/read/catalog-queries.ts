@@ -3,7 +3,7 @@
 // through those and applies the one visibility rule.
 import { columnIdFloorKey, type ColumnIdFloorRow, columnIdOf, type ColumnRow, columnsOfTable } from '../../keys/columns.js';
 import { type ColumnStats, decodeFileColumnStats, fileColumnStatsKey } from '../../keys/file-column-stats.js';
-import { decodeFileTable, decodePathIndex, decodePathRef, fileTableRange, pathIndexKey, pathRefsPrefix } from '../../keys/data-files.js';
+import { decodeFileTable, decodeIdRange, decodePathIndex, decodePathRef, fileTableRange, idRangesThrough, pathIndexKey, pathRefsPrefix } from '../../keys/data-files.js';
 import { cachedKind, type Group, groupPrefix } from '../../keys/groups.js';
 import { decodeNameMapping, type NameMapping, nameMappingKey } from '../../keys/name-mappings.js';
 import { type CatalogId, type ColumnId, type FileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
@@ -272,8 +272,14 @@ export async function columnsOf(view: ReadView, tableId: CatalogId, at: Snapshot
 
 // ---- files (listings are in file-listing.ts)
 
-/** The table a data file was registered in, if the file exists. */
+/** The table a data file was registered in, if the file exists: by its commit's id range, or its entry from before decision 0068. */
 export async function tableOfDataFile(view: ReadView, id: FileId): Promise<CatalogId | undefined> {
+  const { gte, lte } = idRangesThrough(id);
+  const range = await view.last(gte, lte);
+  if (range !== undefined) {
+    const { lastId, tableId } = decodeIdRange(range[0], range[1]);
+    if (lastId >= id) return tableId;
+  }
   for await (const [key, bytes] of view.scan({ ...fileTableRange(id), limit: 1 })) return decodeFileTable(key, bytes);
   return undefined;
 }

@@ -6,7 +6,7 @@
 // except a data file's taken from this writer's block — the one hot path, where a seek would cost as much as
 // the rest of the commit's planning — whose block was checked free of data files when it was claimed.
 import { columnsOfTable } from '../../keys/columns.js';
-import { decodeFileTableKey, FILE_TABLE_ENTRIES, fileTablePrefix } from '../../keys/data-files.js';
+import { ALL_ID_RANGES, decodeFileTableKey, decodeIdRange, FILE_TABLE_ENTRIES, fileTablePrefix } from '../../keys/data-files.js';
 import { deleteFileEntity } from '../../keys/delete-files.js';
 import { type Group, groupPrefix } from '../../keys/groups.js';
 import type { CatalogId, FileId } from '../../keys/ids.js';
@@ -15,6 +15,7 @@ import { tableEntity, viewEntity } from '../../keys/relations.js';
 import { schemaEntity } from '../../keys/schemas.js';
 import { StrataError } from '../errors.js';
 import type { ReadView } from '../kv/read-view.js';
+import * as q from '../read/catalog-queries.js';
 import { classify } from './change.js';
 import type { PendingState } from './pending.js';
 
@@ -56,8 +57,8 @@ function catalogProbes(state: PendingState): (Probe & { group: Group })[] {
 
 /**
  * The new files of `state` whose ids need a look, each with a prefix under which a key would mean it is held.
- * A file row is written once: a new file's id holds no data file of any table (the file→table index) and no
- * delete file of its table.
+ * A file row is written once: a new file's id holds no data file of any table (the file→table index from
+ * before decision 0068 here, the id ranges in assertFreshIds) and no delete file of its table.
  */
 function fileProbes(state: PendingState): (Probe & { prefix: Key })[] {
   const out: (Probe & { prefix: Key })[] = [];
@@ -98,13 +99,20 @@ export async function assertFreshIds(view: ReadView, state: PendingState): Promi
   const held = await view.anyUnder(files.map((p) => p.prefix), () => true);
   const hit = files[held.indexOf(true)];
   if (hit !== undefined) throw taken(state, hit.what, hit.id, hit.holder);
+  // A data file of a commit since decision 0068 is in its id range: a look per id, concurrent.
+  const ids = [...new Set(files.map((p) => p.id as FileId))];
+  const ranged = await Promise.all(ids.map((id) => q.tableOfDataFile(view, id)));
+  const i = ranged.findIndex((t) => t !== undefined);
+  if (i >= 0) throw taken(state, files.find((p) => p.id === ids[i])!.what, ids[i]!, 'a data file');
 }
 
 /** Throws CORRUPT when a data file holds an id at or above `from`, where a writer is about to claim a block of file ids. */
 export async function assertFileBlockFree(view: ReadView, from: number): Promise<void> {
-  const last = await view.last(FILE_TABLE_ENTRIES.gte, FILE_TABLE_ENTRIES.lte);
-  const highest = last === undefined ? undefined : decodeFileTableKey(last[0]);
-  if (highest === undefined || highest < from) return;
+  const entry = await view.last(FILE_TABLE_ENTRIES.gte, FILE_TABLE_ENTRIES.lte);
+  const range = await view.last(ALL_ID_RANGES.gte, ALL_ID_RANGES.lte);
+  // The greatest of the two forms of the file→table index (decision 0068): ranges do not overlap, so the last holds the highest id.
+  const highest = Math.max(entry === undefined ? -1 : decodeFileTableKey(entry[0]), range === undefined ? -1 : decodeIdRange(range[0], range[1]).lastId);
+  if (highest < from) return;
   throw new StrataError(
     'CORRUPT',
     `a block of file ids from ${from} on was about to be claimed, but data file id ${highest} is in use: the catalog's id counters ` +

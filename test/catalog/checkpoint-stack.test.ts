@@ -13,11 +13,11 @@ import { dumpCatalog, openCatalog, readAll, tempDir } from '../helpers.js';
 
 const file = (p: string, records = 1) => ({ path: p, recordCount: records, fileSizeBytes: 10 * records });
 
-/** A catalog whose whole checkpoint holds more keys than the least a stack is written over (1,500 files). */
+/** A catalog whose whole checkpoint holds more keys than the least a stack is written over (2,500 files: two keys a file, its row and its path's). */
 async function large(dir: string): Promise<Catalog> {
   const c = await openCatalog({ dir, checkpointEvery: 0 });
   await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
-  await c.transaction((tx) => tx.addDataFiles('main', 't', Array.from({ length: 1500 }, (_, i) => file(`base/${i}.parquet`))));
+  await c.transaction((tx) => tx.addDataFiles('main', 't', Array.from({ length: 2500 }, (_, i) => file(`base/${i}.parquet`))));
   return c;
 }
 
@@ -105,11 +105,11 @@ describe('checkpoints after another', () => {
     const dir = await tempDir();
     const c = await large(dir);
     const whole = await c.checkpoint();
-    await c.transaction((tx) => tx.addDataFiles('main', 't', Array.from({ length: 400 }, (_, i) => file(`more/${i}.parquet`))));
+    await c.transaction((tx) => tx.addDataFiles('main', 't', Array.from({ length: 800 }, (_, i) => file(`more/${i}.parquet`))));
     const over = await c.checkpoint();
     expect(over.after).toBe(whole.seq);
-    // Another 400 files: the two together hold more than half the whole one's keys.
-    await c.transaction((tx) => tx.addDataFiles('main', 't', Array.from({ length: 400 }, (_, i) => file(`again/${i}.parquet`))));
+    // Another 800 files: the two together hold more than half the whole one's keys.
+    await c.transaction((tx) => tx.addDataFiles('main', 't', Array.from({ length: 800 }, (_, i) => file(`again/${i}.parquet`))));
     expect((await c.checkpoint()).after).toBeNull();
     await commits(c, 0, 1);
     expect((await c.checkpoint()).after).not.toBeNull();
@@ -193,7 +193,7 @@ describe('checkpoints after another', () => {
     const dir = await tempDir();
     const c = await openCatalog({ dir, checkpointEvery: 0, logLayout: 'objects' });
     await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
-    await c.transaction((tx) => tx.addDataFiles('main', 't', Array.from({ length: 1500 }, (_, i) => file(`base/${i}.parquet`))));
+    await c.transaction((tx) => tx.addDataFiles('main', 't', Array.from({ length: 2500 }, (_, i) => file(`base/${i}.parquet`))));
     const whole = await c.checkpoint();
     await commits(c, 0, 2);
     // The entry after the checkpoint, which the index applied long ago, damaged in the store.
@@ -232,7 +232,7 @@ describe('checkpoints after another', () => {
     const store = new FaultyStore(new DirectoryStore(path.join(dir, 'store')), { beforeOperation: fault(false), afterOperation: fault(true) });
     const c = await openCatalog({ dir, store, checkpointEvery: 0, logLayout: 'objects' });
     await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
-    await c.transaction((tx) => tx.addDataFiles('main', 't', Array.from({ length: 1500 }, (_, i) => file(`base/${i}.parquet`))));
+    await c.transaction((tx) => tx.addDataFiles('main', 't', Array.from({ length: 2500 }, (_, i) => file(`base/${i}.parquet`))));
     await c.checkpoint();
     const failed: string[] = [];
     let made = 0;

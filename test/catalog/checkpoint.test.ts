@@ -85,10 +85,9 @@ describe('checkpoints', () => {
     const dir = await tempDir();
     let c = await openCatalog({ dir, durability: 'relaxed' });
     await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
-    // Three keys a file (its row, file→table and path entries) and a few a commit: three commits of 100,000
-    // files write fewer than CHECKPOINT_EVERY_WRITES, four more, all some 1,000 entries short of
-    // checkpointEvery's default.
-    const commit = (n: number) => c.transaction((tx) => tx.addDataFiles('main', 't', Array.from({ length: 100_000 }, (_, i) => ({ path: `f${n}/${i}`, recordCount: 1, fileSizeBytes: 1 }))));
+    // Two keys a file (its row and its path's) and a few a commit: three commits of 150,000 files write
+    // fewer than CHECKPOINT_EVERY_WRITES, four more, all some 1,000 entries short of checkpointEvery's default.
+    const commit = (n: number) => c.transaction((tx) => tx.addDataFiles('main', 't', Array.from({ length: 150_000 }, (_, i) => ({ path: `f${n}/${i}`, recordCount: 1, fileSizeBytes: 1 }))));
     const checkpoints = async () => (await readdir(path.join(dir, 'store', 'checkpoints'))).map(Number);
     for (let n = 0; n < 3; n++) await commit(n);
     const explicit = await c.checkpoint();

@@ -5,8 +5,10 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Level } from 'level';
 import { describe, expect, it } from 'vitest';
-import { type BaseFile, baseValues, dataFileEntity, dataFileKey, type DataFileRow, excisedDataFile, pathRefGone } from '../../keys/data-files.js';
+import { type BaseFile, baseValues, dataFileEntity, dataFileKey, type DataFileRow, idRangeKey, pathRefGone } from '../../keys/data-files.js';
 import { catalogId, fileId, kvSeq, snapshotId } from '../../keys/ids.js';
+import { encodeKey } from '../../keys/key-codec.js';
+import { Space } from '../../keys/spaces.js';
 import { type Mutation, putRow } from '../../keys/mutation.js';
 import { relationNameEntity } from '../../keys/relations.js';
 import { putTag } from '../../keys/retention.js';
@@ -116,11 +118,11 @@ describe('verify', () => {
         return [dataFileEntity(t.id, fileId(900)).create(snapshotId(9), row)];
       }],
       ['file-table-index-names-each-file', async (c) => {
+        // The run that starts at the table's first file given to another table.
         const r = await c.reader();
         const [f] = await r.dataFiles('sales', 'order_history');
-        const t = await r.table('sales', 'order_history');
         await r.close();
-        return [excisedDataFile([t.id, f!.id], f!.beginSnapshot, f!.beginSnapshot + 1).mutations[0]!];
+        return [putRow(idRangeKey(f!.id), { tableId: catalogId(999), lastId: f!.id, begin: f!.beginSnapshot })];
       }],
       ['file-end-index-equals-the-rows', async (c) => {
         const r = await c.reader();
@@ -281,8 +283,8 @@ describe('verify of a catalog of more keys than one census slice holds', () => {
     const dir = await tempDir();
     const c = await openCatalog({ dir, checkpointEvery: 0 });
     await c.transaction((tx) => tx.createTable('main', 't', [{ name: 'x', type: 'int64' }]));
-    // Three keys a file and a share of a manifest: past the 200,000 keys one slice is taken over.
-    await c.transaction((tx) => tx.addDataFiles('main', 't', Array.from({ length: 70_000 }, (_, i) => ({ path: `t/${i}.parquet`, recordCount: 1, fileSizeBytes: 1 }))));
+    // Two keys a file (its row and its path's) and a share of a manifest: past the 200,000 keys one slice is taken over.
+    await c.transaction((tx) => tx.addDataFiles('main', 't', Array.from({ length: 105_000 }, (_, i) => ({ path: `t/${i}.parquet`, recordCount: 1, fileSizeBytes: 1 }))));
     const clean = await c.verify();
     expect(clean.violations).toEqual([]);
     expect(clean.checked).toMatchObject({ keys: expect.any(Number), censusScans: 2 });
@@ -294,13 +296,15 @@ describe('verify of a catalog of more keys than one census slice holds', () => {
     const [a, b] = await r.dataFiles('main', 't');
     await r.close();
     expect(b!.id).toBe(a!.id + 1);
-    await forge(dir, [pathRefGone(a!.path, a!.id), excisedDataFile([t.id, b!.id], b!.beginSnapshot, b!.beginSnapshot + 1).mutations[0]!]);
+    // b gets an entry of the file→table index's old form beside its commit's run: named twice.
+    await forge(dir, [pathRefGone(a!.path, a!.id), putRow(encodeKey(Space.FileTableIndex, [b!.id], b!.beginSnapshot), { tableId: t.id })]);
     await c.refresh();
     const broken = await c.verify();
     expect(broken.checked.censusScans).toBe(2);
     // Each slice reports what it finds; the report holds the slices' findings one slice after another.
     expect(broken.violations.map((v) => [v.invariant, v.key ?? v.message]).sort()).toEqual([
       ['file-table-index-names-each-file', `DataFile[${t.id},${b!.id},@${b!.beginSnapshot}]`],
+      ['file-table-index-names-each-file', `FileIdRange[${a!.id}]`],
       ['path-index-names-every-row', `${JSON.stringify(a!.path)} is named by file rows [${a!.id}] but not in the path index`],
     ]);
     await c.close();

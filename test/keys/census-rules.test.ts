@@ -6,13 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import { Census, type CensusSlice, mergeSlices, WHOLE_CENSUS } from '../../keys/census.js';
 import { columnIdFloorKey } from '../../keys/columns.js';
-import { addedDataFiles, dataFileEntity, type DataFileRow, MANIFEST_PART_FILES, manifestFile, pathRef } from '../../keys/data-files.js';
+import { addedDataFiles, dataFileEntity, type DataFileRow, MANIFEST_PART_FILES, idRangeKey, manifestFile, pathRef } from '../../keys/data-files.js';
 import { deleteFileEntity, type DeleteFileRow } from '../../keys/delete-files.js';
 import { endIndexKey } from '../../keys/end-index.js';
 import { catalogId, fileId, snapshotId } from '../../keys/ids.js';
 import { encodeKey, type Key, keyToString } from '../../keys/key-codec.js';
 import { fileColumnStatsKey } from '../../keys/file-column-stats.js';
-import { type Mutation, putRow } from '../../keys/mutation.js';
+import { del, type Mutation, putRow } from '../../keys/mutation.js';
 import { putNameMapping } from '../../keys/name-mappings.js';
 import { relationNameEntity, tableEntity, viewEntity } from '../../keys/relations.js';
 import { putRetainFrom, putTag } from '../../keys/retention.js';
@@ -324,8 +324,9 @@ describe('a value of the wrong shape breaks the rule that reads it, which says s
     expect(decodeProblems(keyspace().raw(encodeKey(Space.DataFileManifest, [5], 1), { files: 5 }))).toEqual([broke('manifest')]);
   });
 
-  it('file table: a table id that is no number', () => {
-    expect(decodeProblems(dataFile().raw(encodeKey(Space.FileTableIndex, [10], 1), { tableId: UNPRINTABLE }))).toEqual([broke('file table')]);
+  it('file table: a table id that is no number, in a run and in an entry from before decision 0068', () => {
+    expect(decodeProblems(dataFile().raw(idRangeKey(fileId(10)), { tableId: UNPRINTABLE, lastId: 10, begin: 1 }))).toEqual([broke('file table')]);
+    expect(decodeProblems(dataFile().put(del(idRangeKey(fileId(10)))).raw(encodeKey(Space.FileTableIndex, [10], 1), { tableId: UNPRINTABLE }))).toEqual([broke('file table')]);
   });
 
   it('data file end: an end that is no number', () => {

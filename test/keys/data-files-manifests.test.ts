@@ -4,6 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   addedDataFiles,
+  decodeIdRange,
+  idRangeKey,
+  idRangesThrough,
   type DataFileRow,
   dataFileEnds,
   dataFileIdEnd,
@@ -127,13 +130,23 @@ describe('a commit\'s manifest', () => {
   const T = 5;
   const AT = 12;
 
-  it('lists the files ascending by id, whatever order they were added in, and names each file\'s table', () => {
-    const out = addedDataFiles(catalogId(T), snapshotId(AT), [file(9), file(2), file(5)]);
-    expect(out.map(named)).toEqual([`put ${keyToString(headKey(T, AT))}`, ...[2, 5, 9].map((id) => `put ${keyToString(encodeKey(Space.FileTableIndex, [id], AT))}`)]);
+  it('lists the files ascending by id, whatever order they were added in, and gives each run of consecutive ids to its table', () => {
+    const out = addedDataFiles(catalogId(T), snapshotId(AT), [file(9), file(3), file(2), file(5), file(4), file(11)]);
+    expect(out.map(named)).toEqual([`put ${keyToString(headKey(T, AT))}`, ...[2, 9, 11].map((id) => `put ${keyToString(idRangeKey(fileId(id)))}`)]);
     const [k, v] = put(out[0]!);
-    expect(decodeValue(k, v)).toStrictEqual({ files: [file(2), file(5), file(9)] });
-    expect(decodeManifest(k, v)).toStrictEqual({ files: [file(2), file(5), file(9)], more: false });
-    for (const m of out.slice(1)) expect(decodeValue(...put(m))).toStrictEqual({ tableId: T });
+    expect(decodeValue(k, v)).toStrictEqual({ files: [2, 3, 4, 5, 9, 11].map(file) });
+    expect(decodeManifest(k, v)).toStrictEqual({ files: [2, 3, 4, 5, 9, 11].map(file), more: false });
+    expect(out.slice(1).map((m) => decodeIdRange(...put(m)))).toStrictEqual([
+      { first: 2, lastId: 5, tableId: T, begin: AT },
+      { first: 9, lastId: 9, tableId: T, begin: AT },
+      { first: 11, lastId: 11, tableId: T, begin: AT },
+    ]);
+  });
+
+  it('finds the run that may hold an id as the greatest at or below it', () => {
+    const r = idRangesThrough(fileId(9));
+    expect([2, 9].map((id) => inRange(idRangeKey(fileId(id)), { gte: r.gte, lte: r.lte }))).toEqual([true, true]);
+    expect(inRange(idRangeKey(fileId(10)), { gte: r.gte, lte: r.lte })).toBe(false);
   });
 
   const manifest = (n: number) => {
@@ -170,7 +183,7 @@ describe('a commit\'s manifest', () => {
   describe('trimmed by excision', () => {
     const trimmed = (n: number, gone: number[]) => {
       const { head, parts } = manifest(n);
-      return trimmedManifest(head, parts, new Set(gone));
+      return trimmedManifest(head, parts, new Set(gone), false);
     };
     /** The files the rewritten manifest lists, through its first part and its parts in order, and what it deletes. */
     const read = (out: Mutation[]) => {
@@ -220,6 +233,24 @@ describe('a commit\'s manifest', () => {
     it('reads the files of every part it is given, not only the first', () => {
       const n = MANIFEST_PART_FILES + 2;
       expect(read(trimmed(n, [1])).ids).toEqual(range(2, n));
+    });
+
+    it('rewrites the commit\'s id ranges as the runs of the files left, when it has them; a key put again is not deleted', () => {
+      const { head, parts } = manifest(10);
+      const out = trimmedManifest(head, parts, new Set([4, 5, 10]), true);
+      const ranges = out.filter((m) => m.key[0] === Space.FileIdRange);
+      expect(ranges.filter((m) => m.type === 'del')).toEqual([]);
+      expect(ranges.map((m) => decodeIdRange(...put(m)))).toStrictEqual([
+        { first: 1, lastId: 3, tableId: T, begin: AT },
+        { first: 6, lastId: 9, tableId: T, begin: AT },
+      ]);
+      // The first file gone: its run's key goes, and one starts where the files left do.
+      const cut = trimmedManifest(head, parts, new Set([1]), true).filter((m) => m.key[0] === Space.FileIdRange);
+      expect(cut.map(named)).toEqual([`del ${keyToString(idRangeKey(fileId(1)))}`, `put ${keyToString(idRangeKey(fileId(2)))}`]);
+      // None left: none put.
+      expect(trimmedManifest(head, parts, new Set(range(1, 10)), true).filter((m) => m.key[0] === Space.FileIdRange).map(named)).toEqual([`del ${keyToString(idRangeKey(fileId(1)))}`]);
+      // A commit from before decision 0068: its files have entries of their own, and no range is written.
+      expect(trimmedManifest(head, parts, new Set([4]), false).filter((m) => m.key[0] === Space.FileIdRange)).toEqual([]);
     });
   });
 });

@@ -74,21 +74,50 @@ describe('manifests-list-their-files', () => {
 
 describe('file-table-index-names-each-file', () => {
   const entry = (id: number, begin: number, tableId: number) => ({ id, begin, tableId, key: `FileTableIndex/${id}@${begin}` });
+  const range = (first: number, lastId: number, tableId: number, begin: number) => ({ first, lastId, tableId, begin, key: `FileIdRange/${first}` });
   const INV = 'file-table-index-names-each-file';
 
-  it('finds nothing when each row\'s id and begin resolve to its table', () => {
-    expect(fileTableProblems([fact(5, 1, 12), fact(6, 2, 12)], [entry(2, 12, 6), entry(1, 12, 5)])).toEqual([]);
+  it('finds nothing when each row\'s id resolves to its table: by its own entry from before decision 0068, or by its commit\'s run', () => {
+    expect(fileTableProblems([fact(5, 1, 12), fact(6, 2, 12)], [entry(2, 12, 6), entry(1, 12, 5)], [])).toEqual([]);
+    expect(fileTableProblems([fact(5, 1, 12), fact(5, 2, 12), fact(6, 3, 12), fact(5, 7, 14)], [], [range(1, 2, 5, 12), range(3, 3, 6, 12), range(7, 7, 5, 14)])).toEqual([]);
+    expect(fileTableProblems([fact(5, 1, 12), fact(5, 7, 14)], [entry(1, 12, 5)], [range(7, 7, 5, 14)])).toEqual([]);
   });
 
   it('reports a file the index gives to another table, or to none', () => {
-    expect(fileTableProblems([fact(5, 1, 12), fact(5, 2, 12)], [entry(1, 12, 6)])).toEqual([
-      { invariant: INV, key: 'DataFile/5/1@12', message: 'data file 1 is in table 5; the file→table index says table 6' },
-      { invariant: INV, key: 'DataFile/5/2@12', message: 'data file 2 is in table 5; the file→table index says nothing' },
+    expect(fileTableProblems([fact(5, 1, 12), fact(5, 2, 12)], [entry(1, 12, 6)], [])).toEqual([
+      { invariant: INV, key: 'DataFile/5/1@12', message: 'data file 1 is in table 5, added at snapshot 12; the file→table index says table 6' },
+      { invariant: INV, key: 'DataFile/5/2@12', message: 'data file 2 is in table 5, added at snapshot 12; the file→table index says nothing' },
+    ]);
+    expect(fileTableProblems([fact(5, 1, 12), fact(5, 2, 13)], [], [range(1, 2, 5, 12)])).toEqual([
+      { invariant: INV, key: 'DataFile/5/2@13', message: 'data file 2 is in table 5, added at snapshot 13; the file→table index says table 5, added at snapshot 12' },
+      { invariant: INV, key: 'FileIdRange/1', message: 'the file→table index gives ids 1 to 2 to table 5 at snapshot 12; 1 of them are no data file it added there' },
+    ]);
+    expect(fileTableProblems([fact(5, 1, 12)], [entry(1, 12, 5)], [range(1, 1, 5, 12)])).toEqual([
+      { invariant: INV, key: 'DataFile/5/1@12', message: 'data file 1 is in table 5, added at snapshot 12; the file→table index says both an entry and a range' },
+      { invariant: INV, key: 'FileIdRange/1', message: 'the file→table index gives ids 1 to 1 to table 5 at snapshot 12; 1 of them are no data file it added there' },
     ]);
   });
 
+  it('reports a run over ids that are no file of its commit (a delete file\'s id between two data files), and runs that overlap or are empty', () => {
+    expect(fileTableProblems([fact(5, 1, 12), fact(5, 3, 12)], [], [range(1, 3, 5, 12)])).toEqual([
+      { invariant: INV, key: 'FileIdRange/1', message: 'the file→table index gives ids 1 to 3 to table 5 at snapshot 12; 1 of them are no data file it added there' },
+    ]);
+    expect(fileTableProblems([fact(5, 1, 12)], [], [range(1, 4, 5, 12), range(3, 3, 6, 12), range(9, 8, 5, 12)])).toEqual([
+      { invariant: INV, key: 'FileIdRange/1', message: 'the file→table index gives ids 1 to 4 to table 5, and ids from 3 on to table 6 too' },
+      { invariant: INV, key: 'FileIdRange/9', message: 'the file→table index gives ids 9 to 8 to table 5, an empty run' },
+      { invariant: INV, key: 'DataFile/5/1@12', message: 'data file 1 is in table 5, added at snapshot 12; the file→table index says nothing' },
+      { invariant: INV, key: 'FileIdRange/3', message: 'the file→table index gives ids 3 to 3 to table 6 at snapshot 12; 1 of them are no data file it added there' },
+    ]);
+  });
+
+  it('checks, in a slice of a census, the ids of its slice in every run', () => {
+    const all = [fact(5, 1, 12), fact(5, 3, 12)];
+    const slices = [0, 1].map((slice) => fileTableProblems(all.filter((f) => f.id % 2 === slice), [], [range(1, 3, 5, 12)], { slice, of: 2 }));
+    expect(slices).toEqual([[{ invariant: INV, key: 'FileIdRange/1', message: 'the file→table index gives ids 1 to 3 to table 5 at snapshot 12; 1 of them are no data file it added there' }], []]);
+  });
+
   it('reports an entry no row has, one under another begin included', () => {
-    expect(fileTableProblems([fact(5, 1, 12)], [entry(1, 12, 5), entry(9, 3, 5), entry(1, 13, 5)])).toEqual([
+    expect(fileTableProblems([fact(5, 1, 12)], [entry(1, 12, 5), entry(9, 3, 5), entry(1, 13, 5)], [])).toEqual([
       { invariant: INV, key: 'FileTableIndex/9@3', message: 'the file→table index names data file 9, which has no row' },
       { invariant: INV, key: 'FileTableIndex/1@13', message: 'the file→table index names data file 1, which has no row' },
     ]);

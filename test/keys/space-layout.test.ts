@@ -45,6 +45,7 @@ const DOCUMENTED: Row[] = [
   ['DataFileEndIndex', 0x45, 'singleton', [u, u], [S.DataFile]],
   ['DataFileEndedAt', 0x46, 'singleton', [u, u, u], [S.DataFile]],
   ['FilePathRef', 0x47, 'singleton', [n, u], [S.DataFile, S.DeleteFile]],
+  ['FileIdRange', 0x48, 'singleton', [u], [S.DataFile]],
   ['SnapshotTag', 0x50, 'singleton', [n]],
   ['Lease', 0x51, 'singleton', [n]],
   ['ReclaimSchedule', 0x52, 'singleton', [n]],
