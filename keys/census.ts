@@ -259,7 +259,8 @@ export class Census {
       case Space.FileIdRange: {
         const { first, lastId, tableId, begin: at } = decodeIdRange(key, value);
         this.idRanges.push({ first, lastId, tableId, begin: at, key: name() });
-        this.maxFileId = Math.max(this.maxFileId, lastId);
+        // A last id of the wrong shape is the file table rule's to report (an empty run), not the counters' NaN.
+        if (Number.isSafeInteger(lastId)) this.maxFileId = Math.max(this.maxFileId, lastId);
         break;
       }
       case Space.DataFileEndIndex: {

@@ -386,6 +386,9 @@ export const idRangeKey = (first: FileId): Key => encodeKey(Space.FileIdRange, [
 /** The id ranges that start at or below `id`, for the greatest: `last(gte, lte)` gives the one that may hold it. */
 export const idRangesThrough = (id: FileId): { gte: Key; lte: Key } => ({ gte: keyPrefix(Space.FileIdRange), lte: idRangeKey(id) });
 
+/** The id ranges that start from `from` to `through`, ascending. */
+export const idRangesStarting = (from: FileId, through: FileId): KeyRange => ({ gte: idRangeKey(from), lte: idRangeKey(through) });
+
 /** Every id range, for the greatest: the range of the highest data file id a commit wrote since decision 0068. */
 export const ALL_ID_RANGES = { gte: keyPrefix(Space.FileIdRange), lte: prefixEnd(keyPrefix(Space.FileIdRange)) };
 
@@ -510,9 +513,11 @@ export function fileTableProblems(
   // A run that is empty or overlaps the next is reported by the slice of its first id, and holds no file.
   const sound = sorted.filter((r, i) => {
     const next = sorted[i + 1];
-    if (r.lastId >= r.first && (next === undefined || next.first > r.lastId)) return true;
+    // Written so that a last id of the wrong shape (no number) is an empty run too.
+    const empty = !(r.lastId >= r.first);
+    if (!empty && (next === undefined || next.first > r.lastId)) return true;
     if (r.first % part.of === part.slice) {
-      out.push({ invariant: INV, key: r.key, message: `the file→table index gives ids ${r.first} to ${r.lastId} to table ${r.tableId}, ${r.lastId < r.first ? 'an empty run' : `and ids from ${next!.first} on to table ${next!.tableId} too`}` });
+      out.push({ invariant: INV, key: r.key, message: `the file→table index gives ids ${r.first} to ${r.lastId} to table ${r.tableId}, ${empty ? 'an empty run' : `and ids from ${next!.first} on to table ${next!.tableId} too`}` });
     }
     return false;
   });
@@ -520,7 +525,7 @@ export function fileTableProblems(
   for (const f of files) {
     const e = byId.get(`${f.id}@${f.begin}`);
     byId.delete(`${f.id}@${f.begin}`);
-    const r = rangeOf(sound, f.id);
+    const r = runHolding(sound, f.id);
     const right = e !== undefined ? r === undefined && e.tableId === f.tableId : r?.tableId === f.tableId && r.begin === f.begin;
     if (right && r !== undefined) held.set(r, (held.get(r) ?? 0) + 1);
     if (right) continue;
@@ -536,8 +541,8 @@ export function fileTableProblems(
   return out;
 }
 
-/** The range holding `id` among ranges ascending by first id that do not overlap. */
-function rangeOf<R extends { first: number; lastId: number }>(sorted: readonly R[], id: number): R | undefined {
+/** The run holding `id` among runs ascending by first id that do not overlap. */
+export function runHolding<R extends { first: number; lastId: number }>(sorted: readonly R[], id: number): R | undefined {
   let lo = 0;
   let hi = sorted.length - 1;
   while (lo <= hi) {

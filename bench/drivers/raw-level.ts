@@ -140,11 +140,13 @@ export async function openRaw(opts: DriverOptions): Promise<Driver> {
         const id = fileId(nextFileId++);
         const row = { path: f.path, format: 'parquet', recordCount: f.rows, fileSizeBytes: f.bytes, footerSize: null, rowIdStart: t.nextRowId };
         puts.push(put(Space.DataFile, [t.id, id], s, { ...row, end: null }));
-        puts.push(put(Space.FileTableIndex, [id], s, { tableId: t.id }));
+        puts.push(put(Space.FilePathRef, [f.path, id], undefined, {}));
         manifest.push(manifestFile(id, row));
         t.nextRowId += f.rows;
       }
       puts.push(put(Space.DataFileManifest, [t.id], s, { files: manifest }));
+      // One commit's ids are consecutive here: one run gives them all to the table (decision 0068).
+      if (manifest.length > 0) puts.push(put(Space.FileIdRange, [manifest[0]![0]], undefined, { tableId: t.id, lastId: manifest.at(-1)![0], begin: s }));
       puts.push(put(Space.TableStats, [t.id], undefined, { recordCount: t.nextRowId, nextRowId: t.nextRowId }));
       await write(s, puts);
       return s;

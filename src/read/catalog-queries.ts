@@ -3,7 +3,7 @@
 // through those and applies the one visibility rule.
 import { columnIdFloorKey, type ColumnIdFloorRow, columnIdOf, type ColumnRow, columnsOfTable } from '../../keys/columns.js';
 import { type ColumnStats, decodeFileColumnStats, fileColumnStatsKey } from '../../keys/file-column-stats.js';
-import { decodeFileTable, decodeIdRange, decodePathIndex, decodePathRef, fileTableRange, idRangesThrough, pathIndexKey, pathRefsPrefix } from '../../keys/data-files.js';
+import { decodeFileTable, decodeIdRange, decodePathIndex, decodePathRef, fileTableRange, idRangesStarting, idRangesThrough, pathIndexKey, pathRefsPrefix, runHolding } from '../../keys/data-files.js';
 import { cachedKind, type Group, groupPrefix } from '../../keys/groups.js';
 import { decodeNameMapping, type NameMapping, nameMappingKey } from '../../keys/name-mappings.js';
 import { type CatalogId, type ColumnId, type FileId, type SnapshotId, snapshotId } from '../../keys/ids.js';
@@ -282,6 +282,21 @@ export async function tableOfDataFile(view: ReadView, id: FileId): Promise<Catal
   }
   for await (const [key, bytes] of view.scan({ ...fileTableRange(id), limit: 1 })) return decodeFileTable(key, bytes);
   return undefined;
+}
+
+/**
+ * For each id, whether the run of a commit since decision 0068 holds it: one step back from the least id
+ * and one scan of the runs starting up to the greatest, whatever the number of ids.
+ */
+export async function heldByRuns(view: ReadView, ids: readonly FileId[]): Promise<boolean[]> {
+  if (ids.length === 0) return [];
+  const least = ids.reduce((a, b) => (b < a ? b : a));
+  const greatest = ids.reduce((a, b) => (b > a ? b : a));
+  const { gte, lte } = idRangesThrough(least);
+  const before = await view.last(gte, lte);
+  const runs = before === undefined ? [] : [decodeIdRange(before[0], before[1])];
+  if (greatest > least) for await (const batch of view.scanBatches(idRangesStarting((least + 1) as FileId, greatest))) for (const [k, v] of batch) runs.push(decodeIdRange(k, v));
+  return ids.map((id) => runHolding(runs, id) !== undefined);
 }
 
 /**

@@ -114,7 +114,7 @@ export function columnTrees(rows: readonly FlatColumn[]): IdTree[] {
   const reached = new Set<number>();
   const spec = (r: FlatColumn): ColumnSpec => {
     placed++;
-    if (reached.has(r.id)) throw invalid(`its column id ${r.id} is reached twice from its top-level columns (${quote(r.name)} is one of two columns with the id, and their parents go round in a cycle)`);
+    if (reached.has(r.id)) throw invalid(`its column id ${r.id} is reached twice from its top-level columns: ${quote(r.name)} is one of two columns with that id (and where one lies under the other, their parents go round in a cycle)`);
     reached.add(r.id);
     const kids = ordered(r.id);
     return { name: r.name, type: r.type, nullable: r.nullsAllowed, default: r.defaultValue, ...(kids.length > 0 ? { children: kids.map(spec) } : {}) };

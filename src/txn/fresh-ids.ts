@@ -96,14 +96,13 @@ export async function assertFreshIds(view: ReadView, state: PendingState): Promi
   for (const p of catalogProbes(state)) if ((await view.group(p.group)).length > 0) throw taken(state, p.what, p.id, p.holder);
   const files = fileProbes(state);
   if (files.length === 0) return;
-  const held = await view.anyUnder(files.map((p) => p.prefix), () => true);
-  const hit = files[held.indexOf(true)];
+  const under = await view.anyUnder(files.map((p) => p.prefix), () => true);
+  const hit = files[under.indexOf(true)];
   if (hit !== undefined) throw taken(state, hit.what, hit.id, hit.holder);
-  // A data file of a commit since decision 0068 is in its id range: a look per id, concurrent.
-  const ids = [...new Set(files.map((p) => p.id as FileId))];
-  const ranged = await Promise.all(ids.map((id) => q.tableOfDataFile(view, id)));
-  const i = ranged.findIndex((t) => t !== undefined);
-  if (i >= 0) throw taken(state, files.find((p) => p.id === ids[i])!.what, ids[i]!, 'a data file');
+  // A data file of a commit since decision 0068 is in its commit's run of ids.
+  const inRuns = await q.heldByRuns(view, files.map((p) => p.id as FileId));
+  const held = files[inRuns.indexOf(true)];
+  if (held !== undefined) throw taken(state, held.what, held.id, 'a data file');
 }
 
 /** Throws CORRUPT when a data file holds an id at or above `from`, where a writer is about to claim a block of file ids. */

@@ -141,7 +141,7 @@ describe('excision and reclamation', () => {
     await again.excise();
     await again.close();
     const after = await keysBySpace(dir);
-    for (const tag of ['Table', 'Column', 'DataFile', 'DataFileManifest', 'DataFileEndIndex', 'DeleteFile', 'FileTableIndex', 'FilePathIndex', 'FilePathRef', 'RelationNameIndex', 'TableStats', 'EndIndex', 'ReclaimSchedule']) {
+    for (const tag of ['Table', 'Column', 'DataFile', 'DataFileManifest', 'DataFileEndIndex', 'DeleteFile', 'FileTableIndex', 'FilePathIndex', 'FilePathRef', 'FileIdRange', 'RelationNameIndex', 'TableStats', 'EndIndex', 'ReclaimSchedule']) {
       expect(after[tag] ?? 0, tag).toBe(0);
     }
     // What is left: schema main, its name, snapshot 4 and its records, the system values, the job records.

@@ -208,6 +208,13 @@ describe('each rule, what it reports', () => {
     expect(k.verify()).toEqual([{ invariant: 'counters-above-every-id', message: 'next_file_id is 100, but file id 112 is in use' }]);
   });
 
+  it('a run whose last id is no number is reported as a run, and the counters are still checked (found by review: the NaN silenced them)', () => {
+    const k = keyspace().relation('table', 5, 't', 1).files(5, 1, [{ id: 112 }]).raw(idRangeKey(fileId(112)), { tableId: 5, begin: 1 });
+    const found = k.verify();
+    expect(found).toContainEqual({ invariant: 'counters-above-every-id', message: 'next_file_id is 100, but file id 112 is in use' });
+    expect(found.map((v) => v.invariant)).toContain('file-table-index-names-each-file');
+  });
+
   it('a schema, a table and a view the name index lacks, each called by what it is', () => {
     const k = keyspace().schema(1, 's', 1).relation('table', 5, 't', 1).relation('view', 6, 'v', 2);
     k.put({ type: 'del', key: schemaNameEntity('s').key(1) }, { type: 'del', key: relationNameEntity(catalogId(0), 't').key(1) }, { type: 'del', key: relationNameEntity(catalogId(0), 'v').key(2) });
