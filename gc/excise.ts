@@ -83,8 +83,8 @@ export async function* excisionBatches(
   const finish = async (): Promise<Batch> => {
     // A path goes to reclamation when no row names it any more (and it is not scheduled already).
     const candidates = [...paths];
-    const named = await q.pathsNamed(view, candidates, (path) => removedFiles.get(path));
     const indexed = await q.indexedPathIds(view, candidates);
+    const named = await q.pathsNamed(view, candidates, (path) => removedFiles.get(path), indexed);
     const scheduled = await view.getMany(candidates.map(scheduleKey));
     candidates.forEach((path, i) => {
       const gone = removedFiles.get(path)!;

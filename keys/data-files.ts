@@ -295,11 +295,10 @@ export function trimmedManifest(head: [Key, Uint8Array], parts: readonly [Key, U
   const left = all.filter(([id]) => !gone.has(id));
   const out = parts.map(([k]) => del(k));
   if (ranged) {
-    // Each range deleted unless the same key is put again, so that no key is both.
-    const after = idRanges(tableId, begin as SnapshotId, left);
-    const kept = new Set(after.map((m) => Buffer.from(m.key).toString('hex')));
-    for (const [first] of idRuns(all)) if (!kept.has(Buffer.from(idRangeKey(first)).toString('hex'))) out.push(del(idRangeKey(first)));
-    append(out, after);
+    // A run's key is its first id: each run deleted unless one starts there again, so that no key is both.
+    const starts = new Set(idRuns(left).map(([first]) => first));
+    for (const [first] of idRuns(all)) if (!starts.has(first)) out.push(del(idRangeKey(first)));
+    append(out, idRanges(tableId, begin as SnapshotId, left));
   }
   if (left.length === 0) return [...out, del(head[0])];
   const lastPart = parts.length === 0 ? 0 : (decodeKey(parts.at(-1)![0]).fields[2] as number);

@@ -310,10 +310,16 @@ export async function indexedPathIds(view: ReadView, paths: readonly string[]): 
 
 /**
  * For each path, whether a file row names it, leaving out the files `gone` gives for it: a reference under
- * it, or an id in its value from before decision 0067. One multi-get and one iterator for them all.
+ * it, or an id in its value from before decision 0067 (`indexed`, when the caller read them already). One
+ * multi-get and one iterator for them all.
  */
-export async function pathsNamed(view: ReadView, paths: readonly string[], gone: (path: string) => ReadonlySet<number> | undefined = () => undefined): Promise<boolean[]> {
-  const indexed = await indexedPathIds(view, paths);
+export async function pathsNamed(
+  view: ReadView,
+  paths: readonly string[],
+  gone: (path: string) => ReadonlySet<number> | undefined = () => undefined,
+  read?: readonly (FileId[] | undefined)[],
+): Promise<boolean[]> {
+  const indexed = read ?? (await indexedPathIds(view, paths));
   const referenced = await view.anyUnder(paths.map(pathRefsPrefix), (key) => {
     const { path, id } = decodePathRef(key);
     return gone(path)?.has(id) !== true;
